@@ -1,0 +1,191 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+)
+
+// APGD is the accelerated projected gradient descent of Algorithm 1 of the
+// APGD paper: Nesterov's method with an adaptive step size (the Lipschitz
+// estimate L grows ×2 until the quadratic upper bound holds and shrinks
+// ×0.9 after each iteration), an adaptive restart when gᵀ(γ_{k+1} − γ_k) > 0,
+// and a fall-back to the iterate of smallest residual r (eq. 25).
+//
+// With AntiRelax set it is the algorithm of section 2.3 of the
+// anti-relaxation paper: after each iteration r is reset to r₀ plus
+// μ_i‖u_i,T‖ on each normal row, with u = Nγ_{k+1} + r₀ the contact
+// velocities Dᵀv of v = M⁻¹(k + Dγ_{k+1}) (since b has no tangential part),
+// which removes the relaxation of eq. 10 and solves the De Saxcé problem.
+//
+// Cost per iteration: two products with N (one at y_k, one at γ_{k+1}, the
+// latter reused by the residual and the anti-relaxation term) plus one per
+// step-size halving.
+type APGD struct {
+	AntiRelax bool
+}
+
+// Name returns "apgd" or "apgd-ar".
+func (a *APGD) Name() string {
+	if a.AntiRelax {
+		return "apgd-ar"
+	}
+	return "apgd"
+}
+
+// apgdMaxBacktrack bounds the step-size halvings of one iteration. L doubles
+// each time, so 200 halvings move L by 2^200 ≈ 1e60: only a problem with
+// NaN or Inf in it gets there.
+const apgdMaxBacktrack = 200
+
+// Solve runs the algorithm from the guess in gamma and leaves the best
+// iterate there.
+func (a *APGD) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error) {
+	n := 3 * p.Contacts()
+	var st SolveStats
+	if n == 0 {
+		return st, nil
+	}
+	if gamma.Len() != n {
+		return st, fmt.Errorf("%s: gamma has length %d, want %d", a.Name(), gamma.Len(), n)
+	}
+	r0 := p.R()
+	r := r0
+	if a.AntiRelax {
+		r = p.NewVec(n)
+		p.Copy(r, r0)
+	}
+	g := p.NewVec(n)     // gradient N y + r
+	x := p.NewVec(n)     // γ_k
+	xNew := p.NewVec(n)  // γ_{k+1}
+	y := p.NewVec(n)     // y_k
+	best := p.NewVec(n)  // γ̂
+	ny := p.NewVec(n)    // N y_k
+	nxNew := p.NewVec(n) // N γ_{k+1}
+	tmp := p.NewVec(n)   // scratch
+	u := p.NewVec(n)     // scratch for the anti-relaxation velocities
+
+	// Lines 1–5: γ̂₀ = 1, y₀ = γ₀, θ₀ = 1, L from the secant between γ₀ and γ̂₀.
+	p.Project(x, gamma)
+	p.Copy(y, x)
+	p.Fill(best, 1)
+	p.Axpby(tmp, 1, x, -1, best)
+	p.Schur(g, tmp)
+	den := math.Sqrt(p.Dot(tmp, tmp))
+	L := math.Sqrt(p.Dot(g, g)) / den
+	if !(L > 0) || math.IsInf(L, 0) {
+		// N(γ₀ − 1) = 0 (for example no coupling at all) or not finite:
+		// start from unit curvature; the line search corrects it.
+		L = 1
+	}
+	if math.IsNaN(L) {
+		return st, fmt.Errorf("%s: N or γ₀ is not finite", a.Name())
+	}
+	t := 1 / L
+	theta := 1.0
+	rmin := math.Inf(1)
+	fBest := math.NaN()
+
+	for k := 0; k < opt.MaxIter; k++ {
+		// Line 7: g = N y_k + r.
+		p.Schur(ny, y)
+		p.Axpby(g, 1, ny, 1, r)
+		fy := 0.5*p.Dot(y, ny) + p.Dot(r, y)
+		// Line 8: γ_{k+1} = Π(y_k − t g).
+		var fx float64
+		for bt := 0; ; bt++ {
+			p.Axpby(xNew, 1, y, -t, g)
+			p.Project(xNew, xNew)
+			p.Schur(nxNew, xNew)
+			fx = 0.5*p.Dot(xNew, nxNew) + p.Dot(r, xNew)
+			p.Axpby(tmp, 1, xNew, -1, y)
+			// Line 9: the quadratic upper bound at y_k with curvature L.
+			bound := fy + p.Dot(g, tmp) + 0.5*L*p.Dot(tmp, tmp)
+			if !(fx >= bound) || fx-bound <= 1e-15*math.Abs(bound) {
+				break
+			}
+			if bt == apgdMaxBacktrack {
+				return st, fmt.Errorf("%s: step size search did not end at iteration %d (L = %g): N or r is not finite", a.Name(), k, L)
+			}
+			// Lines 10–12.
+			L *= 2
+			t = 1 / L
+		}
+		if math.IsNaN(fx) {
+			return st, fmt.Errorf("%s: objective is NaN at iteration %d", a.Name(), k)
+		}
+		// Lines 14–15.
+		thetaNew := (-theta*theta + theta*math.Sqrt(theta*theta+4)) / 2
+		beta := theta * (1 - theta) / (theta*theta + thetaNew)
+		// Line 16: r(γ_{k+1}), eq. 25, with N γ_{k+1} already at hand.
+		res := residual(p, xNew, nxNew, r, tmp, opt.Gd)
+		st.Iterations = k + 1
+		// Lines 17–20: keep the best iterate.
+		if res < rmin {
+			rmin = res
+			p.Copy(best, xNew)
+			fBest = fx
+		}
+		// Line 24: adaptive restart; else line 16: y_{k+1}.
+		p.Axpby(tmp, 1, xNew, -1, x)
+		restart := p.Dot(g, tmp) > 0
+		if restart {
+			p.Copy(y, xNew)
+			thetaNew = 1
+		} else {
+			p.Axpby(y, 1+beta, xNew, -beta, x)
+		}
+		if opt.History {
+			st.History = append(st.History, IterRecord{Iter: k + 1, Residual: res, Objective: fx, Step: t, Restart: restart})
+		}
+		// Lines 21–23.
+		if res < opt.Tol {
+			break
+		}
+		// Lines 28–29.
+		L *= 0.9
+		t = 1 / L
+		theta = thetaNew
+		p.Copy(x, xNew)
+		if a.AntiRelax {
+			// Lines 33–37: r = r₀ + a(v_k), v_k = M⁻¹(k + Dγ_{k+1}).
+			p.Axpby(u, 1, nxNew, 1, r0)
+			p.AntiRelax(r, u)
+		}
+	}
+	p.Copy(gamma, best)
+	st.Residual = rmin
+	st.Converged = rmin < opt.Tol
+	st.Objective = fBest
+	if a.AntiRelax {
+		// Report the objective with the problem's own r, so that solvers
+		// compare on the same function.
+		p.Schur(tmp, best)
+		st.Objective = 0.5*p.Dot(best, tmp) + p.Dot(r0, best)
+	}
+	return st, nil
+}
+
+// residual returns r = ‖γ − Π(γ − g_d(Nγ + r))‖ / (3·nc·g_d), eq. 25 of the
+// APGD paper, given nx = Nγ. It overwrites tmp.
+func residual(p Problem, x, nx, r, tmp Vec, gd float64) float64 {
+	p.Axpby(tmp, 1, nx, 1, r)
+	p.Axpby(tmp, 1, x, -gd, tmp)
+	p.Project(tmp, tmp)
+	p.Axpby(tmp, 1, x, -1, tmp)
+	return math.Sqrt(p.Dot(tmp, tmp)) / (float64(x.Len()) * gd)
+}
+
+// Residual returns r of eq. 25 for γ; it costs one product with N.
+func Residual(p Problem, gamma Vec, gd float64) float64 {
+	n := gamma.Len()
+	nx, tmp := p.NewVec(n), p.NewVec(n)
+	p.Schur(nx, gamma)
+	return residual(p, gamma, nx, p.R(), tmp, gd)
+}
+
+// Objective returns ½γᵀNγ + rᵀγ; it costs one product with N.
+func Objective(p Problem, gamma Vec) float64 {
+	nx := p.NewVec(gamma.Len())
+	p.Schur(nx, gamma)
+	return 0.5*p.Dot(gamma, nx) + p.Dot(p.R(), gamma)
+}

@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"errors"
+
+	"github.com/go-gl/mathgl/mgl64"
+)
+
+// ErrUnavailable is returned (wrapped) by a backend that cannot run on this
+// machine, so that callers may fall back to another one and say so.
+var ErrUnavailable = errors.New("backend unavailable")
+
+// Vec is a vector that lives on a backend (host memory for cpuref, a device
+// buffer for gpu). Only the backend that made it can operate on it.
+type Vec interface {
+	Len() int
+}
+
+// LinAlg is the vector algebra the solvers need. Scalars come back to the
+// caller; vectors stay on the backend.
+type LinAlg interface {
+	// NewVec returns a zeroed vector of length n.
+	NewVec(n int) Vec
+	// Copy sets dst = src.
+	Copy(dst, src Vec)
+	// Fill sets every element of dst to v.
+	Fill(dst Vec, v float64)
+	// Axpby sets dst = a·x + b·y; dst may alias x or y.
+	Axpby(dst Vec, a float64, x Vec, b float64, y Vec)
+	// Dot returns xᵀy.
+	Dot(x, y Vec) float64
+	// Write copies src (host) into dst; Read copies src into dst (host).
+	Write(dst Vec, src []float64)
+	Read(dst []float64, src Vec)
+}
+
+// Problem is one cone-complementarity problem
+//
+//	min ½γᵀNγ + rᵀγ   subject to γ_i ∈ Υ_i, i = 1…nc,
+//
+// with γ_i = (γ_n, γ_u, γ_w) and Υ_i = {‖(γ_u, γ_w)‖ ≤ μ_i (γ_n + c_i)},
+// the friction cone shifted by the cohesion impulse c_i (APGD paper, eq. 11
+// and section 2.4). Vectors have length 3·nc, contact i at 3i, 3i+1, 3i+2.
+type Problem interface {
+	LinAlg
+	// Contacts returns nc.
+	Contacts() int
+	// Schur sets dst = N·x, matrix-free where N = Dᵀ M⁻¹ D.
+	Schur(dst, x Vec)
+	// Project sets dst = Π_Υ(x), contact by contact; dst may alias x.
+	Project(dst, x Vec)
+	// R returns r. Callers must not modify it.
+	R() Vec
+	// AntiRelax sets dst = r and then adds μ_i‖(u_i,u, u_i,w)‖ to each
+	// normal row, the anti-relaxation term a_i of eq. 15 of the
+	// anti-relaxation paper with u = Nγ + r the contact velocities.
+	AntiRelax(dst, u Vec)
+}
+
+// Backend computes the parts of a time step that touch bodies and contacts.
+// A backend holds one simulation's state between calls.
+type Backend interface {
+	// Name identifies the backend and device ("cpu", "vulkan: <device>").
+	Name() string
+	// Load copies a validated model and settings into the backend.
+	Load(m *Model, s *Settings) error
+	// Collide finds the contacts at the current positions (the set
+	// A(q, δ)) and returns their number.
+	Collide() (int, error)
+	// Build makes the problem of this step from the contacts: D (eq. 4),
+	// and r = b + DᵀM⁻¹k with k = Mv + hf, b_i = (Φ_i/h, 0, 0).
+	Build(h float64) (Problem, error)
+	// WarmStart fills gamma with the last step's impulses of the contacts
+	// that persist and zero elsewhere.
+	WarmStart(gamma Vec) error
+	// Integrate sets v = M⁻¹(k + Dγ) and advances positions and
+	// orientations by h (eqs. 5 and 8), and remembers γ for WarmStart.
+	Integrate(gamma Vec, h float64) error
+	// FixedForce returns the total contact force (N) on fixed bodies for
+	// the impulses gamma of a step of length h.
+	FixedForce(gamma Vec, h float64) (mgl64.Vec3, error)
+	// ReadState copies the body state back into s.
+	ReadState(s *State) error
+	// ReadContacts copies the current contacts into c.
+	ReadContacts(c *Contacts) error
+	// Close releases the backend's resources.
+	Close() error
+}
+
+// State is the body state in structure-of-arrays form.
+type State struct {
+	// Pos: centre of mass, world frame (m), 3 per body.
+	Pos []float64
+	// Rot: orientation quaternion (w, x, y, z), 4 per body.
+	Rot []float64
+	// Vel: linear velocity, world frame (m/s), 3 per body.
+	Vel []float64
+	// Omega: angular velocity, body frame (rad/s), 3 per body.
+	Omega []float64
+}
+
+// Resize makes room for n bodies.
+func (s *State) Resize(n int) {
+	s.Pos = resize(s.Pos, 3*n)
+	s.Rot = resize(s.Rot, 4*n)
+	s.Vel = resize(s.Vel, 3*n)
+	s.Omega = resize(s.Omega, 3*n)
+}
+
+// Len returns the number of bodies.
+func (s *State) Len() int { return len(s.Pos) / 3 }
+
+// Contacts holds contacts in structure-of-arrays form.
+type Contacts struct {
+	// A and B are the body indices, A < B.
+	A, B []int32
+	// Normal is the unit normal from A to B, world frame, 3 per contact.
+	Normal []float64
+	// PA and PB are the contact points in the frames of A and B (m).
+	PA, PB []float64
+	// Phi is the signed gap (m), negative when the bodies overlap.
+	Phi []float64
+	// Mu and Cohesion are the combined friction coefficient and cohesion
+	// force (N) of the contact.
+	Mu, Cohesion []float64
+}
+
+// Len returns the number of contacts.
+func (c *Contacts) Len() int { return len(c.A) }
+
+// Resize makes room for n contacts.
+func (c *Contacts) Resize(n int) {
+	c.A = resizeInt32(c.A, n)
+	c.B = resizeInt32(c.B, n)
+	c.Normal = resize(c.Normal, 3*n)
+	c.PA = resize(c.PA, 3*n)
+	c.PB = resize(c.PB, 3*n)
+	c.Phi = resize(c.Phi, n)
+	c.Mu = resize(c.Mu, n)
+	c.Cohesion = resize(c.Cohesion, n)
+}
+
+func resize(s []float64, n int) []float64 {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]float64, n, n+n/4)
+}
+
+func resizeInt32(s []int32, n int) []int32 {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]int32, n, n+n/4)
+}

@@ -1,0 +1,260 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/go-gl/mathgl/mgl64"
+)
+
+// ShapeKind names a collision shape.
+type ShapeKind uint8
+
+// The shapes gpusim can collide.
+const (
+	Sphere    ShapeKind = iota // radius R
+	Ellipsoid                  // semi-axes (a, b, c) along the body axes
+	Box                        // half-extents (hx, hy, hz) along the body axes
+	Plane                      // infinite half-space z ≤ 0 of the body frame; its outward normal is the body +z axis
+)
+
+var shapeNames = [...]string{"sphere", "ellipsoid", "box", "plane"}
+
+func (k ShapeKind) String() string {
+	if int(k) < len(shapeNames) {
+		return shapeNames[k]
+	}
+	return fmt.Sprintf("ShapeKind(%d)", k)
+}
+
+// ParseShapeKind maps "sphere", "ellipsoid", "box" or "plane" to its kind.
+func ParseShapeKind(s string) (ShapeKind, error) {
+	for i, n := range shapeNames {
+		if n == s {
+			return ShapeKind(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown shape %q (want sphere, ellipsoid, box or plane)", s)
+}
+
+// Shape is a convex collision shape in its body frame, centred on the body's
+// centre of mass.
+type Shape struct {
+	Kind ShapeKind
+	// Size holds the radius in Size[0] for a sphere, the semi-axes for an
+	// ellipsoid and the half-extents for a box, in m. Unused for planes.
+	Size mgl64.Vec3
+}
+
+// SphereShape returns a sphere of radius r (m).
+func SphereShape(r float64) Shape { return Shape{Kind: Sphere, Size: mgl64.Vec3{r, r, r}} }
+
+// EllipsoidShape returns an ellipsoid with semi-axes a, b, c (m).
+func EllipsoidShape(a, b, c float64) Shape { return Shape{Kind: Ellipsoid, Size: mgl64.Vec3{a, b, c}} }
+
+// BoxShape returns a box with half-extents hx, hy, hz (m).
+func BoxShape(hx, hy, hz float64) Shape { return Shape{Kind: Box, Size: mgl64.Vec3{hx, hy, hz}} }
+
+// PlaneShape returns the half-space below the body's xy plane.
+func PlaneShape() Shape { return Shape{Kind: Plane} }
+
+// Validate reports a shape with non-positive or non-finite sizes.
+func (s Shape) Validate() error {
+	switch s.Kind {
+	case Plane:
+		return nil
+	case Sphere:
+		if !(s.Size[0] > 0) || math.IsInf(s.Size[0], 0) {
+			return fmt.Errorf("sphere radius %v must be positive and finite", s.Size[0])
+		}
+		return nil
+	case Ellipsoid, Box:
+		for i, v := range s.Size {
+			if !(v > 0) || math.IsInf(v, 0) {
+				what := "semi-axis"
+				if s.Kind == Box {
+					what = "half-extent"
+				}
+				return fmt.Errorf("%s %s %d is %v, must be positive and finite", s.Kind, what, i, v)
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown shape kind %d", s.Kind)
+}
+
+// Volume returns the shape's volume in m³ (+Inf for a plane).
+func (s Shape) Volume() float64 {
+	switch s.Kind {
+	case Sphere:
+		r := s.Size[0]
+		return 4.0 / 3.0 * math.Pi * r * r * r
+	case Ellipsoid:
+		return 4.0 / 3.0 * math.Pi * s.Size[0] * s.Size[1] * s.Size[2]
+	case Box:
+		return 8 * s.Size[0] * s.Size[1] * s.Size[2]
+	}
+	return math.Inf(1)
+}
+
+// UnitInertia returns the principal moments of inertia per unit mass
+// (m²) about the body axes.
+func (s Shape) UnitInertia() mgl64.Vec3 {
+	a, b, c := s.Size[0], s.Size[1], s.Size[2]
+	switch s.Kind {
+	case Sphere:
+		i := 0.4 * a * a
+		return mgl64.Vec3{i, i, i}
+	case Ellipsoid:
+		return mgl64.Vec3{(b*b + c*c) / 5, (a*a + c*c) / 5, (a*a + b*b) / 5}
+	case Box:
+		// Full edge lengths are 2a, 2b, 2c: I = m(ℓ₂² + ℓ₃²)/12 = m(b² + c²)/3.
+		return mgl64.Vec3{(b*b + c*c) / 3, (a*a + c*c) / 3, (a*a + b*b) / 3}
+	}
+	return mgl64.Vec3{}
+}
+
+// BoundingRadius returns the radius of the smallest sphere about the centre
+// that holds the shape (m); +Inf for a plane.
+func (s Shape) BoundingRadius() float64 {
+	switch s.Kind {
+	case Sphere:
+		return s.Size[0]
+	case Ellipsoid:
+		return math.Max(s.Size[0], math.Max(s.Size[1], s.Size[2]))
+	case Box:
+		return s.Size.Len()
+	}
+	return math.Inf(1)
+}
+
+// Material holds contact properties. Two materials in contact combine by
+// CombineMaterials.
+type Material struct {
+	Name string
+	// Friction is the Coulomb coefficient μ ≥ 0.
+	Friction float64
+	// Cohesion is the largest pulling normal force ĉ ≥ 0 a contact can
+	// carry, in N (APGD paper, section 2.4).
+	Cohesion float64
+}
+
+// CombineMaterials gives the friction and cohesion of a contact between two
+// materials: the smaller of the two for each. This is Project Chrono's
+// default composition for friction and cohesion, and it keeps a frictionless
+// or non-cohesive body frictionless or non-cohesive against anything.
+func CombineMaterials(a, b Material) (mu, cohesion float64) {
+	return math.Min(a.Friction, b.Friction), math.Min(a.Cohesion, b.Cohesion)
+}
+
+// Body is a rigid body as a user describes it.
+type Body struct {
+	Shape Shape
+	// Pos is the centre of mass in the world frame (m).
+	Pos mgl64.Vec3
+	// Rot is the orientation, a unit quaternion taking body to world frame.
+	Rot mgl64.Quat
+	// Vel is the linear velocity in the world frame (m/s).
+	Vel mgl64.Vec3
+	// Omega is the angular velocity in the body frame (rad/s).
+	Omega mgl64.Vec3
+	// Mass (kg) and principal moments of inertia about the body axes
+	// (kg·m²). Fill them with SetDensity or SetMass.
+	Mass    float64
+	Inertia mgl64.Vec3
+	// Fixed bodies never move; planes are always fixed.
+	Fixed bool
+	// Material indexes Model.Materials.
+	Material int
+	// Force (N) and Torque (N·m) are constant external loads in the world
+	// frame, applied at the centre of mass, added to gravity.
+	Force, Torque mgl64.Vec3
+}
+
+// SetMass sets the mass and the inertia of the body's shape for that mass.
+func (b *Body) SetMass(m float64) {
+	b.Mass = m
+	b.Inertia = b.Shape.UnitInertia().Mul(m)
+}
+
+// SetDensity sets mass and inertia from the shape's volume and a density
+// (kg/m³).
+func (b *Body) SetDensity(rho float64) { b.SetMass(rho * b.Shape.Volume()) }
+
+// Model is everything a simulation starts from.
+type Model struct {
+	Bodies    []Body
+	Materials []Material
+	// Gravity in m/s².
+	Gravity mgl64.Vec3
+}
+
+// Validate checks the model and names the first problem found.
+func (m *Model) Validate() error {
+	if len(m.Bodies) == 0 {
+		return fmt.Errorf("model has no bodies")
+	}
+	if len(m.Materials) == 0 {
+		return fmt.Errorf("model has no materials")
+	}
+	if !finite3(m.Gravity) {
+		return fmt.Errorf("gravity %v is not finite", m.Gravity)
+	}
+	for i, mt := range m.Materials {
+		if !(mt.Friction >= 0) || math.IsInf(mt.Friction, 0) {
+			return fmt.Errorf("material %d (%q): friction %v must be ≥ 0 and finite", i, mt.Name, mt.Friction)
+		}
+		if !(mt.Cohesion >= 0) || math.IsInf(mt.Cohesion, 0) {
+			return fmt.Errorf("material %d (%q): cohesion %v must be ≥ 0 and finite", i, mt.Name, mt.Cohesion)
+		}
+	}
+	for i := range m.Bodies {
+		if err := m.Bodies[i].validate(len(m.Materials)); err != nil {
+			return fmt.Errorf("body %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+func (b *Body) validate(nmat int) error {
+	if err := b.Shape.Validate(); err != nil {
+		return err
+	}
+	for _, v := range []struct {
+		name string
+		x    mgl64.Vec3
+	}{{"position", b.Pos}, {"velocity", b.Vel}, {"angular velocity", b.Omega}, {"force", b.Force}, {"torque", b.Torque}} {
+		if !finite3(v.x) {
+			return fmt.Errorf("%s %v is not finite", v.name, v.x)
+		}
+	}
+	q := b.Rot
+	n := q.Len()
+	if math.IsNaN(n) || math.IsInf(n, 0) || math.Abs(n-1) > 1e-6 {
+		return fmt.Errorf("orientation %v is not a unit quaternion (norm %v)", q, n)
+	}
+	if b.Material < 0 || b.Material >= nmat {
+		return fmt.Errorf("material index %d out of range [0, %d)", b.Material, nmat)
+	}
+	if b.Fixed || b.Shape.Kind == Plane {
+		return nil
+	}
+	if !(b.Mass > 0) || math.IsInf(b.Mass, 0) {
+		return fmt.Errorf("mass %v must be positive and finite", b.Mass)
+	}
+	for k, j := range b.Inertia {
+		if !(j > 0) || math.IsInf(j, 0) {
+			return fmt.Errorf("inertia %d is %v, must be positive and finite", k, j)
+		}
+	}
+	return nil
+}
+
+func finite3(v mgl64.Vec3) bool {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
+}

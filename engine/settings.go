@@ -1,0 +1,83 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+)
+
+// Settings control the time step and the solver. The zero value is not
+// usable; start from DefaultSettings.
+type Settings struct {
+	// Dt is the time step h (s).
+	Dt float64
+	// Solver names the CCP solver (see Solvers).
+	Solver string
+	// Tol is the tolerance τ on the residual r of eq. 25 of the APGD paper;
+	// 0 runs every solver to MaxIter.
+	Tol float64
+	// MaxIter caps the solver iterations per step.
+	MaxIter int
+	// Gd is the small step g_d of the residual of eq. 25.
+	Gd float64
+	// WarmStart starts each solve from the previous step's impulses of the
+	// contacts that persist (matched by body pair and contact index).
+	WarmStart bool
+	// Envelope δ (m): contacts are reported while the gap Φ < δ, so that
+	// contacts about to close enter the problem (the set A(q, δ)).
+	Envelope float64
+	// BinSize is the broadphase bin edge (m); 0 picks 2× the median
+	// bounding radius of the movable bodies plus the envelope.
+	BinSize float64
+	// MaxRecoverySpeed caps the speed at which a penetration is pushed out,
+	// b_i = max(Φ_i/h, −MaxRecoverySpeed) (m/s); 0 means no cap, as in the
+	// paper.
+	MaxRecoverySpeed float64
+	// Workers is the number of goroutines of the CPU path (0: GOMAXPROCS).
+	// Results do not depend on it.
+	Workers int
+}
+
+// DefaultSettings are the settings a scene starts from.
+func DefaultSettings() Settings {
+	return Settings{
+		Dt:      0.01,
+		Solver:  "apgd",
+		Tol:     1e-6,
+		MaxIter: 500,
+		Gd:      1e-6,
+		// Envelope 0 means automatic: 5% of the smallest bounding radius
+		// of the movable bodies (see Sim).
+		Envelope: 0,
+	}
+}
+
+// Validate names the first setting that is out of range.
+func (s *Settings) Validate() error {
+	bad := func(name string, v float64) bool {
+		return math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || (name == "dt" && v == 0)
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"dt", s.Dt}, {"tol", s.Tol}, {"gd", s.Gd}, {"envelope", s.Envelope}, {"bin_size", s.BinSize}, {"max_recovery_speed", s.MaxRecoverySpeed}} {
+		if bad(f.name, f.v) {
+			if f.name == "dt" {
+				return fmt.Errorf("settings: dt = %v must be positive and finite", f.v)
+			}
+			return fmt.Errorf("settings: %s = %v must be ≥ 0 and finite", f.name, f.v)
+		}
+	}
+	if s.Gd == 0 {
+		return fmt.Errorf("settings: gd must be positive")
+	}
+	if s.MaxIter < 1 {
+		return fmt.Errorf("settings: max_iter = %d must be ≥ 1", s.MaxIter)
+	}
+	if s.Workers < 0 {
+		return fmt.Errorf("settings: workers = %d must be ≥ 0", s.Workers)
+	}
+	if _, err := NewSolver(s.Solver); err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	return nil
+}

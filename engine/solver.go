@@ -1,0 +1,85 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// SolveOptions control one solve.
+type SolveOptions struct {
+	// Tol is the tolerance τ on the residual of eq. 25 (0: run MaxIter).
+	Tol float64
+	// MaxIter caps the iterations.
+	MaxIter int
+	// Gd is g_d of eq. 25.
+	Gd float64
+	// History records one IterRecord per iteration.
+	History bool
+}
+
+// IterRecord is one iteration of a solve.
+type IterRecord struct {
+	Iter      int
+	Residual  float64 // r of eq. 25 at this iterate
+	Objective float64 // ½γᵀNγ + rᵀγ at this iterate
+	Step      float64 // step size t_k (solver-specific meaning)
+	Restart   bool    // an adaptive restart happened
+}
+
+// SolveStats report a solve.
+type SolveStats struct {
+	Iterations int
+	// Residual is r of eq. 25 of the returned γ.
+	Residual float64
+	// Objective is ½γᵀNγ + rᵀγ of the returned γ, with the problem's r.
+	Objective float64
+	// Converged is true when Residual < Tol.
+	Converged bool
+	History   []IterRecord
+}
+
+// Solver solves a Problem. gamma holds the initial guess on entry and the
+// solution on return.
+type Solver interface {
+	Name() string
+	Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
+}
+
+type solverInfo struct {
+	doc string
+	new func() Solver
+}
+
+var solvers = map[string]solverInfo{
+	"apgd":    {"accelerated projected gradient descent (APGD paper, Algorithm 1)", func() Solver { return &APGD{} }},
+	"apgd-ar": {"APGD with anti-relaxation (anti-relaxation paper, section 2.3)", func() Solver { return &APGD{AntiRelax: true} }},
+}
+
+// Solvers lists the solver names with a line of description each.
+func Solvers() []string {
+	names := make([]string, 0, len(solvers))
+	for n := range solvers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = n + ": " + solvers[n].doc
+	}
+	return out
+}
+
+// NewSolver returns the solver with the given name.
+func NewSolver(name string) (Solver, error) {
+	s, ok := solvers[name]
+	if !ok {
+		names := make([]string, 0, len(solvers))
+		for n := range solvers {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return nil, fmt.Errorf("unknown solver %q (have %s)", name, strings.Join(names, ", "))
+	}
+	return s.new(), nil
+}
