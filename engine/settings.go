@@ -9,32 +9,32 @@ import (
 // usable; start from DefaultSettings.
 type Settings struct {
 	// Dt is the time step h (s).
-	Dt float64
+	Dt float64 `json:"dt"`
 	// Solver names the CCP solver (see Solvers).
-	Solver string
+	Solver string `json:"solver"`
 	// Tol is the tolerance τ on the residual r of eq. 25 of the APGD paper;
 	// 0 runs every solver to MaxIter.
-	Tol float64
+	Tol float64 `json:"tol"`
 	// MaxIter caps the solver iterations per step.
-	MaxIter int
+	MaxIter int `json:"max_iter"`
 	// Gd is the small step g_d of the residual of eq. 25.
-	Gd float64
+	Gd float64 `json:"gd"`
 	// WarmStart starts each solve from the previous step's impulses of the
 	// contacts that persist (matched by body pair and contact index).
-	WarmStart bool
+	WarmStart bool `json:"warm_start"`
 	// Envelope δ (m): contacts are reported while the gap Φ < δ, so that
 	// contacts about to close enter the problem (the set A(q, δ)).
-	Envelope float64
-	// BinSize is the broadphase bin edge (m); 0 picks 2× the median
-	// bounding radius of the movable bodies plus the envelope.
-	BinSize float64
+	Envelope float64 `json:"envelope"`
+	// BinSize is the broadphase bin edge (m); 0 picks twice the median
+	// bounding diameter of the movable bodies plus the envelope.
+	BinSize float64 `json:"bin_size"`
 	// MaxRecoverySpeed caps the speed at which a penetration is pushed out,
 	// b_i = max(Φ_i/h, −MaxRecoverySpeed) (m/s); 0 means no cap, as in the
 	// paper.
-	MaxRecoverySpeed float64
+	MaxRecoverySpeed float64 `json:"max_recovery_speed"`
 	// Workers is the number of goroutines of the CPU path (0: GOMAXPROCS).
 	// Results do not depend on it.
-	Workers int
+	Workers int `json:"workers"`
 }
 
 // DefaultSettings are the settings a scene starts from.

@@ -1,0 +1,277 @@
+// Command gpusim simulates granular media (rigid bodies with friction and
+// contact) with the DVI / cone-complementarity method. Run "gpusim help".
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/run"
+	"github.com/gpusim/gpusim/scene"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailure = 1 // the run failed or was interrupted
+	exitUsage   = 2 // bad command line or bad input
+)
+
+const usage = `gpusim: rigid bodies with friction and contact (DVI / cone complementarity)
+
+Usage:
+  gpusim scenes                 list the built-in scenes and their parameters
+  gpusim run SCENE|FILE [flags] run a built-in scene or a scene file
+  gpusim solvers                list the solvers
+  gpusim help                   this text
+
+Run "gpusim run -h" for the run flags.
+`
+
+func main() {
+	os.Exit(cli(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// usageError marks errors in the command line or the input: exit code 2.
+type usageError struct{ error }
+
+func cli(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	var err error
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	case "scenes":
+		err = cmdScenes(stdout)
+	case "solvers":
+		for _, s := range engine.Solvers() {
+			fmt.Fprintln(stdout, s)
+		}
+	case "run":
+		err = cmdRun(args[1:], stdout, stderr)
+	default:
+		err = usageError{fmt.Errorf("unknown command %q (try gpusim help)", args[0])}
+	}
+	if err == nil {
+		return exitOK
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "gpusim: %v\n", err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		return exitUsage
+	}
+	return exitFailure
+}
+
+func cmdScenes(w io.Writer) error {
+	for _, info := range scene.Builtins() {
+		fmt.Fprintf(w, "%-14s %s\n", info.Name, info.Summary)
+		if len(info.Params) > 0 {
+			var ps []string
+			for _, p := range info.Params {
+				ps = append(ps, fmt.Sprintf("%s=%g", p.Name, p.Default))
+			}
+			fmt.Fprintf(w, "%-14s   parameters (--set): %s\n", "", strings.Join(ps, ", "))
+		}
+	}
+	return nil
+}
+
+// multi collects a repeatable string flag.
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(s string) error { *m = append(*m, s); return nil }
+
+// parseInterleaved parses flags that may come before or after positional
+// arguments and returns the positional ones.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func cmdRun(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("gpusim run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		backend  = fs.String("backend", "auto", "auto (Vulkan if available, else CPU), cpu or vulkan")
+		device   = fs.String("device", "", "Vulkan device: index or name substring")
+		solver   = fs.String("solver", "", "solver (see gpusim solvers); default: the scene's")
+		dt       = fs.Float64("dt", 0, "time step h (s); default: the scene's")
+		steps    = fs.Int("steps", 0, "number of steps (overrides --duration)")
+		duration = fs.Float64("duration", 0, "simulated time (s); default: the scene's")
+		tol      = fs.Float64("tol", -1, "solver tolerance on the residual of eq. 25 (0: always run --max-iter)")
+		maxIter  = fs.Int("max-iter", 0, "solver iteration cap")
+		warm     = fs.Bool("warm-start", false, "start each solve from the last step's impulses")
+		workers  = fs.Int("workers", 0, "goroutines of the CPU path (0: all cores)")
+		out      = fs.String("out", "", "output folder (default out/SCENE)")
+		trace    = fs.String("trace", "", "comma-separated body ids to trace (0-based, scene order)")
+		quiet    = fs.Bool("quiet", false, "no progress and no summary on the terminal")
+		sets     multi
+	)
+	fs.Var(&sets, "set", "key=value override of a scene parameter or field (repeatable)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: gpusim run SCENE|FILE [flags]\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if len(pos) != 1 {
+		return usageError{fmt.Errorf("run takes one scene name or file, got %d arguments (gpusim scenes lists the built-in ones)", len(pos))}
+	}
+	sc, err := scene.Load(pos[0], sets)
+	if err != nil {
+		return usageError{err}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *solver != "" {
+		sc.Settings.Solver = *solver
+	}
+	if set["dt"] {
+		sc.Settings.Dt = *dt
+	}
+	if set["tol"] {
+		sc.Settings.Tol = *tol
+	}
+	if set["max-iter"] {
+		sc.Settings.MaxIter = *maxIter
+	}
+	if set["warm-start"] {
+		sc.Settings.WarmStart = *warm
+	}
+	if set["workers"] {
+		sc.Settings.Workers = *workers
+	}
+	if set["duration"] {
+		if !(*duration > 0) {
+			return usageError{fmt.Errorf("--duration %v must be positive", *duration)}
+		}
+		sc.Duration, sc.Steps = *duration, 0
+	}
+	if set["steps"] {
+		if *steps < 1 {
+			return usageError{fmt.Errorf("--steps %d must be ≥ 1", *steps)}
+		}
+		sc.Steps = *steps
+	}
+	if err := sc.Settings.Validate(); err != nil {
+		return usageError{err}
+	}
+	if set["trace"] {
+		ids, err := parseIDs(*trace, len(sc.Model.Bodies))
+		if err != nil {
+			return usageError{fmt.Errorf("--trace: %w", err)}
+		}
+		sc.Trace = ids
+	}
+	if *out == "" {
+		*out = "out/" + sc.Name
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	opt := run.Options{Backend: *backend, Device: *device, OutDir: *out,
+		Notice: func(s string) { fmt.Fprintf(stderr, "gpusim: %s\n", s) }}
+	if !*quiet && isTerminal(stderr) {
+		opt.Progress = progressPrinter(stderr)
+	}
+	sum, runErr := run.Run(ctx, sc, opt)
+	if opt.Progress != nil {
+		fmt.Fprintln(stderr)
+	}
+	if sum != nil && !*quiet {
+		printSummary(stdout, sum, *out)
+	}
+	return runErr
+}
+
+func parseIDs(s string, n int) ([]int, error) {
+	var ids []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		id, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a body id", f)
+		}
+		if id < 0 || id >= n {
+			return nil, fmt.Errorf("body id %d out of range [0, %d)", id, n)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// progressPrinter redraws one status line at most ten times a second.
+func progressPrinter(w io.Writer) func(run.Progress) {
+	var last time.Time
+	return func(p run.Progress) {
+		if p.Step != p.Steps && time.Since(last) < 100*time.Millisecond {
+			return
+		}
+		last = time.Now()
+		rate := float64(p.Step) / p.Elapsed.Seconds()
+		eta := time.Duration(float64(p.Steps-p.Step)/rate) * time.Second
+		fmt.Fprintf(w, "\r\x1b[Kstep %d/%d  t = %.4g s  contacts %d  iterations %d  residual %.3g  %.1f steps/s  ETA %v",
+			p.Step, p.Steps, p.Time, p.Contacts, p.Iterations, p.Residual, rate, eta.Round(time.Second))
+	}
+}
+
+func printSummary(w io.Writer, s *run.Summary, dir string) {
+	f := s.Final
+	fmt.Fprintf(w, "scene       %s (%s)\n", s.Scene, s.Source)
+	fmt.Fprintf(w, "backend     %s, solver %s, tol %g, max-iter %d, h = %g s\n", s.Backend, s.Settings.Solver, s.Settings.Tol, s.Settings.MaxIter, s.Settings.Dt)
+	fmt.Fprintf(w, "bodies      %d, steps %d, simulated %.4g s\n", s.Bodies, s.Steps, s.SimTime)
+	fmt.Fprintf(w, "wall        %.3g s, per step median %.3g ms, mean %.3g ms (collision %.3g s, solve %.3g s in all)\n",
+		s.WallSeconds, 1e3*s.StepSecondsMedian, 1e3*s.StepSecondsMean, s.CollideSecondsSum, s.SolveSecondsSum)
+	fmt.Fprintf(w, "solver      %.1f iterations per step, %d steps not converged\n", s.IterationsMean, s.NotConverged)
+	fmt.Fprintf(w, "final       contacts %d, iterations %d, residual %.3g\n", f.Contacts, f.Iterations, f.Residual)
+	fmt.Fprintf(w, "            force on fixed bodies (%.6g, %.6g, %.6g) N, weight %.6g N\n", f.FixedForce[0], f.FixedForce[1], f.FixedForce[2], f.Weight)
+	fmt.Fprintf(w, "            mean height %.4g m, max penetration %.3g m, max speed %.3g m/s", f.MeanHeight, f.MaxPenetration, f.MaxSpeed)
+	if f.Escaped != nil {
+		fmt.Fprintf(w, ", escaped %d", *f.Escaped)
+	}
+	fmt.Fprintf(w, "\noutputs     %s/{stats.csv,final.csv,summary.json}\n", dir)
+}

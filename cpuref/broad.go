@@ -1,0 +1,494 @@
+package cpuref
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/engine"
+)
+
+// AABB is an axis-aligned box in the world frame (m).
+type AABB struct{ Min, Max mgl64.Vec3 }
+
+// ShapeAABB returns the world AABB of shape s at position pos (m) and
+// orientation rot, inflated by margin (m) on every side. ok is false for a
+// plane (unbounded) and for an unknown kind.
+//
+// The box is exact: ±r about pos for a sphere; for a box with half-extents h
+// the extent along world axis k is Σ_j |R_kj| h_j (the farthest corner); for
+// an ellipsoid with semi-axes s it is sqrt(Σ_j (R_kj s_j)²) (the support
+// function of the ellipsoid in direction e_k). R is the rotation of rot,
+// computed with the factor 2/|rot|², so a quaternion within rounding of unit
+// length gives a rotation within rounding; a zero quaternion gives NaN.
+func ShapeAABB(s engine.Shape, pos mgl64.Vec3, rot mgl64.Quat, margin float64) (box AABB, ok bool) {
+	var e mgl64.Vec3
+	switch s.Kind {
+	case engine.Sphere:
+		r := s.Size[0]
+		e = mgl64.Vec3{r, r, r}
+	case engine.Box, engine.Ellipsoid:
+		r := quatRows(rot)
+		for k := range 3 {
+			var sum float64
+			for j := range 3 {
+				v := r[k][j] * s.Size[j]
+				if s.Kind == engine.Box {
+					sum += math.Abs(v)
+				} else {
+					sum += v * v
+				}
+			}
+			if s.Kind == engine.Ellipsoid {
+				sum = math.Sqrt(sum)
+			}
+			e[k] = sum
+		}
+	default:
+		return AABB{}, false
+	}
+	e = e.Add(mgl64.Vec3{margin, margin, margin})
+	return AABB{Min: pos.Sub(e), Max: pos.Add(e)}, true
+}
+
+// quatRows returns the rotation matrix of q, row-major: r[k][j] is the world
+// k component of body axis j.
+func quatRows(q mgl64.Quat) [3][3]float64 {
+	w, x, y, z := q.W, q.V[0], q.V[1], q.V[2]
+	s := 2 / (w*w + x*x + y*y + z*z)
+	return [3][3]float64{
+		{1 - s*(y*y+z*z), s * (x*y - w*z), s * (x*z + w*y)},
+		{s * (x*y + w*z), 1 - s*(x*x+z*z), s * (y*z - w*x)},
+		{s * (x*z - w*y), s * (y*z + w*x), 1 - s*(x*x+y*y)},
+	}
+}
+
+// BigBins is the number of bins above which a box is "big": Grid does not
+// bin it but tests it against every other body's box directly, O(n) per big
+// body. Container walls and floors (a 4.4 m box against 0.2 m bins spans
+// ~10⁴ bins) are big; ordinary bodies, a little larger than the bin size,
+// span 1 to 8 bins. A box of at most BigBins bins spans at most BigBins bins
+// along each axis, so its bin offsets fit in a byte.
+const BigBins = 64
+
+// DefaultMaxEntries is the default cap on the number of (body, bin) entries
+// one Grid.Pairs call may bin: 2²⁸ entries take about 3.3 GiB of buffers
+// (5 bytes per entry, 8 per slot).
+const DefaultMaxEntries = 1 << 28
+
+// maxEntries is the largest cap Grid.MaxEntries can raise the limit to:
+// entry indices are int32 and slot numbers uint32.
+const maxEntries = 1 << 30
+
+// Grid finds candidate pairs by uniform-grid binning. Its buffers are reused
+// between calls: after the first few calls, Pairs makes no heap allocations
+// when the sizes do not grow. A Grid is not safe for concurrent use.
+//
+// Bins are cubes of edge binSize; bin (x, y, z) holds the points p with
+// floor(p/binSize) = (x, y, z), coordinates int32. Bins are not stored
+// densely: bricks of 4×4×4 bins are hashed into a table of 2^k ≥ E slots
+// (fewer than 2E, at least 64) for E bin entries, each brick taking 64
+// consecutive slots, so memory follows the number of bodies, not the extent
+// of the scene, and neighbouring bins stay close in memory. Bins that hash to
+// one slot share it; the pair test below compares bin coordinates, never
+// slot numbers, so sharing only costs time.
+//
+// Pairs runs these stages, each a loop over a fixed range (bodies, slots,
+// big bodies or planes) that can be split into independent partitions:
+//
+//  1. classify: per body, its bin range, or big (more than BigBins bins), or
+//     plane;
+//  2. count: per binned body and bin of its range, count[slot(bin)]++;
+//  3. scan: exclusive prefix sum of the counts gives each slot's first
+//     entry;
+//  4. scatter: per binned body and bin, write (body, offset of the bin in
+//     the body's range) to the slot's next entry: a counting sort by slot;
+//  5. bin pairs: per slot, every two entries (a, b) of different bodies
+//     whose boxes overlap give the pair when both entries are for the owner
+//     bin of the pair: the bin that holds the minimum corner of the
+//     intersection of the two boxes, max(lo_a, lo_b) per axis. Overlapping
+//     boxes both contain it (lo_b ≤ hi_a since Min_b ≤ Max_a), and every body
+//     has one entry per bin, so each pair comes out once, whatever the entry
+//     order within a slot;
+//  6. big pairs: per big body, its box against every other bounded box;
+//  7. plane pairs: per plane, every bounded box that reaches its half-space;
+//  8. sort: pairs packed as i<<b | j, b the bit length of the number of
+//     bodies, sorted ascending by a radix sort, itself passes of count, scan
+//     and scatter.
+type Grid struct {
+	// MaxEntries caps the number of (body, bin) entries one call may bin;
+	// a scene that needs more is refused with an error that suggests a
+	// larger bin size. Zero or negative means DefaultMaxEntries; values
+	// above 2³⁰ mean 2³⁰.
+	MaxEntries int
+
+	ranges  []binRange // per body: its bins; n is zero for planes and big bodies
+	big     []int32    // big bodies, ascending
+	planes  []int32    // planes, ascending
+	start   []int32    // per slot, its first entry; start[len-1] is the number of entries
+	cursor  []int32    // per slot, the next entry to write in the scatter stage
+	entryID []int32    // per entry, sorted by slot: the body
+	entryAt []uint8    // per entry: the bin's offset in the body's range, x + nx(y + ny z)
+	keys    []uint64   // pairs found, i<<keyBits | j
+	keyTmp  []uint64   // the radix sort's second buffer
+	keyBits uint       // bit length of the number of bodies
+}
+
+// binRange is the block of bins a box covers: n[k] bins from lo[k] along
+// axis k.
+type binRange struct {
+	lo [3]int32
+	n  [3]uint8
+}
+
+// binned reports whether the body has entries in the grid.
+func (r *binRange) binned() bool { return r.n[0] != 0 }
+
+// offset returns the offset within r of bin c, which r must contain.
+func (r *binRange) offset(c [3]int32) uint8 {
+	return uint8(int(c[0]-r.lo[0]) + int(r.n[0])*(int(c[1]-r.lo[1])+int(r.n[1])*int(c[2]-r.lo[2])))
+}
+
+// Pairs returns the candidate pairs (i, j), i < j, whose boxes overlap
+// (closed intervals), each once, sorted by i then j. The result depends on
+// nothing but the input, and not on binSize either.
+//
+// Bodies with bounded[i] == false are planes, whose boxes are not read: each
+// plane k is paired with every bounded body whose box reaches the plane's
+// half-space, i.e. the box corner deepest along −n_k has signed distance ≤ 0
+// to the plane through planePoint[k] (m) with world outward unit normal
+// planeNormal[k]. planePoint and planeNormal are only read for planes. Boxes
+// are taken as given: inflate them by the contact margin beforehand. Planes
+// are never paired with planes, and pairs of two fixed bodies (fixed[i] &&
+// fixed[j]) are never reported.
+//
+// binSize (m) > 0 is the edge of a cubic bin; about the size of a typical
+// body's box is best. out is reused (out[:0]) and returned.
+//
+// Expected cost is O(n + pairs) for n bodies of similar size, plus O(n) per
+// big body and per plane. Errors: slices of different lengths, more than
+// 2³¹−1 bodies, a non-positive or non-finite binSize, a non-finite or
+// inverted box, a non-finite plane or a zero plane normal, a box more than
+// 2³¹ bins from the origin, more than MaxEntries bin entries.
+func (g *Grid) Pairs(boxes []AABB, bounded, fixed []bool, planePoint, planeNormal []mgl64.Vec3, binSize float64, out [][2]int32) ([][2]int32, error) {
+	out = out[:0]
+	if err := checkGridInput(boxes, bounded, fixed, planePoint, planeNormal, binSize); err != nil {
+		return out, err
+	}
+	entries, err := g.classify(boxes, bounded, 1/binSize)
+	if err != nil {
+		return out, err
+	}
+	limit := g.MaxEntries
+	if limit <= 0 {
+		limit = DefaultMaxEntries
+	}
+	limit = min(limit, maxEntries)
+	if entries > limit {
+		return out, fmt.Errorf("cpuref: grid: %d bin entries exceed the limit of %d; use a larger bin size than %g m", entries, limit, binSize)
+	}
+
+	// 2^k ≥ entries slots: at least one per occupied bin, since bins are
+	// at most as many as entries, and fewer than two per entry. At least
+	// one brick of 64.
+	slotBits := max(bits.Len(uint(max(entries, 1)-1)), 6)
+	shift := uint(70 - slotBits)
+	g.count(1<<slotBits, shift)
+	g.scan()
+	g.scatter(entries, shift)
+
+	g.keys = g.keys[:0]
+	g.keyBits = uint(bits.Len(uint(len(boxes))))
+	g.binPairs(boxes, fixed)
+	g.bigPairs(boxes, bounded, fixed)
+	g.planePairs(boxes, bounded, fixed, planePoint, planeNormal)
+	g.sortKeys()
+	mask := uint64(1)<<g.keyBits - 1
+	for _, k := range g.keys {
+		out = append(out, [2]int32{int32(k >> g.keyBits), int32(k & mask)})
+	}
+	return out, nil
+}
+
+// checkGridInput reports the first problem with Pairs's arguments.
+func checkGridInput(boxes []AABB, bounded, fixed []bool, planePoint, planeNormal []mgl64.Vec3, binSize float64) error {
+	n := len(boxes)
+	for _, l := range []struct {
+		name string
+		n    int
+	}{{"bounded", len(bounded)}, {"fixed", len(fixed)}, {"planePoint", len(planePoint)}, {"planeNormal", len(planeNormal)}} {
+		if l.n != n {
+			return fmt.Errorf("cpuref: grid: %d boxes but %d %s entries", n, l.n, l.name)
+		}
+	}
+	if n > math.MaxInt32 {
+		return fmt.Errorf("cpuref: grid: %d bodies exceed the limit of %d", n, math.MaxInt32)
+	}
+	if !(binSize > 0) || math.IsInf(binSize, 0) {
+		return fmt.Errorf("cpuref: grid: bin size %v m must be positive and finite", binSize)
+	}
+	for i, b := range boxes {
+		if !bounded[i] {
+			if !finiteVec3(planePoint[i]) || !finiteVec3(planeNormal[i]) {
+				return fmt.Errorf("cpuref: grid: body %d: plane point %v or normal %v is not finite", i, planePoint[i], planeNormal[i])
+			}
+			if planeNormal[i] == (mgl64.Vec3{}) {
+				return fmt.Errorf("cpuref: grid: body %d: plane normal is zero", i)
+			}
+			continue
+		}
+		if !finiteVec3(b.Min) || !finiteVec3(b.Max) {
+			return fmt.Errorf("cpuref: grid: body %d: box %v–%v is not finite", i, b.Min, b.Max)
+		}
+		for k := range 3 {
+			if b.Min[k] > b.Max[k] {
+				return fmt.Errorf("cpuref: grid: body %d: box %v–%v has min > max along axis %d", i, b.Min, b.Max, k)
+			}
+		}
+	}
+	return nil
+}
+
+func finiteVec3(v mgl64.Vec3) bool {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// classify fills g.ranges, g.big and g.planes and returns the number of bin
+// entries. inv is 1/binSize: floor(x·inv) is monotone in x, which the owner
+// bin argument needs, like floor(x/binSize).
+func (g *Grid) classify(boxes []AABB, bounded []bool, inv float64) (entries int, err error) {
+	g.ranges = resizeBuf(g.ranges, len(boxes))
+	g.big, g.planes = g.big[:0], g.planes[:0]
+	for i, b := range boxes {
+		g.ranges[i] = binRange{}
+		if !bounded[i] {
+			g.planes = append(g.planes, int32(i))
+			continue
+		}
+		var lo, hi mgl64.Vec3
+		cells := 1.0
+		for k := range 3 {
+			lo[k] = math.Floor(b.Min[k] * inv)
+			hi[k] = math.Floor(b.Max[k] * inv)
+			cells *= hi[k] - lo[k] + 1
+		}
+		// Written so that a NaN (∞ − ∞ when x·inv overflows) counts as big.
+		if !(cells <= BigBins) {
+			g.big = append(g.big, int32(i))
+			continue
+		}
+		for k := range 3 {
+			if !(lo[k] >= math.MinInt32 && hi[k] <= math.MaxInt32) {
+				return 0, fmt.Errorf("cpuref: grid: body %d: box %v–%v lies more than 2³¹ bins of %g m from the origin; use a larger bin size", i, b.Min, b.Max, 1/inv)
+			}
+			g.ranges[i].lo[k] = int32(lo[k])
+			g.ranges[i].n[k] = uint8(hi[k] - lo[k] + 1)
+		}
+		entries += int(cells)
+	}
+	return entries, nil
+}
+
+// slot returns the table slot of bin c in a table of 2^(70−shift) slots.
+// Bins are grouped in bricks of 4×4×4 whose 64 bins take 64 consecutive
+// slots, so that a body's bins and its neighbours' mostly share cache lines;
+// the brick's place is the spatial hash of Teschner et al. (2003),
+// x·p₁ ⊕ y·p₂ ⊕ z·p₃ with large primes, spread over the table by Fibonacci
+// hashing (multiplication by 2⁶⁴/φ, top bits).
+func slot(c [3]int32, shift uint) uint32 {
+	h := uint64(uint32(c[0]>>2))*73856093 ^ uint64(uint32(c[1]>>2))*19349663 ^ uint64(uint32(c[2]>>2))*83492791
+	brick := uint32((h * 0x9e3779b97f4a7c15) >> shift)
+	return brick<<6 | uint32(c[0]&3) | uint32(c[1]&3)<<2 | uint32(c[2]&3)<<4
+}
+
+// count sizes the slot table and counts the entries of each slot into
+// start[slot+1], so that the scan leaves start[slot] at the slot's first
+// entry.
+func (g *Grid) count(slots int, shift uint) {
+	g.start = resizeBuf(g.start, slots+1)
+	clear(g.start)
+	for i := range g.ranges {
+		r := &g.ranges[i]
+		if !r.binned() {
+			continue
+		}
+		var c [3]int32
+		for z := range int32(r.n[2]) {
+			c[2] = r.lo[2] + z
+			for y := range int32(r.n[1]) {
+				c[1] = r.lo[1] + y
+				for x := range int32(r.n[0]) {
+					c[0] = r.lo[0] + x
+					g.start[slot(c, shift)+1]++
+				}
+			}
+		}
+	}
+}
+
+// scan turns the counts into an inclusive prefix sum over start[1:], that
+// is the exclusive scan of the per-slot counts.
+func (g *Grid) scan() {
+	for s := 1; s < len(g.start); s++ {
+		g.start[s] += g.start[s-1]
+	}
+}
+
+// scatter writes each binned body's entries into its slots, bodies in
+// ascending order.
+func (g *Grid) scatter(entries int, shift uint) {
+	slots := len(g.start) - 1
+	g.cursor = resizeBuf(g.cursor, slots)
+	copy(g.cursor, g.start[:slots])
+	g.entryID = resizeBuf(g.entryID, entries)
+	g.entryAt = resizeBuf(g.entryAt, entries)
+	for i := range g.ranges {
+		r := &g.ranges[i]
+		if !r.binned() {
+			continue
+		}
+		var c [3]int32
+		at := uint8(0)
+		for z := range int32(r.n[2]) {
+			c[2] = r.lo[2] + z
+			for y := range int32(r.n[1]) {
+				c[1] = r.lo[1] + y
+				for x := range int32(r.n[0]) {
+					c[0] = r.lo[0] + x
+					s := slot(c, shift)
+					e := g.cursor[s]
+					g.cursor[s]++
+					g.entryID[e] = int32(i)
+					g.entryAt[e] = at
+					at++
+				}
+			}
+		}
+	}
+}
+
+// binPairs appends the pairs of binned bodies, each from its owner bin.
+func (g *Grid) binPairs(boxes []AABB, fixed []bool) {
+	for s := 0; s+1 < len(g.start); s++ {
+		end := g.start[s+1]
+		for e := g.start[s]; e < end; e++ {
+			a := g.entryID[e]
+			ra := &g.ranges[a]
+			for f := e + 1; f < end; f++ {
+				b := g.entryID[f]
+				if a == b || fixed[a] && fixed[b] || !overlapClosed(&boxes[a], &boxes[b]) {
+					continue
+				}
+				rb := &g.ranges[b]
+				owner := [3]int32{max(ra.lo[0], rb.lo[0]), max(ra.lo[1], rb.lo[1]), max(ra.lo[2], rb.lo[2])}
+				if ra.offset(owner) == g.entryAt[e] && rb.offset(owner) == g.entryAt[f] {
+					g.keys = append(g.keys, g.pairKey(a, b))
+				}
+			}
+		}
+	}
+}
+
+// bigPairs appends the pairs of big bodies with every other bounded body; a
+// pair of two big bodies comes from the lower index.
+func (g *Grid) bigPairs(boxes []AABB, bounded, fixed []bool) {
+	for _, a := range g.big {
+		for b := range int32(len(boxes)) {
+			if b == a || !bounded[b] || !g.ranges[b].binned() && b < a || fixed[a] && fixed[b] {
+				continue
+			}
+			if overlapClosed(&boxes[a], &boxes[b]) {
+				g.keys = append(g.keys, g.pairKey(a, b))
+			}
+		}
+	}
+}
+
+// planePairs appends the pairs of planes with the bounded bodies whose
+// boxes reach their half-space.
+func (g *Grid) planePairs(boxes []AABB, bounded, fixed []bool, planePoint, planeNormal []mgl64.Vec3) {
+	for _, p := range g.planes {
+		n, o := planeNormal[p], planePoint[p]
+		for b := range int32(len(boxes)) {
+			if !bounded[b] || fixed[p] && fixed[b] {
+				continue
+			}
+			// The corner deepest along −n takes Min where n_k > 0, Max
+			// where n_k < 0 (either where n_k = 0).
+			var d float64
+			for k := range 3 {
+				c := boxes[b].Max[k]
+				if n[k] > 0 {
+					c = boxes[b].Min[k]
+				}
+				d += n[k] * (c - o[k])
+			}
+			if d <= 0 {
+				g.keys = append(g.keys, g.pairKey(p, b))
+			}
+		}
+	}
+}
+
+// overlapClosed reports whether two boxes intersect as closed sets: touching
+// faces overlap.
+func overlapClosed(a, b *AABB) bool {
+	return a.Min[0] <= b.Max[0] && b.Min[0] <= a.Max[0] &&
+		a.Min[1] <= b.Max[1] && b.Min[1] <= a.Max[1] &&
+		a.Min[2] <= b.Max[2] && b.Min[2] <= a.Max[2]
+}
+
+// pairKey packs a pair as lower index << keyBits | higher index, so that
+// keys sort by i then j.
+func (g *Grid) pairKey(a, b int32) uint64 {
+	if a > b {
+		a, b = b, a
+	}
+	return uint64(a)<<g.keyBits | uint64(b)
+}
+
+// sortKeys sorts g.keys ascending with a least-significant-digit radix
+// sort over their 2·keyBits significant bits, 8 bits per pass. Each pass
+// counts the digits, scans the counts and scatters the keys stably; a pass
+// whose digit is the same for every key is skipped.
+func (g *Grid) sortKeys() {
+	if len(g.keys) == 0 {
+		return
+	}
+	g.keyTmp = resizeBuf(g.keyTmp, len(g.keys))
+	src, dst := g.keys, g.keyTmp
+	for shift := uint(0); shift < 2*g.keyBits; shift += 8 {
+		var start [257]int
+		for _, k := range src {
+			start[k>>shift&0xff+1]++
+		}
+		if start[src[0]>>shift&0xff+1] == len(src) {
+			continue
+		}
+		for d := 1; d < len(start); d++ {
+			start[d] += start[d-1]
+		}
+		for _, k := range src {
+			d := k >> shift & 0xff
+			dst[start[d]] = k
+			start[d]++
+		}
+		src, dst = dst, src
+	}
+	g.keys, g.keyTmp = src, dst
+}
+
+// resizeBuf returns s resized to n elements, reusing its storage when it is
+// large enough. The contents are not cleared.
+func resizeBuf[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}

@@ -1,0 +1,101 @@
+package cpuref
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/engine"
+)
+
+// Integrate sets v = M⁻¹(k + Dγ) = vfree + M⁻¹Dγ (eq. 5) and then the
+// positions x += h·v and orientations q ← q ⊗ exp(½hω̄) renormalised
+// (eq. 8 with the exact rotation of a constant body-frame ω̄ over the step
+// instead of its first-order form). It keeps γ for WarmStart.
+func (b *Backend) Integrate(gamma engine.Vec, h float64) error {
+	g := vec(gamma)
+	if len(g) != 3*b.con.Len() {
+		return fmt.Errorf("cpuref: integrate: gamma has length %d, want %d", len(g), 3*b.con.Len())
+	}
+	b.bodyImpulse(g, b.dv)
+	b.pool.forChunks(b.n, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if b.fixed[i] {
+				continue
+			}
+			vf, dv := b.vfree[6*i:6*i+6], b.dv[6*i:6*i+6]
+			for k := 0; k < 3; k++ {
+				b.vel[3*i+k] = vf[k] + dv[k]
+				b.omega[3*i+k] = vf[3+k] + dv[3+k]
+				b.pos[3*i+k] += h * b.vel[3*i+k]
+			}
+			th := mgl64.Vec3{b.omega[3*i], b.omega[3*i+1], b.omega[3*i+2]}.Mul(h)
+			a := th.Len()
+			if a == 0 {
+				continue
+			}
+			s, c := math.Sincos(a / 2)
+			dq := mgl64.Quat{W: c, V: th.Mul(s / a)}
+			q := b.quat(i).Mul(dq).Normalize()
+			b.rot[4*i], b.rot[4*i+1], b.rot[4*i+2], b.rot[4*i+3] = q.W, q.V[0], q.V[1], q.V[2]
+		}
+	})
+	// Keep this step's impulses for warm starting the next one.
+	nc := b.con.Len()
+	b.prevA = append(b.prevA[:0], b.con.A...)
+	b.prevB = append(b.prevB[:0], b.con.B...)
+	b.prevSub = append(b.prevSub[:0], b.sub[:nc]...)
+	b.prevGamma = append(b.prevGamma[:0], g...)
+	return nil
+}
+
+// WarmStart fills gamma with the previous step's impulse of each contact
+// whose (A, B, index within the pair) also existed then, else zero. Both
+// lists are sorted by that key, so one merge pass matches them.
+func (b *Backend) WarmStart(gamma engine.Vec) error {
+	g := vec(gamma)
+	nc := b.con.Len()
+	if len(g) != 3*nc {
+		return fmt.Errorf("cpuref: warm start: gamma has length %d, want %d", len(g), 3*nc)
+	}
+	key := func(a, bb, s int32) uint64 { return uint64(a)<<40 | uint64(bb)<<16 | uint64(s) }
+	j := 0
+	for k := 0; k < nc; k++ {
+		kk := key(b.con.A[k], b.con.B[k], b.sub[k])
+		for j < len(b.prevA) && key(b.prevA[j], b.prevB[j], b.prevSub[j]) < kk {
+			j++
+		}
+		if j < len(b.prevA) && key(b.prevA[j], b.prevB[j], b.prevSub[j]) == kk {
+			copy(g[3*k:3*k+3], b.prevGamma[3*j:3*j+3])
+		} else {
+			g[3*k], g[3*k+1], g[3*k+2] = 0, 0, 0
+		}
+	}
+	return nil
+}
+
+// FixedForce returns Σ over contacts of the force (N) that the impulses
+// gamma of a step of length h put on fixed bodies: −F on A, +F on B with
+// F = (γ_n n + γ_u u + γ_w w)/h, summed in contact order.
+func (b *Backend) FixedForce(gamma engine.Vec, h float64) (mgl64.Vec3, error) {
+	g := vec(gamma)
+	var f mgl64.Vec3
+	for k := 0; k < b.con.Len(); k++ {
+		fa, fb := b.fixed[b.con.A[k]], b.fixed[b.con.B[k]]
+		if !fa && !fb {
+			continue
+		}
+		bs := b.basis[9*k : 9*k+9]
+		var fk mgl64.Vec3
+		for j := 0; j < 3; j++ {
+			fk[j] = (g[3*k]*bs[j] + g[3*k+1]*bs[3+j] + g[3*k+2]*bs[6+j]) / h
+		}
+		if fa {
+			f = f.Sub(fk)
+		}
+		if fb {
+			f = f.Add(fk)
+		}
+	}
+	return f, nil
+}

@@ -1,0 +1,170 @@
+package cpuref
+
+import (
+	"math"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/engine"
+)
+
+// TangentBasis returns unit vectors u, w with (n, u, w) right-handed and
+// orthonormal: u is n × e normalised, e the coordinate axis least aligned
+// with n, and w = n × u. It is a pure function of n, so both backends build
+// the same basis.
+func TangentBasis(n mgl64.Vec3) (u, w mgl64.Vec3) {
+	ax, ay, az := math.Abs(n[0]), math.Abs(n[1]), math.Abs(n[2])
+	var e mgl64.Vec3
+	switch {
+	case ax <= ay && ax <= az:
+		e = mgl64.Vec3{1, 0, 0}
+	case ay <= az:
+		e = mgl64.Vec3{0, 1, 0}
+	default:
+		e = mgl64.Vec3{0, 0, 1}
+	}
+	u = n.Cross(e).Normalize()
+	w = n.Cross(u)
+	return u, w
+}
+
+// Build computes, for the current contacts, the Jacobian blocks of eq. 4
+// and r = b + DᵀM⁻¹k (k = Mv + hf), and returns the problem.
+//
+// D_iᵀ maps body velocities to the contact's relative velocity in the
+// contact frame (n, u, w), n from A to B: row d ∈ {n, u, w} is
+//
+//	−d·v_A + ρ_A,d·ω̄_A + d·v_B + ρ_B,d·ω̄_B,
+//	ρ_A,d = d̄_A × s̄_A, ρ_B,d = s̄_B × d̄_B,
+//
+// with d̄ = Aᵀd the direction in the body frame and s̄ the contact point in
+// the body frame; this is eq. 4's A_pᵀ A s̃̄ written as cross products.
+// f holds gravity, the external loads and the gyroscopic torque −ω̄×(Jω̄).
+func (b *Backend) Build(h float64) (engine.Problem, error) {
+	b.h = h
+	b.freeVelocity(h)
+	nc := b.con.Len()
+	b.basis = resizeF(b.basis, 9*nc)
+	b.rhoA = resizeF(b.rhoA, 9*nc)
+	b.rhoB = resizeF(b.rhoB, 9*nc)
+	b.coh = resizeF(b.coh, nc)
+	if cap(b.r) < 3*nc {
+		b.r = make(Vec, 3*nc, 3*nc+3*nc/4)
+	}
+	b.r = b.r[:3*nc]
+	capSpeed := b.settings.MaxRecoverySpeed
+	b.pool.forChunks(nc, func(_, lo, hi int) {
+		for k := lo; k < hi; k++ {
+			c := &b.con
+			n := mgl64.Vec3{c.Normal[3*k], c.Normal[3*k+1], c.Normal[3*k+2]}
+			u, w := TangentBasis(n)
+			ia, ib := int(c.A[k]), int(c.B[k])
+			qa, qb := b.quat(ia).Conjugate(), b.quat(ib).Conjugate()
+			sa := mgl64.Vec3{c.PA[3*k], c.PA[3*k+1], c.PA[3*k+2]}
+			sb := mgl64.Vec3{c.PB[3*k], c.PB[3*k+1], c.PB[3*k+2]}
+			for d, dir := range [3]mgl64.Vec3{n, u, w} {
+				copy(b.basis[9*k+3*d:], dir[:])
+				ra := qa.Rotate(dir).Cross(sa)
+				rb := sb.Cross(qb.Rotate(dir))
+				copy(b.rhoA[9*k+3*d:], ra[:])
+				copy(b.rhoB[9*k+3*d:], rb[:])
+			}
+			b.coh[k] = h * c.Cohesion[k]
+			b.contactVelocity(k, b.vfree, b.r[3*k:3*k+3])
+			bn := c.Phi[k] / h
+			if capSpeed > 0 {
+				bn = math.Max(bn, -capSpeed)
+			}
+			b.r[3*k] += bn
+		}
+	})
+	b.prob = problem{linalg: b.linalg, b: b}
+	return &b.prob, nil
+}
+
+// freeVelocity sets vfree = v + h M⁻¹ f per movable body (zero for fixed
+// bodies): linear part in the world frame, angular part in the body frame.
+func (b *Backend) freeVelocity(h float64) {
+	g := b.gravity
+	b.pool.forChunks(b.n, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			vf := b.vfree[6*i : 6*i+6]
+			if b.fixed[i] {
+				for k := range vf {
+					vf[k] = 0
+				}
+				continue
+			}
+			im := b.invMass[i]
+			for k := 0; k < 3; k++ {
+				vf[k] = b.vel[3*i+k] + h*(g[k]+im*b.force[3*i+k])
+			}
+			w := mgl64.Vec3{b.omega[3*i], b.omega[3*i+1], b.omega[3*i+2]}
+			ji := mgl64.Vec3{b.invInertia[3*i], b.invInertia[3*i+1], b.invInertia[3*i+2]}
+			jw := mgl64.Vec3{w[0] / ji[0], w[1] / ji[1], w[2] / ji[2]}
+			tq := b.quat(i).Conjugate().Rotate(mgl64.Vec3{b.torque[3*i], b.torque[3*i+1], b.torque[3*i+2]})
+			tq = tq.Sub(w.Cross(jw))
+			for k := 0; k < 3; k++ {
+				vf[3+k] = w[k] + h*ji[k]*tq[k]
+			}
+		}
+	})
+}
+
+// contactVelocity sets out = D_kᵀ v for the 6-per-body velocity vector v.
+func (b *Backend) contactVelocity(k int, v []float64, out []float64) {
+	ia, ib := int(b.con.A[k]), int(b.con.B[k])
+	va, vb := v[6*ia:6*ia+6], v[6*ib:6*ib+6]
+	bs, ra, rb := b.basis[9*k:9*k+9], b.rhoA[9*k:9*k+9], b.rhoB[9*k:9*k+9]
+	for d := 0; d < 3; d++ {
+		s := 0.0
+		for j := 0; j < 3; j++ {
+			s += bs[3*d+j]*(vb[j]-va[j]) + ra[3*d+j]*va[3+j] + rb[3*d+j]*vb[3+j]
+		}
+		out[d] = s
+	}
+}
+
+// bodyImpulse sets dv = M⁻¹ D x for every movable body: the sum over the
+// body's contacts, in contact order, of the impulse x_k applied through
+// D_k, scaled by the inverse mass and inertia.
+func (b *Backend) bodyImpulse(x Vec, dv []float64) {
+	b.pool.forChunks(b.n, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := dv[6*i : 6*i+6]
+			if b.fixed[i] {
+				for k := range o {
+					o[k] = 0
+				}
+				continue
+			}
+			var f, t [3]float64
+			for _, e := range b.adj[b.adjOff[i]:b.adjOff[i+1]] {
+				k, side := int(e>>1), e&1
+				bs := b.basis[9*k : 9*k+9]
+				rho := b.rhoA[9*k : 9*k+9]
+				sign := -1.0
+				if side == 1 {
+					rho = b.rhoB[9*k : 9*k+9]
+					sign = 1
+				}
+				g := x[3*k : 3*k+3]
+				for j := 0; j < 3; j++ {
+					f[j] += sign * (g[0]*bs[j] + g[1]*bs[3+j] + g[2]*bs[6+j])
+					t[j] += g[0]*rho[j] + g[1]*rho[3+j] + g[2]*rho[6+j]
+				}
+			}
+			im := b.invMass[i]
+			for j := 0; j < 3; j++ {
+				o[j] = im * f[j]
+				o[3+j] = b.invInertia[3*i+j] * t[j]
+			}
+		}
+	})
+}
+
+func resizeF(s []float64, n int) []float64 {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]float64, n, n+n/4)
+}

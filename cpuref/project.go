@@ -1,0 +1,30 @@
+package cpuref
+
+import "math"
+
+// ProjectCone projects (xn, xu, xw) onto the friction cone
+// {‖(γ_u, γ_w)‖ ≤ μ(γ_n + c)} shifted by the cohesion impulse c ≥ 0 (APGD
+// paper, section 2.4): shift by c, project onto the cone of slope μ, shift
+// back. The projection onto {‖t‖ ≤ μ n} is
+//
+//	inside (‖t‖ ≤ μ n):          unchanged
+//	in the polar cone (μ‖t‖ ≤ −n): 0
+//	otherwise:                    n' = (μ‖t‖ + n)/(μ² + 1), t' = t·μn'/‖t‖.
+//
+// With μ = 0 the cone is the ray n ≥ 0: (max(n, 0), 0, 0).
+func ProjectCone(xn, xu, xw, mu, c float64) (float64, float64, float64) {
+	n := xn + c
+	t := math.Hypot(xu, xw)
+	if mu == 0 {
+		return math.Max(n, 0) - c, 0, 0
+	}
+	if t <= mu*n {
+		return xn, xu, xw
+	}
+	if mu*t <= -n {
+		return -c, 0, 0
+	}
+	np := (mu*t + n) / (mu*mu + 1)
+	s := mu * np / t
+	return np - c, xu * s, xw * s
+}

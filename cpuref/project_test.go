@@ -1,0 +1,70 @@
+package cpuref
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestProjectConeMoreau checks the Moreau decomposition x = p + q of the
+// shifted cone: p in the cone, q in its polar cone, p ⊥ q (all with the
+// normal coordinate shifted by the cohesion impulse c).
+func TestProjectConeMoreau(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	// Relative tolerance: a handful of float64 roundings on O(1) values.
+	const eps = 1e-12
+	for it := 0; it < 100000; it++ {
+		x := [3]float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		mu := []float64{0, 0.1, 0.5, 1, 3}[it%5]
+		c := 0.0
+		if it%3 == 0 {
+			c = rng.Float64()
+		}
+		pn, pu, pw := ProjectCone(x[0], x[1], x[2], mu, c)
+		sn := pn + c // shifted normal component
+		tp := math.Hypot(pu, pw)
+		if tp > mu*sn+eps || sn < -eps {
+			t.Fatalf("x=%v μ=%v c=%v: p=(%v,%v,%v) outside the cone", x, mu, c, pn, pu, pw)
+		}
+		qn, qu, qw := x[0]-pn, x[1]-pu, x[2]-pw
+		if qn > -mu*math.Hypot(qu, qw)+eps {
+			t.Fatalf("x=%v μ=%v c=%v: remainder (%v,%v,%v) outside the polar cone", x, mu, c, qn, qu, qw)
+		}
+		if d := sn*qn + pu*qu + pw*qw; math.Abs(d) > eps {
+			t.Fatalf("x=%v μ=%v c=%v: p·q = %v, want 0", x, mu, c, d)
+		}
+	}
+}
+
+func TestProjectConeCases(t *testing.T) {
+	cases := []struct {
+		name  string
+		x     [3]float64
+		mu, c float64
+		want  [3]float64
+	}{
+		{"inside", [3]float64{1, 0.1, 0.1}, 0.5, 0, [3]float64{1, 0.1, 0.1}},
+		{"polar", [3]float64{-1, 0.1, 0}, 0.5, 0, [3]float64{0, 0, 0}},
+		// (μ‖t‖ + n)/(μ² + 1) = (1·1 + 0)/2 = 0.5, t' = t·μn'/‖t‖ = 0.5.
+		{"side", [3]float64{0, 1, 0}, 1, 0, [3]float64{0.5, 0.5, 0}},
+		{"frictionless", [3]float64{2, 3, -4}, 0, 0, [3]float64{2, 0, 0}},
+		{"frictionless pull", [3]float64{-2, 3, -4}, 0, 0, [3]float64{0, 0, 0}},
+		// Cohesion c lets γ_n go down to −c.
+		{"cohesive pull kept", [3]float64{-0.5, 0, 0}, 0.3, 1, [3]float64{-0.5, 0, 0}},
+		{"cohesive pull capped", [3]float64{-2, 0, 0}, 0.3, 1, [3]float64{-1, 0, 0}},
+		{"cohesive frictionless", [3]float64{-2, 5, 0}, 0, 1, [3]float64{-1, 0, 0}},
+		// Friction bound μ(γ_n + c) = 0.5·(0 + 1) = 0.5 is not reached.
+		{"cohesive friction", [3]float64{0, 0.4, 0}, 0.5, 1, [3]float64{0, 0.4, 0}},
+	}
+	for _, c := range cases {
+		n, u, w := ProjectCone(c.x[0], c.x[1], c.x[2], c.mu, c.c)
+		got := [3]float64{n, u, w}
+		for k := range got {
+			// Exact arithmetic on these values up to one rounding.
+			if math.Abs(got[k]-c.want[k]) > 1e-15 {
+				t.Errorf("%s: got %v, want %v", c.name, got, c.want)
+				break
+			}
+		}
+	}
+}

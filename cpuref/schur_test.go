@@ -1,0 +1,147 @@
+package cpuref
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/engine"
+)
+
+// randomSystem loads nb random movable bodies (plus one fixed) into a
+// backend and gives it nc random contacts, without collision detection.
+func randomSystem(t testing.TB, rng *rand.Rand, nb, nc int) *Backend {
+	t.Helper()
+	m := engine.Model{Materials: []engine.Material{{Name: "m", Friction: 0.3}}, Gravity: mgl64.Vec3{0, 0, -9.81}}
+	for i := 0; i < nb; i++ {
+		bd := engine.Body{Shape: engine.EllipsoidShape(0.5+rng.Float64(), 0.5+rng.Float64(), 0.5+rng.Float64())}
+		bd.Pos = mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		bd.Rot = mgl64.Quat{W: rng.NormFloat64(), V: mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}}.Normalize()
+		bd.Vel = mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		bd.Omega = mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		bd.SetDensity(500 + 1000*rng.Float64())
+		m.Bodies = append(m.Bodies, bd)
+	}
+	m.Bodies = append(m.Bodies, engine.Body{Shape: engine.PlaneShape(), Rot: mgl64.QuatIdent(), Fixed: true})
+	s := engine.DefaultSettings()
+	b := New(3)
+	if err := b.Load(&m, &s); err != nil {
+		t.Fatal(err)
+	}
+	c := &b.con
+	c.Resize(nc)
+	b.sub = make([]int32, nc)
+	for k := 0; k < nc; k++ {
+		i := rng.IntN(nb + 1)
+		j := rng.IntN(nb + 1)
+		for j == i {
+			j = rng.IntN(nb + 1)
+		}
+		c.A[k], c.B[k] = int32(min(i, j)), int32(max(i, j))
+		n := mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Normalize()
+		copy(c.Normal[3*k:], n[:])
+		for d := 0; d < 3; d++ {
+			c.PA[3*k+d] = rng.NormFloat64()
+			c.PB[3*k+d] = rng.NormFloat64()
+		}
+		c.Phi[k] = 0.1 * rng.NormFloat64()
+		c.Mu[k] = 0.3
+	}
+	b.buildAdjacency()
+	return b
+}
+
+func skew(s mgl64.Vec3) mgl64.Mat3 {
+	// Column-major: s̃ y = s × y.
+	return mgl64.Mat3{0, s[2], -s[1], -s[2], 0, s[0], s[1], -s[0], 0}
+}
+
+// assembleD builds D (6nb × 3nc, row-major) literally from eq. 4 of the APGD
+// paper: D_iᵀ has −A_pᵀ and A_pᵀ A_A s̃̄_A in body A's columns, A_pᵀ and
+// −A_pᵀ A_B s̃̄_B in body B's.
+func assembleD(b *Backend) [][]float64 {
+	nb, nc := b.n, b.con.Len()
+	D := make([][]float64, 6*nb)
+	for i := range D {
+		D[i] = make([]float64, 3*nc)
+	}
+	for k := 0; k < nc; k++ {
+		n := mgl64.Vec3{b.con.Normal[3*k], b.con.Normal[3*k+1], b.con.Normal[3*k+2]}
+		u, w := TangentBasis(n)
+		Ap := mgl64.Mat3FromCols(n, u, w)
+		for side, body := range []int32{b.con.A[k], b.con.B[k]} {
+			i := int(body)
+			A := b.quat(i).Mat4().Mat3()
+			pts := b.con.PA
+			sign := -1.0
+			if side == 1 {
+				pts, sign = b.con.PB, 1
+			}
+			s := mgl64.Vec3{pts[3*k], pts[3*k+1], pts[3*k+2]}
+			trans := Ap.Transpose().Mul(sign)
+			rot := Ap.Transpose().Mul3(A).Mul3(skew(s)).Mul(-sign)
+			for r := 0; r < 3; r++ { // row r of D_iᵀ = column 3k+r of D
+				for c := 0; c < 3; c++ {
+					D[6*i+c][3*k+r] += trans.At(r, c)
+					D[6*i+3+c][3*k+r] += rot.At(r, c)
+				}
+			}
+		}
+	}
+	return D
+}
+
+// TestSchurAgainstAssembled compares the matrix-free Dᵀ(M⁻¹(Dx)) and
+// r = b + DᵀM⁻¹k with the explicitly assembled N = DᵀM⁻¹D on small random
+// systems.
+func TestSchurAgainstAssembled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for trial := 0; trial < 20; trial++ {
+		nb, nc := 1+rng.IntN(6), 1+rng.IntN(12)
+		b := randomSystem(t, rng, nb, nc)
+		const h = 0.01
+		pr, err := b.Build(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		D := assembleD(b)
+		minv := make([]float64, 6*b.n)
+		k := make([]float64, 6*b.n) // M⁻¹k = v + h M⁻¹ f
+		for i := 0; i < b.n; i++ {
+			for d := 0; d < 3; d++ {
+				minv[6*i+d] = b.invMass[i]
+				minv[6*i+3+d] = b.invInertia[3*i+d]
+			}
+			copy(k[6*i:], b.vfree[6*i:6*i+6])
+		}
+		x := make(Vec, 3*nc)
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		got := make(Vec, 3*nc)
+		pr.Schur(got, x)
+		for row := 0; row < 3*nc; row++ {
+			var nx, r float64
+			for q := 0; q < 6*b.n; q++ {
+				dx := 0.0
+				for c := 0; c < 3*nc; c++ {
+					dx += D[q][c] * x[c]
+				}
+				nx += D[q][row] * minv[q] * dx
+				r += D[q][row] * k[q]
+			}
+			if row%3 == 0 {
+				r += b.con.Phi[row/3] / h
+			}
+			// Sums of O(10) products of O(1) numbers in another order:
+			// agreement to 1e-12 relative.
+			if math.Abs(got[row]-nx) > 1e-12*(1+math.Abs(nx)) {
+				t.Fatalf("trial %d row %d: matrix-free %v, assembled %v", trial, row, got[row], nx)
+			}
+			if rr := b.r[row]; math.Abs(rr-r) > 1e-12*(1+math.Abs(r)) {
+				t.Fatalf("trial %d row %d: r %v, assembled %v", trial, row, rr, r)
+			}
+		}
+	}
+}

@@ -1,0 +1,131 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/go-gl/mathgl/mgl64"
+)
+
+// StepStats report one time step.
+type StepStats struct {
+	Step     int     // 1-based index of the step just taken
+	Time     float64 // simulated time at the end of the step (s)
+	Contacts int
+	Solve    SolveStats
+	// FixedForce is the total contact force on fixed bodies (N).
+	FixedForce mgl64.Vec3
+	// Wall-clock seconds spent in collision detection, in building and
+	// solving the problem, and in the whole step.
+	CollideSeconds, SolveSeconds, StepSeconds float64
+}
+
+// Sim advances a model in time on a backend.
+type Sim struct {
+	settings Settings
+	backend  Backend
+	solver   Solver
+	step     int
+	h        float64
+	gamma    Vec
+	problem  Problem
+}
+
+// NewSim validates the model and settings and loads them into the backend.
+func NewSim(m *Model, s Settings, b Backend) (*Sim, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	solver, err := NewSolver(s.Solver)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Load(m, &s); err != nil {
+		return nil, err
+	}
+	return &Sim{settings: s, backend: b, solver: solver, h: s.Dt}, nil
+}
+
+// Settings returns the settings in use.
+func (s *Sim) Settings() Settings { return s.settings }
+
+// Backend returns the backend.
+func (s *Sim) Backend() Backend { return s.backend }
+
+// Steps returns the number of steps taken.
+func (s *Sim) Steps() int { return s.step }
+
+// Time returns the simulated time (s).
+func (s *Sim) Time() float64 { return float64(s.step) * s.h }
+
+// Step takes one time step: collide, build the CCP, solve it, integrate.
+func (s *Sim) Step() (StepStats, error) {
+	t0 := time.Now()
+	st := StepStats{Step: s.step + 1}
+	nc, err := s.backend.Collide()
+	if err != nil {
+		return st, fmt.Errorf("step %d: %w", st.Step, err)
+	}
+	t1 := time.Now()
+	st.Contacts = nc
+	p, err := s.backend.Build(s.h)
+	if err != nil {
+		return st, fmt.Errorf("step %d: %w", st.Step, err)
+	}
+	s.problem = p
+	if s.gamma == nil || s.gamma.Len() != 3*nc {
+		s.gamma = p.NewVec(3 * nc)
+	}
+	if s.settings.WarmStart {
+		if err := s.backend.WarmStart(s.gamma); err != nil {
+			return st, fmt.Errorf("step %d: %w", st.Step, err)
+		}
+	} else {
+		p.Fill(s.gamma, 0)
+	}
+	if nc > 0 {
+		st.Solve, err = s.solver.Solve(p, s.gamma, SolveOptions{Tol: s.settings.Tol, MaxIter: s.settings.MaxIter, Gd: s.settings.Gd})
+		if err != nil {
+			return st, fmt.Errorf("step %d: %w", st.Step, err)
+		}
+		if math.IsNaN(st.Solve.Residual) || math.IsInf(st.Solve.Residual, 0) {
+			return st, fmt.Errorf("step %d: solver %s returned a non-finite residual", st.Step, s.solver.Name())
+		}
+	}
+	t2 := time.Now()
+	if st.FixedForce, err = s.backend.FixedForce(s.gamma, s.h); err != nil {
+		return st, fmt.Errorf("step %d: %w", st.Step, err)
+	}
+	if err := s.backend.Integrate(s.gamma, s.h); err != nil {
+		return st, fmt.Errorf("step %d: %w", st.Step, err)
+	}
+	s.step++
+	st.Time = s.Time()
+	t3 := time.Now()
+	st.CollideSeconds = t1.Sub(t0).Seconds()
+	st.SolveSeconds = t2.Sub(t1).Seconds()
+	st.StepSeconds = t3.Sub(t0).Seconds()
+	return st, nil
+}
+
+// Impulses copies the last step's contact impulses γ (N·s, 3 per contact
+// in the contact frame n, u, w) into dst and returns it.
+func (s *Sim) Impulses(dst []float64) []float64 {
+	if s.gamma == nil {
+		return dst[:0]
+	}
+	n := s.gamma.Len()
+	if cap(dst) < n {
+		dst = make([]float64, n)
+	}
+	dst = dst[:n]
+	s.problem.Read(dst, s.gamma)
+	return dst
+}
+
+// Problem returns the problem of the last step (nil before the first).
+func (s *Sim) Problem() Problem { return s.problem }

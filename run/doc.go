@@ -1,0 +1,16 @@
+// Package run runs a scene to the end on a chosen backend and writes the
+// standard outputs of a run into a folder:
+//
+//   - stats.csv: a row per step: step, time, bodies, contacts, iterations,
+//     residual, objective, fixed_fx, fixed_fy, fixed_fz (total contact
+//     force on fixed bodies, N), collide_s, solve_s, step_s (wall seconds);
+//   - trace.csv: for the traced bodies, a row per body and step: step,
+//     time, id, x, y, z, qw, qx, qy, qz, vx, vy, vz, wx, wy, wz (angular
+//     velocity in the world frame);
+//   - final.csv: the columns of trace.csv without step and time, for every
+//     body at the end;
+//   - summary.json: the scene, every setting, totals and wall time, and the
+//     end-of-run observables.
+//
+// The CLI is a thin user of this package.
+package run

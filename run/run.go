@@ -1,0 +1,289 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/cpuref"
+	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/gpu"
+	"github.com/gpusim/gpusim/scene"
+)
+
+// Options control a run.
+type Options struct {
+	// Backend is "auto" (Vulkan when available, else the CPU path with a
+	// notice), "cpu" or "vulkan".
+	Backend string
+	// Device picks the Vulkan device (index or name substring).
+	Device string
+	// OutDir receives the outputs; it is created if needed.
+	OutDir string
+	// Progress, if set, is called after every step.
+	Progress func(Progress)
+	// Notice, if set, receives one-line notices (such as a fallback).
+	Notice func(string)
+}
+
+// Progress describes a run in progress.
+type Progress struct {
+	Step, Steps int
+	Time        float64 // simulated time (s)
+	Contacts    int
+	Iterations  int
+	Residual    float64
+	Elapsed     time.Duration
+}
+
+// Summary is what summary.json holds.
+type Summary struct {
+	Scene       string             `json:"scene"`
+	Source      string             `json:"source"`
+	Description string             `json:"description,omitempty"`
+	Params      map[string]float64 `json:"params,omitempty"`
+	Backend     string             `json:"backend"`
+	Settings    engine.Settings    `json:"settings"`
+	Envelope    float64            `json:"envelope_m"`
+	Bodies      int                `json:"bodies"`
+	Steps       int                `json:"steps"`
+	SimTime     float64            `json:"sim_time_s"`
+	// Wall-clock figures (s).
+	WallSeconds       float64 `json:"wall_s"`
+	StepSecondsMedian float64 `json:"step_s_median"`
+	StepSecondsMean   float64 `json:"step_s_mean"`
+	CollideSecondsSum float64 `json:"collide_s_total"`
+	SolveSecondsSum   float64 `json:"solve_s_total"`
+	// Solver totals.
+	IterationsTotal int     `json:"iterations_total"`
+	IterationsMean  float64 `json:"iterations_mean"`
+	NotConverged    int     `json:"steps_not_converged"`
+	// End-of-run figures.
+	Final Final `json:"final"`
+	// Doc is the resolved scene document.
+	Doc *scene.Doc `json:"scene_doc,omitempty"`
+}
+
+// Final holds the end-of-run observables.
+type Final struct {
+	Contacts       int        `json:"contacts"`
+	Iterations     int        `json:"iterations"`
+	Residual       float64    `json:"residual"`
+	Objective      float64    `json:"objective"`
+	FixedForce     [3]float64 `json:"fixed_force_N"`
+	Weight         float64    `json:"weight_N"`
+	MaxPenetration float64    `json:"max_penetration_m"`
+	MeanHeight     float64    `json:"mean_height_m"`
+	Escaped        *int       `json:"escaped,omitempty"`
+	MaxSpeed       float64    `json:"max_speed_m_s"`
+}
+
+// NewBackend returns the backend named by kind ("auto", "cpu", "vulkan").
+// With "auto" and no usable Vulkan device it returns the CPU backend and a
+// notice saying why.
+func NewBackend(kind, device string, workers int) (b engine.Backend, notice string, err error) {
+	switch kind {
+	case "cpu":
+		return cpuref.New(workers), "", nil
+	case "vulkan", "auto":
+		vb, err := gpu.New(gpu.Options{Device: device})
+		if err == nil {
+			return vb, "", nil
+		}
+		if kind == "vulkan" || !errors.Is(err, engine.ErrUnavailable) {
+			return nil, "", err
+		}
+		return cpuref.New(workers), fmt.Sprintf("no Vulkan backend (%v); running on the CPU path", err), nil
+	}
+	return nil, "", fmt.Errorf("unknown backend %q (want auto, cpu or vulkan)", kind)
+}
+
+// Steps returns how many steps a scene runs.
+func Steps(sc *scene.Scene) int {
+	if sc.Steps > 0 {
+		return sc.Steps
+	}
+	return int(math.Round(sc.Duration / sc.Settings.Dt))
+}
+
+// Run runs the scene to its end, writing the outputs into opt.OutDir as
+// it goes. A cancelled ctx stops the run after the current step; the files
+// then hold every completed step and summary.json the run so far.
+func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
+	if opt.Backend == "" {
+		opt.Backend = "auto"
+	}
+	be, notice, err := NewBackend(opt.Backend, opt.Device, sc.Settings.Workers)
+	if err != nil {
+		return nil, err
+	}
+	defer be.Close()
+	if notice != "" && opt.Notice != nil {
+		opt.Notice(notice)
+	}
+	for _, id := range sc.Trace {
+		if id < 0 || id >= len(sc.Model.Bodies) {
+			return nil, fmt.Errorf("trace: body id %d out of range [0, %d)", id, len(sc.Model.Bodies))
+		}
+	}
+	sim, err := engine.NewSim(&sc.Model, sc.Settings, be)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", sc.Source, err)
+	}
+	w, err := newWriters(opt.OutDir, len(sc.Trace) > 0)
+	if err != nil {
+		return nil, err
+	}
+	defer w.close()
+
+	steps := Steps(sc)
+	sum := &Summary{Scene: sc.Name, Source: sc.Source, Description: sc.Description, Params: sc.Params,
+		Backend: be.Name(), Settings: sc.Settings, Bodies: len(sc.Model.Bodies), Doc: sc.Doc}
+	if cb, ok := be.(interface{ Envelope() float64 }); ok {
+		sum.Envelope = cb.Envelope()
+	}
+	var state engine.State
+	stepTimes := make([]float64, 0, steps)
+	start := time.Now()
+	var last engine.StepStats
+	var runErr error
+	for k := 0; k < steps; k++ {
+		if err := ctx.Err(); err != nil {
+			runErr = fmt.Errorf("stopped at step %d of %d: %w", k, steps, err)
+			break
+		}
+		st, err := sim.Step()
+		if err != nil {
+			runErr = err
+			break
+		}
+		last = st
+		stepTimes = append(stepTimes, st.StepSeconds)
+		sum.CollideSecondsSum += st.CollideSeconds
+		sum.SolveSecondsSum += st.SolveSeconds
+		sum.IterationsTotal += st.Solve.Iterations
+		if st.Contacts > 0 && sc.Settings.Tol > 0 && !st.Solve.Converged {
+			sum.NotConverged++
+		}
+		if err := w.stats(st, len(sc.Model.Bodies)); err != nil {
+			runErr = err
+			break
+		}
+		if len(sc.Trace) > 0 {
+			if err := be.ReadState(&state); err != nil {
+				runErr = err
+				break
+			}
+			if err := w.trace(st.Step, st.Time, sc.Trace, &state); err != nil {
+				runErr = err
+				break
+			}
+		}
+		if opt.Progress != nil {
+			opt.Progress(Progress{Step: st.Step, Steps: steps, Time: st.Time, Contacts: st.Contacts,
+				Iterations: st.Solve.Iterations, Residual: st.Solve.Residual, Elapsed: time.Since(start)})
+		}
+	}
+	sum.WallSeconds = time.Since(start).Seconds()
+	sum.Steps = sim.Steps()
+	sum.SimTime = sim.Time()
+	if n := len(stepTimes); n > 0 {
+		sum.IterationsMean = float64(sum.IterationsTotal) / float64(n)
+		total := 0.0
+		for _, s := range stepTimes {
+			total += s
+		}
+		sum.StepSecondsMean = total / float64(n)
+		slices.Sort(stepTimes)
+		sum.StepSecondsMedian = stepTimes[n/2]
+		if n%2 == 0 {
+			sum.StepSecondsMedian = (stepTimes[n/2-1] + stepTimes[n/2]) / 2
+		}
+	}
+	if err := be.ReadState(&state); err != nil {
+		return nil, errors.Join(runErr, err)
+	}
+	var con engine.Contacts
+	if err := be.ReadContacts(&con); err != nil {
+		return nil, errors.Join(runErr, err)
+	}
+	sum.Final = finalFigures(sc, &state, &con, last)
+	if err := w.final(&state); err != nil {
+		return nil, errors.Join(runErr, err)
+	}
+	if err := writeJSONAtomic(filepath.Join(opt.OutDir, "summary.json"), sum); err != nil {
+		return nil, errors.Join(runErr, err)
+	}
+	if err := w.close(); err != nil {
+		return nil, errors.Join(runErr, err)
+	}
+	return sum, runErr
+}
+
+func finalFigures(sc *scene.Scene, s *engine.State, c *engine.Contacts, last engine.StepStats) Final {
+	f := Final{Contacts: c.Len(), Iterations: last.Solve.Iterations, Residual: last.Solve.Residual,
+		Objective: last.Solve.Objective, FixedForce: last.FixedForce}
+	for _, phi := range c.Phi {
+		f.MaxPenetration = math.Max(f.MaxPenetration, -phi)
+	}
+	movable := 0
+	escaped := 0
+	g := sc.Model.Gravity.Len()
+	for i, b := range sc.Model.Bodies {
+		if b.Fixed || b.Shape.Kind == engine.Plane {
+			continue
+		}
+		movable++
+		f.Weight += b.Mass * g
+		p := mgl64.Vec3{s.Pos[3*i], s.Pos[3*i+1], s.Pos[3*i+2]}
+		f.MeanHeight += p[2]
+		f.MaxSpeed = math.Max(f.MaxSpeed, mgl64.Vec3{s.Vel[3*i], s.Vel[3*i+1], s.Vel[3*i+2]}.Len())
+		if d := sc.Domain; d != nil {
+			for k := 0; k < 3; k++ {
+				if p[k] < d.Min[k] || (k < 2 && p[k] > d.Max[k]) {
+					escaped++
+					break
+				}
+			}
+		}
+	}
+	if movable > 0 {
+		f.MeanHeight /= float64(movable)
+	}
+	if sc.Domain != nil {
+		f.Escaped = &escaped
+	}
+	return f
+}
+
+// writeJSONAtomic writes v as indented JSON to a temporary file, syncs it
+// and renames it over path, so a reader never sees a partial file.
+func writeJSONAtomic(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("run: encode %s: %w", filepath.Base(path), err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	_, werr := tmp.Write(append(data, '\n'))
+	serr := tmp.Sync()
+	cerr := tmp.Close()
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("run: write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("run: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,625 @@
+package scene
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"reflect"
+	"strings"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/engine"
+)
+
+// limits bound the work a document may ask for, so that no input exhausts
+// memory or time.
+type limits struct {
+	bodies   int // bodies in the model, all sources together
+	attempts int // max_attempts of a random generator
+}
+
+const (
+	// maxBodies caps a model at 16 777 216 bodies (about 4 GB of
+	// engine.Body values).
+	maxBodies = 1 << 24
+	// maxAttempts caps a random generator's max_attempts per body.
+	maxAttempts = 1 << 20
+	// defaultAttempts is max_attempts when a random generator omits it.
+	defaultAttempts = 1000
+	// defaultSpacingFactor times the largest half-size gives a lattice's
+	// spacing when it is omitted (2.1 × r: 0.21 m for settle's 0.1 m
+	// spheres).
+	defaultSpacingFactor = 2.1
+	// unitTol is how far from 1 the norm of a given rotation may be.
+	unitTol = 1e-6
+)
+
+func defaultLimits() limits { return limits{bodies: maxBodies, attempts: maxAttempts} }
+
+// defaultGravity is the gravity of a document that gives none (m/s²).
+var defaultGravity = Vec3{0, 0, -9.81}
+
+// Build expands the generators and containers of d into an engine.Model,
+// resolves its settings and checks everything (including
+// engine.Model.Validate and engine.Settings.Validate). Errors start with
+// source and name the field by its path. d is not modified; Scene.Doc is a
+// copy with the defaults of name, gravity, settings and run filled in.
+func (d *Doc) Build(source string) (*Scene, error) {
+	return d.build(source, defaultLimits())
+}
+
+func (d *Doc) build(source string, lim limits) (*Scene, error) {
+	s, err := d.buildScene(source, lim)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	return s, nil
+}
+
+func (d *Doc) buildScene(source string, lim limits) (*Scene, error) {
+	r := cloneDoc(d)
+	if r.Name == "" {
+		r.Name = defaultName(source)
+	}
+	if r.Gravity == nil {
+		g := defaultGravity
+		r.Gravity = &g
+	}
+	settings := engine.DefaultSettings()
+	r.Settings.apply(&settings)
+	r.Settings = settingsSpec(settings)
+	if r.Run.Duration == nil {
+		r.Run.Duration = ptr(1.0)
+	}
+	if r.Run.Trace == nil {
+		r.Run.Trace = []int{}
+	}
+
+	if len(r.Bodies) == 0 && len(r.Generators) == 0 {
+		return nil, fmt.Errorf("the scene has no bodies and no generators: add at least one of them")
+	}
+	b := &builder{lim: lim, mats: map[string]int{}}
+	if err := checkVec("gravity", *r.Gravity); err != nil {
+		return nil, err
+	}
+	b.model.Gravity = mgl64.Vec3(*r.Gravity)
+	if err := b.materials(r.Materials); err != nil {
+		return nil, err
+	}
+	for i, bs := range r.Bodies {
+		if err := b.body(index("bodies", i), bs); err != nil {
+			return nil, err
+		}
+	}
+	for i, g := range r.Generators {
+		if err := b.generator(index("generators", i), g); err != nil {
+			return nil, err
+		}
+	}
+	for i, c := range r.Containers {
+		if err := b.container(index("containers", i), c); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.model.Validate(); err != nil {
+		return nil, err
+	}
+	if err := settings.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkRun(r.Run, len(b.model.Bodies)); err != nil {
+		return nil, err
+	}
+	return &Scene{
+		Name:        r.Name,
+		Description: r.Description,
+		Source:      source,
+		Model:       b.model,
+		Settings:    settings,
+		Duration:    *r.Run.Duration,
+		Steps:       r.Run.Steps,
+		Trace:       append([]int{}, r.Run.Trace...),
+		Doc:         r,
+	}, nil
+}
+
+// defaultName is the scene name of a document without one: the built-in's
+// name or the file name without its extension.
+func defaultName(source string) string {
+	if name, ok := strings.CutPrefix(source, builtinPrefix); ok {
+		return name
+	}
+	base := filepath.Base(source)
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
+func checkRun(r RunSpec, nbodies int) error {
+	if r.Steps < 0 {
+		return errAt("run.steps", "%d must be ≥ 0", r.Steps)
+	}
+	if r.Steps == 0 {
+		if err := checkPositive("run.duration", *r.Duration); err != nil {
+			return err
+		}
+	} else if err := checkNonNegative("run.duration", *r.Duration); err != nil {
+		return err
+	}
+	seen := map[int]int{}
+	for i, id := range r.Trace {
+		p := index("run.trace", i)
+		if id < 0 || id >= nbodies {
+			return errAt(p, "body %d out of range: the scene has %d bodies (ids 0 to %d)", id, nbodies, nbodies-1)
+		}
+		if j, dup := seen[id]; dup {
+			return errAt(p, "body %d is already run.trace[%d]", id, j)
+		}
+		seen[id] = i
+	}
+	return nil
+}
+
+// apply overrides the fields of e that s gives.
+func (s SettingsSpec) apply(e *engine.Settings) {
+	set(&e.Dt, s.Dt)
+	set(&e.Solver, s.Solver)
+	set(&e.Tol, s.Tol)
+	set(&e.MaxIter, s.MaxIter)
+	set(&e.Gd, s.Gd)
+	set(&e.WarmStart, s.WarmStart)
+	set(&e.Envelope, s.Envelope)
+	set(&e.BinSize, s.BinSize)
+	set(&e.MaxRecoverySpeed, s.MaxRecoverySpeed)
+	set(&e.Workers, s.Workers)
+}
+
+// settingsSpec gives every field of e.
+func settingsSpec(e engine.Settings) SettingsSpec {
+	return SettingsSpec{
+		Dt: ptr(e.Dt), Solver: ptr(e.Solver), Tol: ptr(e.Tol), MaxIter: ptr(e.MaxIter), Gd: ptr(e.Gd),
+		WarmStart: ptr(e.WarmStart), Envelope: ptr(e.Envelope), BinSize: ptr(e.BinSize),
+		MaxRecoverySpeed: ptr(e.MaxRecoverySpeed), Workers: ptr(e.Workers),
+	}
+}
+
+func set[T any](dst *T, src *T) {
+	if src != nil {
+		*dst = *src
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// cloneDoc deep-copies a document.
+func cloneDoc(d *Doc) *Doc {
+	c := cloneValue(reflect.ValueOf(d).Elem()).Interface().(Doc)
+	return &c
+}
+
+func cloneValue(v reflect.Value) reflect.Value {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return reflect.Zero(v.Type())
+		}
+		p := reflect.New(v.Type().Elem())
+		p.Elem().Set(cloneValue(v.Elem()))
+		return p
+	case reflect.Slice:
+		if v.IsNil() {
+			return reflect.Zero(v.Type())
+		}
+		s := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		for i := range v.Len() {
+			s.Index(i).Set(cloneValue(v.Index(i)))
+		}
+		return s
+	case reflect.Struct, reflect.Array:
+		c := reflect.New(v.Type()).Elem()
+		if v.Kind() == reflect.Array {
+			for i := range v.Len() {
+				c.Index(i).Set(cloneValue(v.Index(i)))
+			}
+		} else {
+			for i := range v.NumField() {
+				c.Field(i).Set(cloneValue(v.Field(i)))
+			}
+		}
+		return c
+	}
+	return v
+}
+
+// builder accumulates the model.
+type builder struct {
+	lim   limits
+	model engine.Model
+	mats  map[string]int
+	names []string
+}
+
+func checkPositive(path string, v float64) error {
+	if !(v > 0) || math.IsInf(v, 0) {
+		return errAt(path, "%v must be positive and finite", v)
+	}
+	return nil
+}
+
+func checkNonNegative(path string, v float64) error {
+	if !(v >= 0) || math.IsInf(v, 0) {
+		return errAt(path, "%v must be ≥ 0 and finite", v)
+	}
+	return nil
+}
+
+func checkVec(path string, v Vec3) error {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return errAt(path, "%v is not finite", v)
+		}
+	}
+	return nil
+}
+
+// vec returns *v (zero if nil), checked finite.
+func vec(path string, v *Vec3) (mgl64.Vec3, error) {
+	if v == nil {
+		return mgl64.Vec3{}, nil
+	}
+	return mgl64.Vec3(*v), checkVec(path, *v)
+}
+
+func (b *builder) materials(ms []MaterialSpec) error {
+	if len(ms) == 0 {
+		return errAt("materials", "missing: at least one material is required")
+	}
+	for i, m := range ms {
+		p := index("materials", i)
+		if m.Name == "" {
+			return errAt(join(p, "name"), "missing")
+		}
+		if j, dup := b.mats[m.Name]; dup {
+			return errAt(join(p, "name"), "%q is already the name of materials[%d]", m.Name, j)
+		}
+		if m.Friction == nil {
+			return errAt(join(p, "friction"), "missing (the Coulomb coefficient μ ≥ 0)")
+		}
+		if err := checkNonNegative(join(p, "friction"), *m.Friction); err != nil {
+			return err
+		}
+		if err := checkNonNegative(join(p, "cohesion"), m.Cohesion); err != nil {
+			return err
+		}
+		b.mats[m.Name] = i
+		b.names = append(b.names, m.Name)
+		b.model.Materials = append(b.model.Materials, engine.Material{Name: m.Name, Friction: *m.Friction, Cohesion: m.Cohesion})
+	}
+	return nil
+}
+
+// material looks a material up by name; "" is the first one.
+func (b *builder) material(path, name string) (int, error) {
+	if name == "" {
+		return 0, nil
+	}
+	i, ok := b.mats[name]
+	if !ok {
+		return 0, errAt(path, "unknown material %q (materials: %s)", name, strings.Join(b.names, ", "))
+	}
+	return i, nil
+}
+
+// room checks that n more bodies fit in the body limit.
+func (b *builder) room(path string, n int) error {
+	if n > b.lim.bodies-len(b.model.Bodies) {
+		return errAt(path, "too many bodies: a scene may hold at most %d", b.lim.bodies)
+	}
+	return nil
+}
+
+// rotation checks a [w, x, y, z] quaternion and normalises it.
+func rotation(path string, q *Quat) (mgl64.Quat, error) {
+	if q == nil {
+		return mgl64.QuatIdent(), nil
+	}
+	r := mgl64.Quat{W: q[0], V: mgl64.Vec3{q[1], q[2], q[3]}}
+	n := r.Len()
+	if !(math.Abs(n-1) <= unitTol) {
+		return mgl64.Quat{}, errAt(path, "%v is not a unit quaternion [w, x, y, z] (norm %v; must be within %g of 1)", *q, n, unitTol)
+	}
+	return scaleQuat(r, 1/n), nil
+}
+
+// sizesOf lists a shape's size fields with their paths, in the order they
+// are drawn: radius, or the three semi-axes, or the three half-extents.
+func sizesOf(path string, s ShapeSpec) (sizes []Size, paths []string) {
+	add := func(name string, a *[3]Size) {
+		for i := range a {
+			sizes = append(sizes, a[i])
+			paths = append(paths, index(join(path, name), i))
+		}
+	}
+	if s.Radius != nil {
+		sizes, paths = append(sizes, *s.Radius), append(paths, join(path, "radius"))
+	}
+	if s.SemiAxes != nil {
+		add("semi_axes", s.SemiAxes)
+	}
+	if s.HalfExtents != nil {
+		add("half_extents", s.HalfExtents)
+	}
+	return sizes, paths
+}
+
+// checkShape checks a shape's type and size fields. Distributions are
+// allowed in generators only.
+func checkShape(path string, s ShapeSpec, inGenerator bool) (engine.ShapeKind, error) {
+	if s.Type == "" {
+		if s.Radius == nil && s.SemiAxes == nil && s.HalfExtents == nil {
+			return 0, errAt(path, "missing")
+		}
+		return 0, errAt(join(path, "type"), "missing (want sphere, ellipsoid, box or plane)")
+	}
+	kind, err := engine.ParseShapeKind(s.Type)
+	if err != nil {
+		return 0, errAt(join(path, "type"), "%v", err)
+	}
+	want := map[engine.ShapeKind]string{engine.Sphere: "radius", engine.Ellipsoid: "semi_axes", engine.Box: "half_extents"}[kind]
+	for _, f := range []struct {
+		name  string
+		given bool
+	}{{"radius", s.Radius != nil}, {"semi_axes", s.SemiAxes != nil}, {"half_extents", s.HalfExtents != nil}} {
+		if f.given && f.name != want {
+			return 0, errAt(join(path, f.name), "does not apply to a %s", kind)
+		}
+		if !f.given && f.name == want {
+			return 0, errAt(join(path, f.name), "missing (a %s needs it)", kind)
+		}
+	}
+	if kind == engine.Plane && inGenerator {
+		return 0, errAt(join(path, "type"), "a generator cannot make planes (use a plane container)")
+	}
+	sizes, paths := sizesOf(path, s)
+	for i, sz := range sizes {
+		if err := checkSize(paths[i], sz, inGenerator); err != nil {
+			return 0, err
+		}
+	}
+	return kind, nil
+}
+
+func checkSize(path string, s Size, inGenerator bool) error {
+	switch s.Dist {
+	case "":
+		return checkPositive(path, s.Value)
+	case "uniform", "normal":
+		if !inGenerator {
+			return errAt(path, "a %s distribution is only allowed in generators", s.Dist)
+		}
+	default:
+		return errAt(join(path, "dist"), "unknown distribution %q (want uniform or normal)", s.Dist)
+	}
+	if err := checkPositive(join(path, "min"), s.Min); err != nil {
+		return err
+	}
+	if err := checkPositive(join(path, "max"), s.Max); err != nil {
+		return err
+	}
+	if s.Max < s.Min {
+		return errAt(join(path, "max"), "%v is less than min %v", s.Max, s.Min)
+	}
+	if s.Dist == "normal" {
+		if err := checkVec(join(path, "mean"), Vec3{s.Mean}); err != nil {
+			return err
+		}
+		if err := checkNonNegative(join(path, "std"), s.Std); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// makeShape builds a shape of a checked kind from its drawn sizes.
+func makeShape(kind engine.ShapeKind, v []float64) engine.Shape {
+	switch kind {
+	case engine.Sphere:
+		return engine.SphereShape(v[0])
+	case engine.Ellipsoid:
+		return engine.EllipsoidShape(v[0], v[1], v[2])
+	case engine.Box:
+		return engine.BoxShape(v[0], v[1], v[2])
+	}
+	return engine.PlaneShape()
+}
+
+// setMass sets the body's mass from mass or density; it is an error to
+// give both.
+func setMass(path string, body *engine.Body, mass, density *float64) error {
+	switch {
+	case mass != nil && density != nil:
+		return errAt(path, "give mass or density, not both")
+	case mass != nil:
+		if err := checkPositive(join(path, "mass"), *mass); err != nil {
+			return err
+		}
+		body.SetMass(*mass)
+	case density != nil:
+		if err := checkPositive(join(path, "density"), *density); err != nil {
+			return err
+		}
+		body.SetDensity(*density)
+		if !(body.Mass > 0) || math.IsInf(body.Mass, 0) {
+			return errAt(join(path, "density"), "%v gives the mass %v for this shape, not positive and finite", *density, body.Mass)
+		}
+	}
+	return nil
+}
+
+func (b *builder) body(p string, s BodySpec) error {
+	if err := b.room(p, 1); err != nil {
+		return err
+	}
+	kind, err := checkShape(join(p, "shape"), s.Shape, false)
+	if err != nil {
+		return err
+	}
+	sizes, _ := sizesOf("", s.Shape)
+	v := make([]float64, len(sizes))
+	for i, sz := range sizes {
+		v[i] = sz.Value
+	}
+	body := engine.Body{Shape: makeShape(kind, v), Fixed: s.Fixed}
+	if kind == engine.Plane {
+		if !s.Fixed {
+			return errAt(join(p, "fixed"), "a plane must be fixed (\"fixed\": true)")
+		}
+		if s.Mass != nil || s.Density != nil || s.Inertia != nil {
+			return errAt(p, "a plane has no mass, density or inertia")
+		}
+	}
+	for _, f := range []struct {
+		name string
+		src  *Vec3
+		dst  *mgl64.Vec3
+	}{{"pos", s.Pos, &body.Pos}, {"vel", s.Vel, &body.Vel}, {"omega", s.Omega, &body.Omega}, {"force", s.Force, &body.Force}, {"torque", s.Torque, &body.Torque}} {
+		if *f.dst, err = vec(join(p, f.name), f.src); err != nil {
+			return err
+		}
+	}
+	if body.Rot, err = rotation(join(p, "rot"), s.Rot); err != nil {
+		return err
+	}
+	if !s.Fixed && s.Mass == nil && s.Density == nil {
+		return errAt(p, "missing mass or density (a movable body needs one)")
+	}
+	if err := setMass(p, &body, s.Mass, s.Density); err != nil {
+		return err
+	}
+	if s.Inertia != nil {
+		for i, j := range s.Inertia {
+			if err := checkPositive(index(join(p, "inertia"), i), j); err != nil {
+				return err
+			}
+		}
+		body.Inertia = mgl64.Vec3(*s.Inertia)
+	}
+	if body.Material, err = b.material(join(p, "material"), s.Material); err != nil {
+		return err
+	}
+	b.model.Bodies = append(b.model.Bodies, body)
+	return nil
+}
+
+func (b *builder) container(p string, c ContainerSpec) error {
+	mat, err := b.material(join(p, "material"), c.Material)
+	if err != nil {
+		return err
+	}
+	fixed := func(shape engine.Shape, pos mgl64.Vec3, rot mgl64.Quat) engine.Body {
+		return engine.Body{Shape: shape, Pos: pos, Rot: rot, Fixed: true, Material: mat}
+	}
+	switch c.Type {
+	case "box":
+		if c.Point != nil || c.Normal != nil {
+			return errAt(p, "point and normal apply to plane containers only")
+		}
+		if c.InnerMin == nil {
+			return errAt(join(p, "inner_min"), "missing")
+		}
+		if c.InnerMax == nil {
+			return errAt(join(p, "inner_max"), "missing")
+		}
+		lo, err := vec(join(p, "inner_min"), c.InnerMin)
+		if err != nil {
+			return err
+		}
+		hi, err := vec(join(p, "inner_max"), c.InnerMax)
+		if err != nil {
+			return err
+		}
+		for i := range 3 {
+			if !(hi[i] > lo[i]) {
+				return errAt(join(p, "inner_max"), "%v must exceed inner_min %v in every coordinate", hi, lo)
+			}
+		}
+		if err := checkPositive(join(p, "thickness"), c.Thickness); err != nil {
+			return err
+		}
+		walls := boxWalls(lo, hi, c.Thickness, c.Lid)
+		if err := b.room(p, len(walls)); err != nil {
+			return err
+		}
+		for _, w := range walls {
+			if err := w.shape.Validate(); err != nil {
+				return errAt(p, "wall %v: %v", w.pos, err)
+			}
+			b.model.Bodies = append(b.model.Bodies, fixed(w.shape, w.pos, mgl64.QuatIdent()))
+		}
+	case "plane":
+		if c.InnerMin != nil || c.InnerMax != nil || c.Thickness != 0 || c.Lid {
+			return errAt(p, "inner_min, inner_max, thickness and lid apply to box containers only")
+		}
+		point, err := vec(join(p, "point"), c.Point)
+		if err != nil {
+			return err
+		}
+		n := mgl64.Vec3{0, 0, 1}
+		if c.Normal != nil {
+			if n, err = vec(join(p, "normal"), c.Normal); err != nil {
+				return err
+			}
+		}
+		l := n.Len()
+		if !(l > 0) || math.IsInf(l, 0) {
+			return errAt(join(p, "normal"), "%v has no direction", n)
+		}
+		if err := b.room(p, 1); err != nil {
+			return err
+		}
+		b.model.Bodies = append(b.model.Bodies, fixed(engine.PlaneShape(), point, rotationTo(n.Mul(1/l))))
+	case "":
+		return errAt(join(p, "type"), "missing (want box or plane)")
+	default:
+		return errAt(join(p, "type"), "unknown container %q (want box or plane)", c.Type)
+	}
+	return nil
+}
+
+type wall struct {
+	pos   mgl64.Vec3
+	shape engine.Shape
+}
+
+// boxWalls lays out an open box of inner size [lo, hi] and wall thickness
+// t: a floor under the inner box and the x-walls' footprint, two x-walls
+// spanning the outer y width, two y-walls spanning the inner x width, all
+// walls spanning z from lo.z to hi.z, and a lid like the floor on top if
+// asked. For lo = (−2, −2, 0), hi = (2, 2, 4), t = 0.2 these are exactly
+// the boxes of bench/settle.md.
+func boxWalls(lo, hi mgl64.Vec3, t float64, lid bool) []wall {
+	c := lo.Add(hi).Mul(0.5) // inner centre
+	h := hi.Sub(lo).Mul(0.5) // inner half-size
+	slab := engine.BoxShape(h[0]+t, h[1]+t, t/2)
+	ws := []wall{
+		{mgl64.Vec3{c[0], c[1], lo[2] - t/2}, slab},
+		{mgl64.Vec3{lo[0] - t/2, c[1], c[2]}, engine.BoxShape(t/2, h[1]+t, h[2])},
+		{mgl64.Vec3{hi[0] + t/2, c[1], c[2]}, engine.BoxShape(t/2, h[1]+t, h[2])},
+		{mgl64.Vec3{c[0], lo[1] - t/2, c[2]}, engine.BoxShape(h[0], t/2, h[2])},
+		{mgl64.Vec3{c[0], hi[1] + t/2, c[2]}, engine.BoxShape(h[0], t/2, h[2])},
+	}
+	if lid {
+		ws = append(ws, wall{mgl64.Vec3{c[0], c[1], hi[2] + t/2}, slab})
+	}
+	return ws
+}
+
+// rotationTo returns the shortest rotation taking +z to the unit vector n:
+// the normalised (1 + n_z, ẑ × n) = (1 + n_z, −n_y, n_x, 0); a half turn
+// about x when n = −z. It is exactly the identity for n = +z.
+func rotationTo(n mgl64.Vec3) mgl64.Quat {
+	q := mgl64.Quat{W: 1 + n[2], V: mgl64.Vec3{-n[1], n[0], 0}}
+	l := q.Len()
+	if l == 0 {
+		return mgl64.Quat{W: 0, V: mgl64.Vec3{1, 0, 0}}
+	}
+	return scaleQuat(q, 1/l)
+}

@@ -1,0 +1,234 @@
+// Package scene builds simulations from scene documents: a model (bodies,
+// materials, gravity), solver settings, how long to run and which bodies to
+// trace.
+//
+// A scene is either built in (see Builtins: fill, pressure, rolling-ball,
+// settle, each a Go function of a few parameters) or a JSON file. Load takes
+// either; overrides ("--set key=value") apply to both. For a built-in a key
+// that names one of its parameters sets the parameter (n, mu, slab_mass,
+// v0); any other key is a dotted path into the document:
+//
+//	settings.dt=0.005          run.duration=1          settings.solver=apgd-ar
+//	materials.0.friction=0.3   gravity=[0,0,-1.62]     generators.0.count=500
+//	bodies.0.vel=[1,0,0]       run.trace=[0,1,2]
+//
+// The value is read as JSON (number, boolean, array, object, "string") and,
+// if it is not JSON, as a plain string. A key must name a field of the
+// format below (given in the document or not) or an existing array element;
+// an object that is not given is created, an array is not (set it whole).
+// Parameters are applied first, then paths in order. Path overrides of a
+// built-in apply to its document after the parameters have shaped it: the
+// pressure slab's height follows n, but not generators.0.spacing.
+//
+// Errors name the source (the file path or builtin:NAME), the field as a
+// path (bodies[3].shape.radius) and the problem; JSON syntax errors give
+// source:line:column. No input makes the package panic.
+//
+// # Units and frames
+//
+// SI units throughout: m, kg, s, N, rad/s. The world's z axis is up for the
+// built-in scenes (gravity (0, 0, −9.81)), but nothing in the package
+// depends on it.
+//
+// # Document format
+//
+// A scene file is one JSON object. Unknown fields are errors. Fields marked
+// optional take the default given.
+//
+//	{
+//	  "name": "settle",            optional; default: the file name without extension
+//	  "description": "…",          optional
+//	  "gravity": [0, 0, -9.81],    optional (m/s²); default [0, 0, -9.81]
+//	  "materials": [...],          required, at least one
+//	  "settings": {...},           optional
+//	  "run": {...},                optional
+//	  "bodies": [...],             bodies, generators: at least one of the two
+//	  "generators": [...],
+//	  "containers": [...]          optional
+//	}
+//
+// Body ids (used by run.trace and in every output) number the bodies of the
+// model from 0 in this order: the "bodies" in order, then each generator's
+// bodies in order (a lattice fills i fastest, then j, then k), then each
+// container's bodies (a box container: floor, wall at −x, +x, −y, +y, then
+// the lid if any).
+//
+// # materials
+//
+//	{"name": "default", "friction": 0.25, "cohesion": 0}
+//
+// name (required, unique) is what bodies, generators and containers refer
+// to; an entity that names no material gets the first one. friction
+// (required) is the Coulomb coefficient μ ≥ 0; cohesion (optional, default
+// 0) is the largest pulling normal force a contact carries, in N, ≥ 0. A
+// contact between two materials takes the smaller friction and the smaller
+// cohesion of the two (engine.CombineMaterials).
+//
+// # settings
+//
+// Every field is optional and overrides engine.DefaultSettings (see
+// engine.Settings):
+//
+//	dt                 time step h (s), > 0; default 0.01
+//	solver             "apgd" or "apgd-ar" (engine.Solvers); default "apgd"
+//	tol                residual tolerance τ ≥ 0 (0: always max_iter); default 1e-6
+//	max_iter           iterations per step, ≥ 1; default 500
+//	gd                 g_d of the residual, > 0; default 1e-6
+//	warm_start         start from the previous step's impulses; default false
+//	envelope           collision envelope δ (m), 0 = automatic; default 0
+//	bin_size           broadphase bin edge (m), 0 = automatic; default 0
+//	max_recovery_speed cap on the penetration recovery speed (m/s), 0 = none
+//	workers            goroutines of the CPU path, 0 = GOMAXPROCS
+//
+// # run
+//
+//	{"duration": 2, "steps": 0, "trace": [0]}
+//
+// duration (s, optional, default 1) is the simulated time; steps (optional,
+// default 0), if > 0, is the number of steps and wins over duration. trace
+// (optional, default none) lists body ids to record each step; each must
+// exist and appear once.
+//
+// # bodies
+//
+//	{"shape": {"type": "sphere", "radius": 1}, "pos": [0, 0, 1], "rot": [1, 0, 0, 0],
+//	 "vel": [2, 0, 0], "omega": [0, 0, 0], "mass": 1, "fixed": false,
+//	 "material": "default", "force": [0, 0, 0], "torque": [0, 0, 0]}
+//
+//	shape     required, see shapes
+//	pos       centre of mass in the world frame (m); default [0, 0, 0]
+//	rot       orientation, a unit quaternion [w, x, y, z] taking the body
+//	          frame to the world frame; default [1, 0, 0, 0]; a norm within
+//	          1e-6 of 1 is normalised, anything else is an error
+//	vel       linear velocity (m/s, world frame); default zero
+//	omega     angular velocity (rad/s, body frame); default zero
+//	mass      kg, > 0 } a movable body needs exactly one of the two; a fixed
+//	density   kg/m³   } body needs neither (and may not have both)
+//	inertia   [Ixx, Iyy, Izz] principal moments (kg·m², > 0), optional:
+//	          replaces the inertia computed from the shape and mass
+//	fixed     true: the body never moves; default false
+//	material  a material name; default the first material
+//	force     constant external force at the centre of mass (N, world frame)
+//	torque    constant external torque (N·m, world frame)
+//
+// A plane body (shape type "plane") must be fixed and has no mass, density
+// or inertia; it is the half-space below its body-frame xy plane, its
+// outward normal the body +z axis (turned by rot), through pos.
+//
+// # shapes
+//
+//	{"type": "sphere", "radius": r}
+//	{"type": "ellipsoid", "semi_axes": [a, b, c]}      along the body axes
+//	{"type": "box", "half_extents": [hx, hy, hz]}      along the body axes
+//	{"type": "plane"}                                  bodies only, fixed
+//
+// Sizes are in m, > 0 and finite. In a generator each size may instead be
+// a distribution, drawn per body:
+//
+//	{"dist": "uniform", "min": 0.05, "max": 0.1}
+//	{"dist": "normal", "mean": 0.08, "std": 0.01, "min": 0.05, "max": 0.1}
+//
+// The normal distribution is truncated to [min, max] by drawing again (at
+// most 1000 times per size, then an error); min > 0 and max ≥ min are
+// required for both.
+//
+// # generators
+//
+// A generator makes count (≥ 1) bodies of one shape and material, with no
+// velocity. Common fields:
+//
+//	type                "lattice" or "random", required
+//	count               number of bodies, required, ≥ 1
+//	shape               required; sizes may be distributions; no planes
+//	mass, density       exactly one, per body (density makes mass follow size)
+//	material            default the first material
+//	random_orientation  uniformly random orientation per body (ignored for
+//	                    spheres); default false
+//	seed                seed of the generator's SplitMix64 stream: an
+//	                    integer or a string such as "0x5EED5EED"; default 0
+//
+// All the generator's random numbers come, in a fixed order, from its own
+// SplitMix64 stream (bench/settle.md), so a document always builds the same
+// bodies. lattice: per body the jitter of x, y, z, then the distributed
+// sizes (radius, or semi_axes / half_extents in order), then the
+// orientation (three draws). random: per body the sizes, the orientation,
+// then x, y, z of each placement attempt.
+//
+// Lattice fields (exactly the rule of bench/settle.md):
+//
+//	spacing      lattice spacing (m); default 2.1 × the largest half-size
+//	             (the bounding radius with random_orientation); an error if
+//	             less than twice that
+//	max_per_row  cap on the bodies per row nx (0: none); default 0
+//	origin       centre of the bottom layer (m); default [0, 0, 0]
+//	jitter       amplitude of the uniform jitter per coordinate (m); default 0
+//
+// nx is the smallest integer with nx³ ≥ count, capped at max_per_row. Body n
+// is in column i = n mod nx, row j = (n div nx) mod nx, layer
+// k = n div nx², at x = origin.x + (i − (nx−1)/2)·spacing + (2u − 1)·jitter,
+// y likewise with j, z = origin.z + k·spacing + (2u − 1)·jitter, with a new
+// u per coordinate. Layers stack up until count bodies are placed.
+//
+// Random fields:
+//
+//	region        {"min": [x, y, z], "max": [x, y, z]} (m), required
+//	max_attempts  placement attempts per body, 1 to 1048576; default 1000
+//
+// Each body is placed uniformly at random with its bounding sphere inside
+// region, retried until its bounding sphere overlaps none of the bodies
+// placed before it (from "bodies", earlier generators and this one;
+// planes excepted). A body that finds no place in max_attempts is an error
+// saying how many were placed.
+//
+// # containers
+//
+// Fixed walls, added after all other bodies.
+//
+//	{"type": "box", "inner_min": [-2, -2, 0], "inner_max": [2, 2, 4],
+//	 "thickness": 0.2, "lid": false, "material": "default"}
+//
+// An open box of fixed box bodies around the inner space [inner_min,
+// inner_max] (both required, max > min) with walls thickness thick (m,
+// required): the floor under the inner space and the x-walls' footprint,
+// walls at −x and +x spanning the outer y width, walls at −y and +y spanning
+// the inner x width, all walls from inner_min.z to inner_max.z, and a lid
+// like the floor on top if lid is true. For the example above the floor has
+// centre (0, 0, −0.1) and half-extents (2.2, 2.2, 0.1), the x-walls centres
+// (±2.1, 0, 2) and half-extents (0.1, 2.2, 2), the y-walls centres
+// (0, ±2.1, 2) and half-extents (2, 0.1, 2): the box of bench/settle.md.
+//
+//	{"type": "plane", "point": [0, 0, 0], "normal": [0, 0, 1], "material": "default"}
+//
+// A fixed plane body through point (default the origin) whose outward
+// normal is normal (default [0, 0, 1], normalised, not zero): its rotation
+// is the shortest one taking +z to normal.
+//
+// # Limits
+//
+// A scene holds at most 16 777 216 bodies.
+//
+// # Built-in scenes
+//
+// rolling-ball (APGD paper §2.3, anti-relaxation paper §3.1): body 0 is a
+// sphere, r = 1 m, 1 kg, at (0, 0, 1) with velocity (v0, 0, 0) on a plane
+// container z = 0 (body 1); μ = mu on both materials; dt 0.0025 s, 0.8 s,
+// solver apgd-ar, tol 1e-10, max_iter 1000; traces body 0.
+//
+// fill (anti-relaxation paper §3.2): n spheres, r = 1 m, 1 kg, μ = mu, from
+// a lattice (spacing 2.1 m, 9 per row, origin (0, 0, 1.1), jitter 0.05 m,
+// seed 1) into a box container [−10, 10]² × [0, 30], walls 1 m; dt 0.01 s,
+// 5 s, apgd, tol 1e-6, max_iter 500.
+//
+// pressure (APGD paper §4.1.1): body 0 is the slab, a box with half-extents
+// (1.49, 1.49, 0.1) and mass slab_mass, its underside 0.05 m above the top
+// lattice layer's sphere tops; then n spheres, r = 0.15 m, 1 kg (lattice
+// spacing 0.32 m, 9 per row, origin (0, 0, 0.16), jitter 0.01 m, seed 2);
+// then a box container [−1.5, 1.5]² × [0, 20], walls 0.2 m; μ = mu
+// everywhere; dt 0.01 s, 4 s, apgd, tol 1e-6, max_iter 500; traces the
+// slab.
+//
+// settle (bench/settle.md): n spheres, r = 0.1 m, 1 kg, μ = 0.25, lattice
+// spacing 0.21 m, 19 per row, origin (0, 0, 0.11), jitter 0.005 m, seed
+// 0x5EED5EED, into the 4 m box of the example above; dt 0.01 s, 2 s, apgd,
+// tol 0, max_iter 100; spheres are bodies 0 to n−1.
+package scene

@@ -1,0 +1,284 @@
+package scene
+
+import (
+	"math"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/engine"
+)
+
+// generator appends the bodies of one generator. Every random number comes
+// from one SplitMix64 stream seeded with g.Seed, drawn body by body:
+//
+//   - lattice: the jitter of x, y and z, then the distributed sizes (in the
+//     order radius, semi_axes[0..2], half_extents[0..2]), then the
+//     orientation if random_orientation (three draws);
+//   - random: the distributed sizes, the orientation, then x, y, z of each
+//     placement attempt.
+func (b *builder) generator(p string, g GeneratorSpec) error {
+	shapePath := join(p, "shape")
+	kind, err := checkShape(shapePath, g.Shape, true)
+	if err != nil {
+		return err
+	}
+	if g.Count < 1 {
+		return errAt(join(p, "count"), "%d must be ≥ 1", g.Count)
+	}
+	if err := b.room(join(p, "count"), g.Count); err != nil {
+		return err
+	}
+	if g.Mass == nil && g.Density == nil {
+		return errAt(p, "missing mass or density (of each body)")
+	}
+	mat, err := b.material(join(p, "material"), g.Material)
+	if err != nil {
+		return err
+	}
+	sizes, paths := sizesOf(shapePath, g.Shape)
+	upper := make([]float64, len(sizes))
+	for i, s := range sizes {
+		upper[i] = s.upper()
+	}
+	// The largest body the generator can make.
+	largest := makeShape(kind, upper)
+	if err := setMass(p, &engine.Body{Shape: largest}, g.Mass, g.Density); err != nil {
+		return err
+	}
+	rotate := g.RandomOrientation && kind != engine.Sphere
+	rng := &SplitMix64{State: uint64(g.Seed)}
+	draw := func() (engine.Body, error) {
+		v := make([]float64, len(sizes))
+		for i, s := range sizes {
+			var ok bool
+			if v[i], ok = s.sample(rng); !ok {
+				return engine.Body{}, errAt(paths[i], "the normal distribution (mean %v, std %v) gave no value in [%v, %v] in %d draws",
+					s.Mean, s.Std, s.Min, s.Max, normalTries)
+			}
+		}
+		body := engine.Body{Shape: makeShape(kind, v), Rot: mgl64.QuatIdent(), Material: mat}
+		if rotate {
+			body.Rot = randomRotation(rng)
+		}
+		return body, setMass(p, &body, g.Mass, g.Density)
+	}
+
+	switch g.Type {
+	case "lattice":
+		if g.Region != nil {
+			return errAt(join(p, "region"), "applies to random generators only")
+		}
+		if g.MaxAttempts != 0 {
+			return errAt(join(p, "max_attempts"), "applies to random generators only")
+		}
+		// Half-size of the largest body along the lattice axes.
+		half := largest.BoundingRadius()
+		if !rotate {
+			half = math.Max(largest.Size[0], math.Max(largest.Size[1], largest.Size[2]))
+		}
+		return b.lattice(p, g, half, rng, draw)
+	case "random":
+		for _, f := range []struct {
+			name  string
+			given bool
+		}{{"spacing", g.Spacing != nil}, {"max_per_row", g.MaxPerRow != 0}, {"origin", g.Origin != nil}, {"jitter", g.Jitter != 0}} {
+			if f.given {
+				return errAt(join(p, f.name), "applies to lattice generators only")
+			}
+		}
+		return b.random(p, g, largest.BoundingRadius(), rng, draw)
+	case "":
+		return errAt(join(p, "type"), "missing (want lattice or random)")
+	}
+	return errAt(join(p, "type"), "unknown generator %q (want lattice or random)", g.Type)
+}
+
+// latticeRow is the number of bodies per lattice row: the smallest nx with
+// nx³ ≥ count, capped at maxPerRow when that is positive.
+func latticeRow(count, maxPerRow int) int {
+	nx := 1
+	for nx*nx*nx < count {
+		nx++
+	}
+	if maxPerRow > 0 && nx > maxPerRow {
+		nx = maxPerRow
+	}
+	return nx
+}
+
+// lattice places count bodies on the cubic lattice of bench/settle.md:
+// body n sits at column i = n mod nx, row j = (n div nx) mod nx, layer
+// k = n div nx², at
+//
+//	x = origin.x + (i − (nx−1)/2)·spacing + (2u₁ − 1)·jitter
+//	y = origin.y + (j − (nx−1)/2)·spacing + (2u₂ − 1)·jitter
+//	z = origin.z + k·spacing + (2u₃ − 1)·jitter
+//
+// with u₁, u₂, u₃ the body's next three draws.
+func (b *builder) lattice(p string, g GeneratorSpec, half float64, rng *SplitMix64, draw func() (engine.Body, error)) error {
+	spacing := defaultSpacingFactor * half
+	if g.Spacing != nil {
+		spacing = *g.Spacing
+		if err := checkPositive(join(p, "spacing"), spacing); err != nil {
+			return err
+		}
+		if spacing < 2*half {
+			return errAt(join(p, "spacing"), "%v is less than %v, twice the largest half-size of the bodies: neighbours would overlap", spacing, 2*half)
+		}
+	}
+	if g.MaxPerRow < 0 {
+		return errAt(join(p, "max_per_row"), "%d must be ≥ 0 (0: no limit)", g.MaxPerRow)
+	}
+	if err := checkNonNegative(join(p, "jitter"), g.Jitter); err != nil {
+		return err
+	}
+	origin, err := vec(join(p, "origin"), g.Origin)
+	if err != nil {
+		return err
+	}
+	nx := latticeRow(g.Count, g.MaxPerRow)
+	mid := float64(nx-1) / 2
+	for n := range g.Count {
+		i, j, k := n%nx, (n/nx)%nx, n/(nx*nx)
+		pos := mgl64.Vec3{
+			origin[0] + (float64(i)-mid)*spacing,
+			origin[1] + (float64(j)-mid)*spacing,
+			origin[2] + float64(k)*spacing,
+		}
+		for c := range 3 {
+			pos[c] += (2*rng.Float64() - 1) * g.Jitter
+		}
+		body, err := draw()
+		if err != nil {
+			return err
+		}
+		body.Pos = pos
+		b.model.Bodies = append(b.model.Bodies, body)
+	}
+	return nil
+}
+
+// random places count bodies at uniform random positions such that each
+// body's bounding sphere lies inside the region and overlaps the bounding
+// sphere of no body placed before it (from "bodies", earlier generators or
+// this one). Overlap is checked on a grid of bins of edge ≥ 2·rmax, rmax
+// the largest bounding radius the generator can make; earlier bodies larger
+// than that are checked one by one.
+func (b *builder) random(p string, g GeneratorSpec, rmax float64, rng *SplitMix64, draw func() (engine.Body, error)) error {
+	if g.Region == nil {
+		return errAt(join(p, "region"), "missing")
+	}
+	rp := join(p, "region")
+	if err := checkVec(join(rp, "min"), g.Region.Min); err != nil {
+		return err
+	}
+	if err := checkVec(join(rp, "max"), g.Region.Max); err != nil {
+		return err
+	}
+	lo, hi := mgl64.Vec3(g.Region.Min), mgl64.Vec3(g.Region.Max)
+	extent := 0.0
+	for c := range 3 {
+		if math.IsInf(hi[c]-lo[c], 0) {
+			return errAt(rp, "%v to %v is too large", lo, hi)
+		}
+		if !(hi[c]-lo[c] >= 2*rmax) {
+			return errAt(rp, "%v to %v is too small: bodies of bounding radius %v need %v in every direction",
+				lo, hi, rmax, 2*rmax)
+		}
+		extent = math.Max(extent, hi[c]-lo[c])
+	}
+	attempts := g.MaxAttempts
+	if attempts == 0 {
+		attempts = defaultAttempts
+	}
+	if attempts < 1 || attempts > b.lim.attempts {
+		return errAt(join(p, "max_attempts"), "%d must be in [1, %d]", attempts, b.lim.attempts)
+	}
+
+	// At most 2²⁰ bins per axis keep bin indices small for any region.
+	cell := math.Max(2*rmax, extent/(1<<20))
+	type placed struct {
+		pos mgl64.Vec3
+		r   float64
+	}
+	var large []placed
+	bins := map[[3]int64][]placed{}
+	binOf := func(x mgl64.Vec3) [3]int64 {
+		var k [3]int64
+		for c := range 3 {
+			k[c] = int64(math.Floor((x[c] - lo[c]) / cell))
+		}
+		return k
+	}
+	insert := func(q placed) {
+		if q.r > rmax {
+			large = append(large, q)
+			return
+		}
+		k := binOf(q.pos)
+		bins[k] = append(bins[k], q)
+	}
+	free := func(x mgl64.Vec3, r float64) bool {
+		overlaps := func(q placed) bool {
+			d := x.Sub(q.pos)
+			return d.Dot(d) < (r+q.r)*(r+q.r)
+		}
+		for _, q := range large {
+			if overlaps(q) {
+				return false
+			}
+		}
+		k := binOf(x)
+		for dx := int64(-1); dx <= 1; dx++ {
+			for dy := int64(-1); dy <= 1; dy++ {
+				for dz := int64(-1); dz <= 1; dz++ {
+					for _, q := range bins[[3]int64{k[0] + dx, k[1] + dy, k[2] + dz}] {
+						if overlaps(q) {
+							return false
+						}
+					}
+				}
+			}
+		}
+		return true
+	}
+	for _, q := range b.model.Bodies {
+		r := q.Shape.BoundingRadius()
+		if math.IsInf(r, 0) {
+			continue // planes
+		}
+		// Only bodies that can reach a body of the region matter.
+		near := true
+		for c := range 3 {
+			if q.Pos[c]+r+rmax < lo[c] || q.Pos[c]-r-rmax > hi[c] {
+				near = false
+			}
+		}
+		if near {
+			insert(placed{q.Pos, r})
+		}
+	}
+
+	for n := range g.Count {
+		body, err := draw()
+		if err != nil {
+			return err
+		}
+		r := body.Shape.BoundingRadius()
+		ok := false
+		for range attempts {
+			for c := range 3 {
+				body.Pos[c] = lo[c] + r + rng.Float64()*(hi[c]-lo[c]-2*r)
+			}
+			if ok = free(body.Pos, r); ok {
+				break
+			}
+		}
+		if !ok {
+			return errAt(p, "placed %d of %d bodies (body %d found no free place in %d attempts); enlarge the region or reduce count",
+				n, g.Count, n, attempts)
+		}
+		insert(placed{body.Pos, r})
+		b.model.Bodies = append(b.model.Bodies, body)
+	}
+	return nil
+}

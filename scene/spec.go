@@ -1,0 +1,236 @@
+package scene
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// Vec3 is a vector written as the JSON array [x, y, z].
+type Vec3 [3]float64
+
+// Quat is a quaternion written as the JSON array [w, x, y, z].
+type Quat [4]float64
+
+// Doc is a scene document: the Go form of the JSON format described in the
+// package documentation. Pointer fields are optional; nil means "not given"
+// and Build fills in the documented default.
+type Doc struct {
+	Name        string          `json:"name,omitempty"`
+	Description string          `json:"description,omitempty"`
+	Gravity     *Vec3           `json:"gravity,omitempty"` // m/s²
+	Materials   []MaterialSpec  `json:"materials"`
+	Settings    SettingsSpec    `json:"settings"`
+	Run         RunSpec         `json:"run"`
+	Bodies      []BodySpec      `json:"bodies,omitempty"`
+	Generators  []GeneratorSpec `json:"generators,omitempty"`
+	Containers  []ContainerSpec `json:"containers,omitempty"`
+}
+
+// MaterialSpec is one entry of "materials".
+type MaterialSpec struct {
+	Name     string   `json:"name"`
+	Friction *float64 `json:"friction"`           // Coulomb μ ≥ 0, required
+	Cohesion float64  `json:"cohesion,omitempty"` // N, ≥ 0
+}
+
+// SettingsSpec overrides fields of engine.DefaultSettings.
+type SettingsSpec struct {
+	Dt               *float64 `json:"dt,omitempty"` // s
+	Solver           *string  `json:"solver,omitempty"`
+	Tol              *float64 `json:"tol,omitempty"`
+	MaxIter          *int     `json:"max_iter,omitempty"`
+	Gd               *float64 `json:"gd,omitempty"`
+	WarmStart        *bool    `json:"warm_start,omitempty"`
+	Envelope         *float64 `json:"envelope,omitempty"`           // m
+	BinSize          *float64 `json:"bin_size,omitempty"`           // m
+	MaxRecoverySpeed *float64 `json:"max_recovery_speed,omitempty"` // m/s
+	Workers          *int     `json:"workers,omitempty"`
+}
+
+// RunSpec says how long to run and what to trace.
+type RunSpec struct {
+	Duration *float64 `json:"duration,omitempty"` // s, default 1
+	Steps    int      `json:"steps"`              // > 0 overrides Duration
+	Trace    []int    `json:"trace"`              // body ids
+}
+
+// BodySpec is one entry of "bodies".
+type BodySpec struct {
+	Shape    ShapeSpec `json:"shape"`
+	Pos      *Vec3     `json:"pos,omitempty"`   // m
+	Rot      *Quat     `json:"rot,omitempty"`   // unit quaternion [w, x, y, z]
+	Vel      *Vec3     `json:"vel,omitempty"`   // m/s
+	Omega    *Vec3     `json:"omega,omitempty"` // rad/s, body frame
+	Mass     *float64  `json:"mass,omitempty"`  // kg
+	Density  *float64  `json:"density,omitempty"`
+	Inertia  *Vec3     `json:"inertia,omitempty"` // kg·m², principal moments
+	Fixed    bool      `json:"fixed,omitempty"`
+	Material string    `json:"material,omitempty"`
+	Force    *Vec3     `json:"force,omitempty"`  // N, world frame
+	Torque   *Vec3     `json:"torque,omitempty"` // N·m, world frame
+}
+
+// ShapeSpec is a shape. Exactly the size field of its type is given.
+type ShapeSpec struct {
+	Type        string   `json:"type"` // sphere, ellipsoid, box or plane
+	Radius      *Size    `json:"radius,omitempty"`
+	SemiAxes    *[3]Size `json:"semi_axes,omitempty"`
+	HalfExtents *[3]Size `json:"half_extents,omitempty"`
+}
+
+// GeneratorSpec is one entry of "generators": many bodies from one rule.
+type GeneratorSpec struct {
+	Type              string    `json:"type"` // lattice or random
+	Count             int       `json:"count"`
+	Shape             ShapeSpec `json:"shape"`
+	Mass              *float64  `json:"mass,omitempty"`    // kg per body
+	Density           *float64  `json:"density,omitempty"` // kg/m³
+	Material          string    `json:"material,omitempty"`
+	RandomOrientation bool      `json:"random_orientation,omitempty"`
+	Seed              Seed      `json:"seed,omitempty"`
+
+	// lattice only
+	Spacing   *float64 `json:"spacing,omitempty"` // m
+	MaxPerRow int      `json:"max_per_row,omitempty"`
+	Origin    *Vec3    `json:"origin,omitempty"` // m
+	Jitter    float64  `json:"jitter,omitempty"` // m
+
+	// random only
+	Region      *Region `json:"region,omitempty"`
+	MaxAttempts int     `json:"max_attempts,omitempty"`
+}
+
+// Region is an axis-aligned box, in m.
+type Region struct {
+	Min Vec3 `json:"min"`
+	Max Vec3 `json:"max"`
+}
+
+// ContainerSpec is one entry of "containers": fixed walls.
+type ContainerSpec struct {
+	Type     string `json:"type"` // box or plane
+	Material string `json:"material,omitempty"`
+
+	// box
+	InnerMin  *Vec3   `json:"inner_min,omitempty"` // m
+	InnerMax  *Vec3   `json:"inner_max,omitempty"` // m
+	Thickness float64 `json:"thickness,omitempty"` // m
+	Lid       bool    `json:"lid,omitempty"`
+
+	// plane
+	Point  *Vec3 `json:"point,omitempty"` // m
+	Normal *Vec3 `json:"normal,omitempty"`
+}
+
+// Size is a length in m: a fixed Value when Dist is empty, else a random
+// draw per body from the distribution "uniform" on [Min, Max] or "normal"
+// (Mean, Std) truncated to [Min, Max]. In JSON it is a number or an object
+// {"dist": …, "min": …, "max": …, "mean": …, "std": …}.
+type Size struct {
+	Value               float64
+	Dist                string
+	Min, Max, Mean, Std float64
+}
+
+// sizeObject is the JSON object form of a distributed Size.
+type sizeObject struct {
+	Dist string   `json:"dist"`
+	Min  *float64 `json:"min"`
+	Max  *float64 `json:"max"`
+	Mean *float64 `json:"mean,omitempty"`
+	Std  *float64 `json:"std,omitempty"`
+}
+
+// MarshalJSON writes a number or a distribution object.
+func (s Size) MarshalJSON() ([]byte, error) {
+	if s.Dist == "" {
+		return json.Marshal(s.Value)
+	}
+	o := sizeObject{Dist: s.Dist, Min: &s.Min, Max: &s.Max}
+	if s.Dist == "normal" {
+		o.Mean, o.Std = &s.Mean, &s.Std
+	}
+	return json.Marshal(o)
+}
+
+func (s *Size) decodeGeneric(v any, path string) error {
+	if n, ok := v.(json.Number); ok {
+		f, err := parseFloat(n, path)
+		*s = Size{Value: f}
+		return err
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return typeError(path, "a number or a distribution object", v)
+	}
+	var o sizeObject
+	if err := decodeValue(v, &o, path); err != nil {
+		return err
+	}
+	switch o.Dist {
+	case "":
+		return errAt(join(path, "dist"), "missing (want uniform or normal)")
+	case "uniform":
+		if o.Mean != nil || o.Std != nil {
+			return errAt(path, "mean and std apply to the normal distribution only")
+		}
+	case "normal":
+		if o.Mean == nil {
+			return errAt(join(path, "mean"), "missing")
+		}
+		if o.Std == nil {
+			return errAt(join(path, "std"), "missing")
+		}
+		s.Mean, s.Std = *o.Mean, *o.Std
+	default:
+		return errAt(join(path, "dist"), "unknown distribution %q (want uniform or normal)", o.Dist)
+	}
+	if o.Min == nil {
+		return errAt(join(path, "min"), "missing")
+	}
+	if o.Max == nil {
+		return errAt(join(path, "max"), "missing")
+	}
+	s.Dist, s.Min, s.Max = o.Dist, *o.Min, *o.Max
+	return nil
+}
+
+// Seed seeds a generator's SplitMix64 stream. In JSON it is a non-negative
+// integer or a string holding one in Go syntax ("1592126957",
+// "0x5EED5EED").
+type Seed uint64
+
+// MarshalJSON writes seeds up to 2⁵³ as numbers (exact in any JSON reader)
+// and larger ones as hexadecimal strings.
+func (s Seed) MarshalJSON() ([]byte, error) {
+	if s <= 1<<53 {
+		return strconv.AppendUint(nil, uint64(s), 10), nil
+	}
+	return json.Marshal(fmt.Sprintf("0x%X", uint64(s)))
+}
+
+func (s *Seed) decodeGeneric(v any, path string) error {
+	var text string
+	switch x := v.(type) {
+	case json.Number:
+		text = string(x)
+		if u, err := strconv.ParseUint(text, 10, 64); err == nil {
+			*s = Seed(u)
+			return nil
+		}
+		// 1e3 and 5.0 are integers too.
+		if f, err := strconv.ParseFloat(text, 64); err == nil && f >= 0 && f <= 1<<53 && f == float64(uint64(f)) {
+			*s = Seed(uint64(f))
+			return nil
+		}
+	case string:
+		text = x
+		if u, err := strconv.ParseUint(x, 0, 64); err == nil {
+			*s = Seed(u)
+			return nil
+		}
+	default:
+		return typeError(path, "an integer or a string like \"0x5EED5EED\"", v)
+	}
+	return errAt(path, "%s is not an integer in [0, 2⁶⁴)", text)
+}
