@@ -17,6 +17,9 @@ const (
 	// angle between the edges) comes from near-parallel edges, whose
 	// contact the face axes describe; it is skipped.
 	boxParallel = 1e-6
+	// boxGJKTol: GJK on two polytopes ends on an exact closest pair; this
+	// relative tolerance only absorbs rounding (~1e-16 per operation).
+	boxGJKTol = 1e-12
 )
 
 // boxBox gives the contacts between a box with half-extents ha in frame fa
@@ -31,7 +34,10 @@ const (
 // opposes it is clipped against the side planes of the reference face
 // (Sutherland–Hodgman), and each clipped corner below the envelope gives a
 // contact: up to 8. For an edge–edge axis, the closest points of the two
-// supporting edges give one contact with Phi = s(L).
+// supporting edges give one contact with Phi = s(L). For boxes apart, whose
+// distance the axes only bound from below, GJK gives the distance: none when
+// it is at least env, and one more contact at the closest points when the
+// axis's contacts all lie farther apart than they do.
 func boxBox(ha mgl64.Vec3, fa *bodyFrame, hb mgl64.Vec3, fb *bodyFrame, env float64, out []ContactPoint) []ContactPoint {
 	t := fb.c.Sub(fa.c)
 	scale := ha.Len() + hb.Len()
@@ -81,21 +87,55 @@ func boxBox(ha mgl64.Vec3, fa *bodyFrame, hb mgl64.Vec3, fb *bodyFrame, env floa
 			}
 		}
 	}
-	if axis >= 6 {
-		return boxEdgeEdge(ha, fa, hb, fb, (axis-6)/3, (axis-6)%3, edgeL, best, env, out)
+	// Apart, the axes only bound the distance from below: GJK gives it,
+	// with the closest points, relative to a's centre.
+	var dist float64
+	var gn, gpa, gpb mgl64.Vec3
+	apart := false
+	if best > 0 {
+		ca := convexShape{h: ha, r: fa.r}
+		cb := convexShape{c: t, h: hb, r: fb.r}
+		var sx gjkSimplex
+		v, overlap, beyond := gjkDistance(&ca, &cb, env, scale, boxGJKTol, &sx)
+		if beyond {
+			return out
+		}
+		if !overlap {
+			dist = v.Len()
+			gpa, gpb = sx.witnesses()
+			gn, gpa, gpb, apart = v.Mul(-1/dist), fa.c.Add(gpa), fa.c.Add(gpb), true
+		}
 	}
-	if axis < 3 {
+	n0 := len(out)
+	switch {
+	case axis >= 6:
+		out = boxEdgeEdge(ha, fa, hb, fb, (axis-6)/3, (axis-6)%3, edgeL, best, env, out)
+	case axis < 3:
 		n := fa.r[axis]
 		if t.Dot(n) < 0 {
 			n = n.Mul(-1)
 		}
-		return boxFace(ha, fa, axis, n, hb, fb, false, env, out)
+		out = boxFace(ha, fa, axis, n, hb, fb, false, env, out)
+	default:
+		n := fb.r[axis-3]
+		if t.Dot(n) > 0 {
+			n = n.Mul(-1)
+		}
+		out = boxFace(hb, fb, axis-3, n, ha, fa, true, env, out)
 	}
-	n := fb.r[axis-3]
-	if t.Dot(n) > 0 {
-		n = n.Mul(-1)
+	if !apart {
+		return out
 	}
-	return boxFace(hb, fb, axis-3, n, ha, fa, true, env, out)
+	// Add GJK's closest points when the axis's contacts miss them: a face
+	// clipped away from where the boxes come closest, corner to corner.
+	least := math.Inf(1)
+	for _, c := range out[n0:] {
+		least = math.Min(least, c.Phi)
+	}
+	if least > dist+boxGJKTol*scale {
+		out = appendContact(out, gn, gpa, gpb, dist, env)
+	}
+	return out
 }
 
 // boxFace gives the contacts of a face contact: the reference box (hr, fr)

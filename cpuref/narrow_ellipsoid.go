@@ -65,8 +65,9 @@ func closestOctant3(e0, e1, e2, y0, y1, y2 float64) (x0, x1, x2 float64) {
 					return y0, y1, y2
 				}
 				r0, r1 := (e0/e2)*(e0/e2), (e1/e2)*(e1/e2)
-				t := secularRoot3(r0*z0, r1*z1, z2, r0, r1)
-				return r0 * y0 / (t + r0), r1 * y1 / (t + r1), y2 / (t + 1)
+				d0, d1 := (e0-e2)*(e0+e2)/(e2*e2), (e1-e2)*(e1+e2)/(e2*e2)
+				u := secularRoot(r0*z0, r1*z1, z2, d0, d1)
+				return r0 * y0 / (u + d0), r1 * y1 / (u + d1), y2 / u
 			}
 			x1, x2 = closestOctant2(e1, e2, y1, y2)
 			return 0, x1, x2
@@ -79,7 +80,7 @@ func closestOctant3(e0, e1, e2, y0, y1, y2 float64) (x0, x1, x2 float64) {
 	}
 	// y2 = 0: the closest point leaves the plane x2 = 0 when y is deep
 	// enough inside the ellipse of that plane.
-	d0, d1 := e0*e0-e2*e2, e1*e1-e2*e2
+	d0, d1 := (e0-e2)*(e0+e2), (e1-e2)*(e1+e2)
 	n0, n1 := e0*y0, e1*y1
 	if n0 < d0 && n1 < d1 {
 		q0, q1 := n0/d0, n1/d1
@@ -102,12 +103,13 @@ func closestOctant2(e0, e1, y0, y1 float64) (x0, x1 float64) {
 				return y0, y1
 			}
 			r0 := (e0 / e1) * (e0 / e1)
-			t := secularRoot3(r0*z0, 0, z1, r0, 1)
-			return r0 * y0 / (t + r0), y1 / (t + 1)
+			d0 := (e0 - e1) * (e0 + e1) / (e1 * e1)
+			u := secularRoot(r0*z0, 0, z1, d0, 0)
+			return r0 * y0 / (u + d0), y1 / u
 		}
 		return 0, e1
 	}
-	d0 := e0*e0 - e1*e1
+	d0 := (e0 - e1) * (e0 + e1)
 	if n0 := e0 * y0; n0 < d0 {
 		q0 := n0 / d0
 		return e0 * q0, e1 * math.Sqrt(1-q0*q0)
@@ -115,31 +117,33 @@ func closestOctant2(e0, e1, y0, y1 float64) (x0, x1 float64) {
 	return e0, 0
 }
 
-// secularRoot3 returns the root t > −1 of
+// secularRoot returns the root u > 0 of
 //
-//	F(t) = (n0/(t+r0))² + (n1/(t+r1))² + (z2/(t+1))² − 1,
+//	F(u) = (n0/(u+d0))² + (n1/(u+d1))² + (z2/u)² − 1,
 //
-// with r0, r1 ≥ 1, n0, n1 ≥ 0 and z2 > 0 (Eberly's GetRoot in units of
-// e2²). F is convex and decreasing on t > −1, so Newton's method started
-// left of the root, at the largest t where one term alone is 1, climbs to it
-// monotonically; it stops when F ≤ 0 (the root to rounding), when a step no
-// longer moves t, or after 100 steps.
-func secularRoot3(n0, n1, z2, r0, r1 float64) float64 {
-	t := math.Max(z2-1, math.Max(n0-r0, n1-r1))
+// with d0, d1 ≥ 0, n0, n1 ≥ 0 and z2 > 0: Eberly's GetRoot in the variable
+// u = t + 1 (t his root, in units of e2²), so that points near the centre,
+// where u is small, keep full precision. F is convex and decreasing on
+// u > 0, so Newton's method started left of the root, at the largest u
+// where one term alone is 1, climbs to it monotonically; it stops when
+// F ≤ 0 (the root to rounding), when a step no longer moves u, or after 100
+// steps.
+func secularRoot(n0, n1, z2, d0, d1 float64) float64 {
+	u := math.Max(z2, math.Max(n0-d0, n1-d1))
 	for range 100 {
-		a0, a1, a2 := n0/(t+r0), n1/(t+r1), z2/(t+1)
+		a0, a1, a2 := n0/(u+d0), n1/(u+d1), z2/u
 		f := a0*a0 + a1*a1 + a2*a2 - 1
 		if !(f > 0) {
 			break
 		}
-		df := 2 * (a0*a0/(t+r0) + a1*a1/(t+r1) + a2*a2/(t+1))
-		next := t + f/df
-		if !(next > t) {
+		df := 2 * (a0*a0/(u+d0) + a1*a1/(u+d1) + a2*a2/u)
+		next := u + f/df
+		if !(next > u) {
 			break
 		}
-		t = next
+		u = next
 	}
-	return t
+	return u
 }
 
 // ellipsoidEllipsoid gives the contact between ellipsoids with semi-axes sa
@@ -159,8 +163,8 @@ func ellipsoidEllipsoid(sa mgl64.Vec3, fa *bodyFrame, sb mgl64.Vec3, fb *bodyFra
 		return out
 	}
 	ga, gb := ellipsoidGram(sa, fa), ellipsoidGram(sb, fb)
-	a := convexShape{ellipsoid: true, c: c, g: ga}
-	b := convexShape{ellipsoid: true, g: gb}
+	a := convexShape{ellipsoid: true, c: c, g: ga, margin: ellipsoidMargin(sa)}
+	b := convexShape{ellipsoid: true, g: gb, margin: ellipsoidMargin(sb)}
 	scale := ra + rb
 	n0, beyond := firstNormal(&a, &b, env, scale)
 	if beyond {
@@ -213,8 +217,8 @@ func ellipsoidBox(se mgl64.Vec3, fe *bodyFrame, hb mgl64.Vec3, fb *bodyFrame, en
 	}
 	local := bodyFrame{r: [3]mgl64.Vec3{fb.dirToBody(fe.r[0]), fb.dirToBody(fe.r[1]), fb.dirToBody(fe.r[2])}}
 	g := ellipsoidGram(se, &local)
-	a := convexShape{ellipsoid: true, c: e, g: g}
-	b := convexShape{h: hb}
+	a := convexShape{ellipsoid: true, c: e, g: g, margin: ellipsoidMargin(se)}
+	b := convexShape{h: hb, r: identityAxes()}
 	scale := re + rb
 	n0, beyond := firstNormal(&a, &b, env, scale)
 	if beyond {
@@ -408,6 +412,12 @@ const (
 	// newtonMaxStep caps one step (rad) so that the retraction onto the
 	// sphere stays close to the tangent plane.
 	newtonMaxStep = 0.5
+	// newtonFinalStep: a Newton step this short (rad) is the last one; in
+	// the quadratic regime it leaves the normal within ~1e-18 rad and f
+	// within rounding of the minimum.
+	newtonFinalStep = 1e-9
+	// newtonMaxHalvings bounds the step halvings of one line search.
+	newtonMaxHalvings = 30
 )
 
 // minimize returns a local minimiser of f over unit n, started from n0, by
@@ -446,7 +456,9 @@ func (f *supportFunc) minimize(n0 mgl64.Vec3, held int, scale float64) mgl64.Vec
 		if dim == 1 {
 			b, d = 0, 1
 		}
-		if det := a*d - b*b; a > 0 && det > 0 {
+		det := a*d - b*b
+		newton := a > 0 && det > 0
+		if newton {
 			s1, s2 = -(d*g1-b*g2)/det, -(a*g2-b*g1)/det
 		} else {
 			k := newtonMaxStep / math.Hypot(g1, g2)
@@ -455,16 +467,19 @@ func (f *supportFunc) minimize(n0 mgl64.Vec3, held int, scale float64) mgl64.Vec
 		if dim == 1 {
 			s2 = 0
 		}
-		if l := math.Hypot(s1, s2); l > newtonMaxStep {
+		l := math.Hypot(s1, s2)
+		if l > newtonMaxStep {
 			s1, s2 = s1*newtonMaxStep/l, s2*newtonMaxStep/l
 		}
+		if newton && l <= newtonFinalStep {
+			// Converged: the step's effect on f is below rounding, so
+			// it is taken without the descent test.
+			n = retract(n, t1, t2, s1, s2, held)
+			break
+		}
 		moved := false
-		for range 40 {
-			m := n.Add(t1.Mul(s1)).Add(t2.Mul(s2))
-			m = m.Mul(1 / m.Len())
-			if held >= 0 {
-				m[held] = 0
-			}
+		for range newtonMaxHalvings {
+			m := retract(n, t1, t2, s1, s2, held)
 			if f.value(m) < v {
 				n, moved = m, true
 				break
@@ -476,6 +491,17 @@ func (f *supportFunc) minimize(n0 mgl64.Vec3, held int, scale float64) mgl64.Vec
 		}
 	}
 	return n
+}
+
+// retract returns the unit vector (n + s1·t1 + s2·t2)/‖…‖, with component
+// held (when ≥ 0) set to exactly 0.
+func retract(n, t1, t2 mgl64.Vec3, s1, s2 float64, held int) mgl64.Vec3 {
+	m := n.Add(t1.Mul(s1)).Add(t2.Mul(s2))
+	m = m.Mul(1 / m.Len())
+	if held >= 0 {
+		m[held] = 0
+	}
+	return m
 }
 
 // tangentPair returns an orthonormal basis of the plane orthogonal to the

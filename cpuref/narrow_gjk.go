@@ -8,17 +8,44 @@ import (
 
 // convexShape is an ellipsoid or a box in a working frame, described by its
 // support mapping: an ellipsoid centred at c with Gram matrix g
-// (R·diag(s²)·Rᵀ), or a box centred at c with half-extents h along the
-// working axes.
+// (R·diag(s²)·Rᵀ), or a box centred at c with half-extents h along the axes
+// r[0], r[1], r[2]. margin is the radius of a ball that the shape is the
+// Minkowski sum of with its core (0 for a box); GJK works on the cores.
 type convexShape struct {
 	ellipsoid bool
 	c         mgl64.Vec3
 	g         mgl64.Mat3
 	h         mgl64.Vec3
+	r         [3]mgl64.Vec3
+	margin    float64
 }
 
+// ellipsoidMargin returns the margin of an ellipsoid with semi-axes s: 0.9
+// of its least radius of curvature min(s)²/max(s). Up to that radius, the
+// ellipsoid is its core plus a ball (the core's support function
+// √(nᵀGn) − margin stays convex); 0.9 keeps the core well away from
+// degenerate.
+func ellipsoidMargin(s mgl64.Vec3) float64 {
+	lo, hi := math.Min(s[0], math.Min(s[1], s[2])), math.Max(s[0], math.Max(s[1], s[2]))
+	return 0.9 * lo * lo / hi
+}
+
+// coreSupport returns the support point of the shape's core along d: the
+// shape's minus margin·d/‖d‖.
+func (s *convexShape) coreSupport(d mgl64.Vec3) mgl64.Vec3 {
+	p := s.support(d)
+	if l := d.Len(); s.margin > 0 && l > 0 {
+		p = p.Sub(d.Mul(s.margin / l))
+	}
+	return p
+}
+
+// identityAxes returns the working frame's axes, for a box aligned with
+// them.
+func identityAxes() [3]mgl64.Vec3 { return [3]mgl64.Vec3{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}} }
+
 // support returns a point of the shape farthest along d: c + Gd/√(dᵀGd) for
-// an ellipsoid, c + (±h_i, sign of d_i, + for 0) for a box.
+// an ellipsoid, c + Σ ±h_i r_i (the sign of d·r_i, + for 0) for a box.
 func (s *convexShape) support(d mgl64.Vec3) mgl64.Vec3 {
 	if s.ellipsoid {
 		gd := s.g.Mul3x1(d)
@@ -28,13 +55,15 @@ func (s *convexShape) support(d mgl64.Vec3) mgl64.Vec3 {
 		}
 		return s.c.Add(gd.Mul(1 / math.Sqrt(l)))
 	}
-	p := s.h
+	p := s.c
 	for i := range 3 {
-		if d[i] < 0 {
-			p[i] = -p[i]
+		if d.Dot(s.r[i]) < 0 {
+			p = p.Sub(s.r[i].Mul(s.h[i]))
+		} else {
+			p = p.Add(s.r[i].Mul(s.h[i]))
 		}
 	}
-	return s.c.Add(p)
+	return p
 }
 
 // diffSupport returns the support point of the Minkowski difference a − b
@@ -45,13 +74,16 @@ func diffSupport(a, b *convexShape, d mgl64.Vec3) mgl64.Vec3 {
 
 // firstNormal returns an approximate unit normal n from a towards b that
 // minimises the support function of a − b over unit vectors, for Newton's
-// method to polish: GJK's closest point v of a − b gives n = −v/‖v‖ when the
-// shapes are apart, EPA's nearest face of a − b when they overlap. beyond
-// reports that GJK proved the gap to be at least env, so there is no
-// contact. scale is the size of the shapes (m), for tolerances.
+// method to polish. The support function of the cores' difference is that
+// of a − b less both margins, with the same minimiser, so when the cores
+// are apart (the shapes apart, or overlapping by less than the margins)
+// GJK's closest point v of the cores' difference gives n = −v/‖v‖; when
+// they overlap, EPA's nearest face of a − b gives n. beyond reports that
+// GJK proved the gap to be at least env, so there is no contact. scale is
+// the size of the shapes (m), for tolerances.
 func firstNormal(a, b *convexShape, env, scale float64) (n mgl64.Vec3, beyond bool) {
 	var s gjkSimplex
-	v, overlap, beyond := gjkDistance(a, b, env, scale, &s)
+	v, overlap, beyond := gjkDistance(a, b, env+a.margin+b.margin, scale, gjkRelTol, &s)
 	if beyond {
 		return n, true
 	}
@@ -73,48 +105,70 @@ const (
 	// gjkMaxIter bounds GJK's iterations; it converges in far fewer to
 	// gjkRelTol.
 	gjkMaxIter = 64
-	// gjkRelTol stops GJK when its upper and lower bounds on the distance
-	// agree to this fraction; Newton's method then polishes the normal.
+	// gjkRelTol stops GJK on smooth shapes when its upper and lower bounds
+	// on the distance agree to this fraction; Newton's method then
+	// polishes the normal.
 	gjkRelTol = 1e-7
 	// gjkTouchTol: below gjkTouchTol·scale, GJK's closest point is too short
 	// to give a direction and the shapes count as touching (overlap path).
 	gjkTouchTol = 1e-9
 )
 
-// gjkSimplex holds up to 4 points of a Minkowski difference.
+// gjkVertex is a point p = a − b of the Minkowski difference with the
+// support points a and b it came from.
+type gjkVertex struct {
+	p, a, b mgl64.Vec3
+}
+
+// gjkSimplex holds up to 4 vertices and, after closest, the barycentric
+// weights w of the closest point.
 type gjkSimplex struct {
-	p [4]mgl64.Vec3
+	v [4]gjkVertex
+	w [4]float64
 	n int
 }
 
-// gjkDistance runs GJK (Gilbert, Johnson and Keerthi 1988) on a − b from
-// the point ca − cb: v is the point of a simplex in a − b closest to the
+// witnesses returns the points of a and b whose difference is the
+// simplex's closest point: Σ w_i a_i and Σ w_i b_i.
+func (s *gjkSimplex) witnesses() (pa, pb mgl64.Vec3) {
+	for i := 0; i < s.n; i++ {
+		pa = pa.Add(s.v[i].a.Mul(s.w[i]))
+		pb = pb.Add(s.v[i].b.Mul(s.w[i]))
+	}
+	return pa, pb
+}
+
+// gjkDistance runs GJK (Gilbert, Johnson and Keerthi 1988) on the
+// difference of the cores of a and b (the shapes themselves for margins 0)
+// from the point ca − cb: v is the point of a simplex in a − b closest to the
 // origin, w the support point along −v, and the distance lies between
-// v·w/‖v‖ and ‖v‖. It returns v when ‖v‖ − v·w/‖v‖ ≤ gjkRelTol·‖v‖ or no
-// step shortens v; beyond when v·w/‖v‖ ≥ env; overlap when the simplex
-// encloses the origin or v shrinks below gjkTouchTol·scale (s then holds
-// the simplex).
-func gjkDistance(a, b *convexShape, env, scale float64, s *gjkSimplex) (v mgl64.Vec3, overlap, beyond bool) {
+// v·w/‖v‖ and ‖v‖. It returns v when ‖v‖ − v·w/‖v‖ ≤ relTol·‖v‖, when w is
+// already a vertex, or when no step shortens v; beyond when
+// v·w/‖v‖ ≥ env; overlap when the simplex encloses the origin or v shrinks
+// below gjkTouchTol·scale. s holds the final simplex.
+func gjkDistance(a, b *convexShape, env, scale, relTol float64, s *gjkSimplex) (v mgl64.Vec3, overlap, beyond bool) {
 	v = a.c.Sub(b.c)
+	s.n = 0
 	if v.Dot(v) == 0 {
 		return v, true, false
 	}
-	s.n = 0
 	for it := range gjkMaxIter {
-		w := diffSupport(a, b, v.Mul(-1))
+		sa, sb := a.coreSupport(v.Mul(-1)), b.coreSupport(v)
+		w := sa.Sub(sb)
 		vv, vw := v.Dot(v), v.Dot(w)
 		if vw > 0 && vw >= env*math.Sqrt(vv) {
 			return v, false, true
 		}
-		if vv-vw <= gjkRelTol*vv {
+		if it > 0 && vv-vw <= relTol*vv {
 			return v, false, false
 		}
 		for i := 0; i < s.n; i++ {
-			if s.p[i] == w {
+			if s.v[i].p == w {
 				return v, false, false
 			}
 		}
-		s.p[s.n] = w
+		last := *s
+		s.v[s.n] = gjkVertex{p: w, a: sa, b: sb}
 		s.n++
 		nv := s.closest()
 		if s.n == 4 {
@@ -125,6 +179,7 @@ func gjkDistance(a, b *convexShape, env, scale float64, s *gjkSimplex) (v mgl64.
 			return nv, true, false
 		}
 		if it > 0 && nvv >= vv {
+			*s = last
 			return v, false, false
 		}
 		v = nv
@@ -133,9 +188,9 @@ func gjkDistance(a, b *convexShape, env, scale float64, s *gjkSimplex) (v mgl64.
 }
 
 // closest returns the point of the simplex's convex hull closest to the
-// origin and shrinks the simplex to the vertices of the smallest face that
-// holds it; a tetrahedron that encloses the origin is kept whole and the
-// origin returned.
+// origin, shrinks the simplex to the vertices of the smallest face that
+// holds it and sets their weights; a tetrahedron that encloses the origin
+// is kept whole and the origin returned.
 func (s *gjkSimplex) closest() mgl64.Vec3 {
 	switch s.n {
 	case 2:
@@ -145,67 +200,88 @@ func (s *gjkSimplex) closest() mgl64.Vec3 {
 	case 4:
 		return s.closestTetrahedron()
 	}
-	return s.p[0]
+	s.w[0] = 1
+	return s.v[0].p
+}
+
+// keep shrinks the simplex to vertices i (and j, k where given as ≥ 0) with
+// weights wi, wj, wk.
+func (s *gjkSimplex) keep(i, j, k int, wi, wj, wk float64) {
+	v := s.v
+	s.v[0], s.w[0], s.n = v[i], wi, 1
+	if j >= 0 {
+		s.v[1], s.w[1], s.n = v[j], wj, 2
+	}
+	if k >= 0 {
+		s.v[2], s.w[2], s.n = v[k], wk, 3
+	}
 }
 
 // closestSegment is closest for a segment.
 func (s *gjkSimplex) closestSegment() mgl64.Vec3 {
-	a, b := s.p[0], s.p[1]
+	a, b := s.v[0].p, s.v[1].p
 	ab := b.Sub(a)
 	t := -a.Dot(ab)
 	if t <= 0 {
-		s.n = 1
+		s.keep(0, -1, -1, 1, 0, 0)
 		return a
 	}
 	den := ab.Dot(ab)
 	if t >= den {
-		s.p[0], s.n = b, 1
+		s.keep(1, -1, -1, 1, 0, 0)
 		return b
 	}
-	return a.Add(ab.Mul(t / den))
+	u := t / den
+	s.w[0], s.w[1] = 1-u, u
+	return a.Add(ab.Mul(u))
 }
 
 // closestTriangle is closest for a triangle, by its Voronoi regions
 // (Ericson, Real-Time Collision Detection, 5.1.5, with the query point at
 // the origin). A degenerate triangle falls back to its best edge.
 func (s *gjkSimplex) closestTriangle() mgl64.Vec3 {
-	a, b, c := s.p[0], s.p[1], s.p[2]
+	a, b, c := s.v[0].p, s.v[1].p, s.v[2].p
 	ab, ac := b.Sub(a), c.Sub(a)
 	d1, d2 := -ab.Dot(a), -ac.Dot(a)
 	if d1 <= 0 && d2 <= 0 {
-		s.n = 1
+		s.keep(0, -1, -1, 1, 0, 0)
 		return a
 	}
 	d3, d4 := -ab.Dot(b), -ac.Dot(b)
 	if d3 >= 0 && d4 <= d3 {
-		s.p[0], s.n = b, 1
+		s.keep(1, -1, -1, 1, 0, 0)
 		return b
 	}
 	vc := d1*d4 - d3*d2
 	if vc <= 0 && d1 >= 0 && d3 <= 0 {
-		s.n = 2
-		return a.Add(ab.Mul(d1 / (d1 - d3)))
+		u := d1 / (d1 - d3)
+		s.keep(0, 1, -1, 1-u, u, 0)
+		return a.Add(ab.Mul(u))
 	}
 	d5, d6 := -ab.Dot(c), -ac.Dot(c)
 	if d6 >= 0 && d5 <= d6 {
-		s.p[0], s.n = c, 1
+		s.keep(2, -1, -1, 1, 0, 0)
 		return c
 	}
 	vb := d5*d2 - d1*d6
 	if vb <= 0 && d2 >= 0 && d6 <= 0 {
-		s.p[1], s.n = c, 2
-		return a.Add(ac.Mul(d2 / (d2 - d6)))
+		u := d2 / (d2 - d6)
+		s.keep(0, 2, -1, 1-u, u, 0)
+		return a.Add(ac.Mul(u))
 	}
 	va := d3*d6 - d5*d4
 	if va <= 0 && d4-d3 >= 0 && d5-d6 >= 0 {
-		s.p[0], s.p[1], s.n = b, c, 2
-		return b.Add(c.Sub(b).Mul((d4 - d3) / ((d4 - d3) + (d5 - d6))))
+		u := (d4 - d3) / ((d4 - d3) + (d5 - d6))
+		s.keep(1, 2, -1, 1-u, u, 0)
+		return b.Add(c.Sub(b).Mul(u))
 	}
 	den := va + vb + vc
 	if !(den > 0) {
 		return s.bestEdge()
 	}
-	return a.Add(ab.Mul(vb / den)).Add(ac.Mul(vc / den))
+	u, w := vb/den, vc/den
+	s.w[0], s.w[1], s.w[2] = 1-u-w, u, w
+	return a.Add(ab.Mul(u)).Add(ac.Mul(w))
 }
 
 // bestEdge shrinks a degenerate triangle to whichever of its edges comes
@@ -215,7 +291,7 @@ func (s *gjkSimplex) bestEdge() mgl64.Vec3 {
 	var bestP mgl64.Vec3
 	bestD := math.Inf(1)
 	for k := range 3 {
-		e := gjkSimplex{p: [4]mgl64.Vec3{s.p[k], s.p[(k+1)%3]}, n: 2}
+		e := gjkSimplex{v: [4]gjkVertex{s.v[k], s.v[(k+1)%3]}, n: 2}
 		q := e.closestSegment()
 		if d := q.Dot(q); d < bestD || k == 0 {
 			best, bestP, bestD = e, q, d
@@ -235,11 +311,11 @@ func (s *gjkSimplex) closestTetrahedron() mgl64.Vec3 {
 	bestD := math.Inf(1)
 	found := false
 	for _, f := range faces {
-		a, b, c, d := s.p[f[0]], s.p[f[1]], s.p[f[2]], s.p[f[3]]
+		a, b, c, d := s.v[f[0]].p, s.v[f[1]].p, s.v[f[2]].p, s.v[f[3]].p
 		nrm := b.Sub(a).Cross(c.Sub(a))
 		so, sd := -a.Dot(nrm), d.Sub(a).Dot(nrm)
 		if so*sd < 0 || sd == 0 {
-			t := gjkSimplex{p: [4]mgl64.Vec3{a, b, c}, n: 3}
+			t := gjkSimplex{v: [4]gjkVertex{s.v[f[0]], s.v[f[1]], s.v[f[2]]}, n: 3}
 			q := t.closestTriangle()
 			if dq := q.Dot(q); !found || dq < bestD {
 				best, bestP, bestD = t, q, dq
@@ -261,7 +337,7 @@ const (
 	// epaRelTol stops EPA when the support point along the nearest face's
 	// normal lies within epaRelTol·scale of that face; Newton's method then
 	// polishes the normal.
-	epaRelTol = 1e-7
+	epaRelTol = 1e-4
 )
 
 // epaFace is a triangle of the polytope, its vertices counter-clockwise
@@ -291,7 +367,7 @@ func (p *epaPolytope) init(a, b *convexShape, s *gjkSimplex, scale float64) bool
 	eps := 1e-12 * scale
 	p.nv = 0
 	for i := 0; i < s.n; i++ {
-		p.v[i] = s.p[i]
+		p.v[i] = s.v[i].p
 	}
 	p.nv = s.n
 	if p.nv == 0 {

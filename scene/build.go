@@ -110,7 +110,15 @@ func (d *Doc) buildScene(source string, lim limits) (*Scene, error) {
 	if err := checkRun(r.Run, len(b.model.Bodies)); err != nil {
 		return nil, err
 	}
+	var domain *Region
+	for _, c := range r.Containers {
+		if c.Type == "box" {
+			domain = &Region{Min: *c.InnerMin, Max: *c.InnerMax}
+			break
+		}
+	}
 	return &Scene{
+		Domain:      domain,
 		Name:        r.Name,
 		Description: r.Description,
 		Source:      source,
@@ -614,9 +622,14 @@ func boxWalls(lo, hi mgl64.Vec3, t float64, lid bool) []wall {
 
 // rotationTo returns the shortest rotation taking +z to the unit vector n:
 // the normalised (1 + n_z, ẑ × n) = (1 + n_z, −n_y, n_x, 0); a half turn
-// about x when n = −z. It is exactly the identity for n = +z.
+// about x when n = −z. It is exactly the identity for n = +z. For n_z < 0,
+// 1 + n_z is computed as (n_x² + n_y²)/(1 − n_z) to avoid cancellation.
 func rotationTo(n mgl64.Vec3) mgl64.Quat {
-	q := mgl64.Quat{W: 1 + n[2], V: mgl64.Vec3{-n[1], n[0], 0}}
+	w := 1 + n[2]
+	if n[2] < 0 {
+		w = (n[0]*n[0] + n[1]*n[1]) / (1 - n[2])
+	}
+	q := mgl64.Quat{W: w, V: mgl64.Vec3{-n[1], n[0], 0}}
 	l := q.Len()
 	if l == 0 {
 		return mgl64.Quat{W: 0, V: mgl64.Vec3{1, 0, 0}}

@@ -342,8 +342,11 @@ func decodeReflect(v any, rv reflect.Value, path string) error {
 		return nil
 	case reflect.Array:
 		a, ok := v.([]any)
-		if !ok || len(a) != rv.Len() {
-			return typeError(path, fmt.Sprintf("an array of %d numbers", rv.Len()), v)
+		if !ok {
+			return typeError(path, fmt.Sprintf("an array of %d values", rv.Len()), v)
+		}
+		if len(a) != rv.Len() {
+			return errAt(path, "expected an array of %d values, got %d", rv.Len(), len(a))
 		}
 		for i, e := range a {
 			if err := decodeReflect(e, rv.Index(i), index(path, i)); err != nil {

@@ -196,6 +196,8 @@
 // centre (0, 0, −0.1) and half-extents (2.2, 2.2, 0.1), the x-walls centres
 // (±2.1, 0, 2) and half-extents (0.1, 2.2, 2), the y-walls centres
 // (0, ±2.1, 2) and half-extents (2, 0.1, 2): the box of bench/settle.md.
+// The inner space of the first box container is Scene.Domain, the region
+// outside which package run counts bodies as escaped.
 //
 //	{"type": "plane", "point": [0, 0, 0], "normal": [0, 0, 1], "material": "default"}
 //

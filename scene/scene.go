@@ -26,6 +26,10 @@ type Scene struct {
 	Trace []int
 	// Params are the resolved parameters of a built-in scene (nil for files).
 	Params map[string]float64
+	// Domain is the inner space [inner_min, inner_max] of the scene's first
+	// box container, nil if it has none; package run counts the movable
+	// bodies that end outside it as escaped.
+	Domain *Region
 	// Doc is the fully resolved document the scene was built from:
 	// parameters and overrides applied, defaults of name, gravity, settings
 	// and run filled in, generators not expanded. Dump writes it.

@@ -1,6 +1,7 @@
 package scene
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -39,7 +40,7 @@ func TestSettle(t *testing.T) {
 	for _, tc := range []struct {
 		n, nx int // nx = min(ceil(cbrt(N)), 19) from the spec
 	}{{1000, 10}, {8000, 19}} {
-		sc, err := LoadBuiltin("settle", []string{"n=" + itoa(tc.n)})
+		sc, err := LoadBuiltin("settle", []string{"n=" + strconv.Itoa(tc.n)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,6 +105,9 @@ func TestSettle(t *testing.T) {
 				!b.Fixed || b.Rot != mgl64.QuatIdent() || b.Material != 0 {
 				t.Errorf("n=%d: wall %d is %+v, want a fixed box at %v with half-extents %v", tc.n, w, b, want.pos, want.half)
 			}
+		}
+		if want := (Region{Min: Vec3{-2, -2, 0}, Max: Vec3{2, 2, 4}}); sc.Domain == nil || *sc.Domain != want {
+			t.Errorf("domain %v, want %v", sc.Domain, want)
 		}
 		s := sc.Settings
 		if s.Dt != 0.01 || s.Solver != "apgd" || s.Tol != 0 || s.MaxIter != 100 || sc.Duration != 2 || sc.Steps != 0 || len(sc.Trace) != 0 {

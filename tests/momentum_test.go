@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"math"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"

@@ -1,0 +1,70 @@
+package scene
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBadFiles loads every file in testdata/bad and checks that the error
+// names the file, the field and the problem.
+func TestBadFiles(t *testing.T) {
+	want := map[string][]string{
+		"syntax.json":               {"syntax.json:4:3: invalid character"},
+		"truncated.json":            {"truncated.json:4:1: unexpected end of JSON input"},
+		"top_level_array.json":      {"expected a JSON object at top level, got an array"},
+		"unknown_field.json":        {"bodies[0].shape.radus: unknown field", "radius, semi_axes"},
+		"wrong_type.json":           {`bodies[0].mass: expected a number, got the string "1"`},
+		"short_vector.json":         {"bodies[0].pos: expected an array of 3 values, got 2"},
+		"number_range.json":         {"bodies[0].mass: number 1e999 is out of range"},
+		"negative_radius.json":      {"bodies[1].shape.radius: -1 must be positive"},
+		"zero_mass.json":            {"bodies[0].mass: 0 must be positive"},
+		"missing_mass.json":         {"bodies[0]: missing mass or density"},
+		"mass_and_density.json":     {"bodies[0]: give mass or density, not both"},
+		"generator_density.json":    {"generators[0].density: -5 must be positive"},
+		"unknown_material.json":     {`bodies[0].material: unknown material "steel" (materials: default)`},
+		"negative_friction.json":    {"materials[0].friction: -0.1 must be ≥ 0"},
+		"missing_friction.json":     {"materials[0].friction: missing"},
+		"duplicate_material.json":   {`materials[1].name: "default" is already the name of materials[0]`},
+		"empty.json":                {"no bodies and no generators"},
+		"trace_range.json":          {"run.trace[1]: body 5 out of range: the scene has 2 bodies"},
+		"rot_not_unit.json":         {"bodies[0].rot: [1 1 0 0] is not a unit quaternion"},
+		"unknown_shape.json":        {`bodies[0].shape.type: unknown shape "cube"`},
+		"plane_not_fixed.json":      {"bodies[0].fixed: a plane must be fixed"},
+		"zero_normal.json":          {"containers[0].normal: [0 0 0] has no direction"},
+		"unknown_distribution.json": {`generators[0].shape.radius.dist: unknown distribution "gamma"`},
+		"distribution_in_body.json": {"bodies[0].shape.radius: a uniform distribution is only allowed in generators"},
+		"lattice_overlap.json":      {"generators[0].spacing: 0.15 is less than 0.2"},
+		"negative_seed.json":        {"generators[0].seed: -1 is not an integer"},
+		"random_full.json":          {"generators[0]: placed", "of 500 bodies", "enlarge the region or reduce count"},
+		"unknown_solver.json":       {`unknown solver "gauss-seidel"`},
+		"unknown_container.json":    {`containers[0].type: unknown container "cylinder"`},
+	}
+	files, err := filepath.Glob("testdata/bad/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != len(want) {
+		t.Errorf("%d files in testdata/bad, %d expectations", len(files), len(want))
+	}
+	for _, f := range files {
+		subs, ok := want[filepath.Base(f)]
+		if !ok {
+			t.Errorf("%s: no expected error", f)
+			continue
+		}
+		_, err := LoadFile(f, nil)
+		if err == nil {
+			t.Errorf("%s: loaded without error", f)
+			continue
+		}
+		if !strings.HasPrefix(err.Error(), f+":") {
+			t.Errorf("%s: error %q does not start with the file name", f, err)
+		}
+		for _, s := range subs {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("%s: error %q does not contain %q", f, err, s)
+			}
+		}
+	}
+}
