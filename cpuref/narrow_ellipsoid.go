@@ -260,109 +260,148 @@ func (f *ellipsoidBoxFunc) value(n mgl64.Vec3) float64 {
 		f.h[0]*math.Abs(n[0]) + f.h[1]*math.Abs(n[1]) + f.h[2]*math.Abs(n[2])
 }
 
-// cellTol is how close to zero a component of the first normal may be for
-// the cells on both sides of that coordinate plane to be searched. GJK and
-// EPA stop at a relative tolerance of 1e-7 or better, which leaves the
-// normal within about √1e-7 ≈ 3e-4 rad of a minimiser on an edge's arc;
-// 0.05 rad leaves a wide margin.
+// cellTol is how close to zero a component of the current normal may be
+// for the cells on both sides of that coordinate plane to be searched.
+// Steps that leave a cell are cut at its boundary, where that component is
+// exactly 0; 0.05 rad also takes in cells whose boundary the normal has not
+// quite reached.
 const cellTol = 0.05
 
-// minimize returns the unit n of least f among: n0, and the minimisers of f
-// over every cell of the box's normal fan that lies within cellTol of n0.
-// In a cell with signs σ (σ_i = 0 where n_i is held at 0), f equals the
-// smooth function (e + Σ σ_i h_i e_i)·n + √(nᵀGn), which is minimised from
-// n0 by supportFunc.minimize. Faces come first, then edges, then corners;
-// the search stops early at a face or edge whose candidate satisfies the
-// first-order condition for a local minimum of f: the ellipsoid's support
-// point p has |p_i| ≤ h_i along each held axis i.
+// ellipsoidBoxRounds bounds the rounds of ellipsoidBoxFunc.minimize. Each
+// round moves to a neighbouring cell or stops; a normal crosses at most a
+// few cells between GJK's first estimate and the minimiser.
+const ellipsoidBoxRounds = 16
+
+// minimize returns a local minimiser of f over unit n, from n0, by rounds
+// of a search over the cells of the box's normal fan within cellTol of the
+// current n (searchCells). A round that gives no decrease, or whose best
+// candidate satisfies the first-order condition for a minimum of f, ends
+// the search. While f < 0 (the shapes apart) f is convex along great
+// circles, so each round's cut steps decrease f and the search ends at the
+// global minimiser.
 func (f *ellipsoidBoxFunc) minimize(n0 mgl64.Vec3, scale float64) mgl64.Vec3 {
 	best, bestF := n0, f.value(n0)
-	// choices[i] lists the signs σ_i allowed near n0.
-	var choices [3][3]float64
-	var nc [3]int
-	for i := range 3 {
-		switch {
-		case n0[i] > cellTol:
-			choices[i][0], nc[i] = 1, 1
-		case n0[i] < -cellTol:
-			choices[i][0], nc[i] = -1, 1
-		default:
-			choices[i], nc[i] = [3]float64{0, 1, -1}, 3
+	for range ellipsoidBoxRounds {
+		n, v, ok := f.searchCells(best, scale)
+		if !(v < bestF) {
+			break
 		}
-	}
-	// zeros = 2: faces, 1: edges, 0: corners.
-	for zeros := 2; zeros >= 0; zeros-- {
-		verified := false
-		for j0 := 0; j0 < nc[0]; j0++ {
-			for j1 := 0; j1 < nc[1]; j1++ {
-				for j2 := 0; j2 < nc[2]; j2++ {
-					sigma := mgl64.Vec3{choices[0][j0], choices[1][j1], choices[2][j2]}
-					z, held := 0, -1
-					for i := range 3 {
-						if sigma[i] == 0 {
-							z++
-							held = i
-						}
-					}
-					if z != zeros {
-						continue
-					}
-					n, ok := f.cellMinimum(sigma, held, n0, scale)
-					if v := f.value(n); v <= bestF {
-						best, bestF, verified = n, v, ok
-					}
-				}
-			}
-		}
-		if verified {
+		best, bestF = n, v
+		if ok {
 			break
 		}
 	}
 	return best
 }
 
-// cellMinimum minimises f over the cell with signs sigma (held: an axis with
-// sigma = 0, or −1 for a corner's octant) starting from n0, and reports
-// whether the result satisfies the first-order condition for a local
-// minimum of f on that cell (always false for corners: a corner's minimiser
-// is only checked by its value).
-func (f *ellipsoidBoxFunc) cellMinimum(sigma mgl64.Vec3, held int, n0 mgl64.Vec3, scale float64) (mgl64.Vec3, bool) {
-	var n mgl64.Vec3
-	z := 0
+// searchCells returns the best of the cell minima (cellMinimum) over the
+// cells within cellTol of n: faces first, then edges, then corners, stopping
+// after a kind whose best candidate satisfies the first-order condition.
+func (f *ellipsoidBoxFunc) searchCells(n mgl64.Vec3, scale float64) (mgl64.Vec3, float64, bool) {
+	// choices[i] lists the signs σ_i near n (0: n_i held at 0).
+	var choices [3][3]float64
+	var nc [3]int
+	for i := range 3 {
+		switch {
+		case n[i] > cellTol:
+			choices[i][0], nc[i] = 1, 1
+		case n[i] < -cellTol:
+			choices[i][0], nc[i] = -1, 1
+		default:
+			choices[i], nc[i] = [3]float64{0, 1, -1}, 3
+		}
+	}
+	best, bestF, verified := n, math.Inf(1), false
+	// zeros = 2: faces, 1: edges, 0: corners.
+	for zeros := 2; zeros >= 0 && !verified; zeros-- {
+		for j0 := 0; j0 < nc[0]; j0++ {
+			for j1 := 0; j1 < nc[1]; j1++ {
+				for j2 := 0; j2 < nc[2]; j2++ {
+					sigma := mgl64.Vec3{choices[0][j0], choices[1][j1], choices[2][j2]}
+					z := 0
+					for i := range 3 {
+						if sigma[i] == 0 {
+							z++
+						}
+					}
+					if z != zeros {
+						continue
+					}
+					m, ok := f.cellMinimum(sigma, n, scale)
+					if v := f.value(m); v < bestF {
+						best, bestF, verified = m, v, ok
+					}
+				}
+			}
+		}
+	}
+	return best, bestF, verified
+}
+
+// cellMinimum minimises f over the closed cell with signs sigma (sigma_i = 0:
+// n_i held at 0; two zeros make a face normal, one an edge's arc, none a
+// corner's octant). In the cell f is the smooth
+// (e + Σ σ_i h_i e_i)·m + √(mᵀGm); supportFunc.minimize minimises it from
+// the point s of the cell nearest n (n with its components of the wrong
+// sign zeroed), and a minimiser m outside the cell is pulled back along the
+// segment from s to the cell's boundary. It reports whether the result
+// satisfies the first-order condition for a minimum of f: inside the cell
+// (not pulled back), and for each held axis i the ellipsoid's support point
+// p has |p_i| ≤ h_i (it projects into the face or onto the edge).
+func (f *ellipsoidBoxFunc) cellMinimum(sigma, n mgl64.Vec3, scale float64) (mgl64.Vec3, bool) {
+	var s mgl64.Vec3
+	held, z := -1, 0
 	for i := range 3 {
 		if sigma[i] == 0 {
+			held = i
 			z++
+		} else if sigma[i]*n[i] > 0 {
+			s[i] = n[i]
 		}
 	}
-	switch z {
-	case 2:
+	l := s.Len()
+	if z == 2 || !(l > 0) {
+		// A face, or a start with no component in the cell: the cell's
+		// centre direction.
+		s, l = sigma, sigma.Len()
+	}
+	s = s.Mul(1 / l)
+	m := s
+	if z < 2 {
+		sf := supportFunc{c: f.e.Add(mgl64.Vec3{sigma[0] * f.h[0], sigma[1] * f.h[1], sigma[2] * f.h[2]}), g: [2]mgl64.Mat3{f.g}, ng: 1}
+		m = sf.minimize(s, held, scale)
+		// Pull back to the boundary: the largest t ≤ 1 with
+		// σ_i·(s + t(m − s))_i ≥ 0 for every i.
+		t, cut := 1.0, -1
 		for i := range 3 {
-			n[i] = sigma[i]
+			if sigma[i] != 0 && sigma[i]*m[i] < 0 {
+				if ti := s[i] / (s[i] - m[i]); ti < t {
+					t, cut = ti, i
+				}
+			}
 		}
-	case 1:
-		n = n0
-		n[held] = 0
-		l := n.Len()
-		if !(l > 0) {
-			return n0, false
+		if cut >= 0 {
+			u := s.Add(m.Sub(s).Mul(t))
+			u[cut] = 0
+			for i := range 3 {
+				if sigma[i]*u[i] < 0 {
+					u[i] = 0
+				}
+			}
+			if ul := u.Len(); ul > 0 {
+				return u.Mul(1 / ul), false
+			}
+			return s, false
 		}
-		n = n.Mul(1 / l)
-		sf := supportFunc{c: f.e.Add(mgl64.Vec3{sigma[0] * f.h[0], sigma[1] * f.h[1], sigma[2] * f.h[2]}), g: [2]mgl64.Mat3{f.g}, ng: 1}
-		n = sf.minimize(n, held, scale)
-	default:
-		sf := supportFunc{c: f.e.Add(mgl64.Vec3{sigma[0] * f.h[0], sigma[1] * f.h[1], sigma[2] * f.h[2]}), g: [2]mgl64.Mat3{f.g}, ng: 1}
-		return sf.minimize(n0, -1, scale), false
 	}
-	// First-order condition on the held axes: the ellipsoid's support point
-	// along n projects into the face or onto the edge.
-	gn := f.g.Mul3x1(n)
-	l := math.Sqrt(n.Dot(gn))
+	gn := f.g.Mul3x1(m)
+	gl := math.Sqrt(m.Dot(gn))
 	for i := range 3 {
-		if n[i] == 0 && math.Abs(f.e[i]+gn[i]/l) > f.h[i] {
-			return n, false
+		if sigma[i] == 0 && math.Abs(f.e[i]+gn[i]/gl) > f.h[i] {
+			return m, false
 		}
 	}
-	return n, true
+	return m, true
 }
 
 // supportFunc is f(n) = c·n + Σ_k √(nᵀG_k n) over its ng (1 or 2) Gram

@@ -108,7 +108,7 @@ const (
 	// gjkRelTol stops GJK on smooth shapes when its upper and lower bounds
 	// on the distance agree to this fraction; Newton's method then
 	// polishes the normal.
-	gjkRelTol = 1e-7
+	gjkRelTol = 0.5
 	// gjkTouchTol: below gjkTouchTol·scale, GJK's closest point is too short
 	// to give a direction and the shapes count as touching (overlap path).
 	gjkTouchTol = 1e-9

@@ -14,7 +14,7 @@ import "math"
 // With μ = 0 the cone is the ray n ≥ 0: (max(n, 0), 0, 0).
 func ProjectCone(xn, xu, xw, mu, c float64) (float64, float64, float64) {
 	n := xn + c
-	t := math.Hypot(xu, xw)
+	t := math.Sqrt(xu*xu + xw*xw) // no overflow concern at impulse scales; Hypot is 3× slower
 	if mu == 0 {
 		return math.Max(n, 0) - c, 0, 0
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -133,6 +134,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		out      = fs.String("out", "", "output folder (default out/SCENE)")
 		trace    = fs.String("trace", "", "comma-separated body ids to trace (0-based, scene order)")
 		quiet    = fs.Bool("quiet", false, "no progress and no summary on the terminal")
+		cpuprof  = fs.String("cpuprofile", "", "write a Go CPU profile of the run to this file")
 		sets     multi
 	)
 	fs.Var(&sets, "set", "key=value override of a scene parameter or field (repeatable)")
@@ -149,6 +151,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(pos) != 1 {
 		return usageError{fmt.Errorf("run takes one scene name or file, got %d arguments (gpusim scenes lists the built-in ones)", len(pos))}
+	}
+	switch *backend {
+	case "auto", "cpu", "vulkan":
+	default:
+		return usageError{fmt.Errorf("unknown backend %q (want auto, cpu or vulkan)", *backend)}
 	}
 	sc, err := scene.Load(pos[0], sets)
 	if err != nil {
@@ -205,6 +212,17 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		Notice: func(s string) { fmt.Fprintf(stderr, "gpusim: %s\n", s) }}
 	if !*quiet && isTerminal(stderr) {
 		opt.Progress = progressPrinter(stderr)
+	}
+	if *cpuprof != "" {
+		f, err := os.Create(*cpuprof)
+		if err != nil {
+			return usageError{fmt.Errorf("--cpuprofile: %w", err)}
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	sum, runErr := run.Run(ctx, sc, opt)
 	if opt.Progress != nil {

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = cli(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return rows
+}
+
+func TestScenesLists(t *testing.T) {
+	code, out, _ := runCLI(t, "scenes")
+	if code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	for _, name := range []string{"rolling-ball", "fill", "pressure", "settle"} {
+		if !strings.Contains(out, name) {
+			t.Errorf("gpusim scenes does not list %s:\n%s", name, out)
+		}
+	}
+}
+
+func TestRunWritesOutputs(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, "run", "rolling-ball", "--steps", "20", "--trace", "0,1", "--out", dir, "--backend", "cpu")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "rolling-ball") {
+		t.Errorf("summary does not name the scene:\n%s", out)
+	}
+	stats := readCSV(t, filepath.Join(dir, "stats.csv"))
+	wantStats := "step,time,bodies,contacts,iterations,residual,objective,fixed_fx,fixed_fy,fixed_fz,collide_s,solve_s,step_s"
+	if strings.Join(stats[0], ",") != wantStats || len(stats) != 21 {
+		t.Errorf("stats.csv: header %v, %d rows; want %s and 20 rows", stats[0], len(stats)-1, wantStats)
+	}
+	trace := readCSV(t, filepath.Join(dir, "trace.csv"))
+	if len(trace) != 41 || len(trace[0]) != 16 || trace[0][0] != "step" || trace[0][15] != "wz" {
+		t.Errorf("trace.csv: %d rows, header %v", len(trace)-1, trace[0])
+	}
+	final := readCSV(t, filepath.Join(dir, "final.csv"))
+	if len(final) != 3 || len(final[0]) != 14 || final[0][0] != "id" {
+		t.Errorf("final.csv: %d rows, header %v", len(final)-1, final[0])
+	}
+	var sum map[string]any
+	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"scene", "settings", "steps", "wall_s", "final", "scene_doc"} {
+		if _, ok := sum[k]; !ok {
+			t.Errorf("summary.json lacks %q", k)
+		}
+	}
+	if sum["steps"].(float64) != 20 {
+		t.Errorf("summary.json steps = %v, want 20", sum["steps"])
+	}
+}
+
+func TestRunBadInput(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run"}, "one scene"},
+		{[]string{"run", "no-such-scene"}, "no-such-scene"},
+		{[]string{"run", "rolling-ball", "--trace", "7"}, "out of range"},
+		{[]string{"run", "rolling-ball", "--trace", "x"}, "not a body id"},
+		{[]string{"run", "rolling-ball", "--dt", "-1"}, "dt"},
+		{[]string{"run", "rolling-ball", "--solver", "nope"}, "unknown solver"},
+		{[]string{"run", "rolling-ball", "--set", "nosuchkey=1"}, "nosuchkey"},
+		{[]string{"run", "rolling-ball", "--set", "v0"}, "="},
+		{[]string{"run", "rolling-ball", "--steps", "0"}, "--steps"},
+		{[]string{"run", "rolling-ball", "--bogus"}, "bogus"},
+		{[]string{"run", "rolling-ball", "--backend", "warp"}, "unknown backend"},
+		{[]string{"frobnicate"}, "unknown command"},
+	}
+	for _, c := range cases {
+		args := append(append([]string{}, c.args...), "--out", dir)
+		if c.args[0] != "run" {
+			args = c.args
+		}
+		code, _, errOut := runCLI(t, args...)
+		if code != exitUsage {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, code, exitUsage, errOut)
+		}
+		if !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: stderr %q does not mention %q", c.args, errOut, c.want)
+		}
+	}
+}
