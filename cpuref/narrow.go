@@ -29,27 +29,36 @@ type ContactPoint struct {
 // b and PA is on a. It returns an error only for an unsupported pair (saying
 // which), and never panics.
 //
+// For a pair with a sphere or an ellipsoid, Narrow gives one contact whose
 // Phi is the signed distance between the shapes: their distance when they
 // are apart, minus the depth of the smallest translation that separates
 // them when they overlap. Equivalently Phi = max over unit n of
-// (min over b of b·n − max over a of a·n), and Normal is the maximising n.
-// The methods, per pair of kinds:
+// (min over b of b·n − max over a of a·n), Normal is the maximising n and PA,
+// PB are the points of a and b farthest along n and −n. The methods:
 //
 //   - sphere–sphere, sphere–plane, sphere–box, ellipsoid–plane: closed
-//     forms, one contact;
+//     forms; for coincident sphere centres Normal is ±z;
 //   - sphere–ellipsoid: the point of the ellipsoid closest to the sphere's
-//     centre (Eberly's root of the secular equation), one contact;
-//   - ellipsoid–ellipsoid, ellipsoid–box: GJK (apart) or EPA (overlapping)
-//     on the support functions for a first normal, then Newton's method on
-//     the unit sphere for the normal that maximises the separation, to
-//     rounding error; one contact;
+//     centre (Eberly's root of the secular equation);
+//   - ellipsoid–ellipsoid, ellipsoid–box: GJK on the shapes' cores (an
+//     ellipsoid less a ball of 0.9 times its least radius of curvature) for
+//     a first normal, or EPA on the shapes when even the cores overlap, then
+//     Newton's method on the unit sphere (for the box, cell by cell of its
+//     normal fan) for the maximising normal, to rounding error. Apart, or
+//     overlapping by less than the two margins, the maximum is the global
+//     one; deeper it is the best local maximum reached from EPA's normal
+//     and three probe directions.
+//
+// The other pairs:
+//
 //   - box–plane: one contact per box corner below the envelope (up to 4 for
 //     a box resting on the plane, 8 when it is fully inside);
-//   - box–box: separating axes (15) and clipping of the incident face
-//     against the reference face, up to 8 contacts, or one for an
-//     edge–edge contact; Phi is exact for overlaps and face contacts, and a
-//     lower bound of the distance for boxes apart whose nearest features are
-//     edges or corners;
+//   - box–box: the best of the 15 separating axes (a face axis unless an
+//     edge–edge axis is 5 % shallower) gives either the face of the other
+//     box clipped against that face, one contact per clipped corner (up to
+//     8), or one edge–edge contact. For boxes apart GJK gives their exact
+//     distance: no contacts when it is at least the envelope, and one more
+//     contact at the closest points when the axis's contacts miss them;
 //   - plane–plane: none (planes are fixed).
 //
 // A zero Rot (the zero value of mgl64.Quat) counts as the identity; any
@@ -67,9 +76,6 @@ func Narrow(a engine.Shape, pa Pose, b engine.Shape, pb Pose, envelope float64, 
 	if !ok {
 		if swap {
 			a, b = b, a
-		}
-		if a.Kind == engine.Box && b.Kind == engine.Box {
-			return out, fmt.Errorf("cpuref: narrowphase: box–box contact is not supported yet")
 		}
 		return out, fmt.Errorf("cpuref: narrowphase: no contact between a %v and a %v", a.Kind, b.Kind)
 	}

@@ -100,7 +100,7 @@ func boxBox(ha mgl64.Vec3, fa *bodyFrame, hb mgl64.Vec3, fb *bodyFrame, env floa
 		if beyond {
 			return out
 		}
-		if !overlap {
+		if !overlap && sx.n > 0 {
 			dist = v.Len()
 			gpa, gpb = sx.witnesses()
 			gn, gpa, gpb, apart = v.Mul(-1/dist), fa.c.Add(gpa), fa.c.Add(gpb), true

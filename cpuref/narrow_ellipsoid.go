@@ -153,8 +153,9 @@ func secularRoot(n0, n1, z2, d0, d1 float64) float64 {
 //	f(n) = c·n + √(nᵀGa n) + √(nᵀGb n),  c = ca − cb, G = R diag(s²) Rᵀ,
 //
 // and Phi = −min f over unit n. GJK or EPA give a first n, Newton's method
-// on the sphere (supportFunc.minimize) the minimiser; the contact points are
-// the support points of a along n and of b along −n.
+// on the sphere (supportFunc.minimize) the minimiser, also started from the
+// best probe directions (bestProbes) after EPA; the contact points are the
+// support points of a along n and of b along −n.
 func ellipsoidEllipsoid(sa mgl64.Vec3, fa *bodyFrame, sb mgl64.Vec3, fb *bodyFrame, env float64, out []ContactPoint) []ContactPoint {
 	c := fa.c.Sub(fb.c)
 	ra := math.Max(sa[0], math.Max(sa[1], sa[2]))
@@ -166,13 +167,23 @@ func ellipsoidEllipsoid(sa mgl64.Vec3, fa *bodyFrame, sb mgl64.Vec3, fb *bodyFra
 	a := convexShape{ellipsoid: true, c: c, g: ga, margin: ellipsoidMargin(sa)}
 	b := convexShape{ellipsoid: true, g: gb, margin: ellipsoidMargin(sb)}
 	scale := ra + rb
-	n0, beyond := firstNormal(&a, &b, env, scale)
+	n0, deep, beyond := firstNormal(&a, &b, env, scale)
 	if beyond {
 		return out
 	}
 	f := supportFunc{c: c, g: [2]mgl64.Mat3{ga, gb}, ng: 2}
 	n := f.minimize(n0, -1, scale)
-	phi := -f.value(n)
+	best := f.value(n)
+	if deep {
+		var starts [deepStarts]mgl64.Vec3
+		bestProbes(f.value, &fa.r, &fb.r, &starts)
+		for _, s := range starts {
+			if m := f.minimize(s, -1, scale); f.value(m) < best {
+				n, best = m, f.value(m)
+			}
+		}
+	}
+	phi := -best
 	if !(phi < env) {
 		return out
 	}
@@ -204,10 +215,11 @@ func ellipsoidGram(s mgl64.Vec3, f *bodyFrame) mgl64.Mat3 {
 //	f(n) = e·n + √(nᵀGn) + Σ hb_i |n_i|
 //
 // (e the ellipsoid's centre, G its Gram matrix), and Phi = −min f over unit
-// n. GJK or EPA give a first n; f is smooth except where some n_i = 0, so
-// it is then minimised over each cell of the box's normal fan next to that
-// n (a face normal: fixed; an edge's arc: Newton on a great circle; a
-// corner's octant: Newton on the sphere), and the best of these is kept.
+// n. GJK or EPA give a first n (and after EPA the best probe directions,
+// bestProbes, more); f is smooth except where some n_i = 0, so from each it
+// is minimised over the cells of the box's normal fan (a face normal:
+// fixed; an edge's arc: Newton on a great circle; a corner's octant: Newton
+// on the sphere) by ellipsoidBoxFunc.minimize, and the best is kept.
 func ellipsoidBox(se mgl64.Vec3, fe *bodyFrame, hb mgl64.Vec3, fb *bodyFrame, env float64, out []ContactPoint) []ContactPoint {
 	e := fb.dirToBody(fe.c.Sub(fb.c))
 	re := math.Max(se[0], math.Max(se[1], se[2]))
@@ -220,13 +232,24 @@ func ellipsoidBox(se mgl64.Vec3, fe *bodyFrame, hb mgl64.Vec3, fb *bodyFrame, en
 	a := convexShape{ellipsoid: true, c: e, g: g, margin: ellipsoidMargin(se)}
 	b := convexShape{h: hb, r: identityAxes()}
 	scale := re + rb
-	n0, beyond := firstNormal(&a, &b, env, scale)
+	n0, deep, beyond := firstNormal(&a, &b, env, scale)
 	if beyond {
 		return out
 	}
 	eb := ellipsoidBoxFunc{e: e, g: g, h: hb}
 	n := eb.minimize(n0, scale)
-	phi := -eb.value(n)
+	best := eb.value(n)
+	if deep {
+		var starts [deepStarts]mgl64.Vec3
+		axes := identityAxes()
+		bestProbes(eb.value, &local.r, &axes, &starts)
+		for _, s := range starts {
+			if m := eb.minimize(s, scale); eb.value(m) < best {
+				n, best = m, eb.value(m)
+			}
+		}
+	}
+	phi := -best
 	if !(phi < env) {
 		return out
 	}
@@ -276,9 +299,9 @@ const ellipsoidBoxRounds = 16
 // of a search over the cells of the box's normal fan within cellTol of the
 // current n (searchCells). A round that gives no decrease, or whose best
 // candidate satisfies the first-order condition for a minimum of f, ends
-// the search. While f < 0 (the shapes apart) f is convex along great
-// circles, so each round's cut steps decrease f and the search ends at the
-// global minimiser.
+// the search. While f < 0 (the shapes apart) f has no local minimum but
+// the global one, and the rounds, each decreasing f, end there
+// (TestNarrowMaximalSeparation checks this on random poses).
 func (f *ellipsoidBoxFunc) minimize(n0 mgl64.Vec3, scale float64) mgl64.Vec3 {
 	best, bestF := n0, f.value(n0)
 	for range ellipsoidBoxRounds {
@@ -452,9 +475,9 @@ const (
 	// sphere stays close to the tangent plane.
 	newtonMaxStep = 0.5
 	// newtonFinalStep: a Newton step this short (rad) is the last one; in
-	// the quadratic regime it leaves the normal within ~1e-18 rad and f
-	// within rounding of the minimum.
-	newtonFinalStep = 1e-9
+	// the quadratic regime it leaves the normal within ~(1e-6)² = 1e-12 rad
+	// of the minimiser, and f, quadratic there, within ~1e-24·scale.
+	newtonFinalStep = 1e-6
 	// newtonMaxHalvings bounds the step halvings of one line search.
 	newtonMaxHalvings = 30
 )
@@ -463,8 +486,11 @@ const (
 // Riemannian Newton's method: in an orthonormal basis t of the tangent
 // plane at n the gradient is tᵀ∇f and the Hessian tᵀ∇²f t − (n·∇f) I;
 // the step δ solves Hδ = −g and n moves to (n + tδ)/‖n + tδ‖. Where H is
-// not positive definite the step is a steepest-descent one; steps are
-// halved until f decreases, and the search stops when none does. With
+// not positive definite the step is a steepest-descent one of length
+// newtonMaxStep. Steps are halved until f decreases and the search stops
+// when none does, when the tangential gradient is below
+// newtonGradTol·scale, or after a Newton step shorter than newtonFinalStep,
+// which is taken as it is (its effect on f is below rounding). With
 // held ≥ 0, n stays on the great circle n_held = 0 (n0_held must be 0) and
 // the tangent space is the single direction e_held × n.
 func (f *supportFunc) minimize(n0 mgl64.Vec3, held int, scale float64) mgl64.Vec3 {

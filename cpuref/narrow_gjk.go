@@ -23,7 +23,7 @@ type convexShape struct {
 // ellipsoidMargin returns the margin of an ellipsoid with semi-axes s: 0.9
 // of its least radius of curvature min(s)²/max(s). Up to that radius, the
 // ellipsoid is its core plus a ball (the core's support function
-// √(nᵀGn) − margin stays convex); 0.9 keeps the core well away from
+// √(nᵀGn) − margin·‖n‖ stays convex); 0.9 keeps the core well away from
 // degenerate.
 func ellipsoidMargin(s mgl64.Vec3) float64 {
 	lo, hi := math.Min(s[0], math.Min(s[1], s[2])), math.Max(s[0], math.Max(s[1], s[2]))
@@ -78,36 +78,83 @@ func diffSupport(a, b *convexShape, d mgl64.Vec3) mgl64.Vec3 {
 // of a − b less both margins, with the same minimiser, so when the cores
 // are apart (the shapes apart, or overlapping by less than the margins)
 // GJK's closest point v of the cores' difference gives n = −v/‖v‖; when
-// they overlap, EPA's nearest face of a − b gives n. beyond reports that
-// GJK proved the gap to be at least env, so there is no contact. scale is
-// the size of the shapes (m), for tolerances.
-func firstNormal(a, b *convexShape, env, scale float64) (n mgl64.Vec3, beyond bool) {
+// they overlap, EPA's nearest face of a − b gives n and deep is true.
+// beyond reports that GJK proved the gap to be at least env, so there is no
+// contact. scale is the size of the shapes (m), for tolerances.
+func firstNormal(a, b *convexShape, env, scale float64) (n mgl64.Vec3, deep, beyond bool) {
 	var s gjkSimplex
 	v, overlap, beyond := gjkDistance(a, b, env+a.margin+b.margin, scale, gjkRelTol, &s)
 	if beyond {
-		return n, true
+		return n, false, true
 	}
 	if !overlap {
-		return v.Mul(-1 / v.Len()), false
+		return v.Mul(-1 / v.Len()), false, false
 	}
 	var p epaPolytope
 	if p.init(a, b, &s, scale) {
-		return p.expand(a, b, scale), false
+		return p.expand(a, b, scale), true, false
 	}
 	n = b.c.Sub(a.c)
 	if l := n.Len(); l > 0 {
-		return n.Mul(1 / l), false
+		return n.Mul(1 / l), true, false
 	}
-	return mgl64.Vec3{0, 0, 1}, false
+	return mgl64.Vec3{0, 0, 1}, true, false
+}
+
+// deepStarts is how many probe directions (bestProbes) Newton's method
+// also starts from when the shapes overlap beyond their margins. There the
+// support function of a − b can have several local minima, and EPA's
+// polytope (at most epaMaxVerts vertices) resolves them poorly when a − b is
+// nearly round: local minima a few per cent of the size apart.
+const deepStarts = 3
+
+// bestProbes puts in out the deepStarts directions of least value among the
+// 26 directions from a cube's centre to its faces, edges and corners and
+// ± the axes in ax1 and ax2 (the shapes' own axes).
+func bestProbes(value func(mgl64.Vec3) float64, ax1, ax2 *[3]mgl64.Vec3, out *[deepStarts]mgl64.Vec3) {
+	var vals [deepStarts]float64
+	for i := range vals {
+		vals[i] = math.Inf(1)
+	}
+	try := func(d mgl64.Vec3) {
+		v := value(d)
+		if !(v < vals[deepStarts-1]) {
+			return
+		}
+		k := deepStarts - 1
+		for k > 0 && v < vals[k-1] {
+			vals[k], out[k] = vals[k-1], out[k-1]
+			k--
+		}
+		vals[k], out[k] = v, d
+	}
+	for i := -1; i <= 1; i++ {
+		for j := -1; j <= 1; j++ {
+			for k := -1; k <= 1; k++ {
+				if d := (mgl64.Vec3{float64(i), float64(j), float64(k)}); d != (mgl64.Vec3{}) {
+					try(d.Mul(1 / d.Len()))
+				}
+			}
+		}
+	}
+	for i := range 3 {
+		try(ax1[i])
+		try(ax1[i].Mul(-1))
+		try(ax2[i])
+		try(ax2[i].Mul(-1))
+	}
 }
 
 const (
 	// gjkMaxIter bounds GJK's iterations; it converges in far fewer to
 	// gjkRelTol.
 	gjkMaxIter = 64
-	// gjkRelTol stops GJK on smooth shapes when its upper and lower bounds
-	// on the distance agree to this fraction; Newton's method then
-	// polishes the normal.
+	// gjkRelTol stops GJK on the cores when its lower bound on their
+	// distance exceeds (1 − gjkRelTol) times its upper bound: −v/‖v‖ is
+	// then a separating direction, where the support function of a − b,
+	// less the margins, is negative; there it has no local minimum but the
+	// global one, so Newton's method takes over from any such direction.
+	// Half the distance is reached in 2 to 5 iterations.
 	gjkRelTol = 0.5
 	// gjkTouchTol: below gjkTouchTol·scale, GJK's closest point is too short
 	// to give a direction and the shapes count as touching (overlap path).
@@ -140,8 +187,8 @@ func (s *gjkSimplex) witnesses() (pa, pb mgl64.Vec3) {
 
 // gjkDistance runs GJK (Gilbert, Johnson and Keerthi 1988) on the
 // difference of the cores of a and b (the shapes themselves for margins 0)
-// from the point ca − cb: v is the point of a simplex in a − b closest to the
-// origin, w the support point along −v, and the distance lies between
+// from the point ca − cb: v is the point of a simplex in that difference
+// closest to the origin, w the support point along −v, and the distance lies between
 // v·w/‖v‖ and ‖v‖. It returns v when ‖v‖ − v·w/‖v‖ ≤ relTol·‖v‖, when w is
 // already a vertex, or when no step shortens v; beyond when
 // v·w/‖v‖ ≥ env; overlap when the simplex encloses the origin or v shrinks
@@ -159,7 +206,7 @@ func gjkDistance(a, b *convexShape, env, scale, relTol float64, s *gjkSimplex) (
 		if vw > 0 && vw >= env*math.Sqrt(vv) {
 			return v, false, true
 		}
-		if it > 0 && vv-vw <= relTol*vv {
+		if vv-vw <= relTol*vv {
 			return v, false, false
 		}
 		for i := 0; i < s.n; i++ {
@@ -335,8 +382,8 @@ const (
 	epaMaxFaces = 2*epaMaxVerts - 4 // a closed triangulated polytope's Euler bound
 	epaMaxEdges = 3 * epaMaxFaces
 	// epaRelTol stops EPA when the support point along the nearest face's
-	// normal lies within epaRelTol·scale of that face; Newton's method then
-	// polishes the normal.
+	// normal lies within epaRelTol·scale of that face. EPA only has to
+	// find the basin of the minimiser, which Newton's method then polishes.
 	epaRelTol = 1e-4
 )
 
@@ -360,12 +407,12 @@ type epaPolytope struct {
 	in    mgl64.Vec3
 }
 
-// init makes a tetrahedron from GJK's simplex s, adding support points of
-// a − b along directions normal to it as needed. It reports false when
-// a − b is too flat to hold a tetrahedron.
+// init makes a tetrahedron from GJK's simplex s (points of the cores'
+// difference, which lies inside a − b), adding support points of a − b
+// along directions normal to it as needed. It reports false when a − b is
+// too flat to hold a tetrahedron.
 func (p *epaPolytope) init(a, b *convexShape, s *gjkSimplex, scale float64) bool {
 	eps := 1e-12 * scale
-	p.nv = 0
 	for i := 0; i < s.n; i++ {
 		p.v[i] = s.v[i].p
 	}
