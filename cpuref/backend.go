@@ -35,6 +35,7 @@ type Backend struct {
 	// Broadphase.
 	grid    Grid
 	boxes   []AABB
+	margin  []float64 // speculative margin per body (m), see Collide
 	bounded []bool
 	planeP  []mgl64.Vec3
 	planeN  []mgl64.Vec3
@@ -98,6 +99,7 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	b.vfree = make([]float64, 6*n)
 	b.dv = make([]float64, 6*n)
 	b.boxes = make([]AABB, n)
+	b.margin = make([]float64, n)
 	b.bounded = make([]bool, n)
 	b.planeP = make([]mgl64.Vec3, n)
 	b.planeN = make([]mgl64.Vec3, n)

@@ -8,14 +8,32 @@ import (
 )
 
 // Collide finds the contacts at the current positions: AABBs inflated by
-// the envelope, grid broadphase, narrowphase on each candidate pair, and
-// keeps those with Φ < envelope. Contacts come sorted by (A, B) and, within
-// a pair, in narrowphase order, so the list is deterministic.
+// the envelope plus each body's speculative margin, grid broadphase,
+// narrowphase on each candidate pair, keeping contacts with
+// Φ < envelope + m_A + m_B. Contacts come sorted by (A, B) and, within a
+// pair, in narrowphase order, so the list is deterministic.
+//
+// The speculative margin m_i = h(‖v_i‖ + ‖ω_i‖R_i) + h²‖g + F_i/m_i‖ bounds
+// how far body i can move in the coming step (R_i its bounding radius).
+// A contact with a positive gap Φ only allows an approach speed of Φ/h
+// (b_n = Φ/h), so including it costs nothing physically, while a contact
+// missed because the bodies closed more than the envelope in one step
+// would start the next step deeply overlapped and be pushed apart at
+// Φ/h: the margin removes that tunnelling and its explosive recovery.
 func (b *Backend) Collide() (int, error) {
 	env := b.envelope
+	h := b.settings.Dt
 	for i := 0; i < b.n; i++ {
 		p, q := b.position(i), b.quat(i)
-		box, ok := ShapeAABB(b.shapes[i], p, q, env)
+		m := 0.0
+		if !b.fixed[i] {
+			v := mgl64.Vec3{b.vel[3*i], b.vel[3*i+1], b.vel[3*i+2]}.Len()
+			w := mgl64.Vec3{b.omega[3*i], b.omega[3*i+1], b.omega[3*i+2]}.Len()
+			f := mgl64.Vec3{b.force[3*i], b.force[3*i+1], b.force[3*i+2]}.Mul(b.invMass[i])
+			m = h*(v+w*b.shapes[i].BoundingRadius()) + h*h*b.gravity.Add(f).Len()
+		}
+		b.margin[i] = m
+		box, ok := ShapeAABB(b.shapes[i], p, q, env+m)
 		b.boxes[i], b.bounded[i] = box, ok
 		if !ok {
 			b.planeP[i] = p
@@ -34,7 +52,7 @@ func (b *Backend) Collide() (int, error) {
 		i, j := int(pr[0]), int(pr[1])
 		pi, qi := b.position(i), b.quat(i)
 		pj, qj := b.position(j), b.quat(j)
-		b.cps, err = Narrow(b.shapes[i], Pose{pi, qi}, b.shapes[j], Pose{pj, qj}, env, b.cps[:0])
+		b.cps, err = Narrow(b.shapes[i], Pose{pi, qi}, b.shapes[j], Pose{pj, qj}, env+b.margin[i]+b.margin[j], b.cps[:0])
 		if err != nil {
 			return 0, fmt.Errorf("cpuref: bodies %d and %d: %w", i, j, err)
 		}
