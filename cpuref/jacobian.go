@@ -162,6 +162,27 @@ func (b *Backend) bodyImpulse(x Vec, dv []float64) {
 	})
 }
 
+// addContactImpulse adds M⁻¹D_k x to the 6-per-body velocities dv of the
+// two bodies of contact k (fixed bodies have zero inverse mass).
+func (b *Backend) addContactImpulse(k int, x [3]float64, dv []float64) {
+	bs := b.basis[9*k : 9*k+9]
+	for side, body := range [2]int32{b.con.A[k], b.con.B[k]} {
+		i := int(body)
+		if b.fixed[i] {
+			continue
+		}
+		rho, sign := b.rhoA[9*k:9*k+9], -1.0
+		if side == 1 {
+			rho, sign = b.rhoB[9*k:9*k+9], 1
+		}
+		im := b.invMass[i]
+		for j := 0; j < 3; j++ {
+			dv[6*i+j] += im * sign * (x[0]*bs[j] + x[1]*bs[3+j] + x[2]*bs[6+j])
+			dv[6*i+3+j] += b.invInertia[3*i+j] * (x[0]*rho[j] + x[1]*rho[3+j] + x[2]*rho[6+j])
+		}
+	}
+}
+
 func resizeF(s []float64, n int) []float64 {
 	if cap(s) >= n {
 		return s[:n]

@@ -48,6 +48,17 @@ func (l linalg) Axpby(dst engine.Vec, a float64, x engine.Vec, b float64, y engi
 	})
 }
 
+// MulElem sets dst_i = x_i·y_i.
+func (l linalg) MulElem(dst, x, y engine.Vec) {
+	d, xv, yv := vec(dst), vec(x), vec(y)
+	l.pool.forChunks(len(d), func(_, lo, hi int) {
+		d, xv, yv := d[lo:hi], xv[lo:hi], yv[lo:hi]
+		for i := range d {
+			d[i] = xv[i] * yv[i]
+		}
+	})
+}
+
 // Dot returns Σ x_i·y_i, summed per fixed chunk and then in chunk order.
 func (l linalg) Dot(x, y engine.Vec) float64 {
 	xv, yv := vec(x), vec(y)

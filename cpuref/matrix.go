@@ -125,3 +125,54 @@ func (p *MatrixProblem) AntiRelax(dst, u engine.Vec) {
 		d[3*k] += p.mu[k] * math.Hypot(uv[3*k+1], uv[3*k+2])
 	}
 }
+
+// BlockDiag sets g_i = (N_3i,3i + N_3i+1,3i+1 + N_3i+2,3i+2)/3 on the three
+// rows of contact i.
+func (p *MatrixProblem) BlockDiag(dst engine.Vec) {
+	d := vec(dst)
+	for k := 0; k < p.nc; k++ {
+		tr := 0.0
+		for r := 3 * k; r < 3*k+3; r++ {
+			tr += p.at(r, r)
+		}
+		d[3*k], d[3*k+1], d[3*k+2] = tr/3, tr/3, tr/3
+	}
+}
+
+// at returns N_rc (0 if not stored), by binary search in row r.
+func (p *MatrixProblem) at(r, c int) float64 {
+	cols := p.col[p.rowPtr[r]:p.rowPtr[r+1]]
+	k := sort.SearchInts(cols, c)
+	if k < len(cols) && cols[k] == c {
+		return p.val[p.rowPtr[r]+k]
+	}
+	return 0
+}
+
+// Sweep runs one projected Gauss–Seidel sweep over the contacts in order,
+// computing (Nγ + r)_i from the current γ row by row.
+func (p *MatrixProblem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
+	g, dg := vec(gamma), vec(diag)
+	for k := 0; k < p.nc; k++ {
+		var u [3]float64
+		for d := 0; d < 3; d++ {
+			r := 3*k + d
+			s := p.r[r]
+			for e := p.rowPtr[r]; e < p.rowPtr[r+1]; e++ {
+				s += p.val[e] * g[p.col[e]]
+			}
+			u[d] = s
+		}
+		s := omega / dg[3*k]
+		n, tu, tw := ProjectCone(g[3*k]-s*u[0], g[3*k+1]-s*u[1], g[3*k+2]-s*u[2], p.mu[k], p.coh[k])
+		g[3*k] = lambda*n + (1-lambda)*g[3*k]
+		g[3*k+1] = lambda*tu + (1-lambda)*g[3*k+1]
+		g[3*k+2] = lambda*tw + (1-lambda)*g[3*k+2]
+	}
+}
+
+// Cones copies μ and the cohesion impulses.
+func (p *MatrixProblem) Cones(mu, cohesion []float64) {
+	copy(mu, p.mu)
+	copy(cohesion, p.coh)
+}

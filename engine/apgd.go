@@ -154,6 +154,7 @@ func (a *APGD) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 	}
 	p.Copy(gamma, best)
 	st.Residual = rmin
+	st.ProjGrad = rmin * float64(n)
 	st.Converged = rmin < opt.Tol
 	st.Objective = fBest
 	if a.AntiRelax {

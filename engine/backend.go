@@ -27,6 +27,8 @@ type LinAlg interface {
 	Fill(dst Vec, v float64)
 	// Axpby sets dst = a·x + b·y; dst may alias x or y.
 	Axpby(dst Vec, a float64, x Vec, b float64, y Vec)
+	// MulElem sets dst_i = x_i·y_i; dst may alias x or y.
+	MulElem(dst, x, y Vec)
 	// Dot returns xᵀy.
 	Dot(x, y Vec) float64
 	// Write copies src (host) into dst; Read copies src into dst (host).
@@ -55,6 +57,18 @@ type Problem interface {
 	// normal row, the anti-relaxation term a_i of eq. 15 of the
 	// anti-relaxation paper with u = Nγ + r the contact velocities.
 	AntiRelax(dst, u Vec)
+	// BlockDiag sets dst_3i = dst_3i+1 = dst_3i+2 = g_i = tr(N_ii)/3, the
+	// block preconditioner of eq. 27 of the APGD paper (N_ii = D_iᵀM⁻¹D_i).
+	BlockDiag(dst Vec)
+	// Sweep runs one projected Gauss–Seidel sweep (Algorithm 2 of the APGD
+	// paper, lines 3–7) over the contacts in order, updating gamma in
+	// place: γ_i ← λ Π(γ_i − ω B_i (Nγ + r)_i) + (1 − λ) γ_i with
+	// B_i = I/g_i, each contact seeing the updates of those before it;
+	// diag holds g_i as BlockDiag writes it.
+	Sweep(gamma, diag Vec, omega, lambda float64)
+	// Cones copies μ_i and the cohesion impulse c_i of each contact into
+	// mu and cohesion (host slices of length nc).
+	Cones(mu, cohesion []float64)
 }
 
 // Backend computes the parts of a time step that touch bodies and contacts.

@@ -30,8 +30,12 @@ type IterRecord struct {
 // SolveStats report a solve.
 type SolveStats struct {
 	Iterations int
-	// Residual is r of eq. 25 of the returned γ.
+	// Residual is r of eq. 25 of the returned γ,
+	// ‖γ − Π(γ − g_d(Nγ + r))‖ / (3·nc·g_d).
 	Residual float64
+	// ProjGrad is the unscaled projected-gradient norm
+	// ‖γ − Π(γ − g_d(Nγ + r))‖ / g_d = 3·nc·Residual.
+	ProjGrad float64
 	// Objective is ½γᵀNγ + rᵀγ of the returned γ, with the problem's r.
 	Objective float64
 	// Converged is true when Residual < Tol.
