@@ -33,6 +33,9 @@ Usage:
   gpusim scenes                 list the built-in scenes and their parameters
   gpusim run SCENE|FILE [flags] run a built-in scene or a scene file
   gpusim solvers                list the solvers
+  gpusim solve PROBLEM [flags]  solve one cone-complementarity problem (FCLib-style folder)
+  gpusim compare PROBLEM|SCENE  compare solvers on one problem
+  gpusim devices                list the Vulkan devices
   gpusim help                   this text
 
 Run "gpusim run -h" for the run flags.
@@ -63,6 +66,12 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		}
 	case "run":
 		err = cmdRun(args[1:], stdout, stderr)
+	case "solve":
+		err = cmdSolve(args[1:], stdout, stderr)
+	case "compare":
+		err = cmdCompare(args[1:], stdout, stderr)
+	case "devices":
+		err = cmdDevices(args[1:], stdout, stderr)
 	default:
 		err = usageError{fmt.Errorf("unknown command %q (try gpusim help)", args[0])}
 	}
