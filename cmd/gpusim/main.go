@@ -31,6 +31,7 @@ const usage = `gpusim: rigid bodies with friction and contact (DVI / cone comple
 
 Usage:
   gpusim scenes                 list the built-in scenes and their parameters
+  gpusim scenes --dump NAME     print a built-in scene as a scene file (JSON)
   gpusim run SCENE|FILE [flags] run a built-in scene or a scene file
   gpusim solvers                list the solvers
   gpusim solve PROBLEM [flags]  solve one cone-complementarity problem (FCLib-style folder)
@@ -59,7 +60,7 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	case "scenes":
-		err = cmdScenes(stdout)
+		err = cmdScenes(args[1:], stdout)
 	case "solvers":
 		for _, s := range engine.Solvers() {
 			fmt.Fprintln(stdout, s)
@@ -89,7 +90,22 @@ func cli(args []string, stdout, stderr io.Writer) int {
 	return exitFailure
 }
 
-func cmdScenes(w io.Writer) error {
+func cmdScenes(args []string, w io.Writer) error {
+	if len(args) > 0 {
+		if len(args) != 2 || (args[0] != "--dump" && args[0] != "-dump") {
+			return usageError{fmt.Errorf("usage: gpusim scenes [--dump NAME]")}
+		}
+		sc, err := scene.LoadBuiltin(args[1], nil)
+		if err != nil {
+			return usageError{err}
+		}
+		data, err := scene.Dump(sc.Doc)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
+	}
 	for _, info := range scene.Builtins() {
 		fmt.Fprintf(w, "%-14s %s\n", info.Name, info.Summary)
 		if len(info.Params) > 0 {
