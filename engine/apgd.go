@@ -63,6 +63,7 @@ func (a *APGD) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 	nxNew := p.NewVec(n) // N γ_{k+1}
 	tmp := p.NewVec(n)   // scratch
 	u := p.NewVec(n)     // scratch for the anti-relaxation velocities
+	dn := p.NewVec(n)    // N(γ_{k+1} − y_k)
 
 	// Lines 1–5: γ̂₀ = 1, y₀ = γ₀, θ₀ = 1, L from the secant between γ₀ and γ̂₀.
 	p.Project(x, gamma)
@@ -89,7 +90,6 @@ func (a *APGD) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 		// Line 7: g = N y_k + r.
 		p.Schur(ny, y)
 		p.Axpby(g, 1, ny, 1, r)
-		fy := 0.5*p.Dot(y, ny) + p.Dot(r, y)
 		// Line 8: γ_{k+1} = Π(y_k − t g).
 		var fx float64
 		for bt := 0; ; bt++ {
@@ -97,10 +97,16 @@ func (a *APGD) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 			p.Project(xNew, xNew)
 			p.Schur(nxNew, xNew)
 			fx = 0.5*p.Dot(xNew, nxNew) + p.Dot(r, xNew)
+			// Line 9: f(γ_{k+1}) ≥ f(y_k) + gᵀΔ + ½L‖Δ‖², Δ = γ_{k+1} − y_k.
+			// f is quadratic, so f(γ_{k+1}) − f(y_k) − gᵀΔ = ½ΔᵀNΔ exactly;
+			// the test is taken in that form, ΔᵀNΔ = Δ·(Nγ_{k+1} − Ny_k),
+			// which does not cancel large objective values near the
+			// solution (where the literal form lets rounding double L
+			// spuriously and stall the iteration).
 			p.Axpby(tmp, 1, xNew, -1, y)
-			// Line 9: the quadratic upper bound at y_k with curvature L.
-			bound := fy + p.Dot(g, tmp) + 0.5*L*p.Dot(tmp, tmp)
-			if !(fx >= bound) || fx-bound <= 1e-15*math.Abs(bound) {
+			p.Axpby(dn, 1, nxNew, -1, ny)
+			dNd, dd := p.Dot(tmp, dn), p.Dot(tmp, tmp)
+			if !(dNd > L*dd) {
 				break
 			}
 			if bt == apgdMaxBacktrack {
@@ -151,6 +157,12 @@ func (a *APGD) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 			p.Axpby(u, 1, nxNew, 1, r0)
 			p.AntiRelax(r, u)
 		}
+	}
+	if st.Iterations == 0 {
+		// MaxIter = 0: return the projected guess.
+		p.Copy(best, x)
+		rmin = Residual(p, x, opt.Gd)
+		fBest = Objective(p, x)
 	}
 	p.Copy(gamma, best)
 	st.Residual = rmin
