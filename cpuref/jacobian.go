@@ -110,54 +110,64 @@ func (b *Backend) freeVelocity(h float64) {
 	})
 }
 
-// contactVelocity sets out = D_kᵀ v for the 6-per-body velocity vector v.
+// contactVelocity sets out = D_kᵀ v for the 6-per-body velocity vector v:
+// for each direction d of the contact frame,
+// d·(v_B − v_A) + ρ_A,d·ω̄_A + ρ_B,d·ω̄_B.
 func (b *Backend) contactVelocity(k int, v []float64, out []float64) {
 	ia, ib := int(b.con.A[k]), int(b.con.B[k])
-	va, vb := v[6*ia:6*ia+6], v[6*ib:6*ib+6]
-	bs, ra, rb := b.basis[9*k:9*k+9], b.rhoA[9*k:9*k+9], b.rhoB[9*k:9*k+9]
-	for d := 0; d < 3; d++ {
-		s := 0.0
-		for j := 0; j < 3; j++ {
-			s += bs[3*d+j]*(vb[j]-va[j]) + ra[3*d+j]*va[3+j] + rb[3*d+j]*vb[3+j]
-		}
-		out[d] = s
+	va := (*[6]float64)(v[6*ia : 6*ia+6])
+	vb := (*[6]float64)(v[6*ib : 6*ib+6])
+	bs := (*[9]float64)(b.basis[9*k : 9*k+9])
+	ra := (*[9]float64)(b.rhoA[9*k : 9*k+9])
+	rb := (*[9]float64)(b.rhoB[9*k : 9*k+9])
+	o := (*[3]float64)(out[:3])
+	dx, dy, dz := vb[0]-va[0], vb[1]-va[1], vb[2]-va[2]
+	for d := 0; d < 9; d += 3 {
+		o[d/3] = bs[d]*dx + bs[d+1]*dy + bs[d+2]*dz +
+			ra[d]*va[3] + ra[d+1]*va[4] + ra[d+2]*va[5] +
+			rb[d]*vb[3] + rb[d+1]*vb[4] + rb[d+2]*vb[5]
 	}
 }
 
 // bodyImpulse sets dv = M⁻¹ D x for every movable body: the sum over the
 // body's contacts, in contact order, of the impulse x_k applied through
-// D_k, scaled by the inverse mass and inertia.
+// D_k (force ∓Σ_d x_k,d d, body-frame torque Σ_d x_k,d ρ_d), scaled by
+// the inverse mass and inertia.
 func (b *Backend) bodyImpulse(x Vec, dv []float64) {
 	b.pool.forChunks(b.n, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			o := dv[6*i : 6*i+6]
+			o := (*[6]float64)(dv[6*i : 6*i+6])
 			if b.fixed[i] {
-				for k := range o {
-					o[k] = 0
-				}
+				*o = [6]float64{}
 				continue
 			}
-			var f, t [3]float64
+			var f0, f1, f2, t0, t1, t2 float64
 			for _, e := range b.adj[b.adjOff[i]:b.adjOff[i+1]] {
-				k, side := int(e>>1), e&1
-				bs := b.basis[9*k : 9*k+9]
-				rho := b.rhoA[9*k : 9*k+9]
-				sign := -1.0
-				if side == 1 {
-					rho = b.rhoB[9*k : 9*k+9]
-					sign = 1
+				k := int(e >> 1)
+				bs := (*[9]float64)(b.basis[9*k : 9*k+9])
+				g := (*[3]float64)(x[3*k : 3*k+3])
+				var rho *[9]float64
+				g0, g1, g2 := g[0], g[1], g[2]
+				if e&1 == 0 {
+					rho = (*[9]float64)(b.rhoA[9*k : 9*k+9])
+					g0, g1, g2 = -g0, -g1, -g2
+					f0 += g0*bs[0] + g1*bs[3] + g2*bs[6]
+					f1 += g0*bs[1] + g1*bs[4] + g2*bs[7]
+					f2 += g0*bs[2] + g1*bs[5] + g2*bs[8]
+					g0, g1, g2 = -g0, -g1, -g2
+				} else {
+					rho = (*[9]float64)(b.rhoB[9*k : 9*k+9])
+					f0 += g0*bs[0] + g1*bs[3] + g2*bs[6]
+					f1 += g0*bs[1] + g1*bs[4] + g2*bs[7]
+					f2 += g0*bs[2] + g1*bs[5] + g2*bs[8]
 				}
-				g := x[3*k : 3*k+3]
-				for j := 0; j < 3; j++ {
-					f[j] += sign * (g[0]*bs[j] + g[1]*bs[3+j] + g[2]*bs[6+j])
-					t[j] += g[0]*rho[j] + g[1]*rho[3+j] + g[2]*rho[6+j]
-				}
+				t0 += g0*rho[0] + g1*rho[3] + g2*rho[6]
+				t1 += g0*rho[1] + g1*rho[4] + g2*rho[7]
+				t2 += g0*rho[2] + g1*rho[5] + g2*rho[8]
 			}
 			im := b.invMass[i]
-			for j := 0; j < 3; j++ {
-				o[j] = im * f[j]
-				o[3+j] = b.invInertia[3*i+j] * t[j]
-			}
+			ji := (*[3]float64)(b.invInertia[3*i : 3*i+3])
+			*o = [6]float64{im * f0, im * f1, im * f2, ji[0] * t0, ji[1] * t1, ji[2] * t2}
 		}
 	})
 }
