@@ -58,6 +58,10 @@ type solverInfo struct {
 var solvers = map[string]solverInfo{
 	"apgd":    {"accelerated projected gradient descent (APGD paper, Algorithm 1)", func() Solver { return &APGD{} }},
 	"apgd-ar": {"APGD with anti-relaxation (anti-relaxation paper, section 2.3)", func() Solver { return &APGD{AntiRelax: true} }},
+	"pdip":    {"primal-dual interior point method with PCG Newton steps (PDIP paper)", func() Solver { return &PDIP{} }},
+	"gs":      {"projected Gauss–Seidel (APGD paper, Algorithm 2)", func() Solver { return &GaussSeidel{} }},
+	"jacobi":  {"projected Jacobi (APGD paper, Algorithm 2 without line 6)", func() Solver { return &Jacobi{} }},
+	"spg":     {"preconditioned spectral projected gradient with fall-back (SPG paper, P-SPG-FB)", func() Solver { return &SPG{} }},
 }
 
 // Solvers lists the solver names with a line of description each.

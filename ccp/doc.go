@@ -1,0 +1,23 @@
+// Package ccp reads, writes and measures standalone cone-complementarity
+// problems
+//
+//	min ½γᵀNγ + rᵀγ   subject to  ‖(γ_u, γ_w)‖ ≤ μ_i (γ_n + c_i), i = 1…nc,
+//
+// stored as folders in the FCLib-style plain-text format of
+// shared/fclib (see its README):
+//
+//   - W.mtx: N (FCLib's Delassus matrix W), Matrix Market
+//     "coordinate real general" (or "symmetric", the other triangle implied),
+//     1-based indices, 3nc × 3nc, contact i at rows 3i, 3i+1, 3i+2 as
+//     (normal, tangent u, tangent w);
+//   - q.txt: r (FCLib's q, u = Nγ + r), 3nc values, one per line;
+//   - mu.txt: the friction coefficients μ_i, nc values, one per line;
+//   - cohesion.txt (optional, gpusim's extension): the cohesion impulses
+//     c_i ≥ 0 (N·s), nc values; absent means zero;
+//   - meta.json (optional): name and description; Write adds
+//     number_of_contacts, n, nnz and source "gpusim".
+//
+// Problems come from the FCLib collection or from a scene of this project
+// (gpusim run --dump-problem). Measures computes, in Go, every number that
+// shared/fclib/check.py prints for a candidate γ.
+package ccp
