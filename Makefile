@@ -3,7 +3,7 @@ GO      ?= go
 SCENE   ?= settle
 BIN     := bin/gpusim
 
-.PHONY: all build test test-short run bench lint fmt clean
+.PHONY: all build test test-short run bench lint fmt clean shaders check-shaders
 
 all: build
 
@@ -36,3 +36,37 @@ fmt:
 
 clean:
 	rm -rf bin out
+
+# Compile the GLSL kernels (shaders/*.comp) to the committed SPIR-V and
+# regenerate shaders/zshaders.go; needs glslc and spirv-val (apt-get install
+# glslc spirv-tools). A plain go build never does.
+GLSLC     ?= glslc
+GLSLFLAGS := --target-env=vulkan1.1 -O
+
+shaders:
+	@set -e; for f in shaders/*.comp; do \
+		$(GLSLC) $(GLSLFLAGS) -o $${f%.comp}.spv $$f; \
+		spirv-val --target-env vulkan1.1 $${f%.comp}.spv; \
+	done
+	$(GO) run ./shaders/gen -dir shaders
+
+# Recompile into a temporary folder and fail if the committed SPIR-V or
+# the generated Go differ (the same glslc version gives the same bytes).
+check-shaders:
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	cp shaders/*.comp "$$tmp"/; \
+	for f in "$$tmp"/*.comp; do \
+		$(GLSLC) $(GLSLFLAGS) -o "$${f%.comp}.spv" "$$f"; \
+		spirv-val --target-env vulkan1.1 "$${f%.comp}.spv"; \
+	done; \
+	$(GO) run ./shaders/gen -dir "$$tmp"; \
+	stale=0; \
+	for f in "$$tmp"/*.spv "$$tmp"/zshaders.go; do \
+		b=$$(basename "$$f"); \
+		if ! cmp -s "$$f" "shaders/$$b"; then echo "shaders/$$b is stale: run make shaders"; stale=1; fi; \
+	done; \
+	for f in shaders/*.spv; do \
+		if [ ! -f "$${f%.spv}.comp" ]; then echo "$$f has no .comp source"; stale=1; fi; \
+	done; \
+	if [ $$stale = 0 ]; then echo "shaders up to date ($$($(GLSLC) --version | head -1))"; fi; \
+	exit $$stale

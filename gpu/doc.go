@@ -1,7 +1,34 @@
-// Package gpu is gpusim's Vulkan backend: it will load libvulkan.so.1 at
-// run time, pick a device and run the time step's kernels (shaders/) on it.
+// Package gpu is gpusim's Vulkan backend: it loads libvulkan.so.1 at run
+// time (a binary builds and starts without a driver and reports a missing
+// one as ErrNoDevice), picks a device and runs the kernels of package
+// shaders on it.
 //
-// It is not written yet: New reports ErrUnavailable, so that
-// --backend auto falls back to the CPU path and says so, and
-// --backend vulkan fails with a clear error.
+// The layers, bottom up:
+//
+//   - Open / Device: instance (with the validation layer on request), the
+//     physical device, a logical device with one compute queue; Devices
+//     lists what is there.
+//   - Buffer: a float64 / uint32 array in device memory. Where host and
+//     device share memory (lavapipe, integrated GPUs) it is host-visible
+//     and mapped for good; elsewhere it is device-local and Write / Read go
+//     through a staging buffer.
+//   - Kernel: a compute pipeline built from a shaders.Module and its
+//     reflection table (bindings, workgroup size, push constants).
+//   - Batch: records many dispatches into one command buffer, with the
+//     barriers their buffers need, and submits them at once: one
+//     submit-and-wait costs tens of microseconds even on a CPU device, so
+//     work is grouped into few submits.
+//   - LinAlg: engine.LinAlg on device vectors (Vec). It records into an
+//     open batch and submits only when a result must come back (Dot, Read)
+//     or the host writes (Write).
+//
+// The full engine.Backend (collision, Jacobian, Schur product, projection,
+// integration on the device) is not written yet: New opens the device, so
+// that a missing driver is reported as such, and then returns an error
+// wrapping engine.ErrUnavailable so that --backend auto falls back to the
+// CPU path and says why.
+//
+// cgo stays inside this package (vkshim.c and the files that call it);
+// without cgo, or outside linux/amd64 and linux/arm64, Devices and New
+// report ErrNoDevice.
 package gpu

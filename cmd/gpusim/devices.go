@@ -2,10 +2,100 @@ package main
 
 import (
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"strings"
+
+	"github.com/gpusim/gpusim/gpu"
 )
 
-// cmdDevices is not written yet.
+// cmdDevices lists the Vulkan devices and what gpusim cares about.
 func cmdDevices(args []string, stdout, stderr io.Writer) error {
-	return errors.New("gpusim devices is not implemented yet")
+	fs := flag.NewFlagSet("gpusim devices", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: gpusim devices\n\nLists the Vulkan devices; --device takes the index or a name substring.\n")
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("devices takes no arguments, got %q", fs.Args())}
+	}
+	infos, err := gpu.Devices()
+	if err != nil {
+		return err
+	}
+	for i, d := range infos {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		writeDevice(stdout, d)
+	}
+	return nil
+}
+
+func writeDevice(w io.Writer, d gpu.DeviceInfo) {
+	yes := func(b bool) string {
+		if b {
+			return "yes"
+		}
+		return "no"
+	}
+	fmt.Fprintf(w, "%d  %s\n", d.Index, d.Name)
+	fmt.Fprintf(w, "   type              %s, Vulkan %s, vendor %#04x, device %#04x\n", d.Type, d.API, d.VendorID, d.DeviceID)
+	var heaps []string
+	for i, h := range d.Heaps {
+		var flags []string
+		if h.DeviceLocal {
+			flags = append(flags, "device-local")
+		}
+		if h.HostVisible {
+			flags = append(flags, "host-visible")
+		}
+		s := fmt.Sprintf("heap %d: %s", i, bytesString(h.Size))
+		if len(flags) > 0 {
+			s += " (" + strings.Join(flags, ", ") + ")"
+		}
+		heaps = append(heaps, s)
+	}
+	mem := "separate (staging copies)"
+	if d.UnifiedMemory {
+		mem = "unified (buffers mapped)"
+	}
+	fmt.Fprintf(w, "   memory            %s; %s\n", strings.Join(heaps, "; "), mem)
+	fmt.Fprintf(w, "   float64           %s (int64 %s, atomic add float32 %s, float64 %s)\n",
+		yes(d.Float64), yes(d.Int64), yes(d.Float32AtomicAdd), yes(d.Float64AtomicAdd))
+	sub := "unknown"
+	if d.SubgroupSize > 0 {
+		sub = fmt.Sprint(d.SubgroupSize)
+	}
+	fmt.Fprintf(w, "   subgroup size     %s\n", sub)
+	fmt.Fprintf(w, "   workgroup         max size %d×%d×%d, %d invocations, %s shared\n",
+		d.MaxWorkgroupSize[0], d.MaxWorkgroupSize[1], d.MaxWorkgroupSize[2], d.MaxWorkgroupInvocations, bytesString(uint64(d.MaxSharedMemory)))
+	fmt.Fprintf(w, "   workgroup count   max %d×%d×%d\n", d.MaxWorkgroupCount[0], d.MaxWorkgroupCount[1], d.MaxWorkgroupCount[2])
+	fmt.Fprintf(w, "   storage buffer    max range %s; push constants %d B\n", bytesString(uint64(d.MaxStorageBufferRange)), d.MaxPushConstants)
+	ts := "no"
+	if d.Timestamps {
+		ts = fmt.Sprintf("yes (tick %g ns)", d.TimestampPeriod)
+	}
+	fmt.Fprintf(w, "   timestamps        %s\n", ts)
+}
+
+// bytesString formats a size in binary units.
+func bytesString(n uint64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, u := float64(n), 0
+	for v >= unit && u < 4 {
+		v /= unit
+		u++
+	}
+	return fmt.Sprintf("%.4g %ciB", v, "KMGT"[u-1])
 }

@@ -1,0 +1,304 @@
+//go:build linux && cgo && (amd64 || arm64)
+
+package gpu
+
+/*
+#include "vkshim.h"
+*/
+import "C"
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+	"unsafe"
+)
+
+// Pipeline stages and access bits (VkPipelineStageFlagBits, VkAccessFlagBits).
+const (
+	stageCompute  = 0x800
+	stageTransfer = 0x1000
+	accessRead    = 0x20 | 0x800    // shader, transfer
+	accessWrite   = 0x40 | 0x1000   // shader, transfer
+	submitTimeout = 5 * time.Minute // a submission that takes longer is a lost device
+	poolSets      = 128             // descriptor sets per descriptor pool
+	poolBuffers   = 8 * poolSets    // storage-buffer descriptors per pool
+)
+
+// Batch records dispatches into one command buffer and submits them at
+// once. Between two dispatches it inserts a barrier when the second reads a
+// buffer the first wrote, or writes one it read or wrote (read-only
+// bindings come from the kernel's reflection table); Barrier adds one by
+// hand. Buffer contents are read and written when the batch runs, at
+// Submit, not when a dispatch is recorded.
+//
+//	b.Begin()
+//	b.Dispatch(k1, groups, push, dst, x, y)
+//	b.Dispatch(k2, groups, push, out, dst) // a barrier goes before this one
+//	err := b.Submit()                      // runs both and waits
+type Batch struct {
+	d          *Device
+	cmd        C.gs_obj
+	fence      C.gs_nd
+	queries    C.gs_nd // 0: no timestamps
+	pools      []C.gs_nd
+	pool       int // the pool in use
+	recording  bool
+	dispatches int
+	barriers   int
+	gpuTime    time.Duration
+	// buffers written and read since the last barrier
+	written, read map[*Buffer]struct{}
+	// scratch for gs_dispatch
+	bufs          []C.gs_nd
+	offsets, rngs []uint64
+}
+
+// NewBatch returns a batch. It is released by Release or Device.Close.
+func (d *Device) NewBatch() (*Batch, error) {
+	d.usable()
+	b := &Batch{d: d, written: map[*Buffer]struct{}{}, read: map[*Buffer]struct{}{}}
+	if err := check("vkAllocateCommandBuffers", C.gs_allocate_command_buffer(d.vk, d.cmdPool, &b.cmd)); err != nil {
+		return nil, err
+	}
+	d.batches[b] = struct{}{}
+	if err := check("vkCreateFence", C.gs_create_fence(d.vk, &b.fence)); err != nil {
+		b.release()
+		return nil, err
+	}
+	if d.Info.Timestamps {
+		if err := check("vkCreateQueryPool", C.gs_create_timestamps(d.vk, &b.queries)); err != nil {
+			b.release()
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// release destroys the batch's objects; its command buffer goes with the
+// device's command pool.
+func (b *Batch) release() {
+	d := b.d
+	for _, p := range b.pools {
+		C.gs_destroy_pool(d.vk, p)
+	}
+	b.pools = nil
+	if b.queries != 0 {
+		C.gs_destroy_timestamps(d.vk, b.queries)
+		b.queries = 0
+	}
+	if b.fence != 0 {
+		C.gs_destroy_fence(d.vk, b.fence)
+		b.fence = 0
+	}
+	delete(d.batches, b)
+}
+
+// Release frees the batch. It must not be recording.
+func (b *Batch) Release() {
+	if b.d.closed {
+		return
+	}
+	if b.recording {
+		panic("gpu: Release of a recording Batch")
+	}
+	b.release()
+}
+
+// Begin starts recording.
+func (b *Batch) Begin() error {
+	b.d.usable()
+	if b.recording {
+		panic("gpu: Begin on a Batch that is recording")
+	}
+	if b.fence == 0 {
+		panic("gpu: use of a released Batch")
+	}
+	if b.d.lost != nil {
+		return b.d.lost
+	}
+	for _, p := range b.pools {
+		if err := check("vkResetDescriptorPool", C.gs_reset_pool(b.d.vk, p)); err != nil {
+			return err
+		}
+	}
+	b.pool = 0
+	if err := check("vkBeginCommandBuffer", C.gs_begin(b.d.vk, b.cmd, b.queries)); err != nil {
+		return err
+	}
+	b.recording = true
+	b.dispatches, b.barriers = 0, 0
+	clear(b.written)
+	clear(b.read)
+	return nil
+}
+
+// Recording reports whether the batch is between Begin and Submit.
+func (b *Batch) Recording() bool { return b.recording }
+
+// Dispatches returns the number of dispatches recorded since Begin.
+func (b *Batch) Dispatches() int { return b.dispatches }
+
+// Barriers returns the number of barriers recorded since Begin.
+func (b *Batch) Barriers() int { return b.barriers }
+
+// Dispatch records k over groups workgroups with the push constants push
+// (exactly the kernel's push-constant size; see Push) and bufs bound to the
+// kernel's bindings in order. A dispatch with a zero group count records
+// nothing. Wrong arguments are programmer errors and panic.
+func (b *Batch) Dispatch(k *Kernel, groups [3]uint32, push []byte, bufs ...*Buffer) error {
+	d := b.d
+	if !b.recording {
+		panic("gpu: Dispatch on a Batch that is not recording (call Begin)")
+	}
+	if k.d != d || k.k == nil {
+		panic(fmt.Sprintf("gpu: Dispatch: kernel %s is released or of another device", k.m.Name))
+	}
+	if len(bufs) != len(k.bindings) {
+		panic(fmt.Sprintf("gpu: Dispatch %s: %d buffers for %d bindings", k.m.Name, len(bufs), len(k.bindings)))
+	}
+	if len(push) != int(k.m.PushSize) {
+		panic(fmt.Sprintf("gpu: Dispatch %s: %d bytes of push constants, want %d", k.m.Name, len(push), k.m.PushSize))
+	}
+	for i, g := range groups {
+		if g > d.Info.MaxWorkgroupCount[i] {
+			panic(fmt.Sprintf("gpu: Dispatch %s: %v workgroups exceed the device's maximum %v", k.m.Name, groups, d.Info.MaxWorkgroupCount))
+		}
+	}
+	for i, buf := range bufs {
+		if buf == nil || buf.d != d || buf.staging {
+			panic(fmt.Sprintf("gpu: Dispatch %s: buffer %d is nil, of another device or not a storage buffer", k.m.Name, i))
+		}
+		buf.live()
+	}
+	if groups[0] == 0 || groups[1] == 0 || groups[2] == 0 {
+		return nil
+	}
+	hazard := false
+	for i, buf := range bufs {
+		_, w := b.written[buf]
+		_, r := b.read[buf]
+		if w || (!k.readOnly[i] && r) {
+			hazard = true
+		}
+	}
+	if hazard {
+		b.Barrier()
+	}
+	b.bufs, b.offsets, b.rngs = b.bufs[:0], b.offsets[:0], b.rngs[:0]
+	for _, buf := range bufs {
+		rng := uint64(buf.size)
+		if rng == 0 {
+			rng = uint64(buf.capacity)
+		}
+		b.bufs = append(b.bufs, buf.buf)
+		b.offsets = append(b.offsets, 0)
+		b.rngs = append(b.rngs, rng)
+	}
+	var bp, tp *C.uint32_t
+	var hp *C.gs_nd
+	var op, rp *C.uint64_t
+	if len(bufs) > 0 {
+		bp = (*C.uint32_t)(unsafe.Pointer(&k.bindings[0]))
+		tp = (*C.uint32_t)(unsafe.Pointer(&k.types[0]))
+		hp = &b.bufs[0]
+		op = (*C.uint64_t)(unsafe.Pointer(&b.offsets[0]))
+		rp = (*C.uint64_t)(unsafe.Pointer(&b.rngs[0]))
+	}
+	var pp unsafe.Pointer
+	if len(push) > 0 {
+		pp = unsafe.Pointer(&push[0])
+	}
+	for {
+		fresh := b.pool == len(b.pools)
+		if fresh {
+			var p C.gs_nd
+			if err := check("vkCreateDescriptorPool", C.gs_create_pool(d.vk, poolSets, poolBuffers, poolSets, &p)); err != nil {
+				return err
+			}
+			b.pools = append(b.pools, p)
+		}
+		r := C.gs_dispatch(d.vk, b.cmd, b.pools[b.pool], k.k, C.uint32_t(len(bufs)), bp, tp, hp, op, rp, pp,
+			C.uint32_t(groups[0]), C.uint32_t(groups[1]), C.uint32_t(groups[2]))
+		if (r == C.GS_ERROR_OUT_OF_POOL_MEMORY || r == C.GS_ERROR_FRAGMENTED_POOL) && !fresh {
+			b.pool++
+			continue
+		}
+		if err := check("dispatch "+k.m.Name, r); err != nil {
+			return err
+		}
+		break
+	}
+	for i, buf := range bufs {
+		if k.readOnly[i] {
+			b.read[buf] = struct{}{}
+		} else {
+			b.written[buf] = struct{}{}
+		}
+	}
+	b.dispatches++
+	return nil
+}
+
+// Barrier records a barrier: every dispatch and copy recorded after it sees
+// the writes of those before it.
+func (b *Batch) Barrier() {
+	if !b.recording {
+		panic("gpu: Barrier on a Batch that is not recording")
+	}
+	C.gs_barrier(b.d.vk, b.cmd, stageCompute|stageTransfer, accessWrite, stageCompute|stageTransfer, accessRead|accessWrite)
+	b.barriers++
+	clear(b.written)
+	clear(b.read)
+}
+
+// Submit ends recording, submits the batch and waits for it to finish.
+func (b *Batch) Submit() error {
+	d := b.d
+	if !b.recording {
+		panic("gpu: Submit on a Batch that is not recording")
+	}
+	b.recording = false
+	r := C.gs_submit(d.vk, d.queue, b.cmd, b.fence, b.queries, C.uint64_t(submitTimeout.Nanoseconds()))
+	d.submits++
+	if r == C.GS_TIMEOUT {
+		d.lost = fmt.Errorf("gpu: submit: %w: no completion after %v", ErrDeviceLost, submitTimeout)
+		return d.lost
+	}
+	if err := check("submit", r); err != nil {
+		if r == C.GS_ERROR_DEVICE_LOST {
+			d.lost = err
+		}
+		return err
+	}
+	b.gpuTime = 0
+	if b.queries != 0 {
+		var ts [2]C.uint64_t
+		if err := check("vkGetQueryPoolResults", C.gs_timestamps(d.vk, b.queries, &ts[0])); err != nil {
+			return err
+		}
+		b.gpuTime = time.Duration(float64(ts[1]-ts[0]) * float64(d.Info.TimestampPeriod))
+	}
+	return d.log.takeErrors("submit")
+}
+
+// GPUTime returns the device time of the last submitted batch, from
+// timestamp queries (0 where the device has none).
+func (b *Batch) GPUTime() time.Duration { return b.gpuTime }
+
+// Push builds push constants in the std430 layout of a kernel's block:
+// append the members in order, padding with U32(0) so that each float64
+// starts at a multiple of 8 bytes (F64 panics otherwise).
+type Push []byte
+
+// F64 appends a float64.
+func (p Push) F64(v float64) Push {
+	if len(p)%8 != 0 {
+		panic(fmt.Sprintf("gpu: Push.F64 at offset %d: float64 members start at multiples of 8", len(p)))
+	}
+	return binary.LittleEndian.AppendUint64(p, math.Float64bits(v))
+}
+
+// U32 appends a uint32.
+func (p Push) U32(v uint32) Push { return binary.LittleEndian.AppendUint32(p, v) }

@@ -1,0 +1,141 @@
+//go:build linux && cgo && (amd64 || arm64)
+
+package gpu
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpusim/gpusim/shaders"
+)
+
+func newBatch(t *testing.T, d *Device) *Batch {
+	t.Helper()
+	b, err := d.NewBatch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Release)
+	return b
+}
+
+func kernel(t *testing.T, d *Device, m shaders.Module) *Kernel {
+	t.Helper()
+	k, err := d.Kernel(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func floats(t *testing.T, d *Device, v []float64) *Buffer {
+	t.Helper()
+	b, err := d.NewFloat64(len(v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Release)
+	if err := b.WriteFloat64(0, v); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func readAll(t *testing.T, b *Buffer) []float64 {
+	t.Helper()
+	v := make([]float64, b.Len())
+	if err := b.ReadFloat64(v, 0); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// Many dispatches, one submit; barriers only where a dispatch reads what an
+// earlier one wrote.
+func TestBatchOneSubmit(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		fill, axpby := kernel(t, d, shaders.Fill), kernel(t, d, shaders.Axpby)
+		const n = 1000
+		x, y, z := floats(t, d, make([]float64, n)), floats(t, d, make([]float64, n)), floats(t, d, make([]float64, n))
+		b := newBatch(t, d)
+		before := d.Submits()
+		if err := b.Begin(); err != nil {
+			t.Fatal(err)
+		}
+		g := [3]uint32{4, 1, 1}
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		must(b.Dispatch(fill, g, Push{}.F64(1).U32(n), x))
+		must(b.Dispatch(fill, g, Push{}.F64(2).U32(n), y)) // independent: no barrier
+		if b.Barriers() != 0 {
+			t.Errorf("%d barriers between independent fills", b.Barriers())
+		}
+		must(b.Dispatch(axpby, g, Push{}.F64(3).F64(4).U32(n), z, x, y)) // reads x, y: barrier
+		if b.Barriers() != 1 {
+			t.Errorf("%d barriers before a dependent axpby, want 1", b.Barriers())
+		}
+		for range 100 {
+			must(b.Dispatch(axpby, g, Push{}.F64(1).F64(0.5).U32(n), z, z, y)) // reads its own output
+		}
+		if b.Barriers() != 101 || b.Dispatches() != 103 {
+			t.Errorf("%d barriers, %d dispatches; want 101, 103", b.Barriers(), b.Dispatches())
+		}
+		must(b.Dispatch(fill, [3]uint32{0, 1, 1}, Push{}.F64(9).U32(n), x)) // empty: nothing
+		must(b.Submit())
+		if got := d.Submits() - before; got != 1 {
+			t.Errorf("%d submits, want 1", got)
+		}
+		// z = 3·1 + 4·2 = 11, then 100 times z = z + 0.5·2 = z + 1.
+		if got := readAll(t, z); slices.ContainsFunc(got, func(v float64) bool { return v != 111 }) {
+			t.Errorf("z = %v…, want 111", got[:4])
+		}
+		if d.Info.Timestamps && b.GPUTime() <= 0 {
+			t.Errorf("GPUTime = %v with timestamps", b.GPUTime())
+		}
+		// A batch is reusable, and the descriptor pools grow past one
+		// pool's sets.
+		must(b.Begin())
+		for i := range 3 * poolSets {
+			must(b.Dispatch(fill, g, Push{}.F64(float64(i)).U32(n), x))
+		}
+		must(b.Submit())
+		if got := readAll(t, x); got[0] != 3*poolSets-1 {
+			t.Errorf("x[0] = %v after %d fills, want %d", got[0], 3*poolSets, 3*poolSets-1)
+		}
+	})
+}
+
+func TestDispatchMisuse(t *testing.T) {
+	d := requireDevice(t)
+	fill := kernel(t, d, shaders.Fill)
+	x := floats(t, d, make([]float64, 4))
+	b := newBatch(t, d)
+	panics := func(name, want string, f func()) {
+		t.Helper()
+		defer func() {
+			r := recover()
+			if s, _ := r.(string); !strings.Contains(s, want) {
+				t.Errorf("%s: recovered %v, want a panic with %q", name, r, want)
+			}
+		}()
+		f()
+	}
+	panics("not recording", "not recording", func() { b.Dispatch(fill, [3]uint32{1, 1, 1}, Push{}.F64(1).U32(4), x) })
+	if err := b.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	panics("push size", "push constants", func() { b.Dispatch(fill, [3]uint32{1, 1, 1}, Push{}.U32(4), x) })
+	panics("buffers", "1 bindings", func() { b.Dispatch(fill, [3]uint32{1, 1, 1}, Push{}.F64(1).U32(4), x, x) })
+	panics("groups", "workgroups exceed", func() {
+		b.Dispatch(fill, [3]uint32{d.Info.MaxWorkgroupCount[0] + 1, 1, 1}, Push{}.F64(1).U32(4), x)
+	})
+	panics("push alignment", "multiples of 8", func() { Push{}.U32(1).F64(2) })
+	if err := b.Submit(); err != nil {
+		t.Fatal(err)
+	}
+}

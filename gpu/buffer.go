@@ -1,0 +1,343 @@
+//go:build linux && cgo && (amd64 || arm64)
+
+package gpu
+
+/*
+#include "vkshim.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// Buffer usage bits (VkBufferUsageFlagBits).
+const (
+	usageTransferSrc = 0x1
+	usageTransferDst = 0x2
+	usageStorage     = 0x20
+)
+
+const (
+	// bufferAlign is the granularity of buffer capacities: a multiple of
+	// 4 as vkCmdFillBuffer needs, and of every float64 / uvec4 element.
+	bufferAlign = 256
+	// stagingChunk bounds the staging buffer: larger transfers go in
+	// pieces, one submit each.
+	stagingChunk = 16 << 20
+)
+
+// Buffer is a storage buffer: an array of float64 or uint32 on the device.
+// Its first Size bytes are what kernels see; it is zeroed when created and
+// where it grows. Release it when done, or leave it to Device.Close.
+type Buffer struct {
+	d        *Device
+	buf      C.gs_nd
+	mem      C.gs_nd
+	size     int64          // bytes bound to kernels
+	capacity int64          // bytes allocated
+	mapped   unsafe.Pointer // host address of a host-visible buffer
+	host     bool           // host-visible even where memory is not unified
+	staging  bool           // the device's staging buffer (host-visible, no storage use)
+}
+
+// NewBuffer returns a zeroed buffer of size bytes.
+func (d *Device) NewBuffer(size int64) (*Buffer, error) { return d.newBuffer(size, false) }
+
+// NewHostBuffer returns a zeroed buffer of size bytes in host-visible
+// memory on every device: reads and writes are plain copies, and kernels
+// reach it across the bus on a discrete GPU. It suits small results read
+// after every batch, such as the scalar of a dot product.
+func (d *Device) NewHostBuffer(size int64) (*Buffer, error) { return d.newBuffer(size, true) }
+
+func (d *Device) newBuffer(size int64, host bool) (*Buffer, error) {
+	d.usable()
+	if size < 0 {
+		panic(fmt.Sprintf("gpu: NewBuffer(%d): negative size", size))
+	}
+	if size > int64(d.Info.MaxStorageBufferRange) {
+		return nil, fmt.Errorf("gpu: buffer of %d bytes exceeds the device's maxStorageBufferRange (%d bytes)", size, d.Info.MaxStorageBufferRange)
+	}
+	b := &Buffer{d: d, host: host}
+	if err := b.allocate(size); err != nil {
+		return nil, err
+	}
+	d.buffers[b] = struct{}{}
+	if err := b.zero(0, b.capacity); err != nil {
+		b.Release()
+		return nil, err
+	}
+	return b, nil
+}
+
+// NewFloat64 returns a zeroed buffer of n float64.
+func (d *Device) NewFloat64(n int) (*Buffer, error) { return d.NewBuffer(8 * int64(n)) }
+
+// allocate makes b's Vulkan buffer and memory, with room for size bytes.
+func (b *Buffer) allocate(size int64) error {
+	d := b.d
+	capacity := max(bufferAlign, (size+bufferAlign-1)/bufferAlign*bufferAlign)
+	usage := C.uint32_t(usageTransferSrc | usageTransferDst)
+	if !b.staging {
+		usage |= usageStorage
+	}
+	var buf C.gs_nd
+	var memSize C.uint64_t
+	var memTypes C.uint32_t
+	if err := check("vkCreateBuffer", C.gs_create_buffer(d.vk, C.uint64_t(capacity), usage, &buf, &memSize, &memTypes)); err != nil {
+		return err
+	}
+	hostVisible := b.staging || b.host || d.unified
+	var required, preferred uint32
+	switch {
+	case b.staging:
+		required, preferred = memHostVisible|memHostCoherent, memHostCached
+	case hostVisible:
+		required, preferred = memHostVisible|memHostCoherent, memDeviceLocal
+	default:
+		required = memDeviceLocal
+	}
+	t := chooseMemory(d.memory, uint32(memTypes), required, preferred)
+	if t < 0 {
+		C.gs_destroy_buffer(d.vk, buf)
+		return fmt.Errorf("gpu: no memory type with flags %#x for a buffer", required)
+	}
+	var mem C.gs_nd
+	var mapped unsafe.Pointer
+	mp := &mapped
+	if !hostVisible {
+		mp = nil
+	}
+	if err := check("vkAllocateMemory", C.gs_allocate(d.vk, buf, memSize, C.uint32_t(t), &mem, mp)); err != nil {
+		C.gs_destroy_buffer(d.vk, buf)
+		return fmt.Errorf("%w (%d bytes)", err, int64(memSize))
+	}
+	b.buf, b.mem, b.mapped = buf, mem, mapped
+	b.size, b.capacity = size, capacity
+	return nil
+}
+
+// chooseMemory returns the memory type allowed by bits with every required
+// flag and the most preferred ones (the lowest index among equals), or -1.
+func chooseMemory(mem []memoryType, bits, required, preferred uint32) int {
+	best, bestScore := -1, -1
+	for i, t := range mem {
+		if bits&(1<<i) == 0 || t.flags&required != required {
+			continue
+		}
+		score := 0
+		for p := preferred; p != 0; p &= p - 1 {
+			if t.flags&(p&-p) != 0 {
+				score++
+			}
+		}
+		if score > bestScore {
+			best, bestScore = i, score
+		}
+	}
+	return best
+}
+
+// free releases the Vulkan objects of b.
+func (b *Buffer) free() {
+	if b.buf != 0 {
+		C.gs_destroy_buffer(b.d.vk, b.buf)
+		C.gs_free(b.d.vk, b.mem)
+		b.buf, b.mem, b.mapped = 0, 0, nil
+	}
+}
+
+// release frees b; Device.Close calls it.
+func (b *Buffer) release() {
+	b.free()
+	delete(b.d.buffers, b)
+}
+
+// Release frees the buffer. It must not be in a batch that has not been
+// submitted; releasing twice is harmless.
+func (b *Buffer) Release() {
+	if b.d.closed {
+		return
+	}
+	b.release()
+}
+
+// Size returns the size in bytes that kernels see.
+func (b *Buffer) Size() int64 { return b.size }
+
+// Len returns the number of float64 elements, Size/8.
+func (b *Buffer) Len() int { return int(b.size / 8) }
+
+func (b *Buffer) live() {
+	b.d.usable()
+	if b.buf == 0 {
+		panic("gpu: use of a released Buffer")
+	}
+}
+
+// Grow makes the buffer at least size bytes, keeping its contents and
+// zeroing the new part. It reallocates (a larger Vulkan buffer, the old
+// contents copied over) when the capacity is short, so it must not be
+// called while the buffer is in a batch that has not been submitted.
+func (b *Buffer) Grow(size int64) error {
+	b.live()
+	if size <= b.size {
+		return nil
+	}
+	if size > int64(b.d.Info.MaxStorageBufferRange) && !b.staging {
+		return fmt.Errorf("gpu: buffer of %d bytes exceeds the device's maxStorageBufferRange (%d bytes)", size, b.d.Info.MaxStorageBufferRange)
+	}
+	if size <= b.capacity {
+		b.size = size
+		return nil
+	}
+	old := *b
+	if err := b.allocate(max(size, old.capacity+old.capacity/2)); err != nil {
+		*b = old
+		return err
+	}
+	b.size = size
+	err := b.d.transfer(func(x *Batch) {
+		C.gs_copy(b.d.vk, x.cmd, old.buf, 0, b.buf, 0, C.uint64_t(old.capacity))
+		C.gs_fill(b.d.vk, x.cmd, b.buf, C.uint64_t(old.capacity), C.uint64_t(b.capacity-old.capacity), 0)
+	})
+	old.free()
+	return err
+}
+
+// zero clears bytes [off, off+n) of the allocation (multiples of 4).
+func (b *Buffer) zero(off, n int64) error {
+	if b.mapped != nil {
+		clear(unsafe.Slice((*byte)(unsafe.Add(b.mapped, off)), n))
+		return nil
+	}
+	return b.d.transfer(func(x *Batch) {
+		C.gs_fill(b.d.vk, x.cmd, b.buf, C.uint64_t(off), C.uint64_t(n), 0)
+	})
+}
+
+// transfer records fn into the device's transfer batch and submits it.
+func (d *Device) transfer(fn func(x *Batch)) error {
+	if err := d.xfer.Begin(); err != nil {
+		return err
+	}
+	fn(d.xfer)
+	return d.xfer.Submit()
+}
+
+// bytesOf views a slice of float64 or uint32 as bytes.
+func bytesOf[T float64 | uint32](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(s[0])))
+}
+
+// WriteFloat64 copies src into the buffer from element off on.
+func (b *Buffer) WriteFloat64(off int, src []float64) error {
+	return b.write(8*int64(off), bytesOf(src))
+}
+
+// ReadFloat64 copies the buffer from element off on into dst.
+func (b *Buffer) ReadFloat64(dst []float64, off int) error {
+	return b.read(bytesOf(dst), 8*int64(off))
+}
+
+// WriteUint32 copies src into the buffer from element off on.
+func (b *Buffer) WriteUint32(off int, src []uint32) error {
+	return b.write(4*int64(off), bytesOf(src))
+}
+
+// ReadUint32 copies the buffer from element off on into dst.
+func (b *Buffer) ReadUint32(dst []uint32, off int) error {
+	return b.read(bytesOf(dst), 4*int64(off))
+}
+
+func (b *Buffer) bounds(op string, off, n int64) error {
+	if off < 0 || n > b.size-off {
+		return fmt.Errorf("gpu: %s of %d bytes at offset %d overflows a buffer of %d bytes", op, n, off, b.size)
+	}
+	return nil
+}
+
+// write copies src into bytes [off, off+len(src)). A host-visible buffer
+// is written in place; any other goes through the staging buffer.
+func (b *Buffer) write(off int64, src []byte) error {
+	b.live()
+	n := int64(len(src))
+	if err := b.bounds("write", off, n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	if b.mapped != nil {
+		copy(unsafe.Slice((*byte)(unsafe.Add(b.mapped, off)), n), src)
+		return nil
+	}
+	for done := int64(0); done < n; {
+		c := min(n-done, stagingChunk)
+		st, err := b.d.stagingBuffer(c)
+		if err != nil {
+			return err
+		}
+		copy(unsafe.Slice((*byte)(st.mapped), c), src[done:done+c])
+		if err := b.d.transfer(func(x *Batch) {
+			C.gs_copy(b.d.vk, x.cmd, st.buf, 0, b.buf, C.uint64_t(off+done), C.uint64_t(c))
+		}); err != nil {
+			return err
+		}
+		done += c
+	}
+	return nil
+}
+
+// read copies bytes [off, off+len(dst)) into dst.
+func (b *Buffer) read(dst []byte, off int64) error {
+	b.live()
+	n := int64(len(dst))
+	if err := b.bounds("read", off, n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	if b.mapped != nil {
+		copy(dst, unsafe.Slice((*byte)(unsafe.Add(b.mapped, off)), n))
+		return nil
+	}
+	for done := int64(0); done < n; {
+		c := min(n-done, stagingChunk)
+		st, err := b.d.stagingBuffer(c)
+		if err != nil {
+			return err
+		}
+		if err := b.d.transfer(func(x *Batch) {
+			C.gs_copy(b.d.vk, x.cmd, b.buf, C.uint64_t(off+done), st.buf, 0, C.uint64_t(c))
+		}); err != nil {
+			return err
+		}
+		copy(dst[done:done+c], unsafe.Slice((*byte)(st.mapped), c))
+		done += c
+	}
+	return nil
+}
+
+// stagingBuffer returns the device's staging buffer with room for n bytes.
+func (d *Device) stagingBuffer(n int64) (*Buffer, error) {
+	if d.staging != nil && d.staging.capacity >= n {
+		return d.staging, nil
+	}
+	if d.staging != nil {
+		d.staging.release()
+		d.staging = nil
+	}
+	st := &Buffer{d: d, staging: true}
+	if err := st.allocate(max(n, 1<<20)); err != nil {
+		return nil, err
+	}
+	d.buffers[st] = struct{}{}
+	d.staging = st
+	return st, nil
+}

@@ -1,0 +1,380 @@
+//go:build linux && cgo && (amd64 || arm64)
+
+package gpu
+
+/*
+#include <stdlib.h>
+#include "vkshim.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"runtime/cgo"
+	"unsafe"
+
+	vk "github.com/vulkan-go/vulkan"
+)
+
+// Memory property and queue bits (Vulkan specification).
+const (
+	memDeviceLocal  = 0x1
+	memHostVisible  = 0x2
+	memHostCoherent = 0x4
+	memHostCached   = 0x8
+	queueCompute    = 0x2
+)
+
+// Device is an open Vulkan device with one compute queue. It is not safe
+// for concurrent use. Close releases it and everything made from it.
+type Device struct {
+	// Info describes the device.
+	Info DeviceInfo
+
+	vk      *C.gs_vk
+	log     *messageLog
+	handle  cgo.Handle // of log, passed to the debug callback
+	pd      C.gs_obj
+	dev     C.gs_obj
+	queue   C.gs_obj
+	family  uint32
+	cmdPool C.gs_nd
+	memory  []memoryType
+	unified bool // buffers are host-visible and mapped; no staging
+
+	xfer     *Batch  // uploads, downloads, clears
+	staging  *Buffer // host-visible bounce buffer where !unified
+	kernels  map[string]*Kernel
+	buffers  map[*Buffer]struct{}
+	batches  map[*Batch]struct{}
+	submits  int
+	lost     error // the ErrDeviceLost error, once seen
+	closed   bool
+	closeErr error
+}
+
+type memoryType struct {
+	flags uint32
+	heap  uint32
+}
+
+// instance is a Vulkan instance and its physical devices.
+type instance struct {
+	vk     *C.gs_vk
+	log    *messageLog
+	handle cgo.Handle
+	pds    []C.gs_obj
+	infos  []DeviceInfo
+	memory [][]memoryType
+	family []int // compute queue family per device, -1: none
+}
+
+func (in *instance) destroy() {
+	if in.vk != nil {
+		C.gs_destroy_instance(in.vk)
+		in.vk = nil
+	}
+	if in.handle != 0 {
+		in.handle.Delete()
+		in.handle = 0
+	}
+}
+
+// newInstance creates an instance and describes its physical devices.
+func newInstance(validation bool) (*instance, error) {
+	gipa, err := loadVulkan()
+	if err != nil {
+		return nil, err
+	}
+	in := &instance{log: &messageLog{}}
+	var user C.uintptr_t // the debug callback's handle on the log
+	val := C.int(0)
+	if validation {
+		in.handle = cgo.NewHandle(in.log)
+		user, val = C.uintptr_t(in.handle), 1
+	}
+	r := C.gs_create_instance(gipa, val, user, &in.vk)
+	switch r {
+	case C.GS_SUCCESS:
+	case C.GS_ERROR_INCOMPATIBLE_DRIVER, C.GS_ERROR_INITIALIZATION_FAILED:
+		in.destroy()
+		return nil, fmt.Errorf("gpu: %w: vkCreateInstance: %v (no Vulkan driver installed?)", ErrNoDevice, Result(r))
+	case C.GS_ERROR_LAYER_NOT_PRESENT:
+		in.destroy()
+		return nil, errNoValidation
+	case C.GS_ERROR_EXTENSION_NOT_PRESENT:
+		in.destroy()
+		return nil, errors.New("gpu: validation requested but VK_EXT_debug_utils is not available")
+	default:
+		in.destroy()
+		return nil, check("vkCreateInstance", r)
+	}
+	libvulkan.mu.Lock()
+	defer libvulkan.mu.Unlock()
+	if err := initInstance(C.gs_instance(in.vk)); err != nil {
+		in.destroy()
+		return nil, err
+	}
+	var n C.uint32_t
+	if err := check("vkEnumeratePhysicalDevices", C.gs_physical_devices(in.vk, nil, &n)); err != nil {
+		in.destroy()
+		return nil, err
+	}
+	if n == 0 {
+		in.destroy()
+		return nil, fmt.Errorf("gpu: %w: the Vulkan loader found no device", ErrNoDevice)
+	}
+	pds := (*C.gs_obj)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.gs_obj(nil)))))
+	defer C.free(unsafe.Pointer(pds))
+	if r := C.gs_physical_devices(in.vk, pds, &n); r != C.GS_SUCCESS && r != 5 /* VK_INCOMPLETE */ {
+		in.destroy()
+		return nil, check("vkEnumeratePhysicalDevices", r)
+	}
+	in.pds = append(in.pds, unsafe.Slice(pds, int(n))...)
+	for i, pd := range in.pds {
+		info, mem, family := describe(in.vk, pd)
+		info.Index = i
+		in.infos = append(in.infos, info)
+		in.memory = append(in.memory, mem)
+		in.family = append(in.family, family)
+	}
+	return in, nil
+}
+
+// describe queries a physical device.
+func describe(v *C.gs_vk, cpd C.gs_obj) (DeviceInfo, []memoryType, int) {
+	pd := vk.PhysicalDevice(unsafe.Pointer(cpd))
+	var props vk.PhysicalDeviceProperties
+	vk.GetPhysicalDeviceProperties(pd, &props)
+	props.Deref()
+	props.Limits.Deref()
+	lim := props.Limits
+	info := DeviceInfo{
+		Name:                    vk.ToString(props.DeviceName[:]),
+		Type:                    DeviceType(props.DeviceType),
+		VendorID:                props.VendorID,
+		DeviceID:                props.DeviceID,
+		API:                     vkVersion(props.ApiVersion),
+		Driver:                  props.DriverVersion,
+		MaxWorkgroupSize:        lim.MaxComputeWorkGroupSize,
+		MaxWorkgroupInvocations: lim.MaxComputeWorkGroupInvocations,
+		MaxWorkgroupCount:       lim.MaxComputeWorkGroupCount,
+		MaxSharedMemory:         lim.MaxComputeSharedMemorySize,
+		MaxStorageBufferRange:   lim.MaxStorageBufferRange,
+		MaxPushConstants:        lim.MaxPushConstantsSize,
+		TimestampPeriod:         lim.TimestampPeriod,
+	}
+	api := props.ApiVersion
+	props.Free()
+	if info.Type > CPUDevice || info.Type < 0 {
+		info.Type = OtherDevice
+	}
+
+	var feat vk.PhysicalDeviceFeatures
+	vk.GetPhysicalDeviceFeatures(pd, &feat)
+	feat.Deref()
+	info.Float64 = feat.ShaderFloat64 == vk.True
+	info.Int64 = feat.ShaderInt64 == vk.True
+	feat.Free()
+
+	var mp vk.PhysicalDeviceMemoryProperties
+	vk.GetPhysicalDeviceMemoryProperties(pd, &mp)
+	mp.Deref()
+	mem := make([]memoryType, min(int(mp.MemoryTypeCount), len(mp.MemoryTypes)))
+	for i := range mem {
+		mp.MemoryTypes[i].Deref()
+		mem[i] = memoryType{flags: uint32(mp.MemoryTypes[i].PropertyFlags), heap: mp.MemoryTypes[i].HeapIndex}
+	}
+	for i := 0; i < int(mp.MemoryHeapCount) && i < len(mp.MemoryHeaps); i++ {
+		mp.MemoryHeaps[i].Deref()
+		h := MemoryHeap{Size: uint64(mp.MemoryHeaps[i].Size), DeviceLocal: mp.MemoryHeaps[i].Flags&memDeviceLocal != 0}
+		for _, t := range mem {
+			if int(t.heap) == i && t.flags&memHostVisible != 0 {
+				h.HostVisible = true
+			}
+		}
+		info.Heaps = append(info.Heaps, h)
+	}
+	mp.Free()
+	info.UnifiedMemory = unifiedMemory(mem)
+
+	var fams [64]C.gs_queue_family
+	nf := int(C.gs_queue_families(v, cpd, &fams[0], C.uint32_t(len(fams))))
+	family := -1
+	for i := 0; i < nf; i++ {
+		if fams[i].flags&queueCompute != 0 && fams[i].count > 0 {
+			family = i
+			info.Timestamps = fams[i].timestamp_bits > 0 && info.TimestampPeriod > 0
+			break
+		}
+	}
+
+	if api >= 1<<22|1<<12 && C.gs_instance_api(v) >= 1<<22|1<<12 {
+		var ex C.gs_extras
+		C.gs_device_extras(v, cpd, &ex)
+		info.SubgroupSize = uint32(ex.subgroup_size)
+		info.Float32AtomicAdd = ex.buffer_f32_atomic_add != 0
+		info.Float64AtomicAdd = ex.buffer_f64_atomic_add != 0
+	}
+	return info, mem, family
+}
+
+// unifiedMemory reports whether every device-local memory type is also
+// host-visible and coherent (and there is at least one).
+func unifiedMemory(mem []memoryType) bool {
+	n := 0
+	for _, t := range mem {
+		if t.flags&memDeviceLocal == 0 {
+			continue
+		}
+		n++
+		if t.flags&(memHostVisible|memHostCoherent) != memHostVisible|memHostCoherent {
+			return false
+		}
+	}
+	return n > 0
+}
+
+// Devices lists the Vulkan devices.
+func Devices() ([]DeviceInfo, error) {
+	in, err := newInstance(false)
+	if err != nil {
+		return nil, err
+	}
+	defer in.destroy()
+	return in.infos, nil
+}
+
+// Open opens the device that opt chooses.
+func Open(opt Options) (*Device, error) {
+	in, err := newInstance(opt.Validation)
+	if err != nil {
+		return nil, err
+	}
+	i, err := pick(in.infos, opt.Device)
+	if err == nil && in.family[i] < 0 {
+		err = fmt.Errorf("gpu: %w: device %s has no compute queue", ErrNoDevice, in.infos[i])
+	}
+	if err != nil {
+		in.destroy()
+		return nil, err
+	}
+	d := &Device{
+		Info:    in.infos[i],
+		vk:      in.vk,
+		log:     in.log,
+		handle:  in.handle,
+		pd:      in.pds[i],
+		family:  uint32(in.family[i]),
+		memory:  in.memory[i],
+		unified: in.infos[i].UnifiedMemory && !opt.forceStaging,
+		kernels: map[string]*Kernel{},
+		buffers: map[*Buffer]struct{}{},
+		batches: map[*Batch]struct{}{},
+	}
+	if err := d.init(); err != nil {
+		d.Close()
+		return nil, err
+	}
+	if err := d.log.takeErrors("open"); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *Device) init() error {
+	feat := vk.PhysicalDeviceFeatures{ShaderFloat64: vk.True}
+	if d.Info.Int64 {
+		feat.ShaderInt64 = vk.True
+	}
+	ref, _ := feat.PassRef()
+	r := C.gs_create_device(d.vk, d.pd, C.uint32_t(d.family), unsafe.Pointer(ref), &d.dev, &d.queue)
+	feat.Free()
+	if err := check("vkCreateDevice", r); err != nil {
+		return err
+	}
+	if err := check("vkCreateCommandPool", C.gs_create_command_pool(d.vk, C.uint32_t(d.family), &d.cmdPool)); err != nil {
+		return err
+	}
+	xfer, err := d.NewBatch()
+	if err != nil {
+		return err
+	}
+	d.xfer = xfer
+	return nil
+}
+
+// Name returns the device's name.
+func (d *Device) Name() string { return d.Info.Name }
+
+// Submits returns the number of queue submissions so far (batches,
+// uploads, downloads and clears).
+func (d *Device) Submits() int { return d.submits }
+
+// ValidationMessages returns the validation layer's warnings and errors
+// since the last call (none without Options.Validation).
+func (d *Device) ValidationMessages() []string { return d.log.take() }
+
+// Close waits for the device to be idle and releases everything made from
+// it (batches, kernels, buffers), then the device and the instance, in
+// reverse order of creation. Calling it again returns the first result.
+func (d *Device) Close() error {
+	if d.closed {
+		return d.closeErr
+	}
+	d.closed = true
+	var errs []error
+	if d.dev != nil {
+		if err := check("vkDeviceWaitIdle", C.gs_device_wait_idle(d.vk)); err != nil {
+			errs = append(errs, err)
+		}
+		for b := range d.batches {
+			b.release()
+		}
+		for _, k := range d.kernels {
+			k.release()
+		}
+		for b := range d.buffers {
+			b.release()
+		}
+		if d.cmdPool != 0 {
+			C.gs_destroy_command_pool(d.vk, d.cmdPool)
+		}
+		C.gs_destroy_device(d.vk)
+		d.dev = nil
+	}
+	C.gs_destroy_instance(d.vk)
+	d.vk = nil
+	if d.log != nil {
+		if err := d.log.takeErrors("close"); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if d.handle != 0 {
+		d.handle.Delete()
+	}
+	d.closeErr = errors.Join(errs...)
+	return d.closeErr
+}
+
+// usable panics on a closed device: using one is a programmer error.
+func (d *Device) usable() {
+	if d.closed {
+		panic("gpu: use of a closed Device")
+	}
+}
+
+// probe opens and closes the device opt chooses, for New.
+func probe(opt Options) (DeviceInfo, error) {
+	d, err := Open(opt)
+	if err != nil {
+		return DeviceInfo{}, err
+	}
+	info := d.Info
+	if err := d.Close(); err != nil {
+		return DeviceInfo{}, err
+	}
+	return info, nil
+}

@@ -1,0 +1,102 @@
+//go:build linux && cgo && (amd64 || arm64)
+
+package gpu
+
+/*
+#include <stdlib.h>
+#include "vkshim.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/gpusim/gpusim/shaders"
+)
+
+// Descriptor types (VkDescriptorType).
+const (
+	descUniformBuffer = 6
+	descStorageBuffer = 7
+)
+
+// Kernel is a compute pipeline made from a shaders.Module: its descriptor
+// set layout comes from the module's reflection table.
+type Kernel struct {
+	d        *Device
+	m        shaders.Module
+	k        *C.gs_kernel // C memory: handles the shim reads on every dispatch
+	bindings []uint32     // binding numbers, in the module's order
+	types    []uint32     // VkDescriptorType of each
+	readOnly []bool
+}
+
+// Kernel returns the kernel of module m, building it on first use.
+func (d *Device) Kernel(m shaders.Module) (*Kernel, error) {
+	d.usable()
+	if k, ok := d.kernels[m.Name]; ok {
+		if k.m.SPIRV != m.SPIRV {
+			panic(fmt.Sprintf("gpu: two different modules named %q", m.Name))
+		}
+		return k, nil
+	}
+	ls := m.LocalSize
+	lim := d.Info
+	if ls[0] == 0 || ls[1] == 0 || ls[2] == 0 ||
+		ls[0] > lim.MaxWorkgroupSize[0] || ls[1] > lim.MaxWorkgroupSize[1] || ls[2] > lim.MaxWorkgroupSize[2] ||
+		uint64(ls[0])*uint64(ls[1])*uint64(ls[2]) > uint64(lim.MaxWorkgroupInvocations) {
+		return nil, fmt.Errorf("gpu: kernel %s: workgroup %v exceeds the device's limits (%v, %d invocations)",
+			m.Name, ls, lim.MaxWorkgroupSize, lim.MaxWorkgroupInvocations)
+	}
+	if m.PushSize > lim.MaxPushConstants || m.PushSize%4 != 0 {
+		return nil, fmt.Errorf("gpu: kernel %s: %d bytes of push constants (device limit %d, must be a multiple of 4)",
+			m.Name, m.PushSize, lim.MaxPushConstants)
+	}
+	if len(m.SPIRV) == 0 || len(m.SPIRV)%4 != 0 {
+		return nil, fmt.Errorf("gpu: kernel %s: SPIR-V of %d bytes", m.Name, len(m.SPIRV))
+	}
+	k := &Kernel{d: d, m: m}
+	for _, b := range m.Bindings {
+		t := uint32(descStorageBuffer)
+		if b.Kind == shaders.UniformBuffer {
+			t = descUniformBuffer
+		}
+		k.bindings = append(k.bindings, b.Binding)
+		k.types = append(k.types, t)
+		k.readOnly = append(k.readOnly, b.ReadOnly)
+	}
+	// The code must be 4-byte aligned: copy it into C memory.
+	code := C.CBytes([]byte(m.SPIRV))
+	defer C.free(code)
+	k.k = (*C.gs_kernel)(C.calloc(1, C.size_t(unsafe.Sizeof(C.gs_kernel{}))))
+	var bp, tp *C.uint32_t
+	if len(k.bindings) > 0 {
+		bp = (*C.uint32_t)(unsafe.Pointer(&k.bindings[0]))
+		tp = (*C.uint32_t)(unsafe.Pointer(&k.types[0]))
+	}
+	r := C.gs_create_kernel(d.vk, (*C.uint32_t)(code), C.size_t(len(m.SPIRV)), C.uint32_t(len(k.bindings)),
+		bp, tp, C.uint32_t(m.PushSize), k.k)
+	if err := check("kernel "+m.Name, r); err != nil {
+		C.free(unsafe.Pointer(k.k))
+		return nil, err
+	}
+	if err := d.log.takeErrors("kernel " + m.Name); err != nil {
+		k.release()
+		return nil, err
+	}
+	d.kernels[m.Name] = k
+	return k, nil
+}
+
+// Module returns the kernel's module.
+func (k *Kernel) Module() shaders.Module { return k.m }
+
+func (k *Kernel) release() {
+	if k.k != nil {
+		C.gs_destroy_kernel(k.d.vk, k.k)
+		C.free(unsafe.Pointer(k.k))
+		k.k = nil
+	}
+	delete(k.d.kernels, k.m.Name)
+}

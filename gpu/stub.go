@@ -1,0 +1,14 @@
+//go:build !(linux && cgo && (amd64 || arm64))
+
+package gpu
+
+import "fmt"
+
+func errUnsupported() error {
+	return fmt.Errorf("gpu: %w: this build has no Vulkan support (it needs linux/amd64 or linux/arm64 and cgo)", ErrNoDevice)
+}
+
+// Devices lists the Vulkan devices; this build has none.
+func Devices() ([]DeviceInfo, error) { return nil, errUnsupported() }
+
+func probe(Options) (DeviceInfo, error) { return DeviceInfo{}, errUnsupported() }

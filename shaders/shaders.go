@@ -1,0 +1,45 @@
+package shaders
+
+// Module is one compiled kernel: its SPIR-V and what a compute pipeline
+// needs to know about it.
+type Module struct {
+	// Name is the kernel's name: its file name without .comp.
+	Name string
+	// SPIRV is the module's binary (little-endian 32-bit words).
+	SPIRV string
+	// Bindings are the kernel's descriptors, all in set 0, by binding.
+	Bindings []Binding
+	// LocalSize is the workgroup size.
+	LocalSize [3]uint32
+	// PushSize is the size in bytes of the push-constant block (0: none).
+	PushSize uint32
+}
+
+// Binding is one descriptor of set 0.
+type Binding struct {
+	Binding uint32
+	Kind    Kind
+	// ReadOnly: the kernel never writes the buffer; WriteOnly: it never
+	// reads it.
+	ReadOnly, WriteOnly bool
+}
+
+// Kind is the descriptor type of a binding.
+type Kind uint8
+
+const (
+	// StorageBuffer is VK_DESCRIPTOR_TYPE_STORAGE_BUFFER.
+	StorageBuffer Kind = iota + 1
+	// UniformBuffer is VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER.
+	UniformBuffer
+)
+
+// Lookup returns the module called name.
+func Lookup(name string) (Module, bool) {
+	for _, m := range All() {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Module{}, false
+}
