@@ -4,7 +4,10 @@ go 1.26
 
 require github.com/go-gl/mathgl v1.2.0
 
-require github.com/vulkan-go/vulkan v0.0.0-20221209234627-c0a353ae26c8
+require (
+	github.com/vulkan-go/vulkan v0.0.0-20221209234627-c0a353ae26c8
+	gonum.org/v1/plot v0.17.0
+)
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
@@ -15,5 +18,4 @@ require (
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
-	gonum.org/v1/plot v0.17.0 // indirect
 )

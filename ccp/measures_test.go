@@ -170,7 +170,8 @@ func TestMeasuresAgainstCheckPy(t *testing.T) {
 // A residual is a difference of nearly equal numbers near a solution, so
 // its bound is ε times the size of those numbers (‖γ‖ and g_d‖u‖, divided
 // by g_d), not times the residual itself. The factor 64 covers the sums of
-// 3nc ≤ 69 terms here.
+// 3nc ≤ 69 terms here; measured, the largest difference is 1.6% of its
+// bound (ccp_res_chrono of NESpheres_10_1 at the random γ).
 func measureTolerances(r Report) map[string]float64 {
 	const eps = 64 * 0x1p-52
 	scale := max(r.NormQ, r.NormGamma, r.NormU)
@@ -205,7 +206,7 @@ func measureTolerances(r Report) map[string]float64 {
 // TestMeasuresCohesion: with cohesion the measures use the shifted cone: a
 // γ that pulls (γ_n < 0) within the cohesion and has u = 0 is a solution.
 func TestMeasuresCohesion(t *testing.T) {
-	p := &Problem{Name: "pull", NC: 1, Entries: []cpuref.Entry{{0, 0, 1}, {1, 1, 1}, {2, 2, 1}},
+	p := &Problem{Name: "pull", NC: 1, Entries: []cpuref.Entry{{Row: 0, Col: 0, Val: 1}, {Row: 1, Col: 1, Val: 1}, {Row: 2, Col: 2, Val: 1}},
 		Q: []float64{0.5, -0.1, 0}, Mu: []float64{0.5}, Cohesion: []float64{1}}
 	// u = γ + r = 0 at γ = (−0.5, 0.1, 0), inside ‖γ_T‖ ≤ μ(γ_n + c) = 0.25.
 	rep := Measures(p, []float64{-0.5, 0.1, 0})

@@ -56,7 +56,7 @@ func TestReadValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []cpuref.Entry{{0, 0, 2}, {0, 3, 0.5}, {3, 0, 0.5}, {5, 5, 1}}
+	want := []cpuref.Entry{{Row: 0, Col: 0, Val: 2}, {Row: 0, Col: 3, Val: 0.5}, {Row: 3, Col: 0, Val: 0.5}, {Row: 5, Col: 5, Val: 1}}
 	if !slices.Equal(p.Entries, want) {
 		t.Errorf("symmetric entries %v, want %v", p.Entries, want)
 	}

@@ -16,6 +16,7 @@ import (
 // μ_i‖u_i,T‖ on each normal row, with u = Nγ_{k+1} + r₀ the contact
 // velocities Dᵀv of v = M⁻¹(k + Dγ_{k+1}) (since b has no tangential part),
 // which removes the relaxation of eq. 10 and solves the De Saxcé problem.
+// Its Residual is eq. 25 with the anti-relaxed r of the returned γ.
 //
 // Cost per iteration: two products with N (one at y_k, one at γ_{k+1}, the
 // latter reused by the residual and the anti-relaxation term) plus one per
@@ -123,6 +124,16 @@ func (a *APGD) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 		thetaNew := (-theta*theta + theta*math.Sqrt(theta*theta+4)) / 2
 		beta := theta * (1 - theta) / (theta*theta + thetaNew)
 		// Line 16: r(γ_{k+1}), eq. 25, with N γ_{k+1} already at hand.
+		if a.AntiRelax {
+			// Lines 33–37: r = r₀ + a(v_k), v_k = M⁻¹(k + Dγ_{k+1}),
+			// taken before the residual so that convergence is judged on
+			// the anti-relaxed problem of γ_{k+1}: a small residual then
+			// means γ_{k+1} solves the De Saxcé problem, not only the
+			// relaxed one (the algorithm's listing updates r after the
+			// test, which can stop at the relaxed solution).
+			p.Axpby(u, 1, nxNew, 1, r0)
+			p.AntiRelax(r, u)
+		}
 		res := residual(p, xNew, nxNew, r, tmp, opt.Gd)
 		st.Iterations = k + 1
 		// Lines 17–20: keep the best iterate.
@@ -152,11 +163,6 @@ func (a *APGD) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 		t = 1 / L
 		theta = thetaNew
 		p.Copy(x, xNew)
-		if a.AntiRelax {
-			// Lines 33–37: r = r₀ + a(v_k), v_k = M⁻¹(k + Dγ_{k+1}).
-			p.Axpby(u, 1, nxNew, 1, r0)
-			p.AntiRelax(r, u)
-		}
 	}
 	if st.Iterations == 0 {
 		// MaxIter = 0: return the projected guess.

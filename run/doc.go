@@ -10,7 +10,11 @@
 //   - final.csv: the columns of trace.csv without step and time, for every
 //     body at the end;
 //   - summary.json: the scene, every setting, totals and wall time, and the
-//     end-of-run observables.
+//     end-of-run observables;
+//
+// and, on request (Options.DumpStep), the cone-complementarity problem of
+// one step as a problem folder of package ccp, for gpusim solve, gpusim
+// compare and shared/fclib/check.py.
 //
 // The CLI is a thin user of this package.
 package run

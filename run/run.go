@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/ccp"
 	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
 	"github.com/gpusim/gpusim/gpu"
@@ -31,6 +32,16 @@ type Options struct {
 	Progress func(Progress)
 	// Notice, if set, receives one-line notices (such as a fallback).
 	Notice func(string)
+	// DumpStep, if positive, writes the cone-complementarity problem of
+	// that step (1-based) into the folder DumpDir in the format of package
+	// ccp: N assembled from the Jacobian (the backend's problem must
+	// implement cpuref.Assembler, so the CPU backend), r, μ and the
+	// cohesion impulses. It is taken from sim.Problem() after Step
+	// returns, which is the problem the solver saw: Build makes N and r,
+	// and neither the solve nor Integrate changes them (the next Collide
+	// does). An error there ends the run.
+	DumpStep int
+	DumpDir  string
 }
 
 // Progress describes a run in progress.
@@ -144,6 +155,12 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 	defer w.close()
 
 	steps := Steps(sc)
+	if opt.DumpStep < 0 || opt.DumpStep > steps {
+		return nil, fmt.Errorf("run: dump step %d is not one of the run's steps 1…%d", opt.DumpStep, steps)
+	}
+	if opt.DumpStep > 0 && opt.DumpDir == "" {
+		return nil, errors.New("run: dump step without a folder")
+	}
 	sum := &Summary{Scene: sc.Name, Source: sc.Source, Description: sc.Description, Params: sc.Params,
 		Backend: be.Name(), Settings: sc.Settings, Bodies: len(sc.Model.Bodies), Doc: sc.Doc}
 	if cb, ok := be.(interface{ Envelope() float64 }); ok {
@@ -165,6 +182,12 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 			break
 		}
 		last = st
+		if st.Step == opt.DumpStep {
+			if err := dumpProblem(sim, sc, be, st, opt); err != nil {
+				runErr = err
+				break
+			}
+		}
 		stepTimes = append(stepTimes, st.StepSeconds)
 		sum.CollideSecondsSum += st.CollideSeconds
 		sum.SolveSecondsSum += st.SolveSeconds
@@ -225,6 +248,29 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 		return nil, errors.Join(runErr, err)
 	}
 	return sum, runErr
+}
+
+// dumpProblem writes the problem of the step just taken (see
+// Options.DumpStep).
+func dumpProblem(sim *engine.Sim, sc *scene.Scene, be engine.Backend, st engine.StepStats, opt Options) error {
+	if st.Contacts == 0 {
+		return fmt.Errorf("run: step %d has no contacts: no problem to dump", st.Step)
+	}
+	name := fmt.Sprintf("%s-step%d", sc.Name, st.Step)
+	p, err := ccp.FromEngine(sim.Problem(), name)
+	if err != nil {
+		return fmt.Errorf("run: dump step %d on backend %s: %w", st.Step, be.Name(), err)
+	}
+	s := sim.Settings()
+	p.Description = fmt.Sprintf("scene %s (%s), step %d, t = %g s, h = %g s, %d contacts, backend %s; solved in the run by %s in %d iterations to residual %g (eq. 25, g_d = %g)",
+		sc.Name, sc.Source, st.Step, st.Time, s.Dt, st.Contacts, be.Name(), s.Solver, st.Solve.Iterations, st.Solve.Residual, s.Gd)
+	if err := ccp.Write(opt.DumpDir, p); err != nil {
+		return fmt.Errorf("run: dump step %d: %w", st.Step, err)
+	}
+	if opt.Notice != nil {
+		opt.Notice(fmt.Sprintf("wrote the problem of step %d (%d contacts, %d entries of N) to %s", st.Step, p.NC, len(p.Entries), opt.DumpDir))
+	}
+	return nil
 }
 
 func finalFigures(sc *scene.Scene, s *engine.State, c *engine.Contacts, last engine.StepStats) Final {

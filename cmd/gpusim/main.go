@@ -35,11 +35,12 @@ Usage:
   gpusim run SCENE|FILE [flags] run a built-in scene or a scene file
   gpusim solvers                list the solvers
   gpusim solve PROBLEM [flags]  solve one cone-complementarity problem (FCLib-style folder)
-  gpusim compare PROBLEM|SCENE  compare solvers on one problem
+  gpusim compare PROBLEM|SCENE  compare solvers on one problem (table, histories, plots)
   gpusim devices                list the Vulkan devices
   gpusim help                   this text
 
-Run "gpusim run -h" for the run flags.
+Run "gpusim run -h", "gpusim solve -h" or "gpusim compare -h" for their flags;
+"gpusim run SCENE --dump-problem STEP DIR" writes the problem of a step as a folder.
 `
 
 func main() {
@@ -142,7 +143,46 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// dumpFlag takes the two values of --dump-problem STEP DIR out of args
+// before flag parsing (the flag package gives a flag one value). It returns
+// the remaining arguments, the step (0 if absent) and the folder.
+func dumpFlag(args []string) (rest []string, step int, dir string, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(rest, args[i:]...), step, dir, nil
+		}
+		if strings.HasPrefix(a, "--dump-problem=") || strings.HasPrefix(a, "-dump-problem=") {
+			return nil, 0, "", usageError{fmt.Errorf("--dump-problem takes two values: --dump-problem STEP DIR")}
+		}
+		if a != "--dump-problem" && a != "-dump-problem" {
+			rest = append(rest, a)
+			continue
+		}
+		if step != 0 {
+			return nil, 0, "", usageError{fmt.Errorf("--dump-problem given twice")}
+		}
+		if i+2 >= len(args) {
+			return nil, 0, "", usageError{fmt.Errorf("--dump-problem takes two values: --dump-problem STEP DIR")}
+		}
+		step, err = strconv.Atoi(args[i+1])
+		if err != nil || step < 1 {
+			return nil, 0, "", usageError{fmt.Errorf("--dump-problem: step %q is not a step number ≥ 1 (usage: --dump-problem STEP DIR)", args[i+1])}
+		}
+		dir = args[i+2]
+		if dir == "" || strings.HasPrefix(dir, "-") {
+			return nil, 0, "", usageError{fmt.Errorf("--dump-problem: %q is not a folder (usage: --dump-problem STEP DIR)", dir)}
+		}
+		i += 2
+	}
+	return rest, step, dir, nil
+}
+
 func cmdRun(args []string, stdout, stderr io.Writer) error {
+	args, dumpStep, dumpDir, err := dumpFlag(args)
+	if err != nil {
+		return err
+	}
 	fs := flag.NewFlagSet("gpusim run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
@@ -166,6 +206,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: gpusim run SCENE|FILE [flags]\n\nFlags:\n")
 		fs.PrintDefaults()
+		fmt.Fprintf(stderr, "  -dump-problem STEP DIR\n    \twrite the cone-complementarity problem of step STEP (1-based) into the folder DIR\n    \t(W.mtx, q.txt, mu.txt: see gpusim solve); needs the CPU backend\n")
 	}
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -221,6 +262,19 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := sc.Settings.Validate(); err != nil {
 		return usageError{err}
 	}
+	if dumpStep > 0 {
+		if n := run.Steps(sc); dumpStep > n {
+			return usageError{fmt.Errorf("--dump-problem: step %d is past the run's last step %d", dumpStep, n)}
+		}
+		switch *backend {
+		case "vulkan":
+			return usageError{fmt.Errorf("--dump-problem needs the CPU backend: the Vulkan backend's problem cannot be assembled into an explicit N")}
+		case "auto":
+			// Announced, not silent: the dump needs the assembled N.
+			*backend = "cpu"
+			fmt.Fprintf(stderr, "gpusim: --dump-problem: running on the CPU backend, whose problem can be assembled\n")
+		}
+	}
 	if set["trace"] {
 		ids, err := parseIDs(*trace, len(sc.Model.Bodies))
 		if err != nil {
@@ -233,7 +287,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	opt := run.Options{Backend: *backend, Device: *device, OutDir: *out,
+	opt := run.Options{Backend: *backend, Device: *device, OutDir: *out, DumpStep: dumpStep, DumpDir: dumpDir,
 		Notice: func(s string) { fmt.Fprintf(stderr, "gpusim: %s\n", s) }}
 	if !*quiet && isTerminal(stderr) {
 		opt.Progress = progressPrinter(stderr)

@@ -1,11 +1,272 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gpusim/gpusim/ccp"
+	"github.com/gpusim/gpusim/engine"
 )
 
-// cmdSolve is not written yet.
+// solveSummary is what summary.json of gpusim solve holds.
+type solveSummary struct {
+	Problem     string  `json:"problem"`
+	Path        string  `json:"path"`
+	Contacts    int     `json:"number_of_contacts"`
+	Solver      string  `json:"solver"`
+	Tol         float64 `json:"tol"`
+	MaxIter     int     `json:"max_iter"`
+	Gd          float64 `json:"gd"`
+	Iterations  int     `json:"iterations"`
+	Converged   bool    `json:"converged"`
+	Residual    float64 `json:"residual"`
+	ProjGrad    float64 `json:"proj_grad"`
+	Objective   float64 `json:"objective"`
+	WallSeconds float64 `json:"wall_s"`
+	// Measures are those of shared/fclib/check.py for the returned γ,
+	// with its g_d = 1/(3nc)².
+	Measures ccp.Report `json:"measures"`
+}
+
+// solveFlags are the solver flags that solve and compare share.
+type solveFlags struct {
+	tol     *float64
+	maxIter *int
+	gd      *float64
+	workers *int
+	out     *string
+}
+
+func addSolveFlags(fs *flag.FlagSet) solveFlags {
+	return solveFlags{
+		tol:     fs.Float64("tol", 1e-10, "tolerance on the residual of eq. 25 of the APGD paper (0: always run --max-iter)"),
+		maxIter: fs.Int("max-iter", 10000, "iteration cap"),
+		gd:      fs.Float64("gd", 0, "g_d of eq. 25 (0: 1/(3nc)², as check.py, so that proj_grad = ccp_res_chrono)"),
+		workers: fs.Int("workers", 0, "goroutines of the products with N (0: all cores)"),
+		out:     fs.String("out", "", "output folder"),
+	}
+}
+
+// options validates the flags and returns the solve options for nc
+// contacts.
+func (f solveFlags) options(nc int) (engine.SolveOptions, error) {
+	if !(*f.tol >= 0) || math.IsInf(*f.tol, 0) {
+		return engine.SolveOptions{}, usageError{fmt.Errorf("--tol %v must be ≥ 0 and finite", *f.tol)}
+	}
+	if *f.maxIter < 1 {
+		return engine.SolveOptions{}, usageError{fmt.Errorf("--max-iter %d must be ≥ 1", *f.maxIter)}
+	}
+	if !(*f.gd >= 0) || math.IsInf(*f.gd, 0) {
+		return engine.SolveOptions{}, usageError{fmt.Errorf("--gd %v must be > 0 and finite (0: the default)", *f.gd)}
+	}
+	if *f.workers < 0 {
+		return engine.SolveOptions{}, usageError{fmt.Errorf("--workers %d must be ≥ 0", *f.workers)}
+	}
+	gd := *f.gd
+	if gd == 0 {
+		gd = ccp.DefaultGd(nc)
+	}
+	return engine.SolveOptions{Tol: *f.tol, MaxIter: *f.maxIter, Gd: gd, History: true}, nil
+}
+
+// solved is one solve of a problem.
+type solved struct {
+	solver string
+	stats  engine.SolveStats
+	gamma  []float64
+	wall   float64 // s
+	rep    ccp.Report
+	err    error
+}
+
+// solveOnce runs the named solver on p from γ₀ = 0.
+func solveOnce(mp engine.Problem, p *ccp.Problem, name string, opt engine.SolveOptions) solved {
+	out := solved{solver: name}
+	s, err := engine.NewSolver(name)
+	if err != nil {
+		out.err = usageError{err}
+		return out
+	}
+	x := mp.NewVec(p.N())
+	t0 := time.Now()
+	out.stats, out.err = s.Solve(mp, x, opt)
+	out.wall = time.Since(t0).Seconds()
+	out.gamma = make([]float64, p.N())
+	mp.Read(out.gamma, x)
+	out.rep = ccp.Measures(p, out.gamma)
+	return out
+}
+
 func cmdSolve(args []string, stdout, stderr io.Writer) error {
-	return errors.New("gpusim solve is not implemented yet")
+	fs := flag.NewFlagSet("gpusim solve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	solver := fs.String("solver", "apgd", "solver (see gpusim solvers)")
+	sf := addSolveFlags(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `Usage: gpusim solve PROBLEM [flags]
+
+Solves the cone-complementarity problem in the folder PROBLEM (W.mtx, q.txt,
+mu.txt, optional cohesion.txt: the FCLib-style format of shared/fclib, or a
+folder written by gpusim run --dump-problem) from γ₀ = 0, and writes
+DIR/gamma.txt (3nc values), DIR/history.csv (one row per iteration) and
+DIR/summary.json (the solve and the measures of shared/fclib/check.py).
+DIR defaults to out/solve-NAME-SOLVER.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if len(pos) != 1 {
+		return usageError{fmt.Errorf("solve takes one problem folder, got %d arguments", len(pos))}
+	}
+	if _, err := engine.NewSolver(*solver); err != nil {
+		return usageError{err}
+	}
+	p, err := ccp.Read(pos[0])
+	if err != nil {
+		return usageError{err}
+	}
+	opt, err := sf.options(p.NC)
+	if err != nil {
+		return err
+	}
+	out := *sf.out
+	if out == "" {
+		out = filepath.Join("out", "solve-"+fileName(p.Name)+"-"+*solver)
+	}
+	mp, err := p.CCP(*sf.workers)
+	if err != nil {
+		return usageError{err}
+	}
+	res := solveOnce(mp, p, *solver, opt)
+	if res.err != nil {
+		return fmt.Errorf("%s on %s: %w", *solver, pos[0], res.err)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	if err := ccp.WriteVector(filepath.Join(out, "gamma.txt"), res.gamma); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(out, "history.csv"), historyCSV(res.stats.History, 0)); err != nil {
+		return err
+	}
+	st := res.stats
+	sum := solveSummary{Problem: p.Name, Path: pos[0], Contacts: p.NC, Solver: *solver, Tol: opt.Tol, MaxIter: opt.MaxIter, Gd: opt.Gd,
+		Iterations: st.Iterations, Converged: st.Converged, Residual: st.Residual, ProjGrad: st.ProjGrad, Objective: st.Objective,
+		WallSeconds: res.wall, Measures: res.rep}
+	data, err := json.MarshalIndent(sum, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(out, "summary.json"), append(data, '\n')); err != nil {
+		return err
+	}
+	conv := "converged"
+	if !st.Converged {
+		conv = "NOT converged"
+	}
+	fmt.Fprintf(stdout, "problem     %s (%d contacts, %d entries of N)\n", p.Name, p.NC, len(p.Entries))
+	fmt.Fprintf(stdout, "solver      %s, tol %g, max-iter %d, g_d %g\n", *solver, opt.Tol, opt.MaxIter, opt.Gd)
+	fmt.Fprintf(stdout, "result      %s after %d iterations in %.3g s: residual %.3g (eq. 25), proj_grad %.3g, objective %.10g\n",
+		conv, st.Iterations, res.wall, st.Residual, st.ProjGrad, st.Objective)
+	fmt.Fprintf(stdout, "check.py    ccp_res_chrono %.3g, fc_err_siconos %.3g, cone violation %.3g, dual violation %.3g, γᵀu %.3g\n",
+		res.rep.CCPResChrono, res.rep.FCErrSiconos, res.rep.MaxConeViolation, res.rep.MaxDualViolation, res.rep.ComplementarityGTu)
+	fmt.Fprintf(stdout, "outputs     %s/{gamma.txt,history.csv,summary.json}\n", out)
+	return nil
+}
+
+// historyCSV renders a solve's history: iteration, residual, objective,
+// step, restart (0 or 1) and, when wall > 0, time_s, the wall time at the
+// end of the iteration estimated as iteration × wall / iterations.
+func historyCSV(h []engine.IterRecord, wall float64) []byte {
+	var b bytes.Buffer
+	b.WriteString("iteration,residual,objective,step,restart")
+	if wall > 0 {
+		b.WriteString(",time_s")
+	}
+	b.WriteByte('\n')
+	var buf []byte
+	for _, r := range h {
+		buf = strconv.AppendInt(buf[:0], int64(r.Iter), 10)
+		for _, v := range []float64{r.Residual, r.Objective, r.Step} {
+			buf = append(buf, ',')
+			buf = strconv.AppendFloat(buf, v, 'g', -1, 64)
+		}
+		if r.Restart {
+			buf = append(buf, ",1"...)
+		} else {
+			buf = append(buf, ",0"...)
+		}
+		if wall > 0 {
+			buf = append(buf, ',')
+			buf = strconv.AppendFloat(buf, iterTime(r.Iter, len(h), wall), 'g', -1, 64)
+		}
+		buf = append(buf, '\n')
+		b.Write(buf)
+	}
+	return b.Bytes()
+}
+
+// iterTime estimates the wall time at the end of iteration k of n taking
+// wall seconds in all: the solvers report no time per iteration, so the
+// mean is used.
+func iterTime(k, n int, wall float64) float64 {
+	return wall * float64(k) / float64(n)
+}
+
+// writeFile writes data to a temporary file beside path and renames it
+// into place.
+func writeFile(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}
+
+// fileName makes a problem name safe as one path element.
+func fileName(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '/' || r == '\\' || r == ':' || r < ' ':
+			return '_'
+		}
+		return r
+	}, s)
+	if s == "" || s == "." || s == ".." {
+		return "problem"
+	}
+	return s
 }
