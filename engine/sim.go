@@ -16,6 +16,9 @@ type StepStats struct {
 	Solve    SolveStats
 	// FixedForce is the total contact force on fixed bodies (N).
 	FixedForce mgl64.Vec3
+	// Submits counts the backend's submit-and-wait round trips in the step
+	// (0 for the CPU path).
+	Submits int
 	// Wall-clock seconds spent in collision detection, in building and
 	// solving the problem, and in the whole step.
 	CollideSeconds, SolveSeconds, StepSeconds float64
@@ -66,6 +69,7 @@ func (s *Sim) Time() float64 { return float64(s.step) * s.h }
 func (s *Sim) Step() (StepStats, error) {
 	t0 := time.Now()
 	st := StepStats{Step: s.step + 1}
+	submits := s.submits()
 	nc, err := s.backend.Collide()
 	if err != nil {
 		return st, fmt.Errorf("step %d: %w", st.Step, err)
@@ -105,6 +109,7 @@ func (s *Sim) Step() (StepStats, error) {
 	}
 	s.step++
 	st.Time = s.Time()
+	st.Submits = s.submits() - submits
 	t3 := time.Now()
 	st.CollideSeconds = t1.Sub(t0).Seconds()
 	st.SolveSeconds = t2.Sub(t1).Seconds()
@@ -129,3 +134,14 @@ func (s *Sim) Impulses(dst []float64) []float64 {
 
 // Problem returns the problem of the last step (nil before the first).
 func (s *Sim) Problem() Problem { return s.problem }
+
+// submitCounter is implemented by backends that talk to a device: the
+// number of submit-and-wait round trips so far.
+type submitCounter interface{ Submits() int }
+
+func (s *Sim) submits() int {
+	if c, ok := s.backend.(submitCounter); ok {
+		return c.Submits()
+	}
+	return 0
+}

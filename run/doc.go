@@ -3,7 +3,7 @@
 //
 //   - stats.csv: a row per step: step, time, bodies, contacts, iterations,
 //     residual, objective, fixed_fx, fixed_fy, fixed_fz (total contact
-//     force on fixed bodies, N), collide_s, solve_s, step_s (wall seconds);
+//     force on fixed bodies, N), submits (device round trips), collide_s, solve_s, step_s (wall seconds);
 //   - trace.csv: for the traced bodies, a row per body and step: step,
 //     time, id, x, y, z, qw, qx, qy, qz, vx, vy, vz, wx, wy, wz (angular
 //     velocity in the world frame);
