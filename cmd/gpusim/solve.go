@@ -128,10 +128,7 @@ Flags:
 	}
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
+		return err
 	}
 	if len(pos) != 1 {
 		return usageError{fmt.Errorf("solve takes one problem folder, got %d arguments", len(pos))}
