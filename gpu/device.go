@@ -365,16 +365,3 @@ func (d *Device) usable() {
 		panic("gpu: use of a closed Device")
 	}
 }
-
-// probe opens and closes the device opt chooses, for New.
-func probe(opt Options) (DeviceInfo, error) {
-	d, err := Open(opt)
-	if err != nil {
-		return DeviceInfo{}, err
-	}
-	info := d.Info
-	if err := d.Close(); err != nil {
-		return DeviceInfo{}, err
-	}
-	return info, nil
-}

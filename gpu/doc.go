@@ -21,12 +21,18 @@
 //   - LinAlg: engine.LinAlg on device vectors (Vec). It records into an
 //     open batch and submits only when a result must come back (Dot, Read)
 //     or the host writes (Write).
-//
-// The full engine.Backend (collision, Jacobian, Schur product, projection,
-// integration on the device) is not written yet: New opens the device, so
-// that a missing driver is reported as such, and then returns an error
-// wrapping engine.ErrUnavailable so that --backend auto falls back to the
-// CPU path and says why.
+//   - Backend (New): engine.Backend on device buffers. The time step's
+//     arithmetic runs in the kernels free_velocity, jacobian,
+//     body_impulse, contact_velocity, project, anti_relax, block_diag,
+//     sweep, integrate and fixed_force, each computing cpuref's twin
+//     operation by operation (bit for bit where float64 division and
+//     square root are correctly rounded, as on llvmpipe); the body →
+//     contact adjacency makes M⁻¹Dx a deterministic gather, without float
+//     atomics. Collision detection still runs on the host with cpuref's
+//     broadphase and narrowphase (a download of the state and an upload of
+//     the contacts per step): GPU collision kernels are the next step, and
+//     so are device-side solver scalars (each Dot of a solver is a submit
+//     and a read-back today). Submits reports the submissions so far.
 //
 // cgo stays inside this package (vkshim.c and the files that call it);
 // without cgo, or outside linux/amd64 and linux/arm64, Devices and New

@@ -2,7 +2,11 @@
 
 package gpu
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gpusim/gpusim/engine"
+)
 
 func errUnsupported() error {
 	return fmt.Errorf("gpu: %w: this build has no Vulkan support (it needs linux/amd64 or linux/arm64 and cgo)", ErrNoDevice)
@@ -11,4 +15,4 @@ func errUnsupported() error {
 // Devices lists the Vulkan devices; this build has none.
 func Devices() ([]DeviceInfo, error) { return nil, errUnsupported() }
 
-func probe(Options) (DeviceInfo, error) { return DeviceInfo{}, errUnsupported() }
+func newBackend(Options) (engine.Backend, error) { return nil, errUnsupported() }

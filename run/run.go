@@ -97,13 +97,34 @@ type Final struct {
 }
 
 // NewBackend returns the backend named by kind ("auto", "cpu", "vulkan").
-// With "auto" and no usable Vulkan device it returns the CPU backend and a
-// notice saying why.
+// With "auto" it uses Vulkan on a hardware device (discrete, integrated or
+// virtual GPU) with float64 support; with none (no driver, or only a CPU
+// implementation such as lavapipe, which runs the kernels several times
+// slower than the Go path) it returns the CPU backend and a notice saying
+// why. "vulkan" uses any Vulkan device, CPU ones included, or fails.
 func NewBackend(kind, device string, workers int) (b engine.Backend, notice string, err error) {
 	switch kind {
 	case "cpu":
 		return cpuref.New(workers), "", nil
-	case "vulkan", "auto":
+	case "auto":
+		if device == "" {
+			devs, err := gpu.Devices()
+			if err != nil {
+				if !errors.Is(err, engine.ErrUnavailable) {
+					return nil, "", err
+				}
+				return cpuref.New(workers), fmt.Sprintf("no Vulkan backend (%v); running on the CPU path", err), nil
+			}
+			hardware := false
+			for _, d := range devs {
+				hardware = hardware || (d.Float64 && d.Type != gpu.CPUDevice)
+			}
+			if !hardware {
+				return cpuref.New(workers), "no GPU with float64 among the Vulkan devices (only CPU implementations); running on the CPU path (--backend vulkan forces Vulkan)", nil
+			}
+		}
+		fallthrough
+	case "vulkan":
 		vb, err := gpu.New(gpu.Options{Device: device})
 		if err == nil {
 			return vb, "", nil

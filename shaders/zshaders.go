@@ -4,6 +4,26 @@ package shaders
 
 import _ "embed"
 
+// AntiRelax is anti_relax.comp: dst = r, then dst_3k += μ_k‖(u_3k+1, u_3k+2)‖ for every contact
+// k: the anti-relaxation term a_k of eq. 15 of the anti-relaxation paper
+// added to the normal row of r (cpuref's AntiRelax), u the contact
+// velocities Nγ + r.
+var AntiRelax = Module{
+	Name:  "anti_relax",
+	SPIRV: anti_relaxSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  4,
+}
+
+//go:embed anti_relax.spv
+var anti_relaxSPIRV string
+
 // Axpby is axpby.comp: dst_i = a·x_i + b·y_i for i in [0, n).
 var Axpby = Module{
 	Name:  "axpby",
@@ -19,6 +39,77 @@ var Axpby = Module{
 
 //go:embed axpby.spv
 var axpbySPIRV string
+
+// BlockDiag is block_diag.comp: dst_3k = dst_3k+1 = dst_3k+2 = g_k = tr(N_kk)/3 for every
+// contact k, N_kk = D_kᵀ M⁻¹ D_k, the block-Jacobi preconditioner of eq. 27
+// of the APGD paper (cpuref's BlockDiag).
+var BlockDiag = Module{
+	Name:  "block_diag",
+	SPIRV: block_diagSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  4,
+}
+
+//go:embed block_diag.spv
+var block_diagSPIRV string
+
+// BodyImpulse is body_impulse.comp: dv_i = M_i⁻¹ (D x)_i for every body i, the first half of
+// the matrix-free Schur product N x = Dᵀ M⁻¹ D x (cpuref's bodyImpulse): a
+// gather over the body's contacts in contact order, so the sum is
+// deterministic and needs no atomics.
+var BodyImpulse = Module{
+	Name:  "body_impulse",
+	SPIRV: body_impulseSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  4,
+}
+
+//go:embed body_impulse.spv
+var body_impulseSPIRV string
+
+// ContactVelocity is contact_velocity.comp: out_k = D_kᵀ v for every contact k, the second half of
+// the matrix-free Schur product N x = Dᵀ (M⁻¹ D x) (cpuref's
+// contactVelocity) with v = dv from body_impulse: the relative velocity of
+// the contact in its frame (n, u, w).
+var ContactVelocity = Module{
+	Name:  "contact_velocity",
+	SPIRV: contact_velocitySPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  4,
+}
+
+//go:embed contact_velocity.spv
+var contact_velocitySPIRV string
 
 // Copy is copy.comp: dst_i = src_i for i in [0, n).
 var Copy = Module{
@@ -66,6 +157,109 @@ var Fill = Module{
 //go:embed fill.spv
 var fillSPIRV string
 
+// FixedForce is fixed_force.comp: the per-chunk sums of the contact force (N) on fixed bodies,
+// the first pass of a deterministic reduction (sum.comp, run once per
+// component, is the second), like dot.comp: cpuref's FixedForce sums the
+// same terms in contact order, so the two differ by summation order only.
+var FixedForce = Module{
+	Name:  "fixed_force",
+	SPIRV: fixed_forceSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 2, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{256, 1, 1},
+	PushSize:  12,
+}
+
+//go:embed fixed_force.spv
+var fixed_forceSPIRV string
+
+// FreeVelocity is free_velocity.comp: vfree_i = v_i + h M_i⁻¹ f_i for every body i, the velocity
+// without contact impulses (cpuref's freeVelocity, term M⁻¹k of eq. 5 of
+// the APGD paper): linear part in the world frame, angular part in the body
+// frame, with the gyroscopic torque −ω̄×(Jω̄). Fixed bodies get zero.
+var FreeVelocity = Module{
+	Name:  "free_velocity",
+	SPIRV: free_velocitySPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  36,
+}
+
+//go:embed free_velocity.spv
+var free_velocitySPIRV string
+
+// Integrate is integrate.comp: the end of the time step for every movable body i (eqs. 5 and
+// 8 of the APGD paper, cpuref's Integrate): v = vfree + dv with
+// dv = M⁻¹Dγ from body_impulse, x += h·v, and q ← q ⊗ exp(½hω̄)
+// renormalised.
+var Integrate = Module{
+	Name:  "integrate",
+	SPIRV: integrateSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer},
+		{Binding: 1, Kind: StorageBuffer},
+		{Binding: 2, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 3, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  12,
+}
+
+//go:embed integrate.spv
+var integrateSPIRV string
+
+// Jacobian is jacobian.comp: for every contact k, the Jacobian block D_k of eq. 4 of the
+// APGD paper and r_k = D_kᵀ vfree + b_k (cpuref's Build): the contact frame
+// (n, u, w), the rotational rows ρ_A,d = d̄_A × s̄_A and ρ_B,d = s̄_B × d̄_B
+// (d̄ = Aᵀd in the body frame, s̄ the contact point in the body frame), the
+// cohesion impulse h·ĉ, and r.
+var Jacobian = Module{
+	Name:  "jacobian",
+	SPIRV: jacobianSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 2, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 3, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 4, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 10, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 11, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 12, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 13, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  20,
+}
+
+//go:embed jacobian.spv
+var jacobianSPIRV string
+
 // MulElem is mul_elem.comp: dst_i = x_i·y_i for i in [0, n).
 var MulElem = Module{
 	Name:  "mul_elem",
@@ -81,6 +275,25 @@ var MulElem = Module{
 
 //go:embed mul_elem.spv
 var mul_elemSPIRV string
+
+// Project is project.comp: dst_k = Π_Υk(x_k) for every contact k, the projection onto the
+// friction cone {‖(γ_u, γ_w)‖ ≤ μ_k(γ_n + c_k)} shifted by the cohesion
+// impulse c_k (cpuref.ProjectCone, APGD paper section 2.4).
+var Project = Module{
+	Name:  "project",
+	SPIRV: projectSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  4,
+}
+
+//go:embed project.spv
+var projectSPIRV string
 
 // Sum is sum.comp: dst_index = Σ src_i over i in [0, n), in a fixed order: the second
 // pass of the deterministic dot product (dot.comp writes the src partials).
@@ -98,7 +311,39 @@ var Sum = Module{
 //go:embed sum.spv
 var sumSPIRV string
 
+// Sweep is sweep.comp: one projected Gauss–Seidel sweep over the contacts in order
+// (Algorithm 2 of the APGD paper, lines 3–7; cpuref's Sweep), updating
+// gamma in place, each contact seeing the updates of those before it.
+// Gauss–Seidel is sequential by nature: ONE invocation runs the whole loop,
+// so this kernel is correct but slow (it uses one GPU thread); it exists so
+// that the "gs" solver runs on the device without a round trip per contact.
+var Sweep = Module{
+	Name:  "sweep",
+	SPIRV: sweepSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer},
+		{Binding: 1, Kind: StorageBuffer},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 10, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 11, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 12, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 13, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{1, 1, 1},
+	PushSize:  20,
+}
+
+//go:embed sweep.spv
+var sweepSPIRV string
+
 // All returns every module, by name.
 func All() []Module {
-	return []Module{Axpby, Copy, Dot, Fill, MulElem, Sum}
+	return []Module{AntiRelax, Axpby, BlockDiag, BodyImpulse, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, Integrate, Jacobian, MulElem, Project, Sum, Sweep}
 }

@@ -1,21 +1,35 @@
 package tests
 
 import (
+	"errors"
+	"os"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/gpu"
 	"github.com/gpusim/gpusim/scene"
 )
 
-// backends lists the backends the validation runs on. The Vulkan backend
-// joins here when it exists.
+// backends lists the backends the validation runs on. Without a usable
+// Vulkan device the vulkan subtests skip, unless GPUSIM_REQUIRE_VULKAN=1
+// (CI on lavapipe), where they fail.
 var backends = []struct {
 	name string
 	new  func(t *testing.T) engine.Backend
 }{
 	{"cpu", func(t *testing.T) engine.Backend { return cpuref.New(0) }},
+	{"vulkan", func(t *testing.T) engine.Backend {
+		b, err := gpu.New(gpu.Options{})
+		if errors.Is(err, engine.ErrUnavailable) && os.Getenv("GPUSIM_REQUIRE_VULKAN") != "1" {
+			t.Skipf("no Vulkan backend (%v); set GPUSIM_REQUIRE_VULKAN=1 to make this a failure", err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}},
 }
 
 func forEachBackend(t *testing.T, f func(t *testing.T, newBackend func() engine.Backend)) {

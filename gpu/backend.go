@@ -1,0 +1,476 @@
+//go:build linux && cgo && (amd64 || arm64)
+
+package gpu
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/shaders"
+)
+
+// Backend is the Vulkan engine.Backend: the time step's arithmetic runs in
+// the compute kernels of package shaders on float64 device buffers, in
+// cpuref's structure-of-arrays layout, and matches cpuref bit for bit
+// kernel by kernel (see each kernel's header); only the reductions
+// (LinAlg.Dot, FixedForce) sum in another fixed order.
+//
+// Per step:
+//
+//   - Collide: runs on the host for now (see hostCollider): it downloads
+//     positions, orientations and velocities, finds the contacts with
+//     cpuref's broadphase and narrowphase, and uploads them with the body
+//     → contact adjacency. GPU collision kernels are the next step.
+//   - Build: free_velocity and jacobian, recorded, not submitted.
+//   - the solver: Problem's Schur (body_impulse + contact_velocity),
+//     Project, AntiRelax, BlockDiag and Sweep record into the LinAlg's
+//     open batch with the vector operations; only Dot, Read, Write and
+//     Cones submit. The solver's scalars (step sizes, residuals) live on
+//     the host, so every Dot is a submit and a read-back.
+//   - FixedForce: fixed_force and three sum passes, one submit.
+//   - Integrate: body_impulse and integrate, recorded; the next Collide or
+//     ReadState submits them.
+//   - WarmStart: merges the last step's impulses on the host, as cpuref
+//     does (one download, one upload).
+//
+// Body buffers (n bodies, SI units as in engine.State): pos, rot, vel,
+// omega, invMass, invInertia, force, torque as cpuref's Backend, vfree and
+// dv (6 per body: linear world frame, angular body frame), fixedBody
+// (uint32, nonzero for fixed bodies and planes), adjOff (uint32, n+1).
+// Contact buffers (nc contacts), grown with Buffer.Grow as nc grows: a, b
+// (uint32), normal, pa, pb (3), phi, mu, cohesion (1), basis, rhoA, rhoB
+// (9), coh (1, N·s), r (3), adj (uint32, at most 2nc), prevGamma (3).
+//
+// A Backend is not safe for concurrent use.
+type Backend struct {
+	d      *Device
+	owned  bool // Close closes d
+	closed bool
+	l      *LinAlg
+	k      struct {
+		freeVelocity, jacobian, bodyImpulse, contactVelocity, project, antiRelax,
+		blockDiag, sweep, integrate, fixedForce *Kernel
+	}
+
+	host     hostCollider
+	settings engine.Settings
+	n        int  // bodies
+	nc       int  // contacts
+	loaded   bool // Load succeeded
+
+	// Body buffers, made by Load.
+	pos, rot, vel, omega, invMass, invInertia, force, torque, vfree, dv, fixedBody, adjOff *Buffer
+	// Contact buffers, made empty by newBackendOn and grown by Collide.
+	a, b, normal, pa, pb, phi, mu, cohesion, basis, rhoA, rhoB, coh, r, adj, prevGamma *Buffer
+
+	// fixed_force's per-chunk sums, per component, and FixedForce's result
+	// (host-visible).
+	partial [3]*Buffer
+	force3  *Buffer
+
+	rVec Vec // r as a vector of l, length 3nc after Build
+	prob problem
+}
+
+// newBackend opens the device opt chooses and makes a backend that owns it.
+func newBackend(opt Options) (*Backend, error) {
+	d, err := Open(opt)
+	if err != nil {
+		return nil, err
+	}
+	b, err := newBackendOn(d)
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	b.owned = true
+	return b, nil
+}
+
+// newBackendOn makes a backend on an open device, which it does not close.
+func newBackendOn(d *Device) (*Backend, error) {
+	b := &Backend{d: d}
+	for _, k := range []struct {
+		k **Kernel
+		m shaders.Module
+	}{
+		{&b.k.freeVelocity, shaders.FreeVelocity}, {&b.k.jacobian, shaders.Jacobian},
+		{&b.k.bodyImpulse, shaders.BodyImpulse}, {&b.k.contactVelocity, shaders.ContactVelocity},
+		{&b.k.project, shaders.Project}, {&b.k.antiRelax, shaders.AntiRelax},
+		{&b.k.blockDiag, shaders.BlockDiag}, {&b.k.sweep, shaders.Sweep},
+		{&b.k.integrate, shaders.Integrate}, {&b.k.fixedForce, shaders.FixedForce},
+	} {
+		var err error
+		if *k.k, err = d.Kernel(k.m); err != nil {
+			// A device that cannot build the kernels is not usable: let
+			// --backend auto fall back.
+			return nil, fmt.Errorf("gpu: %w: %s cannot build the backend's kernels: %v", ErrNoDevice, d.Info.Name, err)
+		}
+	}
+	l, err := NewLinAlg(d)
+	if err != nil {
+		return nil, err
+	}
+	b.l = l
+	for _, p := range []**Buffer{&b.a, &b.b, &b.normal, &b.pa, &b.pb, &b.phi, &b.mu, &b.cohesion,
+		&b.basis, &b.rhoA, &b.rhoB, &b.coh, &b.r, &b.adj, &b.prevGamma, &b.partial[0], &b.partial[1], &b.partial[2]} {
+		if *p, err = d.NewBuffer(0); err != nil {
+			b.release()
+			return nil, err
+		}
+	}
+	if b.force3, err = d.NewHostBuffer(3 * 8); err != nil {
+		b.release()
+		return nil, err
+	}
+	b.prob = problem{LinAlg: l, b: b}
+	return b, nil
+}
+
+// bodyBuffers lists the buffers Load makes.
+func (b *Backend) bodyBuffers() []**Buffer {
+	return []**Buffer{&b.pos, &b.rot, &b.vel, &b.omega, &b.invMass, &b.invInertia, &b.force, &b.torque,
+		&b.vfree, &b.dv, &b.fixedBody, &b.adjOff}
+}
+
+// release frees the backend's buffers and LinAlg (not the device).
+func (b *Backend) release() error {
+	var err error
+	if b.l != nil {
+		err = b.l.Close()
+	}
+	bufs := append(b.bodyBuffers(), &b.a, &b.b, &b.normal, &b.pa, &b.pb, &b.phi, &b.mu, &b.cohesion,
+		&b.basis, &b.rhoA, &b.rhoB, &b.coh, &b.r, &b.adj, &b.prevGamma, &b.partial[0], &b.partial[1], &b.partial[2], &b.force3)
+	for _, p := range bufs {
+		if *p != nil {
+			(*p).Release()
+			*p = nil
+		}
+	}
+	return err
+}
+
+// Name returns "vulkan: " and the device's name.
+func (b *Backend) Name() string { return "vulkan: " + b.d.Info.Name }
+
+// Submits returns the number of queue submissions on the backend's device
+// so far: batches, uploads, downloads.
+func (b *Backend) Submits() int { return b.d.Submits() }
+
+// Close releases the backend, and its device if New opened it. Closing
+// again returns nil.
+func (b *Backend) Close() error {
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	err := b.release()
+	if b.owned {
+		err = errors.Join(err, b.d.Close())
+	}
+	return err
+}
+
+// sync submits the recorded work and waits for it.
+func (b *Backend) sync() error { return b.l.Flush() }
+
+func (b *Backend) mustLoad(op string) {
+	if !b.loaded {
+		panic("gpu: " + op + " before Load")
+	}
+	if b.closed {
+		panic("gpu: " + op + " on a closed Backend")
+	}
+}
+
+// Load copies a validated model into the body buffers, as cpuref's Load.
+func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
+	if b.closed {
+		panic("gpu: Load on a closed Backend")
+	}
+	if err := m.Validate(); err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	if err := b.sync(); err != nil {
+		return err
+	}
+	b.loaded = false
+	h := &b.host
+	h.load(m, s)
+	b.settings = *s
+	b.n, b.nc = h.n, 0
+	for _, p := range b.bodyBuffers() {
+		if *p != nil {
+			(*p).Release()
+			*p = nil
+		}
+	}
+	n := int64(h.n)
+	sizes := []int64{24 * n, 32 * n, 24 * n, 24 * n, 8 * n, 24 * n, 24 * n, 24 * n, 48 * n, 48 * n, 4 * n, 4 * (n + 1)}
+	for i, p := range b.bodyBuffers() {
+		var err error
+		if *p, err = b.d.NewBuffer(sizes[i]); err != nil {
+			return fmt.Errorf("gpu: load %d bodies: %w", n, err)
+		}
+	}
+	fixed := make([]uint32, h.n)
+	for i, f := range h.fixed {
+		if f {
+			fixed[i] = 1
+		}
+	}
+	for _, w := range []struct {
+		dst *Buffer
+		src []float64
+	}{{b.pos, h.pos}, {b.rot, h.rot}, {b.vel, h.vel}, {b.omega, h.omega}, {b.invMass, h.invMass},
+		{b.invInertia, h.invInertia}, {b.force, h.force}, {b.torque, h.torque}} {
+		if err := w.dst.WriteFloat64(0, w.src); err != nil {
+			return err
+		}
+	}
+	if err := b.fixedBody.WriteUint32(0, fixed); err != nil {
+		return err
+	}
+	b.rVec = Vec{l: b.l, buf: b.r}
+	b.loaded = true
+	return nil
+}
+
+// Collide finds the contacts at the current positions on the host (see
+// hostCollider) and uploads them; it first submits pending work (the last
+// step's Integrate) and downloads the state it needs.
+func (b *Backend) Collide() (int, error) {
+	b.mustLoad("Collide")
+	if err := b.sync(); err != nil {
+		return 0, err
+	}
+	h := &b.host
+	for _, r := range []struct {
+		dst []float64
+		src *Buffer
+	}{{h.pos, b.pos}, {h.rot, b.rot}, {h.vel, b.vel}, {h.omega, b.omega}} {
+		if err := r.src.ReadFloat64(r.dst, 0); err != nil {
+			return 0, err
+		}
+	}
+	nc, err := h.collide()
+	if err != nil {
+		return 0, err
+	}
+	if err := b.upload(nc); err != nil {
+		return 0, fmt.Errorf("gpu: collide: %d contacts: %w", nc, err)
+	}
+	b.nc = nc
+	return nc, nil
+}
+
+// upload grows the contact buffers to nc contacts and writes the host's
+// contacts and adjacency into them. Nothing may be recording.
+func (b *Backend) upload(nc int) error {
+	h := &b.host
+	c := int64(nc)
+	chunks := int64((nc + dotChunk - 1) / dotChunk)
+	for _, g := range []struct {
+		buf  *Buffer
+		size int64
+	}{
+		{b.a, 4 * c}, {b.b, 4 * c}, {b.normal, 24 * c}, {b.pa, 24 * c}, {b.pb, 24 * c},
+		{b.phi, 8 * c}, {b.mu, 8 * c}, {b.cohesion, 8 * c}, {b.basis, 72 * c}, {b.rhoA, 72 * c},
+		{b.rhoB, 72 * c}, {b.coh, 8 * c}, {b.r, 24 * c}, {b.adj, 4 * int64(len(h.adj))}, {b.prevGamma, 24 * c},
+		{b.partial[0], 8 * chunks}, {b.partial[1], 8 * chunks}, {b.partial[2], 8 * chunks},
+	} {
+		if err := g.buf.Grow(g.size); err != nil {
+			return err
+		}
+	}
+	con := &h.con
+	for _, w := range []struct {
+		dst *Buffer
+		src []float64
+	}{{b.normal, con.Normal}, {b.pa, con.PA}, {b.pb, con.PB}, {b.phi, con.Phi}, {b.mu, con.Mu}, {b.cohesion, con.Cohesion}} {
+		if err := w.dst.WriteFloat64(0, w.src); err != nil {
+			return err
+		}
+	}
+	for _, w := range []struct {
+		dst *Buffer
+		src []uint32
+	}{{b.a, h.a}, {b.b, h.b}, {b.adjOff, h.adjOff}, {b.adj, h.adj}} {
+		if err := w.dst.WriteUint32(0, w.src); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Build records free_velocity and jacobian and returns the problem of this
+// step; nothing is submitted.
+func (b *Backend) Build(h float64) (engine.Problem, error) {
+	b.mustLoad("Build")
+	if !(h > 0) || !finite(h) {
+		return nil, fmt.Errorf("gpu: build: step %v must be positive and finite", h)
+	}
+	l := b.l
+	g := b.host.gravity
+	kf := b.k.freeVelocity
+	l.record(kf, l.groups(kf, b.n), Push{}.F64(g[0]).F64(g[1]).F64(g[2]).F64(h).U32(uint32(b.n)),
+		b.vfree, b.vel, b.omega, b.rot, b.force, b.torque, b.invMass, b.invInertia, b.fixedBody)
+	if b.nc > 0 {
+		kj := b.k.jacobian
+		l.record(kj, l.groups(kj, b.nc), Push{}.F64(h).F64(b.settings.MaxRecoverySpeed).U32(uint32(b.nc)),
+			b.basis, b.rhoA, b.rhoB, b.coh, b.r, b.a, b.b, b.normal, b.pa, b.pb, b.phi, b.cohesion, b.rot, b.vfree)
+	}
+	b.rVec = Vec{l: l, buf: b.r, n: 3 * b.nc}
+	if err := l.Err(); err != nil {
+		return nil, err
+	}
+	return &b.prob, nil
+}
+
+// gammaVec returns gamma as a vector of this backend of length 3nc.
+func (b *Backend) gammaVec(op string, gamma engine.Vec) (*Vec, error) {
+	g := b.l.vec(gamma)
+	if g.n != 3*b.nc {
+		return nil, fmt.Errorf("gpu: %s: gamma has length %d, want %d", op, g.n, 3*b.nc)
+	}
+	return g, nil
+}
+
+// recordBodyImpulse records dv = M⁻¹ D x.
+func (b *Backend) recordBodyImpulse(x *Buffer) {
+	k := b.k.bodyImpulse
+	b.l.record(k, b.l.groups(k, b.n), Push{}.U32(uint32(b.n)),
+		b.dv, x, b.adjOff, b.adj, b.basis, b.rhoA, b.rhoB, b.invMass, b.invInertia, b.fixedBody)
+}
+
+// WarmStart fills gamma with the last step's impulse of each contact
+// whose (A, B, index within the pair) persists, else zero. The merge runs
+// on the host, as cpuref's: the last impulses are downloaded and the
+// result uploaded.
+func (b *Backend) WarmStart(gamma engine.Vec) error {
+	b.mustLoad("WarmStart")
+	g, err := b.gammaVec("warm start", gamma)
+	if err != nil {
+		return err
+	}
+	h := &b.host
+	np := len(h.prevA)
+	if cap(h.prevGamma) < 3*np {
+		h.prevGamma = make([]float64, 3*np)
+	}
+	h.prevGamma = h.prevGamma[:3*np]
+	if np > 0 {
+		if err := b.sync(); err != nil {
+			return err
+		}
+		if err := b.prevGamma.ReadFloat64(h.prevGamma, 0); err != nil {
+			return err
+		}
+	}
+	b.l.Write(g, h.warmStart())
+	return b.l.Err()
+}
+
+// Integrate records body_impulse (dv = M⁻¹Dγ) and integrate, and a copy
+// of γ for the next WarmStart; nothing is submitted.
+func (b *Backend) Integrate(gamma engine.Vec, h float64) error {
+	b.mustLoad("Integrate")
+	g, err := b.gammaVec("integrate", gamma)
+	if err != nil {
+		return err
+	}
+	l := b.l
+	b.recordBodyImpulse(g.buf)
+	ki := b.k.integrate
+	l.record(ki, l.groups(ki, b.n), Push{}.F64(h).U32(uint32(b.n)), b.pos, b.rot, b.vel, b.omega, b.vfree, b.dv, b.fixedBody)
+	if b.nc > 0 {
+		l.record(l.copy, l.groups(l.copy, 3*b.nc), Push{}.U32(uint32(3*b.nc)), b.prevGamma, g.buf)
+	}
+	b.host.keep()
+	return l.Err()
+}
+
+// FixedForce returns the total contact force (N) on fixed bodies for the
+// impulses gamma of a step of length h: fixed_force sums chunks of 2048
+// contacts and sum.comp adds the chunk sums, per component, in a fixed
+// order (cpuref sums the same terms in contact order). One submit.
+func (b *Backend) FixedForce(gamma engine.Vec, h float64) (mgl64.Vec3, error) {
+	b.mustLoad("FixedForce")
+	g, err := b.gammaVec("fixed force", gamma)
+	if err != nil {
+		return mgl64.Vec3{}, err
+	}
+	if b.nc == 0 {
+		return mgl64.Vec3{}, nil
+	}
+	l := b.l
+	chunks := (b.nc + dotChunk - 1) / dotChunk
+	groups := [3]uint32{uint32(min(chunks, int(b.d.Info.MaxWorkgroupCount[0]))), 1, 1}
+	l.record(b.k.fixedForce, groups, Push{}.F64(h).U32(uint32(b.nc)),
+		b.partial[0], b.partial[1], b.partial[2], g.buf, b.a, b.b, b.basis, b.fixedBody)
+	for j := range 3 {
+		l.record(l.sum, [3]uint32{1, 1, 1}, Push{}.U32(uint32(chunks)).U32(uint32(j)), b.force3, b.partial[j])
+	}
+	if err := b.sync(); err != nil {
+		return mgl64.Vec3{}, err
+	}
+	var f [3]float64
+	if err := b.force3.ReadFloat64(f[:], 0); err != nil {
+		return mgl64.Vec3{}, err
+	}
+	return mgl64.Vec3(f), nil
+}
+
+// ReadState submits pending work and downloads the body state into s.
+func (b *Backend) ReadState(s *engine.State) error {
+	b.mustLoad("ReadState")
+	if err := b.sync(); err != nil {
+		return err
+	}
+	s.Resize(b.n)
+	for _, r := range []struct {
+		dst []float64
+		src *Buffer
+	}{{s.Pos, b.pos}, {s.Rot, b.rot}, {s.Vel, b.vel}, {s.Omega, b.omega}} {
+		if err := r.src.ReadFloat64(r.dst, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReadContacts downloads the current contacts into c.
+func (b *Backend) ReadContacts(c *engine.Contacts) error {
+	b.mustLoad("ReadContacts")
+	if err := b.sync(); err != nil {
+		return err
+	}
+	nc := b.nc
+	c.Resize(nc)
+	ab := make([]uint32, 2*nc)
+	if err := b.a.ReadUint32(ab[:nc], 0); err != nil {
+		return err
+	}
+	if err := b.b.ReadUint32(ab[nc:], 0); err != nil {
+		return err
+	}
+	for k := 0; k < nc; k++ {
+		c.A[k], c.B[k] = int32(ab[k]), int32(ab[nc+k])
+	}
+	for _, r := range []struct {
+		dst []float64
+		src *Buffer
+	}{{c.Normal, b.normal}, {c.PA, b.pa}, {c.PB, b.pb}, {c.Phi, b.phi}, {c.Mu, b.mu}, {c.Cohesion, b.cohesion}} {
+		if err := r.src.ReadFloat64(r.dst, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Envelope returns the collision envelope in use (m).
+func (b *Backend) Envelope() float64 { return b.host.envelope }
+
+var _ engine.Backend = (*Backend)(nil)

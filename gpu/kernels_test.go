@@ -1,0 +1,737 @@
+//go:build linux && cgo && (amd64 || arm64)
+
+package gpu
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/cpuref"
+	"github.com/gpusim/gpusim/engine"
+)
+
+// The backend's kernels against their cpuref twins, through the two
+// backends' public surfaces, on seeded random scenes. Every kernel but the
+// reductions runs cpuref's operations in cpuref's order with `precise`
+// (shaders.TestPrecise checks the decoration), and Go does not fuse
+// multiply-adds on amd64 below GOAMD64=v3 (elsewhere these tests skip), so
+// the comparisons are bit for bit unless a test says otherwise. A device whose float64 division or square root is
+// not correctly rounded would fail them: Vulkan only requires those to be
+// as accurate as float32 ones, so bit-identity is a property of the
+// device (llvmpipe has it), which these tests check.
+
+// randomModel returns a seeded random scene: n spheres, ellipsoids and
+// boxes (0.05–0.2 m) packed in a cube so that many overlap, a fifth of them
+// fixed, with random orientations, masses (0.1–10 kg), velocities
+// (±0.3 m/s), angular velocities (up to 5 rad/s), forces and torques; a
+// ground plane and a fixed box inside the cube; three materials, one
+// frictionless and one cohesive. Far above, 40 isolated spinners turn at
+// 0, 10⁻⁶ and up to 2000 rad/s, so that |ω̄|h/2 covers every octant of
+// sincos (their speculative margins, up to 7 m, would pair everything in
+// the cube).
+func randomModel(seed uint64, n int) *engine.Model {
+	r := rand.New(rand.NewPCG(seed, 99))
+	m := &engine.Model{
+		Materials: []engine.Material{
+			{Name: "rough", Friction: 0.2 + 0.8*r.Float64()},
+			{Name: "slick", Friction: 0},
+			{Name: "sticky", Friction: 0.5, Cohesion: 2 + 3*r.Float64()},
+		},
+		Gravity: mgl64.Vec3{0.3 * r.NormFloat64(), 0.3 * r.NormFloat64(), -9.81},
+	}
+	side := 0.16 * math.Cbrt(float64(n)) // ~ one body per (0.16 m)³: dense enough to overlap
+	vec := func(s float64) mgl64.Vec3 {
+		return mgl64.Vec3{s * r.NormFloat64(), s * r.NormFloat64(), s * r.NormFloat64()}
+	}
+	shape := func() engine.Shape {
+		a := func() float64 { return 0.05 + 0.15*r.Float64() }
+		switch r.IntN(3) {
+		case 0:
+			return engine.SphereShape(a())
+		case 1:
+			return engine.EllipsoidShape(a(), a(), a())
+		}
+		return engine.BoxShape(a(), a(), a())
+	}
+	for i := 0; i < n; i++ {
+		bd := engine.Body{
+			Shape:    shape(),
+			Pos:      mgl64.Vec3{side * (r.Float64() - 0.5), side * (r.Float64() - 0.5), side * r.Float64()},
+			Rot:      mgl64.Quat{W: r.NormFloat64(), V: vec(1)}.Normalize(),
+			Vel:      vec(0.3),
+			Omega:    vec(5 * r.Float64()),
+			Material: r.IntN(3),
+			Force:    vec(float64(r.IntN(2))),
+			Torque:   vec(0.1 * float64(r.IntN(2))),
+			Fixed:    r.IntN(5) == 0,
+		}
+		bd.SetMass(math.Pow(10, 2*r.Float64()-1))
+		m.Bodies = append(m.Bodies, bd)
+	}
+	for i := 0; i < 40; i++ {
+		w := math.Pow(10, 3.3*r.Float64())
+		switch i {
+		case 0:
+			w = 0
+		case 1:
+			w = 1e-6
+		}
+		bd := engine.Body{
+			Shape: shape(),
+			Pos:   mgl64.Vec3{20 * float64(i), 0, 100},
+			Rot:   mgl64.Quat{W: r.NormFloat64(), V: vec(1)}.Normalize(),
+			Omega: vec(w / math.Sqrt(3)),
+		}
+		bd.SetMass(1)
+		m.Bodies = append(m.Bodies, bd)
+	}
+	m.Bodies = append(m.Bodies,
+		engine.Body{Shape: engine.PlaneShape(), Rot: mgl64.QuatIdent(), Fixed: true},
+		engine.Body{Shape: engine.BoxShape(side/6, side/6, 0.1), Rot: mgl64.QuatRotate(0.3, mgl64.Vec3{0, 0, 1}),
+			Pos: mgl64.Vec3{0, 0, side / 2}, Fixed: true, Material: 2})
+	return m
+}
+
+// twin is the same scene loaded into both backends, collided.
+type twin struct {
+	cpu *cpuref.Backend
+	gpu *Backend
+	set engine.Settings
+	nc  int
+}
+
+// newTestBackend makes a backend on the shared test device, released at
+// cleanup.
+func newTestBackend(t testing.TB) *Backend {
+	t.Helper()
+	b, err := newBackendOn(requireDevice(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := b.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return b
+}
+
+// newTwin loads m into both backends and runs Collide on both.
+func newTwin(t *testing.T, m *engine.Model, set engine.Settings) *twin {
+	t.Helper()
+	tw := &twin{cpu: cpuref.New(0), gpu: newTestBackend(t), set: set}
+	for _, b := range []engine.Backend{tw.cpu, tw.gpu} {
+		if err := b.Load(m, &set); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tw.collide(t)
+	return tw
+}
+
+func (tw *twin) collide(t *testing.T) {
+	t.Helper()
+	nc, err := tw.cpu.Collide()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ng, err := tw.gpu.Collide()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nc != ng {
+		t.Fatalf("Collide: %d contacts on the CPU, %d on the GPU", nc, ng)
+	}
+	tw.nc = nc
+}
+
+// build runs Build on both.
+func (tw *twin) build(t *testing.T, h float64) (cp, gp engine.Problem) {
+	t.Helper()
+	cp, err := tw.cpu.Build(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gp, err = tw.gpu.Build(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cp, gp
+}
+
+// randomTwin is the twin of randomModel(seed, n) after Build.
+func randomTwin(t *testing.T, seed uint64, n int, maxRecovery float64) (*twin, engine.Problem, engine.Problem) {
+	t.Helper()
+	set := engine.DefaultSettings()
+	set.MaxRecoverySpeed = maxRecovery
+	tw := newTwin(t, randomModel(seed, n), set)
+	if tw.nc < 100 {
+		t.Fatalf("only %d contacts: the random scene should be dense", tw.nc)
+	}
+	cp, gp := tw.build(t, set.Dt)
+	return tw, cp, gp
+}
+
+// kernelScene is the size of the random scenes: about 15000 contacts, 4000
+// of them with fixed bodies, more than two chunks of the reductions (2048).
+const kernelScene = 1000
+
+// requireUnfusedGo skips a bit-for-bit comparison with cpuref where the Go
+// compiler may fuse multiply-adds (see goFusesMultiplyAdd).
+func requireUnfusedGo(t *testing.T) {
+	t.Helper()
+	if goFusesMultiplyAdd {
+		t.Skip("bit-identity with cpuref needs Go code without fused multiply-adds: GOARCH=amd64 below GOAMD64=v3")
+	}
+}
+
+// sameValues reports the first index where a and b differ as numbers
+// (+0 == −0; NaN equals NaN), or -1.
+func sameValues(a, b []float64) int {
+	if len(a) != len(b) {
+		return 0
+	}
+	for i := range a {
+		if a[i] != b[i] && !(math.IsNaN(a[i]) && math.IsNaN(b[i])) {
+			return i
+		}
+	}
+	return -1
+}
+
+func readVec(p engine.LinAlg, v engine.Vec) []float64 {
+	out := make([]float64, v.Len())
+	p.Read(out, v)
+	return out
+}
+
+// pair writes host values into a vector of each problem.
+func pair(cp, gp engine.Problem, v []float64) (engine.Vec, engine.Vec) {
+	return vecOf(cp, v), vecOf(gp, v)
+}
+
+// checkSame fails the test unless the two vectors are equal bit for bit.
+func checkSame(t *testing.T, what string, cp, gp engine.Problem, cv, gv engine.Vec) {
+	t.Helper()
+	c, g := readVec(cp, cv), readVec(gp, gv)
+	if i := bitsEqual(c, g); i >= 0 {
+		if len(c) != len(g) {
+			t.Fatalf("%s: lengths %d (CPU) and %d (GPU)", what, len(c), len(g))
+		}
+		t.Fatalf("%s: element %d (contact %d) is %v on the CPU, %v on the GPU", what, i, i/3, c[i], g[i])
+	}
+}
+
+// TestCollideMatchesCPU: the host-side collision of the GPU backend finds
+// cpuref's contacts bit for bit (the same code in the same order), and
+// the uploaded adjacency lists each movable body's contacts in order.
+func TestCollideMatchesCPU(t *testing.T) {
+	tw := newTwin(t, randomModel(1, kernelScene), engine.DefaultSettings())
+	var c, g engine.Contacts
+	if err := tw.cpu.ReadContacts(&c); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.gpu.ReadContacts(&g); err != nil {
+		t.Fatal(err)
+	}
+	for k := range c.A {
+		if c.A[k] != g.A[k] || c.B[k] != g.B[k] {
+			t.Fatalf("contact %d: bodies (%d, %d) on the CPU, (%d, %d) on the GPU", k, c.A[k], c.B[k], g.A[k], g.B[k])
+		}
+	}
+	for _, f := range []struct {
+		name string
+		c, g []float64
+	}{{"normal", c.Normal, g.Normal}, {"pa", c.PA, g.PA}, {"pb", c.PB, g.PB}, {"phi", c.Phi, g.Phi}, {"mu", c.Mu, g.Mu}, {"cohesion", c.Cohesion, g.Cohesion}} {
+		if i := bitsEqual(f.c, f.g); i >= 0 {
+			t.Fatalf("%s differs at %d", f.name, i)
+		}
+	}
+	h := &tw.gpu.host
+	off := make([]uint32, h.n+1)
+	if err := tw.gpu.adjOff.ReadUint32(off, 0); err != nil {
+		t.Fatal(err)
+	}
+	adj := make([]uint32, off[h.n])
+	if err := tw.gpu.adj.ReadUint32(adj, 0); err != nil {
+		t.Fatal(err)
+	}
+	seen := make([]int, tw.nc)
+	for i := 0; i < h.n; i++ {
+		for j := off[i]; j < off[i+1]; j++ {
+			e := adj[j]
+			k := int(e >> 1)
+			body := c.A[k]
+			if e&1 == 1 {
+				body = c.B[k]
+			}
+			if int(body) != i || h.fixed[i] || (j > off[i] && adj[j-1]>>1 >= e>>1) {
+				t.Fatalf("adjacency of body %d: entry %d (contact %d, side %d) is wrong or out of order", i, j, k, e&1)
+			}
+			seen[k]++
+		}
+	}
+	for k, s := range seen {
+		want := 0
+		for _, b := range []int32{c.A[k], c.B[k]} {
+			if !h.fixed[b] {
+				want++
+			}
+		}
+		if s != want {
+			t.Fatalf("contact %d appears %d times in the adjacency, want %d", k, s, want)
+		}
+	}
+	t.Logf("%d contacts, %d adjacency entries", tw.nc, len(adj))
+}
+
+// TestKernelFreeVelocity: free_velocity's vfree equals cpuref's, read
+// there as the velocities that Integrate gives with zero impulses (v =
+// vfree + 0; compared as numbers since x + 0 turns −0 into +0).
+func TestKernelFreeVelocity(t *testing.T) {
+	requireUnfusedGo(t)
+	tw, cp, _ := randomTwin(t, 2, kernelScene, 0)
+	if err := tw.gpu.sync(); err != nil {
+		t.Fatal(err)
+	}
+	n := tw.gpu.n
+	vf := make([]float64, 6*n)
+	if err := tw.gpu.vfree.ReadFloat64(vf, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.cpu.Integrate(cp.NewVec(3*tw.nc), tw.set.Dt); err != nil {
+		t.Fatal(err)
+	}
+	var s engine.State
+	if err := tw.cpu.ReadState(&s); err != nil {
+		t.Fatal(err)
+	}
+	lin, ang := make([]float64, 3*n), make([]float64, 3*n)
+	for i := 0; i < n; i++ {
+		copy(lin[3*i:], vf[6*i:6*i+3])
+		copy(ang[3*i:], vf[6*i+3:6*i+6])
+	}
+	if i := sameValues(s.Vel, lin); i >= 0 {
+		t.Fatalf("linear vfree of body %d: %v on the GPU, %v on the CPU", i/3, lin[i], s.Vel[i])
+	}
+	if i := sameValues(s.Omega, ang); i >= 0 {
+		t.Fatalf("angular vfree of body %d: %v on the GPU, %v on the CPU", i/3, ang[i], s.Omega[i])
+	}
+}
+
+// TestKernelJacobian: jacobian's r = Dᵀvfree + b and cohesion impulses
+// equal cpuref's Build bit for bit, with and without the recovery-speed
+// cap, and its contact frames are cpuref.TangentBasis's.
+func TestKernelJacobian(t *testing.T) {
+	requireUnfusedGo(t)
+	for _, capSpeed := range []float64{0, 0.05} {
+		tw, cp, gp := randomTwin(t, 3, kernelScene, capSpeed)
+		checkSame(t, "r", cp, gp, cp.R(), gp.R())
+		mc, cc := make([]float64, tw.nc), make([]float64, tw.nc)
+		mg, cg := make([]float64, tw.nc), make([]float64, tw.nc)
+		cp.Cones(mc, cc)
+		gp.Cones(mg, cg)
+		if i := bitsEqual(mc, mg); i >= 0 {
+			t.Fatalf("mu of contact %d differs", i)
+		}
+		if i := bitsEqual(cc, cg); i >= 0 {
+			t.Fatalf("cohesion impulse of contact %d differs: %v (CPU), %v (GPU)", i, cc[i], cg[i])
+		}
+		basis := make([]float64, 9*tw.nc)
+		if err := tw.gpu.sync(); err != nil {
+			t.Fatal(err)
+		}
+		if err := tw.gpu.basis.ReadFloat64(basis, 0); err != nil {
+			t.Fatal(err)
+		}
+		con := &tw.gpu.host.con
+		for k := 0; k < tw.nc; k++ {
+			n := mgl64.Vec3{con.Normal[3*k], con.Normal[3*k+1], con.Normal[3*k+2]}
+			u, w := cpuref.TangentBasis(n)
+			want := []float64{n[0], n[1], n[2], u[0], u[1], u[2], w[0], w[1], w[2]}
+			if i := bitsEqual(want, basis[9*k:9*k+9]); i >= 0 {
+				t.Fatalf("contact %d: basis %v, cpuref.TangentBasis gives %v", k, basis[9*k:9*k+9], want)
+			}
+		}
+		if gp.Contacts() != tw.nc || cp.Contacts() != tw.nc {
+			t.Fatalf("Contacts() = %d (GPU), %d (CPU), want %d", gp.Contacts(), cp.Contacts(), tw.nc)
+		}
+	}
+}
+
+// TestKernelSchur: body_impulse and contact_velocity give cpuref's Schur
+// product bit for bit, also in place.
+func TestKernelSchur(t *testing.T) {
+	requireUnfusedGo(t)
+	tw, cp, gp := randomTwin(t, 4, kernelScene, 0)
+	r := rand.New(rand.NewPCG(4, 1))
+	xs := randVec(r, 3*tw.nc)
+	cx, gx := pair(cp, gp, xs)
+	cd, gd := cp.NewVec(3*tw.nc), gp.NewVec(3*tw.nc)
+	cp.Schur(cd, cx)
+	gp.Schur(gd, gx)
+	checkSame(t, "Schur", cp, gp, cd, gd)
+	cp.Schur(cx, cx)
+	gp.Schur(gx, gx)
+	checkSame(t, "Schur in place", cp, gp, cx, gx)
+}
+
+// TestKernelProject: project gives cpuref.ProjectCone's result bit for bit
+// in each of its four branches (each must occur), also in place.
+func TestKernelProject(t *testing.T) {
+	requireUnfusedGo(t)
+	tw, cp, gp := randomTwin(t, 5, kernelScene, 0)
+	r := rand.New(rand.NewPCG(5, 1))
+	n := 3 * tw.nc
+	xs := make([]float64, n)
+	mu, coh := make([]float64, tw.nc), make([]float64, tw.nc)
+	cp.Cones(mu, coh)
+	var branch [4]int // μ = 0, inside, polar, onto the surface
+	for k := 0; k < tw.nc; k++ {
+		// Normal and tangential parts of random signs and scales 10⁻³–10³:
+		// all four branches occur.
+		for d := 0; d < 3; d++ {
+			xs[3*k+d] = r.NormFloat64() * math.Pow(10, 6*r.Float64()-3)
+		}
+		t := math.Sqrt(xs[3*k+1]*xs[3*k+1] + xs[3*k+2]*xs[3*k+2])
+		nn := xs[3*k] + coh[k]
+		switch {
+		case mu[k] == 0:
+			branch[0]++
+		case t <= mu[k]*nn:
+			branch[1]++
+		case mu[k]*t <= -nn:
+			branch[2]++
+		default:
+			branch[3]++
+		}
+	}
+	for i, c := range branch {
+		if c == 0 {
+			t.Fatalf("branch %d of ProjectCone never taken (%v): the test does not cover it", i, branch)
+		}
+	}
+	cx, gx := pair(cp, gp, xs)
+	cd, gd := cp.NewVec(n), gp.NewVec(n)
+	cp.Project(cd, cx)
+	gp.Project(gd, gx)
+	checkSame(t, "Project", cp, gp, cd, gd)
+	cp.Project(cx, cx)
+	gp.Project(gx, gx)
+	checkSame(t, "Project in place", cp, gp, cx, gx)
+	t.Logf("branches (μ=0, inside, polar, surface): %v", branch)
+}
+
+// TestKernelAntiRelax: anti_relax equals cpuref's AntiRelax bit for bit,
+// including when dst is u (cpuref then reads r's tangential rows).
+func TestKernelAntiRelax(t *testing.T) {
+	requireUnfusedGo(t)
+	tw, cp, gp := randomTwin(t, 6, kernelScene, 0)
+	r := rand.New(rand.NewPCG(6, 1))
+	us := randVec(r, 3*tw.nc)
+	us[1], us[2] = 0, 0 // Hypot(0, 0)
+	cu, gu := pair(cp, gp, us)
+	cd, gd := cp.NewVec(3*tw.nc), gp.NewVec(3*tw.nc)
+	cp.AntiRelax(cd, cu)
+	gp.AntiRelax(gd, gu)
+	checkSame(t, "AntiRelax", cp, gp, cd, gd)
+	cp.AntiRelax(cu, cu)
+	gp.AntiRelax(gu, gu)
+	checkSame(t, "AntiRelax with dst = u", cp, gp, cu, gu)
+}
+
+// TestKernelBlockDiag: block_diag equals cpuref's BlockDiag bit for bit.
+func TestKernelBlockDiag(t *testing.T) {
+	requireUnfusedGo(t)
+	tw, cp, gp := randomTwin(t, 7, kernelScene, 0)
+	cd, gd := cp.NewVec(3*tw.nc), gp.NewVec(3*tw.nc)
+	cp.BlockDiag(cd)
+	gp.BlockDiag(gd)
+	checkSame(t, "BlockDiag", cp, gp, cd, gd)
+}
+
+// TestKernelSweep: body_impulse then sweep's single invocation equal
+// cpuref's Sweep bit for bit over three sweeps (ω = 0.3; λ = 1, then 0.7).
+func TestKernelSweep(t *testing.T) {
+	requireUnfusedGo(t)
+	tw, cp, gp := randomTwin(t, 8, kernelScene, 0)
+	r := rand.New(rand.NewPCG(8, 1))
+	cg, gg := pair(cp, gp, randVec(r, 3*tw.nc))
+	cd, gd := cp.NewVec(3*tw.nc), gp.NewVec(3*tw.nc)
+	cp.BlockDiag(cd)
+	gp.BlockDiag(gd)
+	for i, lambda := range []float64{1, 0.7, 0.7} {
+		cp.Sweep(cg, cd, 0.3, lambda)
+		gp.Sweep(gg, gd, 0.3, lambda)
+		checkSame(t, "Sweep "+string(rune('1'+i)), cp, gp, cg, gg)
+	}
+}
+
+// TestKernelIntegrate: body_impulse and integrate give cpuref's state bit
+// for bit after a step with random impulses (positions, orientations
+// through the sincos port and mgl64's Normalize, velocities).
+func TestKernelIntegrate(t *testing.T) {
+	requireUnfusedGo(t)
+	tw, cp, gp := randomTwin(t, 9, kernelScene, 0)
+	r := rand.New(rand.NewPCG(9, 1))
+	gs := make([]float64, 3*tw.nc)
+	for i := range gs {
+		gs[i] = 0.01 * r.NormFloat64() // N·s: velocity changes of O(0.1–1) m/s
+	}
+	cg, gg := pair(cp, gp, gs)
+	for _, h := range []float64{tw.set.Dt, 0.0037} {
+		if err := tw.cpu.Integrate(cg, h); err != nil {
+			t.Fatal(err)
+		}
+		if err := tw.gpu.Integrate(gg, h); err != nil {
+			t.Fatal(err)
+		}
+		var cst, gst engine.State
+		if err := tw.cpu.ReadState(&cst); err != nil {
+			t.Fatal(err)
+		}
+		if err := tw.gpu.ReadState(&gst); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []struct {
+			name string
+			c, g []float64
+			per  int
+		}{{"pos", cst.Pos, gst.Pos, 3}, {"rot", cst.Rot, gst.Rot, 4}, {"vel", cst.Vel, gst.Vel, 3}, {"omega", cst.Omega, gst.Omega, 3}} {
+			if i := bitsEqual(f.c, f.g); i >= 0 {
+				t.Fatalf("h = %v: %s of body %d: %v on the CPU, %v on the GPU", h, f.name, i/f.per, f.c[i], f.g[i])
+			}
+		}
+	}
+}
+
+// fixedForceModel is fixed_force.comp and sum.comp in Go, in the kernels'
+// order (as kernelDot is for dot.comp).
+func fixedForceModel(terms [][3]float64) [3]float64 {
+	const wg = 256
+	tree := func(s []float64) float64 {
+		for h := wg / 2; h > 0; h /= 2 {
+			for t := 0; t < h; t++ {
+				s[t] = s[t] + s[t+h]
+			}
+		}
+		return s[0]
+	}
+	var out [3]float64
+	for j := range 3 {
+		var partial []float64
+		for lo := 0; lo < len(terms); lo += dotChunk {
+			hi := min(lo+dotChunk, len(terms))
+			var s [wg]float64
+			for t := range s {
+				for k := lo + t; k < hi; k += wg {
+					s[t] += terms[k][j]
+				}
+			}
+			partial = append(partial, tree(s[:]))
+		}
+		var s [wg]float64
+		for t := range s {
+			for i := t; i < len(partial); i += wg {
+				s[t] += partial[i]
+			}
+		}
+		out[j] = tree(s[:])
+	}
+	return out
+}
+
+// TestKernelFixedForce: FixedForce sums the same per-contact terms as
+// cpuref in another fixed order. It equals the Go model of the kernels'
+// order bit for bit, and cpuref's sum within 2γ_m Σ|F_k| per component
+// (m terms; each sum is within γ_m Σ|F_k| of the exact one, Higham eq.
+// 3.5).
+func TestKernelFixedForce(t *testing.T) {
+	requireUnfusedGo(t)
+	tw, cp, gp := randomTwin(t, 10, kernelScene, 0)
+	r := rand.New(rand.NewPCG(10, 1))
+	gs := make([]float64, 3*tw.nc)
+	for i := range gs {
+		gs[i] = r.NormFloat64()
+	}
+	cg, gg := pair(cp, gp, gs)
+	h := tw.set.Dt
+	want, err := tw.cpu.FixedForce(cg, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tw.gpu.FixedForce(gg, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	con := &tw.gpu.host.con
+	fixed := tw.gpu.host.fixed
+	terms := make([][3]float64, tw.nc)
+	var abs [3]float64
+	m := 0
+	for k := range terms {
+		fa, fb := fixed[con.A[k]], fixed[con.B[k]]
+		if !fa && !fb {
+			continue
+		}
+		m++
+		n := mgl64.Vec3{con.Normal[3*k], con.Normal[3*k+1], con.Normal[3*k+2]}
+		u, w := cpuref.TangentBasis(n)
+		for j := range 3 {
+			f := (gs[3*k]*n[j] + gs[3*k+1]*u[j] + gs[3*k+2]*w[j]) / h
+			if fa {
+				terms[k][j] -= f
+			}
+			if fb {
+				terms[k][j] += f
+			}
+			abs[j] += math.Abs(f)
+		}
+	}
+	if m < 2*dotChunk {
+		t.Fatalf("only %d contacts with fixed bodies: the test wants several chunks", m)
+	}
+	if model := fixedForceModel(terms); model != [3]float64(got) {
+		t.Errorf("FixedForce = %v, the Go model of the kernels' order gives %v", got, model)
+	}
+	for j := range 3 {
+		if d := math.Abs(got[j] - want[j]); d > 2*gamma(m)*abs[j] {
+			t.Errorf("component %d: %v on the GPU, %v on the CPU: beyond 2γ_m Σ|F| = %g", j, got[j], want[j], 2*gamma(m)*abs[j])
+		}
+	}
+	t.Logf("%d contacts, %d on fixed bodies: force %v (CPU %v)", tw.nc, m, got, want)
+}
+
+// TestWarmStart: after a step with random impulses the host-side merge
+// gives cpuref's warm start bit for bit, with persisting contacts found.
+func TestWarmStart(t *testing.T) {
+	requireUnfusedGo(t)
+	tw, cp, gp := randomTwin(t, 11, kernelScene, 0)
+	r := rand.New(rand.NewPCG(11, 1))
+	gs := make([]float64, 3*tw.nc)
+	for i := range gs {
+		gs[i] = 1e-4 * r.NormFloat64() // small: most contacts persist
+	}
+	cg, gg := pair(cp, gp, gs)
+	if err := tw.cpu.Integrate(cg, tw.set.Dt); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.gpu.Integrate(gg, tw.set.Dt); err != nil {
+		t.Fatal(err)
+	}
+	tw.collide(t)
+	cp, gp = tw.build(t, tw.set.Dt)
+	cw, gw := cp.NewVec(3*tw.nc), gp.NewVec(3*tw.nc)
+	gp.Fill(gw, 7) // overwritten everywhere
+	if err := tw.cpu.WarmStart(cw); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.gpu.WarmStart(gw); err != nil {
+		t.Fatal(err)
+	}
+	checkSame(t, "WarmStart", cp, gp, cw, gw)
+	kept := 0
+	for _, v := range readVec(gp, gw) {
+		if v != 0 {
+			kept++
+		}
+	}
+	if kept == 0 {
+		t.Fatal("no contact persisted: the test does not exercise the merge")
+	}
+	t.Logf("%d of %d impulse components carried over", kept, 3*tw.nc)
+}
+
+// TestKernelIntegrateDirect drives free_velocity and integrate on chosen
+// inputs that random scenes do not reach: orientations whose length is 1
+// within 10⁻¹² to 10⁻², zero, or so large that its square overflows
+// (every branch of mgl64's Normalize), and |ω̄|h/2 from 10⁻¹⁰ to 5·10⁸
+// rad (every octant and the whole range of the sincos port, below Go's
+// 2²⁹ switch to Payne–Hanek reduction). The state is written straight
+// into the buffers; the expected state is cpuref's Integrate written out
+// (math.Sincos, mgl64's Quat.Mul and Normalize) on the downloaded vfree,
+// with dv = 0 (no contacts). Spheres: the gyroscopic torque vanishes, so
+// vfree keeps the chosen ω̄.
+func TestKernelIntegrateDirect(t *testing.T) {
+	requireUnfusedGo(t)
+	r := rand.New(rand.NewPCG(12, 1))
+	const n = 400
+	m := &engine.Model{Materials: []engine.Material{{Name: "m"}}}
+	for i := 0; i < n; i++ {
+		bd := engine.Body{Shape: engine.SphereShape(0.1), Rot: mgl64.QuatIdent(), Pos: mgl64.Vec3{float64(i), 0, 0}}
+		bd.SetMass(1 + r.Float64())
+		m.Bodies = append(m.Bodies, bd)
+	}
+	set := engine.DefaultSettings()
+	b := newTestBackend(t)
+	if err := b.Load(m, &set); err != nil {
+		t.Fatal(err)
+	}
+	h := set.Dt
+	rot, omega, vel := make([]float64, 4*n), make([]float64, 3*n), make([]float64, 3*n)
+	scales := []float64{1, 1 + 1e-12, 1 - 1e-12, 1 + 1e-10, 1 - 3e-10, 1 + 3e-10, 1 + 1e-6, 1 - 1e-2, 0, 1e200}
+	for i := 0; i < n; i++ {
+		q := mgl64.Quat{W: r.NormFloat64(), V: mgl64.Vec3{r.NormFloat64(), r.NormFloat64(), r.NormFloat64()}}.Normalize()
+		s := scales[i%len(scales)]
+		rot[4*i], rot[4*i+1], rot[4*i+2], rot[4*i+3] = q.W*s, q.V[0]*s, q.V[1]*s, q.V[2]*s
+		half := math.Pow(10, 18.7*r.Float64()-10) // |ω̄|h/2 (rad)
+		if i%37 == 0 {
+			half = 0
+		}
+		w := mgl64.Vec3{r.NormFloat64(), r.NormFloat64(), r.NormFloat64()}.Normalize().Mul(2 * half / h)
+		copy(omega[3*i:], w[:])
+		for k := range 3 {
+			vel[3*i+k] = r.NormFloat64()
+		}
+	}
+	for _, w := range []struct {
+		dst *Buffer
+		src []float64
+	}{{b.rot, rot}, {b.omega, omega}, {b.vel, vel}} {
+		if err := w.dst.WriteFloat64(0, w.src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := b.Build(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.sync(); err != nil {
+		t.Fatal(err)
+	}
+	vf := make([]float64, 6*n)
+	if err := b.vfree.ReadFloat64(vf, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Integrate(p.NewVec(0), h); err != nil {
+		t.Fatal(err)
+	}
+	var got engine.State
+	if err := b.ReadState(&got); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		// cpuref's Integrate with dv = +0.
+		var v, w mgl64.Vec3
+		pos := mgl64.Vec3{float64(i), 0, 0}
+		for k := range 3 {
+			v[k] = vf[6*i+k] + 0
+			w[k] = vf[6*i+3+k] + 0
+			pos[k] += h * v[k]
+		}
+		q := mgl64.Quat{W: rot[4*i], V: mgl64.Vec3{rot[4*i+1], rot[4*i+2], rot[4*i+3]}}
+		th := w.Mul(h)
+		if a := th.Len(); a != 0 {
+			s, c := math.Sincos(a / 2)
+			q = q.Mul(mgl64.Quat{W: c, V: th.Mul(s / a)}).Normalize()
+		}
+		want := []float64{pos[0], pos[1], pos[2], q.W, q.V[0], q.V[1], q.V[2], v[0], v[1], v[2], w[0], w[1], w[2]}
+		have := append(append(append(append([]float64(nil), got.Pos[3*i:3*i+3]...), got.Rot[4*i:4*i+4]...), got.Vel[3*i:3*i+3]...), got.Omega[3*i:3*i+3]...)
+		if j := bitsEqual(want, have); j >= 0 {
+			t.Fatalf("body %d (|q| scale %g, |ω̄|h/2 = %g): element %d of (pos, rot, vel, omega) is %v, want %v",
+				i, scales[i%len(scales)], th.Len()/2, j, have[j], want[j])
+		}
+	}
+}

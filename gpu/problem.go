@@ -1,0 +1,116 @@
+//go:build linux && cgo && (amd64 || arm64)
+
+package gpu
+
+import (
+	"fmt"
+
+	"github.com/gpusim/gpusim/engine"
+)
+
+// problem is the engine.Problem of the backend's current step, on device
+// vectors: its LinAlg is the backend's, and its methods record kernels
+// into the LinAlg's open batch (only Cones, and the LinAlg's Dot, Read and
+// Write, submit). It is valid until the next Collide.
+type problem struct {
+	*LinAlg
+	b *Backend
+}
+
+// Contacts returns nc.
+func (p *problem) Contacts() int { return p.b.nc }
+
+// R returns r = b + DᵀM⁻¹k, which jacobian wrote.
+func (p *problem) R() engine.Vec { return &p.b.rVec }
+
+// contactVec returns v as a vector of this problem's LinAlg; a length
+// other than 3nc is a programmer error.
+func (p *problem) contactVec(op string, v engine.Vec) *Vec {
+	x := p.vec(v)
+	if x.n != 3*p.b.nc {
+		panic(fmt.Sprintf("gpu: %s: vector of length %d, want 3·%d", op, x.n, p.b.nc))
+	}
+	return x
+}
+
+// groupsNC is the dispatch shape of a per-contact kernel.
+func (p *problem) groupsNC(k *Kernel) [3]uint32 { return p.groups(k, p.b.nc) }
+
+// Schur sets dst = Dᵀ(M⁻¹(D x)): body_impulse then contact_velocity, two
+// dispatches with a barrier between them. dst may alias x.
+func (p *problem) Schur(dst, x engine.Vec) {
+	b := p.b
+	d, xv := p.contactVec("Schur", dst), p.contactVec("Schur", x)
+	if b.nc == 0 {
+		return
+	}
+	b.recordBodyImpulse(xv.buf)
+	k := b.k.contactVelocity
+	p.record(k, p.groupsNC(k), Push{}.U32(uint32(b.nc)), d.buf, b.dv, b.a, b.b, b.basis, b.rhoA, b.rhoB)
+}
+
+// Project sets dst_i = Π_Υi(x_i) (project.comp); dst may alias x.
+func (p *problem) Project(dst, x engine.Vec) {
+	b := p.b
+	d, xv := p.contactVec("Project", dst), p.contactVec("Project", x)
+	if b.nc == 0 {
+		return
+	}
+	k := b.k.project
+	p.record(k, p.groupsNC(k), Push{}.U32(uint32(b.nc)), d.buf, xv.buf, b.mu, b.coh)
+}
+
+// AntiRelax sets dst = r, then dst_3i += μ_i‖(u_3i+1, u_3i+2)‖
+// (anti_relax.comp). When dst is u, the tangential velocities read are
+// those of r, as cpuref's copy-then-add gives.
+func (p *problem) AntiRelax(dst, u engine.Vec) {
+	b := p.b
+	d, uv := p.contactVec("AntiRelax", dst), p.contactVec("AntiRelax", u)
+	if b.nc == 0 {
+		return
+	}
+	ub := uv.buf
+	if d == uv {
+		ub = b.r
+	}
+	k := b.k.antiRelax
+	p.record(k, p.groupsNC(k), Push{}.U32(uint32(b.nc)), d.buf, b.r, ub, b.mu)
+}
+
+// BlockDiag sets the three rows of contact i to tr(N_ii)/3 (block_diag.comp).
+func (p *problem) BlockDiag(dst engine.Vec) {
+	b := p.b
+	d := p.contactVec("BlockDiag", dst)
+	if b.nc == 0 {
+		return
+	}
+	k := b.k.blockDiag
+	p.record(k, p.groupsNC(k), Push{}.U32(uint32(b.nc)), d.buf, b.a, b.b, b.rhoA, b.rhoB, b.invMass, b.invInertia)
+}
+
+// Sweep runs one projected Gauss–Seidel sweep: body_impulse for
+// dv = M⁻¹Dγ, then sweep.comp, whose single invocation walks the contacts
+// in order (correct, and slow on a GPU: see its header).
+func (p *problem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
+	b := p.b
+	g, dg := p.contactVec("Sweep", gamma), p.contactVec("Sweep", diag)
+	if b.nc == 0 {
+		return
+	}
+	b.recordBodyImpulse(g.buf)
+	p.record(b.k.sweep, [3]uint32{1, 1, 1}, Push{}.F64(omega).F64(lambda).U32(uint32(b.nc)),
+		g.buf, b.dv, dg.buf, b.r, b.a, b.b, b.basis, b.rhoA, b.rhoB, b.mu, b.coh, b.invMass, b.invInertia, b.fixedBody)
+}
+
+// Cones downloads μ_i and the cohesion impulses c_i (submits pending work).
+func (p *problem) Cones(mu, cohesion []float64) {
+	b := p.b
+	if p.Flush() != nil {
+		return
+	}
+	nc := b.nc
+	p.fail(b.mu.ReadFloat64(mu[:nc], 0))
+	p.fail(b.coh.ReadFloat64(cohesion[:nc], 0))
+}
+
+var _ engine.Problem = (*problem)(nil)

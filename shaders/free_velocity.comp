@@ -1,0 +1,95 @@
+#version 450
+// free_velocity: vfree_i = v_i + h M_i⁻¹ f_i for every body i, the velocity
+// without contact impulses (cpuref's freeVelocity, term M⁻¹k of eq. 5 of
+// the APGD paper): linear part in the world frame, angular part in the body
+// frame, with the gyroscopic torque −ω̄×(Jω̄). Fixed bodies get zero.
+//
+// Loop, for each body i (J⁻¹ = invInertia, q = rot_i):
+//
+//	if fixed[i] { vfree[6i:6i+6] = 0; continue }
+//	for k := 0; k < 3; k++ { vfree[6i+k] = vel[3i+k] + h*(g[k] + invMass[i]*force[3i+k]) }
+//	jω := ω̄ / J⁻¹                      // componentwise: J ω̄
+//	τ := Rotate(Conjugate(q), torque_i) − ω̄ × jω
+//	for k := 0; k < 3; k++ { vfree[6i+3+k] = ω̄[k] + h*J⁻¹[k]*τ[k] }
+//
+// Rotate and × are mgl64's Quat.Rotate and Vec3.Cross, term by term in
+// their order; every operation is `precise` (no fused multiply-add), so the
+// result equals cpuref's bit for bit where float64 division is correctly
+// rounded.
+// Bindings (set 0): 0 vfree (written; 6n float64), 1 vel (3n), 2 omega (3n),
+// 3 rot (4n: w, x, y, z), 4 force (3n, N), 5 torque (3n, N·m, world frame),
+// 6 invMass (n, 1/kg), 7 invInertia (3n, 1/(kg·m²)), 8 fixedBody (n uint32,
+// nonzero: fixed); all read except vfree.
+// Push constants: double gx, gy, gz (gravity, m/s²), double h (s), uint n
+// (36 bytes).
+// Dispatch: (min(⌈n/64⌉, max group count), 1, 1) workgroups of 64; a
+// grid-stride loop covers any n.
+layout(local_size_x = 64) in;
+
+layout(std430, set = 0, binding = 0) writeonly buffer VFree { double vfree[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Vel { double vel[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Omega { double omega[]; };
+layout(std430, set = 0, binding = 3) readonly buffer Rot { double rot[]; };
+layout(std430, set = 0, binding = 4) readonly buffer Force { double force[]; };
+layout(std430, set = 0, binding = 5) readonly buffer Torque { double torque[]; };
+layout(std430, set = 0, binding = 6) readonly buffer InvMass { double invMass[]; };
+layout(std430, set = 0, binding = 7) readonly buffer InvInertia { double invInertia[]; };
+layout(std430, set = 0, binding = 8) readonly buffer FixedBody { uint fixedBody[]; };
+
+layout(push_constant) uniform Push {
+	double gx;
+	double gy;
+	double gz;
+	double h;
+	uint n;
+} p;
+
+// cross3 is mgl64's Vec3.Cross.
+precise dvec3 cross3(dvec3 a, dvec3 b) {
+	precise double x = a.y * b.z - a.z * b.y;
+	precise double y = a.z * b.x - a.x * b.z;
+	precise double z = a.x * b.y - a.y * b.x;
+	return dvec3(x, y, z);
+}
+
+// rotate is mgl64's Quat.Rotate of v by the quaternion (w, q):
+// v + c·(2w) + (2q) × c with c = q × v, added in that order.
+precise dvec3 rotate(double w, dvec3 q, dvec3 v) {
+	precise dvec3 c = cross3(q, v);
+	precise double w2 = 2.0lf * w;
+	precise dvec3 q2 = dvec3(q.x * 2.0lf, q.y * 2.0lf, q.z * 2.0lf);
+	precise dvec3 a = dvec3(v.x + c.x * w2, v.y + c.y * w2, v.z + c.z * w2);
+	precise dvec3 d = cross3(q2, c);
+	return dvec3(a.x + d.x, a.y + d.y, a.z + d.z);
+}
+
+void main() {
+	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+	for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) {
+		if (fixedBody[i] != 0u) {
+			for (uint k = 0u; k < 6u; k++) {
+				vfree[6u * i + k] = 0.0lf;
+			}
+			continue;
+		}
+		double im = invMass[i];
+		double g[3] = double[3](p.gx, p.gy, p.gz);
+		for (uint k = 0u; k < 3u; k++) {
+			precise double v = vel[3u * i + k] + p.h * (g[k] + im * force[3u * i + k]);
+			vfree[6u * i + k] = v;
+		}
+		dvec3 w = dvec3(omega[3u * i], omega[3u * i + 1u], omega[3u * i + 2u]);
+		dvec3 ji = dvec3(invInertia[3u * i], invInertia[3u * i + 1u], invInertia[3u * i + 2u]);
+		precise dvec3 jw = dvec3(w.x / ji.x, w.y / ji.y, w.z / ji.z);
+		dvec3 qv = dvec3(rot[4u * i + 1u], rot[4u * i + 2u], rot[4u * i + 3u]);
+		precise dvec3 conj = dvec3(qv.x * -1.0lf, qv.y * -1.0lf, qv.z * -1.0lf);
+		dvec3 tw = dvec3(torque[3u * i], torque[3u * i + 1u], torque[3u * i + 2u]);
+		precise dvec3 tb = rotate(rot[4u * i], conj, tw);
+		precise dvec3 gyro = cross3(w, jw);
+		precise dvec3 tq = dvec3(tb.x - gyro.x, tb.y - gyro.y, tb.z - gyro.z);
+		for (uint k = 0u; k < 3u; k++) {
+			precise double o = w[k] + p.h * ji[k] * tq[k];
+			vfree[6u * i + 3u + k] = o;
+		}
+	}
+}
