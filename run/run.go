@@ -26,6 +26,8 @@ type Options struct {
 	Backend string
 	// Device picks the Vulkan device (index or name substring).
 	Device string
+	// Validation turns on the Vulkan validation layers.
+	Validation bool
 	// OutDir receives the outputs; it is created if needed.
 	OutDir string
 	// Progress, if set, is called after every step.
@@ -102,7 +104,7 @@ type Final struct {
 // implementation such as lavapipe, which runs the kernels several times
 // slower than the Go path) it returns the CPU backend and a notice saying
 // why. "vulkan" uses any Vulkan device, CPU ones included, or fails.
-func NewBackend(kind, device string, workers int) (b engine.Backend, notice string, err error) {
+func NewBackend(kind, device string, validation bool, workers int) (b engine.Backend, notice string, err error) {
 	switch kind {
 	case "cpu":
 		return cpuref.New(workers), "", nil
@@ -125,7 +127,7 @@ func NewBackend(kind, device string, workers int) (b engine.Backend, notice stri
 		}
 		fallthrough
 	case "vulkan":
-		vb, err := gpu.New(gpu.Options{Device: device})
+		vb, err := gpu.New(gpu.Options{Device: device, Validation: validation})
 		if err == nil {
 			return vb, "", nil
 		}
@@ -152,7 +154,7 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 	if opt.Backend == "" {
 		opt.Backend = "auto"
 	}
-	be, notice, err := NewBackend(opt.Backend, opt.Device, sc.Settings.Workers)
+	be, notice, err := NewBackend(opt.Backend, opt.Device, opt.Validation, sc.Settings.Workers)
 	if err != nil {
 		return nil, err
 	}

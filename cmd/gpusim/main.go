@@ -192,6 +192,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	var (
 		backend  = fs.String("backend", "auto", "auto (Vulkan if available, else CPU), cpu or vulkan")
 		device   = fs.String("device", "", "Vulkan device: index or name substring")
+		vkValid  = fs.Bool("vk-validation", false, "turn on the Vulkan validation layers (errors fail the run)")
 		solver   = fs.String("solver", "", "solver (see gpusim solvers); default: the scene's")
 		dt       = fs.Float64("dt", 0, "time step h (s); default: the scene's")
 		steps    = fs.Int("steps", 0, "number of steps (overrides --duration)")
@@ -288,7 +289,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	opt := run.Options{Backend: *backend, Device: *device, OutDir: *out, DumpStep: dumpStep, DumpDir: dumpDir,
+	opt := run.Options{Backend: *backend, Device: *device, Validation: *vkValid, OutDir: *out, DumpStep: dumpStep, DumpDir: dumpDir,
 		Notice: func(s string) { fmt.Fprintf(stderr, "gpusim: %s\n", s) }}
 	if !*quiet && isTerminal(stderr) {
 		opt.Progress = progressPrinter(stderr)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpusim/gpusim/gpu"
 )
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -114,5 +116,29 @@ func TestRunBadInput(t *testing.T) {
 		if !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: stderr %q does not mention %q", c.args, errOut, c.want)
 		}
+	}
+}
+
+// TestRunVulkanWithValidation runs a short scene on the Vulkan backend with
+// the validation layers on: any validation error fails the run.
+func TestRunVulkanWithValidation(t *testing.T) {
+	if _, err := gpu.Devices(); err != nil {
+		if os.Getenv("GPUSIM_REQUIRE_VULKAN") == "1" {
+			t.Fatalf("GPUSIM_REQUIRE_VULKAN=1 but no Vulkan: %v", err)
+		}
+		t.Skipf("no Vulkan device: %v", err)
+	}
+	dir := t.TempDir()
+	code, _, errOut := runCLI(t, "run", "rolling-ball", "--backend", "vulkan", "--vk-validation", "--steps", "10", "--out", dir, "--quiet")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	stats := readCSV(t, filepath.Join(dir, "stats.csv"))
+	if len(stats) != 11 {
+		t.Fatalf("stats.csv has %d rows, want 10", len(stats)-1)
+	}
+	// The Vulkan path reports its round trips; the CPU path reports 0.
+	if stats[1][10] == "0" {
+		t.Errorf("submits column is 0 on the Vulkan backend: %v", stats[1])
 	}
 }
