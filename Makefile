@@ -23,9 +23,9 @@ test-short:
 run: build
 	./$(BIN) run $(SCENE)
 
-# Go benchmarks of the kernels.
+# Go benchmarks of the kernels (the gpu ones skip without a Vulkan device).
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./cpuref ./engine
+	$(GO) test -run '^$$' -bench . -benchmem ./cpuref ./engine ./gpu
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
