@@ -3,7 +3,7 @@ GO      ?= go
 SCENE   ?= settle
 BIN     := bin/gpusim
 
-.PHONY: all build test test-short run bench lint fmt clean shaders check-shaders
+.PHONY: all build test test-short run bench lint fmt clean shaders check-shaders fuzz
 
 all: build
 
@@ -26,6 +26,19 @@ run: build
 # Go benchmarks of the kernels (the gpu ones skip without a Vulkan device).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./cpuref ./engine ./gpu
+
+# A short run of every fuzz target (FUZZTIME each; CI runs it). New
+# failing inputs land in the package's testdata/fuzz/ and then run as
+# regression cases in every `go test`.
+FUZZTIME ?= 10s
+FUZZ_TARGETS := ./scene:FuzzParse ./ccp:FuzzReadMatrixMarket ./cpuref:FuzzNarrow \
+	./shaders/internal/spirv:FuzzReflect
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
