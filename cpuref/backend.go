@@ -3,7 +3,6 @@ package cpuref
 import (
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
@@ -16,15 +15,11 @@ import (
 // fixed), invInertia (body frame principal, 1/(kg·m²), 3 per body).
 type Backend struct {
 	linalg
-	n        int
-	shapes   []engine.Shape
-	material []int32
-	fixed    []bool
-	mats     []engine.Material
-	gravity  mgl64.Vec3
+	// Collider holds the constant collision data (shapes, materials,
+	// fixed flags, gravity, envelope), the contacts and their adjacency
+	// and warm-start keys.
+	Collider
 	settings engine.Settings
-	envelope float64
-	binSize  float64
 
 	pos, rot, vel, omega []float64
 	invMass, invInertia  []float64
@@ -32,32 +27,17 @@ type Backend struct {
 	vfree                []float64 // v + h M⁻¹ f, 6 per body (linear world, angular body)
 	dv                   []float64 // M⁻¹ D x, 6 per body (scratch of Schur)
 
-	// Broadphase.
-	grid    Grid
-	boxes   []AABB
-	margin  []float64 // speculative margin per body (m), see Collide
-	bounded []bool
-	planeP  []mgl64.Vec3
-	planeN  []mgl64.Vec3
-	pairs   [][2]int32
-	cps     []ContactPoint
+	// The contacts' Jacobian (contacts: see Collider).
+	basis []float64 // n, u, w (world), 9 per contact
+	rhoA  []float64 // rotational rows of D for body A, body frame: ρ_A,d = d̄_A × s̄_A, 9 per contact
+	rhoB  []float64 // ρ_B,d = s̄_B × d̄_B, 9 per contact
+	coh   []float64 // cohesion impulse h·ĉ per contact (N·s)
+	r     Vec       // r = b + Dᵀ M⁻¹ k
+	h     float64
+	prob  problem
 
-	// Contacts (see engine.Contacts for the layout) and their Jacobian.
-	con    engine.Contacts
-	sub    []int32   // index of a contact among those of its body pair
-	basis  []float64 // n, u, w (world), 9 per contact
-	rhoA   []float64 // rotational rows of D for body A, body frame: ρ_A,d = d̄_A × s̄_A, 9 per contact
-	rhoB   []float64 // ρ_B,d = s̄_B × d̄_B, 9 per contact
-	coh    []float64 // cohesion impulse h·ĉ per contact (N·s)
-	r      Vec       // r = b + Dᵀ M⁻¹ k
-	adjOff []int32   // body → contact list (CSR offsets), n+1
-	adj    []int32   // contact index ·2 + side (0: A, 1: B)
-	h      float64
-	prob   problem
-
-	// Warm start: the last step's contacts and impulses.
-	prevA, prevB, prevSub []int32
-	prevGamma             []float64
+	// Warm start: the last step's impulses (keys: see Collider).
+	prevGamma []float64
 }
 
 // New returns a CPU backend running loops on up to workers goroutines (0:
@@ -80,14 +60,9 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	if s.Workers > 0 {
 		b.pool = newPool(s.Workers)
 	}
-	n := len(m.Bodies)
-	b.n = n
+	b.Collider.Load(m, s)
+	n := b.n
 	b.settings = *s
-	b.mats = append([]engine.Material(nil), m.Materials...)
-	b.gravity = m.Gravity
-	b.shapes = make([]engine.Shape, n)
-	b.material = make([]int32, n)
-	b.fixed = make([]bool, n)
 	b.pos = make([]float64, 3*n)
 	b.rot = make([]float64, 4*n)
 	b.vel = make([]float64, 3*n)
@@ -98,24 +73,14 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	b.torque = make([]float64, 3*n)
 	b.vfree = make([]float64, 6*n)
 	b.dv = make([]float64, 6*n)
-	b.boxes = make([]AABB, n)
-	b.margin = make([]float64, n)
-	b.bounded = make([]bool, n)
-	b.planeP = make([]mgl64.Vec3, n)
-	b.planeN = make([]mgl64.Vec3, n)
-	var radii []float64
 	for i := range m.Bodies {
 		bd := &m.Bodies[i]
-		b.shapes[i] = bd.Shape
-		b.material[i] = int32(bd.Material)
-		fixed := bd.Fixed || bd.Shape.Kind == engine.Plane
-		b.fixed[i] = fixed
 		q := bd.Rot.Normalize()
 		copy(b.pos[3*i:], bd.Pos[:])
 		b.rot[4*i], b.rot[4*i+1], b.rot[4*i+2], b.rot[4*i+3] = q.W, q.V[0], q.V[1], q.V[2]
 		copy(b.force[3*i:], bd.Force[:])
 		copy(b.torque[3*i:], bd.Torque[:])
-		if fixed {
+		if b.fixed[i] {
 			continue
 		}
 		copy(b.vel[3*i:], bd.Vel[:])
@@ -124,29 +89,10 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 		for k := 0; k < 3; k++ {
 			b.invInertia[3*i+k] = 1 / bd.Inertia[k]
 		}
-		radii = append(radii, bd.Shape.BoundingRadius())
 	}
-	b.envelope = s.Envelope
-	b.binSize = s.BinSize
-	if len(radii) > 0 {
-		sort.Float64s(radii)
-		if b.envelope == 0 {
-			b.envelope = 0.05 * radii[0]
-		}
-		if b.binSize == 0 {
-			// Two bounding diameters (plus envelope): measured ~30% faster than
-			// one in BenchmarkGridPairs.
-			b.binSize = 2 * (2*radii[len(radii)/2] + 2*b.envelope)
-		}
-	} else if b.binSize == 0 {
-		b.binSize = 1
-	}
-	b.prevA, b.prevB, b.prevSub, b.prevGamma = b.prevA[:0], b.prevB[:0], b.prevSub[:0], b.prevGamma[:0]
+	b.prevGamma = b.prevGamma[:0]
 	return nil
 }
-
-// Envelope returns the collision envelope in use (m).
-func (b *Backend) Envelope() float64 { return b.envelope }
 
 // ReadState copies the body state into s.
 func (b *Backend) ReadState(s *engine.State) error {

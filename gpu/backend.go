@@ -285,7 +285,7 @@ func (b *Backend) upload(nc int) error {
 			return err
 		}
 	}
-	con := &h.con
+	con := h.con
 	for _, w := range []struct {
 		dst *Buffer
 		src []float64
@@ -356,7 +356,7 @@ func (b *Backend) WarmStart(gamma engine.Vec) error {
 		return err
 	}
 	h := &b.host
-	np := len(h.prevA)
+	np := h.col.KeptContacts()
 	if cap(h.prevGamma) < 3*np {
 		h.prevGamma = make([]float64, 3*np)
 	}
@@ -388,7 +388,7 @@ func (b *Backend) Integrate(gamma engine.Vec, h float64) error {
 	if b.nc > 0 {
 		l.record(l.copy, l.groups(l.copy, 3*b.nc), Push{}.U32(uint32(3*b.nc)), b.prevGamma, g.buf)
 	}
-	b.host.keep()
+	b.host.col.KeepKeys()
 	return l.Err()
 }
 
