@@ -1,0 +1,191 @@
+package checkpoint
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/gpusim/gpusim/engine"
+)
+
+// sample returns a small checkpoint with every section filled, values
+// chosen to exercise the float encoding (negative zero, subnormal, values
+// without a short decimal form).
+func sample() *Checkpoint {
+	s := engine.DefaultSettings()
+	s.WarmStart = true
+	s.Envelope = 1e-3
+	s.Workers = 3
+	c := &Checkpoint{
+		Step: 42, Settings: s, Steps: 100, Duration: 1, Trace: []int{0, 2},
+		Source: "builtin:settle", Params: map[string]float64{"n": 8, "mu": 0.5},
+		Scene: []byte(`{"name": "settle"}`),
+		State: engine.State{
+			Pos:   []float64{0.1, 0.2, 0.3, math.Copysign(0, -1), 5e-324, 1.0 / 3, 7, 8, 9},
+			Rot:   []float64{1, 0, 0, 0, math.Sqrt(0.5), math.Sqrt(0.5), 0, 0, 1, 0, 0, 0},
+			Vel:   []float64{1, 2, 3, 4, 5, 6, 7, 8, 9},
+			Omega: []float64{-1, -2, -3, -4, -5, -6, -7, -8, -9},
+		},
+		Warm: &engine.WarmStartData{A: []int32{0, 0, 1}, B: []int32{1, 1, 2}, Sub: []int32{0, 1, 0},
+			Gamma: []float64{1, 0.1, -0.1, 2, 0.2, -0.2, 3, 0.3, -0.3}},
+	}
+	c.Model[0], c.Model[31] = 0xab, 0xcd
+	return c
+}
+
+func TestRoundTrip(t *testing.T) {
+	for _, warm := range []bool{false, true} {
+		c := sample()
+		if !warm {
+			c.Warm = nil
+		}
+		path := filepath.Join(t.TempDir(), FileName(c.Step))
+		if err := Write(path, c); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, c) {
+			t.Errorf("warm %v: read back\n%+v\nwant\n%+v", warm, got, c)
+		}
+		// Bits, not values: -0 and 0 compare equal.
+		if math.Float64bits(got.State.Pos[3]) != math.Float64bits(math.Copysign(0, -1)) {
+			t.Errorf("-0 came back as %v", got.State.Pos[3])
+		}
+		ents, err := os.ReadDir(filepath.Dir(path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ents) != 1 || ents[0].Name() != "step-000042.ckpt" {
+			t.Errorf("folder holds %v, want only step-000042.ckpt", ents)
+		}
+	}
+}
+
+// withCRC returns data with its CRC recomputed, so that a test (or the
+// fuzzer) reaches the content checks.
+func withCRC(data []byte) []byte {
+	if len(data) < headerLen+trailerLen {
+		return data
+	}
+	out := append([]byte(nil), data...)
+	end := len(out) - trailerLen
+	binary.LittleEndian.PutUint64(out[12:], uint64(end-headerLen))
+	binary.LittleEndian.PutUint32(out[end:], crc32.Checksum(out[:end], castagnoli))
+	return out
+}
+
+func TestDecodeRejects(t *testing.T) {
+	good, err := Encode(sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	flip := func(i int) []byte {
+		b := append([]byte(nil), good...)
+		b[i] ^= 0x10
+		return b
+	}
+	version := append([]byte(nil), good...)
+	binary.LittleEndian.PutUint32(version[8:], 2)
+	// The state section starts after the model hash; find it from the
+	// end: warm section (1 + 8 + 3·3·4 + 9·8 bytes), state (8 + 13·3·8).
+	warmLen := 1 + 8 + 3*3*4 + 9*8
+	stateOff := len(good) - trailerLen - warmLen - (8 + 13*3*8)
+	nanPos := append([]byte(nil), good...)
+	binary.LittleEndian.PutUint64(nanPos[stateOff+8+8*4:], math.Float64bits(math.NaN()))
+	badKey := append([]byte(nil), good...)
+	// Second warm key's Sub (1) becomes 0: it repeats the first key.
+	binary.LittleEndian.PutUint32(badKey[len(good)-trailerLen-warmLen+1+8+2*3*4+4:], 0)
+	hugeCount := append([]byte(nil), good...)
+	binary.LittleEndian.PutUint64(hugeCount[stateOff:], 1<<40)
+	cases := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"empty", nil, "truncated: 0 bytes"},
+		{"other file", []byte("step,time\n1,0.01\n"), "not a gpusim checkpoint"},
+		{"short magic", good[:5], "truncated"},
+		{"header only", good[:headerLen-1], "truncated"},
+		{"truncated half", good[:len(good)/2], "truncated"},
+		{"truncated crc", good[:len(good)-1], "truncated"},
+		{"trailing", append(append([]byte(nil), good...), 0), "after the end"},
+		{"version", version, "format version 2; this gpusim reads version 1"},
+		{"flipped state bit", flip(stateOff + 20), "corrupted"},
+		{"flipped crc", flip(len(good) - 1), "corrupted"},
+		{"NaN position", withCRC(nanPos), "state: body 1: position component 1 is NaN"},
+		{"unsorted warm keys", withCRC(badKey), "does not follow"},
+		{"body count", withCRC(hugeCount), "state bodies"},
+	}
+	for _, c := range cases {
+		_, err := Decode(c.data)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+	// Every truncation is caught, by the length check, never by a panic.
+	for n := range len(good) {
+		if _, err := Decode(good[:n]); err == nil {
+			t.Fatalf("a checkpoint cut to %d of %d bytes was accepted", n, len(good))
+		}
+	}
+}
+
+func TestReadNamesFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.ckpt")
+	if err := os.WriteFile(path, []byte("GPUSIMCK"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Read(path)
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "truncated") {
+		t.Errorf("error %v, want one naming %s and saying truncated", err, path)
+	}
+}
+
+func TestModelHash(t *testing.T) {
+	m := engine.Model{Gravity: [3]float64{0, 0, -9.81}, Materials: []engine.Material{{Name: "a", Friction: 0.5}},
+		Bodies: []engine.Body{{Shape: engine.SphereShape(0.1), Mass: 1, Inertia: [3]float64{1, 1, 1}}}}
+	h := ModelHash(&m)
+	m.Bodies[0].Pos[2] = 3 // state is not part of the hash
+	if ModelHash(&m) != h {
+		t.Error("the hash depends on the position")
+	}
+	m.Materials[0].Friction = 0.4
+	if ModelHash(&m) == h {
+		t.Error("the hash ignores the friction")
+	}
+}
+
+// FuzzCheckpoint feeds Decode arbitrary bytes, and the same bytes with the
+// length and CRC fixed up so that the content parser is reached. Decode
+// must return an error or a checkpoint that encodes back to the same bytes.
+func FuzzCheckpoint(f *testing.F) {
+	good, err := Encode(sample())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add(good[:len(good)/2])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, in := range [][]byte{data, withCRC(data)} {
+			c, err := Decode(in)
+			if err != nil {
+				continue
+			}
+			out, err := Encode(c)
+			if err != nil {
+				t.Fatalf("decoded checkpoint does not encode: %v", err)
+			}
+			if c2, err := Decode(out); err != nil || !reflect.DeepEqual(c, c2) {
+				t.Fatalf("re-encoded checkpoint decodes to %+v, %v", c2, err)
+			}
+		}
+	})
+}

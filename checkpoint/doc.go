@@ -1,0 +1,33 @@
+// Package checkpoint writes and reads the checkpoints of a run: everything
+// needed to continue it after a given step so that the continued run ends
+// in the same state, bit for bit, as the run that was never stopped (on the
+// CPU path).
+//
+// A checkpoint file (format version 1) is, all integers and floats little
+// endian, floats as their IEEE 754 float64 bits:
+//
+//	magic     8 bytes "GPUSIMCK"
+//	version   uint32 (1)
+//	length    uint64: bytes of the body that follows
+//	body:
+//	  step      uint64: steps taken
+//	  settings  dt f64, solver str, tol f64, max_iter i64, gd f64,
+//	            warm_start u8, envelope f64, bin_size f64,
+//	            max_recovery_speed f64, workers i64
+//	  run       steps i64, duration f64, trace: count u64 + ids i64
+//	  source    str: the scene's file or builtin:NAME
+//	  params    count u64 + (name str, value f64), by name
+//	  scene     bytes: the resolved scene document (JSON, scene.Dump)
+//	  model     32 bytes: ModelHash of the model the run stepped
+//	  state     bodies u64, then pos (3n), rot (4n), vel (3n), omega (3n)
+//	  warm      u8 0 (none) or 1, then contacts u64, A, B, Sub (i32 each,
+//	            m of each), gamma (3m f64)
+//	crc       uint32: CRC-32C (Castagnoli) of every byte before it
+//
+// where str and bytes are a uint64 length and the bytes. Write puts the
+// file in place atomically (temporary file, fsync, rename, fsync of the
+// folder); Read rejects a file with another magic or version, a truncated
+// or over-long one, one whose checksum does not match, and one whose
+// content is out of range, each with an error naming the file and what is
+// wrong.
+package checkpoint

@@ -1,0 +1,50 @@
+package cpuref
+
+import (
+	"fmt"
+
+	"github.com/gpusim/gpusim/engine"
+)
+
+// SetState overwrites the body state loaded by Load with s, bit for bit:
+// no renormalisation, and fixed bodies get s's velocities as given (a
+// state read back by ReadState has them zero).
+func (b *Backend) SetState(s *engine.State) error {
+	if s.Len() != b.n || len(s.Rot) != 4*b.n || len(s.Vel) != 3*b.n || len(s.Omega) != 3*b.n {
+		return fmt.Errorf("cpuref: set state: %d positions, %d rotations, %d velocities, %d angular velocities for %d bodies",
+			len(s.Pos), len(s.Rot), len(s.Vel), len(s.Omega), b.n)
+	}
+	copy(b.pos, s.Pos)
+	copy(b.rot, s.Rot)
+	copy(b.vel, s.Vel)
+	copy(b.omega, s.Omega)
+	return nil
+}
+
+// WarmStartData copies the last step's contact keys and impulses, which
+// WarmStart matches the next step's contacts against, into w.
+func (b *Backend) WarmStartData(w *engine.WarmStartData) error {
+	w.A = append(w.A[:0], b.prevA...)
+	w.B = append(w.B[:0], b.prevB...)
+	w.Sub = append(w.Sub[:0], b.prevSub...)
+	w.Gamma = append(w.Gamma[:0], b.prevGamma...)
+	return nil
+}
+
+// SetWarmStartData replaces the warm-start memory with w, which must be
+// sorted by key as Integrate leaves it (see engine.WarmStartData.Check).
+func (b *Backend) SetWarmStartData(w *engine.WarmStartData) error {
+	if err := w.Check(b.n); err != nil {
+		return fmt.Errorf("cpuref: %w", err)
+	}
+	b.prevA = append(b.prevA[:0], w.A...)
+	b.prevB = append(b.prevB[:0], w.B...)
+	b.prevSub = append(b.prevSub[:0], w.Sub...)
+	b.prevGamma = append(b.prevGamma[:0], w.Gamma...)
+	return nil
+}
+
+var (
+	_ engine.StateSetter    = (*Backend)(nil)
+	_ engine.WarmStartSaver = (*Backend)(nil)
+)
