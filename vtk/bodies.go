@@ -1,0 +1,278 @@
+package vtk
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/engine"
+)
+
+// Body is one body of a frame, as a frame file holds it.
+type Body struct {
+	ID   int
+	Kind engine.ShapeKind
+	// SemiAxes: the radius three times for a sphere, the semi-axes of an
+	// ellipsoid, the half-extents of a box, zero for a plane (m).
+	SemiAxes mgl64.Vec3
+	Pos      mgl64.Vec3 // centre of mass, world frame (m)
+	Rot      mgl64.Quat // orientation, body to world
+	Vel      mgl64.Vec3 // world frame (m/s)
+	Omega    mgl64.Vec3 // angular velocity, world frame (rad/s)
+	Fixed    bool
+}
+
+// Radius returns the value of the "radius" array: the sphere's radius, the
+// radius of the bounding sphere of an ellipsoid or a box, 0 for a plane.
+func (b *Body) Radius() float64 {
+	if b.Kind == engine.Plane {
+		return 0
+	}
+	return engine.Shape{Kind: b.Kind, Size: b.SemiAxes}.BoundingRadius()
+}
+
+// Bodies returns the bodies of model m in state s, with the angular
+// velocity turned into the world frame (R·ω̄, as in trace.csv).
+func Bodies(m *engine.Model, s *engine.State) ([]Body, error) {
+	if s.Len() != len(m.Bodies) {
+		return nil, fmt.Errorf("vtk: state of %d bodies for a model of %d", s.Len(), len(m.Bodies))
+	}
+	bs := make([]Body, len(m.Bodies))
+	for i, mb := range m.Bodies {
+		q := mgl64.Quat{W: s.Rot[4*i], V: mgl64.Vec3{s.Rot[4*i+1], s.Rot[4*i+2], s.Rot[4*i+3]}}
+		b := Body{ID: i, Kind: mb.Shape.Kind, SemiAxes: mb.Shape.Size, Rot: q,
+			Pos:   mgl64.Vec3{s.Pos[3*i], s.Pos[3*i+1], s.Pos[3*i+2]},
+			Vel:   mgl64.Vec3{s.Vel[3*i], s.Vel[3*i+1], s.Vel[3*i+2]},
+			Omega: q.Rotate(mgl64.Vec3{s.Omega[3*i], s.Omega[3*i+1], s.Omega[3*i+2]}),
+			Fixed: mb.Fixed || mb.Shape.Kind == engine.Plane}
+		switch mb.Shape.Kind {
+		case engine.Sphere:
+			r := mb.Shape.Size[0]
+			b.SemiAxes = mgl64.Vec3{r, r, r}
+		case engine.Plane:
+			b.SemiAxes = mgl64.Vec3{}
+		}
+		bs[i] = b
+	}
+	return bs, nil
+}
+
+// The arrays of a frame file, one tuple per body (see BodiesPolyData).
+const (
+	ArrayID              = "id"               // Int32, the body's index in the scene
+	ArrayShape           = "shape"            // Int32: 0 sphere, 1 ellipsoid, 2 box, 3 plane
+	ArrayRadius          = "radius"           // Float64 (m), see Body.Radius
+	ArraySemiAxes        = "semi_axes"        // Float64 × 3 (m), see Body.SemiAxes
+	ArrayOrientation     = "orientation"      // Float64 × 4: unit quaternion w, x, y, z, body to world
+	ArrayVelocity        = "velocity"         // Float64 × 3 (m/s)
+	ArraySpeed           = "speed"            // Float64 (m/s)
+	ArrayAngularVelocity = "angular_velocity" // Float64 × 3 (rad/s), world frame
+	ArrayFixed           = "fixed"            // UInt8: 1 for fixed bodies and planes
+)
+
+// BodiesPolyData returns a frame: one point per body at its centre of mass
+// with a vertex cell each, and the point data listed in the Array*
+// constants.
+func BodiesPolyData(bs []Body) *PolyData {
+	n := len(bs)
+	p := &PolyData{Points: make([]float64, 0, 3*n)}
+	id := Array{Name: ArrayID, Type: "Int32", Components: 1}
+	shape := Array{Name: ArrayShape, Type: "Int32", Components: 1}
+	radius := Array{Name: ArrayRadius, Type: "Float64", Components: 1}
+	axes := Array{Name: ArraySemiAxes, Type: "Float64", Components: 3}
+	rot := Array{Name: ArrayOrientation, Type: "Float64", Components: 4}
+	vel := Array{Name: ArrayVelocity, Type: "Float64", Components: 3}
+	speed := Array{Name: ArraySpeed, Type: "Float64", Components: 1}
+	omega := Array{Name: ArrayAngularVelocity, Type: "Float64", Components: 3}
+	fixed := Array{Name: ArrayFixed, Type: "UInt8", Components: 1}
+	for i := range bs {
+		b := &bs[i]
+		p.Points = append(p.Points, b.Pos[:]...)
+		p.Verts.Add(int64(i))
+		id.Data = append(id.Data, float64(b.ID))
+		shape.Data = append(shape.Data, float64(b.Kind))
+		radius.Data = append(radius.Data, b.Radius())
+		axes.Data = append(axes.Data, b.SemiAxes[:]...)
+		rot.Data = append(rot.Data, b.Rot.W, b.Rot.V[0], b.Rot.V[1], b.Rot.V[2])
+		vel.Data = append(vel.Data, b.Vel[:]...)
+		speed.Data = append(speed.Data, b.Vel.Len())
+		omega.Data = append(omega.Data, b.Omega[:]...)
+		f := 0.0
+		if b.Fixed {
+			f = 1
+		}
+		fixed.Data = append(fixed.Data, f)
+	}
+	p.PointData = []Array{id, shape, radius, axes, rot, vel, speed, omega, fixed}
+	return p
+}
+
+// ReadBodies takes the bodies back out of a frame written by
+// BodiesPolyData. A missing array or a shape code out of range is an
+// error naming it.
+func ReadBodies(p *PolyData) ([]Body, error) {
+	n := p.NumPoints()
+	get := func(name string, comps int) ([]float64, error) {
+		a := p.PointArray(name)
+		if a == nil {
+			return nil, fmt.Errorf("vtk: point array %q missing", name)
+		}
+		if a.Components != comps || a.Tuples() != n {
+			return nil, fmt.Errorf("vtk: point array %q: %d tuples of %d components, want %d of %d", name, a.Tuples(), a.Components, n, comps)
+		}
+		return a.Data, nil
+	}
+	var arr [7][]float64
+	for k, spec := range []struct {
+		name  string
+		comps int
+	}{{ArrayID, 1}, {ArrayShape, 1}, {ArraySemiAxes, 3}, {ArrayOrientation, 4}, {ArrayVelocity, 3}, {ArrayAngularVelocity, 3}, {ArrayFixed, 1}} {
+		d, err := get(spec.name, spec.comps)
+		if err != nil {
+			return nil, err
+		}
+		arr[k] = d
+	}
+	id, shape, axes, rot, vel, omega, fixed := arr[0], arr[1], arr[2], arr[3], arr[4], arr[5], arr[6]
+	bs := make([]Body, n)
+	for i := range bs {
+		k := shape[i]
+		if k != math.Trunc(k) || k < 0 || k > float64(engine.Plane) {
+			return nil, fmt.Errorf("vtk: point %d: shape code %v is not 0 to 3", i, k)
+		}
+		bs[i] = Body{ID: int(id[i]), Kind: engine.ShapeKind(k),
+			SemiAxes: mgl64.Vec3{axes[3*i], axes[3*i+1], axes[3*i+2]},
+			Pos:      mgl64.Vec3{p.Points[3*i], p.Points[3*i+1], p.Points[3*i+2]},
+			Rot:      mgl64.Quat{W: rot[4*i], V: mgl64.Vec3{rot[4*i+1], rot[4*i+2], rot[4*i+3]}},
+			Vel:      mgl64.Vec3{vel[3*i], vel[3*i+1], vel[3*i+2]},
+			Omega:    mgl64.Vec3{omega[3*i], omega[3*i+1], omega[3*i+2]},
+			Fixed:    fixed[i] != 0}
+	}
+	return bs, nil
+}
+
+// PlaneSide returns the edge (m) of the square drawn for each plane: twice
+// the longest edge of the axis-aligned box around every body that is not
+// a plane (centres ± bounding radii), 1 m when every body is a plane.
+func PlaneSide(bs []Body) float64 {
+	lo := mgl64.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}
+	hi := lo.Mul(-1)
+	for i := range bs {
+		if bs[i].Kind == engine.Plane {
+			continue
+		}
+		r := bs[i].Radius()
+		for k := range 3 {
+			lo[k] = math.Min(lo[k], bs[i].Pos[k]-r)
+			hi[k] = math.Max(hi[k], bs[i].Pos[k]+r)
+		}
+	}
+	if lo[0] > hi[0] {
+		return 1
+	}
+	return 2 * math.Max(hi[0]-lo[0], math.Max(hi[1]-lo[1], hi[2]-lo[2]))
+}
+
+// ArrayBodyID is the cell array of the container file and the contact
+// files naming the body (Int32) or the two bodies (Int32 × 2) of a cell.
+const ArrayBodyID = "body"
+
+// ContainerPolyData returns the fixed boxes as six quadrilaterals each
+// (outward normals by the right-hand rule) and every plane as a square of
+// edge side centred on the plane's point, in the plane (body xy plane), with
+// cell data "body". Movable boxes are left to the frames.
+func ContainerPolyData(bs []Body, side float64) *PolyData {
+	p := &PolyData{}
+	body := Array{Name: ArrayBodyID, Type: "Int32", Components: 1}
+	add := func(b *Body, local mgl64.Vec3) int64 {
+		w := b.Pos.Add(b.Rot.Rotate(local))
+		p.Points = append(p.Points, w[:]...)
+		return int64(p.NumPoints() - 1)
+	}
+	for i := range bs {
+		b := &bs[i]
+		switch {
+		case b.Kind == engine.Plane:
+			h := side / 2
+			p.Polys.Add(add(b, mgl64.Vec3{-h, -h, 0}), add(b, mgl64.Vec3{h, -h, 0}), add(b, mgl64.Vec3{h, h, 0}), add(b, mgl64.Vec3{-h, h, 0}))
+			body.Data = append(body.Data, float64(b.ID))
+		case b.Kind == engine.Box && b.Fixed:
+			var c [8]int64
+			for k := range 8 {
+				s := mgl64.Vec3{-1, -1, -1}
+				for a := range 3 {
+					if k&(1<<a) != 0 {
+						s[a] = 1
+					}
+				}
+				c[k] = add(b, mgl64.Vec3{s[0] * b.SemiAxes[0], s[1] * b.SemiAxes[1], s[2] * b.SemiAxes[2]})
+			}
+			// Corner k has bit a set when it is on the + side of axis a.
+			for _, f := range [6][4]int{{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}} {
+				p.Polys.Add(c[f[0]], c[f[1]], c[f[2]], c[f[3]])
+				body.Data = append(body.Data, float64(b.ID))
+			}
+		}
+	}
+	p.CellData = []Array{body}
+	return p
+}
+
+// The cell arrays of a contacts file, one tuple per contact.
+const (
+	ArrayNormalForce   = "normal_force"   // Float64 (N): γ_n/h, positive pushing the bodies apart
+	ArrayFrictionForce = "friction_force" // Float64 (N): ‖(γ_u, γ_w)‖/h
+	ArrayNormal        = "normal"         // Float64 × 3: unit normal from A to B, world frame
+	ArrayGap           = "gap"            // Float64 (m): Φ, negative when the bodies overlap
+)
+
+// ContactsPolyData returns one line cell per contact from its point on body
+// A to its point on body B, both in the world frame at the state s, with
+// cell data "body" (A, B), normal_force, friction_force, normal and gap;
+// gamma holds the impulses (N·s, n, u, w per contact) of a step of length
+// h (s). The contact points are stored in the bodies' frames, so they move
+// with the bodies: for contacts found at the start of a step and a state
+// at its end they are the points carried along by the step's motion.
+func ContactsPolyData(s *engine.State, c *engine.Contacts, gamma []float64, h float64) (*PolyData, error) {
+	nc := c.Len()
+	if len(gamma) != 3*nc {
+		return nil, fmt.Errorf("vtk: %d contacts but %d impulse components (want %d)", nc, len(gamma), 3*nc)
+	}
+	if nc > 0 && !(h > 0) {
+		return nil, fmt.Errorf("vtk: step length %v must be positive", h)
+	}
+	p := &PolyData{Points: make([]float64, 0, 6*nc)}
+	body := Array{Name: ArrayBodyID, Type: "Int32", Components: 2}
+	fn := Array{Name: ArrayNormalForce, Type: "Float64", Components: 1}
+	ft := Array{Name: ArrayFrictionForce, Type: "Float64", Components: 1}
+	normal := Array{Name: ArrayNormal, Type: "Float64", Components: 3}
+	gap := Array{Name: ArrayGap, Type: "Float64", Components: 1}
+	world := func(b int32, local []float64) (mgl64.Vec3, error) {
+		if b < 0 || int(b) >= s.Len() {
+			return mgl64.Vec3{}, fmt.Errorf("vtk: contact body %d out of range [0, %d)", b, s.Len())
+		}
+		i := int(b)
+		q := mgl64.Quat{W: s.Rot[4*i], V: mgl64.Vec3{s.Rot[4*i+1], s.Rot[4*i+2], s.Rot[4*i+3]}}
+		return mgl64.Vec3{s.Pos[3*i], s.Pos[3*i+1], s.Pos[3*i+2]}.Add(q.Rotate(mgl64.Vec3{local[0], local[1], local[2]})), nil
+	}
+	for i := range nc {
+		a, err := world(c.A[i], c.PA[3*i:3*i+3])
+		if err != nil {
+			return nil, err
+		}
+		b, err := world(c.B[i], c.PB[3*i:3*i+3])
+		if err != nil {
+			return nil, err
+		}
+		p.Points = append(p.Points, a[:]...)
+		p.Points = append(p.Points, b[:]...)
+		p.Lines.Add(int64(2*i), int64(2*i+1))
+		body.Data = append(body.Data, float64(c.A[i]), float64(c.B[i]))
+		fn.Data = append(fn.Data, gamma[3*i]/h)
+		ft.Data = append(ft.Data, math.Hypot(gamma[3*i+1], gamma[3*i+2])/h)
+		normal.Data = append(normal.Data, c.Normal[3*i:3*i+3]...)
+		gap.Data = append(gap.Data, c.Phi[i])
+	}
+	p.CellData = []Array{body, fn, ft, normal, gap}
+	return p, nil
+}

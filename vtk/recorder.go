@@ -1,0 +1,121 @@
+package vtk
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/gpusim/gpusim/engine"
+)
+
+// Names of a run's ParaView files, relative to the run's folder.
+const (
+	// PVD is the collection of the body frames.
+	PVD = "run.pvd"
+	// ContactsPVD is the collection of the contact frames.
+	ContactsPVD = "contacts.pvd"
+	// Dir holds the frame files.
+	Dir = "vtk"
+	// ContainerFile holds the fixed boxes and the planes, written once
+	// from the initial state (they do not move).
+	ContainerFile = "vtk/container.vtp"
+)
+
+// FrameFile returns the frame file of a step, relative to the run's folder.
+func FrameFile(step int) string { return fmt.Sprintf("vtk/frame-%06d.vtp", step) }
+
+// ContactsFile returns the contacts file of a step, relative to the run's
+// folder.
+func ContactsFile(step int) string { return fmt.Sprintf("vtk/contacts-%06d.vtp", step) }
+
+// Recorder writes the ParaView files of a run into its folder: the frame of
+// step 0 (the initial state), of every Every-th step and of the last step,
+// each as FrameFile(step), listed with its time in run.pvd; with Contacts
+// also ContactsFile(step) and contacts.pvd; and ContainerFile with the
+// first frame. The collections are rewritten atomically after each frame,
+// so an interrupted run still opens in ParaView.
+type Recorder struct {
+	dir             string
+	model           *engine.Model
+	every           int
+	contacts        bool
+	frames, cframes []DataSet
+	state           engine.State
+	con             engine.Contacts
+	gamma           []float64
+}
+
+// NewRecorder prepares dir/vtk for the model's frames, written every
+// every steps (≥ 1), with the contacts when contacts is set. Frame and
+// contacts files left there by an earlier run are removed, so the folder
+// holds this run's frames only.
+func NewRecorder(dir string, m *engine.Model, every int, contacts bool) (*Recorder, error) {
+	if every < 1 {
+		return nil, fmt.Errorf("vtk: frames every %d steps: must be ≥ 1", every)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, Dir), 0o755); err != nil {
+		return nil, fmt.Errorf("vtk: %w", err)
+	}
+	for _, pat := range []string{"frame-*.vtp", "contacts-*.vtp"} {
+		old, _ := filepath.Glob(filepath.Join(dir, Dir, pat))
+		for _, f := range old {
+			if err := os.Remove(f); err != nil {
+				return nil, fmt.Errorf("vtk: %w", err)
+			}
+		}
+	}
+	if !contacts {
+		os.Remove(filepath.Join(dir, ContactsPVD))
+	}
+	return &Recorder{dir: dir, model: m, every: every, contacts: contacts}, nil
+}
+
+// Frame writes the frame of step (0 before the first step) at simulated
+// time t (s) if it is due: step 0, a multiple of Every, or last. It reads
+// the state, and with contacts the contacts and the last step's impulses,
+// from sim.
+func (r *Recorder) Frame(step int, t float64, last int, sim *engine.Sim) error {
+	if step != 0 && step%r.every != 0 && step != last {
+		return nil
+	}
+	be := sim.Backend()
+	if err := be.ReadState(&r.state); err != nil {
+		return fmt.Errorf("vtk: frame %d: %w", step, err)
+	}
+	bs, err := Bodies(r.model, &r.state)
+	if err != nil {
+		return err
+	}
+	if len(r.frames) == 0 {
+		if err := WriteFile(filepath.Join(r.dir, ContainerFile), ContainerPolyData(bs, PlaneSide(bs))); err != nil {
+			return err
+		}
+	}
+	if err := WriteFile(filepath.Join(r.dir, FrameFile(step)), BodiesPolyData(bs)); err != nil {
+		return err
+	}
+	r.frames = append(r.frames, DataSet{Time: t, File: FrameFile(step)})
+	if err := WritePVD(filepath.Join(r.dir, PVD), r.frames); err != nil {
+		return err
+	}
+	if !r.contacts {
+		return nil
+	}
+	r.con.Resize(0)
+	r.gamma = r.gamma[:0]
+	if sim.Steps() > 0 {
+		if err := be.ReadContacts(&r.con); err != nil {
+			return fmt.Errorf("vtk: frame %d: %w", step, err)
+		}
+		r.gamma = sim.Impulses(r.gamma)
+	}
+	cp, err := ContactsPolyData(&r.state, &r.con, r.gamma, sim.Settings().Dt)
+	if err != nil {
+		return fmt.Errorf("vtk: frame %d: %w", step, err)
+	}
+	if err := WriteFile(filepath.Join(r.dir, ContactsFile(step)), cp); err != nil {
+		return err
+	}
+	r.cframes = append(r.cframes, DataSet{Time: t, File: ContactsFile(step)})
+	return WritePVD(filepath.Join(r.dir, ContactsPVD), r.cframes)
+}

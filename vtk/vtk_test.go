@@ -1,0 +1,494 @@
+package vtk
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/xml"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/cpuref"
+	"github.com/gpusim/gpusim/engine"
+)
+
+// randomScene returns a model of every shape kind and a random state for
+// it, from a fixed seed.
+func randomScene(n int) (*engine.Model, *engine.State) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	m := &engine.Model{Materials: []engine.Material{{Friction: 0.3}}, Gravity: mgl64.Vec3{0, 0, -9.81}}
+	for i := range n {
+		var b engine.Body
+		switch i % 4 {
+		case 0:
+			b.Shape = engine.SphereShape(0.1 + rng.Float64())
+		case 1:
+			b.Shape = engine.EllipsoidShape(0.1+rng.Float64(), 0.2+rng.Float64(), 0.3+rng.Float64())
+		case 2:
+			b.Shape = engine.BoxShape(0.1+rng.Float64(), 0.2+rng.Float64(), 0.3+rng.Float64())
+			b.Fixed = i%8 == 2
+		case 3:
+			b.Shape = engine.PlaneShape()
+		}
+		b.Rot = mgl64.QuatIdent()
+		b.SetDensity(1000)
+		m.Bodies = append(m.Bodies, b)
+	}
+	var s engine.State
+	s.Resize(n)
+	for i := range n {
+		for k := range 3 {
+			s.Pos[3*i+k] = rng.NormFloat64()
+			s.Vel[3*i+k] = rng.NormFloat64()
+			s.Omega[3*i+k] = rng.NormFloat64()
+		}
+		q := mgl64.Quat{W: rng.NormFloat64(), V: mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}}.Normalize()
+		s.Rot[4*i], s.Rot[4*i+1], s.Rot[4*i+2], s.Rot[4*i+3] = q.W, q.V[0], q.V[1], q.V[2]
+	}
+	return m, &s
+}
+
+// The XML of a frame as the test reads it, independently of Decode.
+type testFile struct {
+	XMLName    xml.Name `xml:"VTKFile"`
+	Type       string   `xml:"type,attr"`
+	HeaderType string   `xml:"header_type,attr"`
+	Piece      struct {
+		NumberOfPoints int `xml:"NumberOfPoints,attr"`
+		NumberOfVerts  int `xml:"NumberOfVerts,attr"`
+		NumberOfLines  int `xml:"NumberOfLines,attr"`
+		NumberOfPolys  int `xml:"NumberOfPolys,attr"`
+		PointData      struct {
+			Arrays []testArray `xml:"DataArray"`
+		} `xml:"PointData"`
+		CellData struct {
+			Arrays []testArray `xml:"DataArray"`
+		} `xml:"CellData"`
+		Points struct {
+			Arrays []testArray `xml:"DataArray"`
+		} `xml:"Points"`
+	} `xml:"PolyData>Piece"`
+}
+
+type testArray struct {
+	Type       string `xml:"type,attr"`
+	Name       string `xml:"Name,attr"`
+	Components int    `xml:"NumberOfComponents,attr"`
+	Format     string `xml:"format,attr"`
+	Text       string `xml:",chardata"`
+}
+
+// float64s decodes a binary Float64 array by hand: base64, a UInt64 byte
+// count, then little-endian values.
+func float64s(t *testing.T, a testArray) []float64 {
+	t.Helper()
+	if a.Format != "binary" || a.Type != "Float64" {
+		t.Fatalf("array %q: format %q type %q, want binary Float64", a.Name, a.Format, a.Type)
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(a.Text))
+	if err != nil {
+		t.Fatalf("array %q: %v", a.Name, err)
+	}
+	n := binary.LittleEndian.Uint64(raw)
+	if n != uint64(len(raw)-8) {
+		t.Fatalf("array %q: header says %d bytes, %d follow", a.Name, n, len(raw)-8)
+	}
+	v := make([]float64, n/8)
+	for i := range v {
+		v[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8+8*i:]))
+	}
+	return v
+}
+
+func TestFrameFileHoldsTheState(t *testing.T) {
+	m, s := randomScene(13)
+	bs, err := Bodies(m, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Encode(&buf, BodiesPolyData(bs)); err != nil {
+		t.Fatal(err)
+	}
+	var f testFile
+	if err := xml.Unmarshal(buf.Bytes(), &f); err != nil {
+		t.Fatalf("frame is not XML: %v", err)
+	}
+	n := len(m.Bodies)
+	if f.Type != "PolyData" || f.HeaderType != "UInt64" || f.Piece.NumberOfPoints != n || f.Piece.NumberOfVerts != n {
+		t.Fatalf("type %q header %q points %d verts %d, want PolyData UInt64 %d %d", f.Type, f.HeaderType, f.Piece.NumberOfPoints, f.Piece.NumberOfVerts, n, n)
+	}
+	want := map[string]int{ArrayID: 1, ArrayShape: 1, ArrayRadius: 1, ArraySemiAxes: 3, ArrayOrientation: 4,
+		ArrayVelocity: 3, ArraySpeed: 1, ArrayAngularVelocity: 3, ArrayFixed: 1}
+	got := map[string]testArray{}
+	for _, a := range f.Piece.PointData.Arrays {
+		got[a.Name] = a
+	}
+	for name, comps := range want {
+		a, ok := got[name]
+		if !ok {
+			t.Fatalf("point array %q missing", name)
+		}
+		if a.Components != comps {
+			t.Errorf("%q: %d components, want %d", name, a.Components, comps)
+		}
+	}
+	// The binary arrays hold exactly the state (float64 in, float64 out).
+	if pts := float64s(t, f.Piece.Points.Arrays[0]); !slicesEqual(pts, s.Pos) {
+		t.Errorf("points differ from the positions")
+	}
+	if v := float64s(t, got[ArrayVelocity]); !slicesEqual(v, s.Vel) {
+		t.Errorf("velocity differs from the state")
+	}
+	if q := float64s(t, got[ArrayOrientation]); !slicesEqual(q, s.Rot) {
+		t.Errorf("orientation differs from the state")
+	}
+	speed, omega, axes := float64s(t, got[ArraySpeed]), float64s(t, got[ArrayAngularVelocity]), float64s(t, got[ArraySemiAxes])
+	for i, b := range m.Bodies {
+		if want := math.Sqrt(s.Vel[3*i]*s.Vel[3*i] + s.Vel[3*i+1]*s.Vel[3*i+1] + s.Vel[3*i+2]*s.Vel[3*i+2]); math.Abs(speed[i]-want) > 4e-16*want {
+			// 4e-16: a few roundings of the norm of three numbers.
+			t.Errorf("body %d: speed %v, want %v", i, speed[i], want)
+		}
+		q := mgl64.Quat{W: s.Rot[4*i], V: mgl64.Vec3{s.Rot[4*i+1], s.Rot[4*i+2], s.Rot[4*i+3]}}
+		w := q.Mat4().Mul4x1(mgl64.Vec4{s.Omega[3*i], s.Omega[3*i+1], s.Omega[3*i+2], 0}).Vec3()
+		for k := range 3 {
+			// 1e-14: the rotation of a unit-size vector by a quaternion
+			// and by its matrix differ by a few roundings.
+			if math.Abs(omega[3*i+k]-w[k]) > 1e-14 {
+				t.Errorf("body %d: angular velocity %v, want R·ω̄ = %v", i, omega[3*i:3*i+3], w)
+				break
+			}
+		}
+		wantAxes := b.Shape.Size
+		switch b.Shape.Kind {
+		case engine.Sphere:
+			wantAxes = mgl64.Vec3{b.Shape.Size[0], b.Shape.Size[0], b.Shape.Size[0]}
+		case engine.Plane:
+			wantAxes = mgl64.Vec3{}
+		}
+		if !slicesEqual(axes[3*i:3*i+3], wantAxes[:]) {
+			t.Errorf("body %d (%v): semi-axes %v, want %v", i, b.Shape.Kind, axes[3*i:3*i+3], wantAxes)
+		}
+	}
+	// Decode and ReadBodies give the bodies back.
+	p, err := Decode(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadBodies(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range bs {
+		if back[i] != bs[i] {
+			t.Errorf("body %d: read back %+v, wrote %+v", i, back[i], bs[i])
+		}
+		if back[i].Fixed != (m.Bodies[i].Fixed || m.Bodies[i].Shape.Kind == engine.Plane) {
+			t.Errorf("body %d: fixed %v", i, back[i].Fixed)
+		}
+	}
+}
+
+func slicesEqual(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestContactLines checks the ends of a contact's line and its forces on
+// a case worked by hand: sphere A (r = 0.5) at the origin, sphere B above
+// it at (0, 0, 1) turned a quarter turn about x, touching at (0, 0, 0.5).
+func TestContactLines(t *testing.T) {
+	var s engine.State
+	s.Resize(2)
+	s.Rot[0], s.Rot[4] = 1, math.Cos(math.Pi/4)
+	s.Rot[5] = math.Sin(math.Pi / 4) // R_x(90°): y → z, z → −y
+	s.Pos[5] = 1
+	var c engine.Contacts
+	c.Resize(1)
+	c.A[0], c.B[0] = 0, 1
+	copy(c.Normal, []float64{0, 0, 1})
+	copy(c.PA, []float64{0, 0, 0.5})
+	copy(c.PB, []float64{0, -0.5, 0}) // R_x(90°)·(0, −0.5, 0) = (0, 0, −0.5)
+	c.Phi[0] = -1e-4
+	h := 0.01
+	gamma := []float64{0.0981, 0.03, -0.04}
+	p, err := ContactsPolyData(&s, &c, gamma, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Encode(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	var f testFile
+	if err := xml.Unmarshal(buf.Bytes(), &f); err != nil {
+		t.Fatalf("contacts file is not XML: %v", err)
+	}
+	if f.Piece.NumberOfPoints != 2 || f.Piece.NumberOfLines != 1 || f.Piece.NumberOfVerts != 0 {
+		t.Fatalf("points %d lines %d verts %d, want 2 1 0", f.Piece.NumberOfPoints, f.Piece.NumberOfLines, f.Piece.NumberOfVerts)
+	}
+	pts := float64s(t, f.Piece.Points.Arrays[0])
+	want := []float64{0, 0, 0.5, 0, 0, 0.5}
+	for k := range want {
+		// 1e-15: cos and sin of π/4 and the rotation round at the last bit.
+		if math.Abs(pts[k]-want[k]) > 1e-15 {
+			t.Fatalf("line ends %v, want %v", pts, want)
+		}
+	}
+	cells := map[string]testArray{}
+	for _, a := range f.Piece.CellData.Arrays {
+		cells[a.Name] = a
+	}
+	if fn := float64s(t, cells[ArrayNormalForce]); fn[0] != gamma[0]/h {
+		t.Errorf("normal force %v, want γ_n/h = %v", fn[0], gamma[0]/h)
+	}
+	if ft := float64s(t, cells[ArrayFrictionForce]); math.Abs(ft[0]-5) > 1e-14 {
+		// ‖(0.03, −0.04)‖/0.01 = 5 N; 1e-14: roundings of hypot and the division.
+		t.Errorf("friction force %v, want 5", ft[0])
+	}
+	if g := float64s(t, cells[ArrayGap]); g[0] != c.Phi[0] {
+		t.Errorf("gap %v, want %v", g[0], c.Phi[0])
+	}
+	if _, err := ContactsPolyData(&s, &c, gamma[:2], h); err == nil {
+		t.Error("impulses of the wrong length accepted")
+	}
+}
+
+// TestContainer checks that each box face is a planar quadrilateral with
+// its normal pointing out of the box, and that planes become squares in
+// their plane.
+func TestContainer(t *testing.T) {
+	q := mgl64.QuatRotate(0.7, mgl64.Vec3{1, 2, 3}.Normalize())
+	bs := []Body{
+		{ID: 0, Kind: engine.Box, SemiAxes: mgl64.Vec3{1, 2, 3}, Pos: mgl64.Vec3{4, 5, 6}, Rot: q, Fixed: true},
+		{ID: 1, Kind: engine.Box, SemiAxes: mgl64.Vec3{1, 1, 1}, Rot: mgl64.QuatIdent()}, // movable: not container
+		{ID: 2, Kind: engine.Plane, Pos: mgl64.Vec3{0, 0, -1}, Rot: q, Fixed: true},
+	}
+	side := PlaneSide(bs)
+	p := ContainerPolyData(bs, side)
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if p.Polys.Len() != 7 {
+		t.Fatalf("%d polygons, want 6 faces + 1 plane", p.Polys.Len())
+	}
+	pt := func(i int64) mgl64.Vec3 { return mgl64.Vec3{p.Points[3*i], p.Points[3*i+1], p.Points[3*i+2]} }
+	body := p.CellArray(ArrayBodyID)
+	for c := range 6 {
+		ids := p.Polys.Cell(c)
+		a, b, d := pt(ids[0]), pt(ids[1]), pt(ids[3])
+		n := b.Sub(a).Cross(d.Sub(a))
+		centre := a.Add(pt(ids[2])).Mul(0.5)
+		if n.Dot(centre.Sub(bs[0].Pos)) <= 0 {
+			t.Errorf("face %d: normal %v points into the box", c, n)
+		}
+		// The face centre lies at one half-extent from the box centre.
+		local := q.Conjugate().Rotate(centre.Sub(bs[0].Pos))
+		on := 0
+		for k := range 3 {
+			if math.Abs(math.Abs(local[k])-bs[0].SemiAxes[k]) < 1e-12 { // 1e-12: roundings of two rotations
+				on++
+			}
+		}
+		if on != 1 || body.Data[c] != 0 {
+			t.Errorf("face %d: centre %v (body frame) is not on one face; body %v", c, local, body.Data[c])
+		}
+	}
+	n := q.Rotate(mgl64.Vec3{0, 0, 1})
+	for _, id := range p.Polys.Cell(6) {
+		x := pt(id).Sub(bs[2].Pos)
+		// 1e-12: roundings of the rotation of a vector of length ~side.
+		if math.Abs(x.Dot(n)) > 1e-12*side || math.Abs(x.Len()-side/math.Sqrt2) > 1e-12*side {
+			t.Errorf("plane corner %v: off the plane or not at side/√2 = %v", x, side/math.Sqrt2)
+		}
+	}
+}
+
+func TestPVD(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.pvd")
+	sets := []DataSet{{0, "vtk/frame-000000.vtp"}, {0.125, "vtk/frame-000010.vtp"}, {1e-3, "a&b<c>.vtp"}}
+	if err := WritePVD(path, sets); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Type string `xml:"type,attr"`
+		Sets []struct {
+			Timestep string `xml:"timestep,attr"`
+			File     string `xml:"file,attr"`
+		} `xml:"Collection>DataSet"`
+	}
+	if err := xml.Unmarshal(data, &f); err != nil {
+		t.Fatalf("pvd is not XML: %v", err)
+	}
+	if f.Type != "Collection" || len(f.Sets) != 3 || f.Sets[1].Timestep != "0.125" || f.Sets[2].File != "a&b<c>.vtp" {
+		t.Fatalf("parsed %+v", f)
+	}
+	back, err := ReadPVD(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range sets {
+		if back[i] != sets[i] {
+			t.Errorf("set %d: %+v, want %+v", i, back[i], sets[i])
+		}
+	}
+	if leftovers, _ := filepath.Glob(filepath.Join(dir, ".tmp-*")); len(leftovers) > 0 {
+		t.Errorf("temporary files left: %v", leftovers)
+	}
+}
+
+func TestDecodeRejects(t *testing.T) {
+	var buf bytes.Buffer
+	p := &PolyData{Points: []float64{0, 0, 0, 1, 1, 1}}
+	p.Lines.Add(0, 1)
+	p.CellData = []Array{{Name: "f", Type: "Float64", Components: 1, Data: []float64{2}}}
+	if err := Encode(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.String()
+	if _, err := Decode(strings.NewReader(good)); err != nil {
+		t.Fatalf("good file refused: %v", err)
+	}
+	cases := []struct{ name, from, to, want string }{
+		{"compressed", `header_type="UInt64"`, `header_type="UInt64" compressor="vtkZLibDataCompressor"`, "compressed"},
+		{"appended", `format="binary"`, `format="appended"`, "appended"},
+		{"points count", `NumberOfPoints="2"`, `NumberOfPoints="3"`, "NumberOfPoints"},
+		{"lines count", `NumberOfLines="1"`, `NumberOfLines="2"`, "Lines"},
+		{"not xml", `</VTKFile>`, ``, "not a VTK XML file"},
+		{"type", `type="PolyData"`, `type="UnstructuredGrid"`, "PolyData"},
+		{"unknown type", `type="Float64" Name="f"`, `type="Float128" Name="f"`, `"f"`},
+	}
+	for _, c := range cases {
+		bad := strings.Replace(good, c.from, c.to, 1)
+		if bad == good {
+			t.Fatalf("%s: %q not in the file", c.name, c.from)
+		}
+		_, err := Decode(strings.NewReader(bad))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one mentioning %q", c.name, err, c.want)
+		}
+	}
+	// A point index out of range is refused on writing too.
+	p.Lines.Add(0, 5)
+	p.CellData[0].Data = append(p.CellData[0].Data, 3)
+	if err := Encode(&buf, p); err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Errorf("out-of-range line written: %v", err)
+	}
+}
+
+// TestRecorder runs a sphere resting on a plane for 10 steps with frames
+// every 4 steps and checks the files: frames 0, 4, 8 and 10 in run.pvd
+// with their times, the last frame equal to the backend's state, and the
+// contact force holding the sphere up.
+func TestRecorder(t *testing.T) {
+	m := &engine.Model{Materials: []engine.Material{{Friction: 0.5}}, Gravity: mgl64.Vec3{0, 0, -9.81}}
+	ball := engine.Body{Shape: engine.SphereShape(0.5), Pos: mgl64.Vec3{0, 0, 0.5}, Rot: mgl64.QuatIdent()}
+	ball.SetMass(2)
+	m.Bodies = []engine.Body{ball, {Shape: engine.PlaneShape(), Rot: mgl64.QuatIdent(), Fixed: true}}
+	st := engine.DefaultSettings()
+	st.Tol = 1e-10
+	st.Workers = 1
+	be := cpuref.New(1)
+	defer be.Close()
+	sim, err := engine.NewSim(m, st, be)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	// A stale frame of an earlier run is removed.
+	os.MkdirAll(filepath.Join(dir, Dir), 0o755)
+	os.WriteFile(filepath.Join(dir, FrameFile(99)), nil, 0o644)
+	rec, err := NewRecorder(dir, m, 4, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Frame(0, 0, 10, sim); err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		s, err := sim.Step()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rec.Frame(s.Step, s.Time, 10, sim); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, FrameFile(99))); !os.IsNotExist(err) {
+		t.Errorf("stale frame kept: %v", err)
+	}
+	for _, pvd := range []struct{ name, prefix string }{{PVD, "vtk/frame-"}, {ContactsPVD, "vtk/contacts-"}} {
+		sets, err := ReadPVD(filepath.Join(dir, pvd.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps := []int{0, 4, 8, 10}
+		if len(sets) != len(steps) {
+			t.Fatalf("%s: %d data sets, want %d", pvd.name, len(sets), len(steps))
+		}
+		for i, k := range steps {
+			if want := pvd.prefix + strings.TrimPrefix(FrameFile(k), "vtk/frame-"); sets[i].File != want || sets[i].Time != float64(k)*st.Dt {
+				t.Errorf("%s set %d: %+v, want %s at %v s", pvd.name, i, sets[i], want, float64(k)*st.Dt)
+			}
+		}
+	}
+	p, err := ReadFile(filepath.Join(dir, FrameFile(10)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadBodies(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s engine.State
+	if err := be.ReadState(&s); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := Bodies(m, &s)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("body %d: frame %+v, state %+v", i, got[i], want[i])
+		}
+	}
+	if _, err := ReadFile(filepath.Join(dir, ContainerFile)); err != nil {
+		t.Fatal(err)
+	}
+	cp, err := ReadFile(filepath.Join(dir, ContactsFile(10)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp.Lines.Len() < 1 {
+		t.Fatalf("no contact at rest")
+	}
+	total := 0.0
+	for _, f := range cp.CellArray(ArrayNormalForce).Data {
+		total += f
+	}
+	// At rest the normal force carries the weight m·g = 19.62 N; 1e-6
+	// relative: the solver tolerance 1e-10 on impulses of 0.2 N·s and the
+	// residual motion of the settling ball are well inside it.
+	if w := ball.Mass * 9.81; math.Abs(total-w) > 1e-6*w {
+		t.Errorf("normal force %v N, want the weight %v N", total, w)
+	}
+	empty, err := ReadFile(filepath.Join(dir, ContactsFile(0)))
+	if err != nil || empty.Lines.Len() != 0 {
+		t.Errorf("contacts of frame 0: %v lines, %v", empty.Lines.Len(), err)
+	}
+}
