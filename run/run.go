@@ -17,6 +17,7 @@ import (
 	"github.com/gpusim/gpusim/engine"
 	"github.com/gpusim/gpusim/gpu"
 	"github.com/gpusim/gpusim/scene"
+	"github.com/gpusim/gpusim/vtk"
 )
 
 // Options control a run.
@@ -44,6 +45,11 @@ type Options struct {
 	// does). An error there ends the run.
 	DumpStep int
 	DumpDir  string
+	// VTKEvery, if positive, writes ParaView frames (package vtk) of step
+	// 0, every VTKEvery-th step and the last step, listed in run.pvd;
+	// VTKContacts adds the contacts as line cells with their forces.
+	VTKEvery    int
+	VTKContacts bool
 }
 
 // Progress describes a run in progress.
@@ -190,6 +196,15 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 		sum.Envelope = cb.Envelope()
 	}
 	var state engine.State
+	var frames *vtk.Recorder
+	if opt.VTKEvery > 0 {
+		if frames, err = vtk.NewRecorder(opt.OutDir, &sc.Model, opt.VTKEvery, opt.VTKContacts); err != nil {
+			return nil, err
+		}
+		if err := frames.Frame(0, 0, steps, sim); err != nil {
+			return nil, err
+		}
+	}
 	stepTimes := make([]float64, 0, steps)
 	start := time.Now()
 	var last engine.StepStats
@@ -228,6 +243,12 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 				break
 			}
 			if err := w.trace(st.Step, st.Time, sc.Trace, &state); err != nil {
+				runErr = err
+				break
+			}
+		}
+		if frames != nil {
+			if err := frames.Frame(st.Step, st.Time, steps, sim); err != nil {
 				runErr = err
 				break
 			}
