@@ -41,6 +41,17 @@ import (
 // interface exposes tr(N_ii)/3, not the block N_ii itself), relative
 // tolerance pdipCGTol.
 //
+// A non-symmetric N (FCLib's W from a θ-method with θ ≠ ½; detected once
+// per solve by pdipAsymmetric) makes the problem a variational inequality
+// rather than a QP: its KKT conditions above are unchanged, but N + H is
+// not symmetric and PCG does not apply, so the Newton systems are solved by
+// BiCGSTAB with the same preconditioner. The line search below still
+// applies: with F(γ) = Nγ + r − (1/t)Σ∇ln c_j, its "φ_t(γ + sΔγ) − φ_t(γ)"
+// is the integral of F along the segment, a convex function of s whose
+// slope at 0, FᵀΔγ = −Fᵀ(N + H)⁻¹F, is negative whenever the symmetric part
+// of N is positive semidefinite (a monotone problem); for a symmetric N it
+// is the barrier function's difference itself.
+//
 // One iteration:
 //
 //  1. the surrogate duality gap η̂ = Σ_j λ_j c_j and t = pdipMu·m/η̂ (m
@@ -209,7 +220,6 @@ func (s *PDIP) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 	np := p.NewVec(n)   // Nγ'
 	best := p.NewVec(n) // the point of smallest residual
 	tmp := p.NewVec(n)
-	cg := newPDIPCG(p, n)
 	var mask Vec // zero on the tangential rows of frictionless contacts
 	m := 0       // number of constraints
 	for i := range nc {
@@ -227,6 +237,7 @@ func (s *PDIP) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 	if mask != nil {
 		p.Write(mask, w.out)
 	}
+	cg := newPDIPCG(p, n, pdipAsymmetric(p, n, mask))
 
 	// Scaling: s_N from the block diagonal, s_γ from r and the cohesion.
 	p.BlockDiag(tmp)
@@ -700,15 +711,61 @@ func (w *pdipWork) dualStep(t float64) {
 	}
 }
 
-// pdipCG is the preconditioned conjugate gradient solver of the Newton
-// systems; its vectors live on the backend.
+// pdipCG solves the Newton systems: by preconditioned conjugate gradients
+// when N is symmetric, by preconditioned BiCGSTAB when it is not (see
+// solveNonsym); its vectors live on the backend.
 type pdipCG struct {
 	p                 Problem
 	x, r, z, d, q, hd Vec
+	// nonsym: N is not symmetric (pdipAsymmetric); the BiCGSTAB vectors
+	// r̂₀, ŝ and t are allocated only then.
+	nonsym     bool
+	r0, sh, tv Vec
 }
 
-func newPDIPCG(p Problem, n int) *pdipCG {
-	return &pdipCG{p: p, x: p.NewVec(n), r: p.NewVec(n), z: p.NewVec(n), d: p.NewVec(n), q: p.NewVec(n), hd: p.NewVec(n)}
+func newPDIPCG(p Problem, n int, nonsym bool) *pdipCG {
+	c := &pdipCG{p: p, x: p.NewVec(n), r: p.NewVec(n), z: p.NewVec(n), d: p.NewVec(n), q: p.NewVec(n), hd: p.NewVec(n), nonsym: nonsym}
+	if nonsym {
+		c.r0, c.sh, c.tv = p.NewVec(n), p.NewVec(n), p.NewVec(n)
+	}
+	return c
+}
+
+// pdipSymTol bounds the relative asymmetry |yᵀNx − xᵀNy| / (‖y‖‖Nx‖ +
+// ‖x‖‖Ny‖) below which N is taken as symmetric. Rounding of the two dot
+// products and of the products with N gives at most about n·ε ≈ 1e-10 for
+// n = 1e6 unknowns (ε = 1.1e-16); FCLib's Capsules problem (W from a
+// θ-method with θ ≠ ½, W_rel_asymmetry 1.3e-3) measures 3e-4.
+const pdipSymTol = 1e-8
+
+// pdipAsymmetric reports whether N is not symmetric, from two products with
+// N of fixed pseudo-random vectors x and y (masked like the unknowns):
+// yᵀ(Nx) against xᵀ(Ny). Frictionless contacts' tangential rows, which are
+// not unknowns, are zeroed by mask (nil: none).
+func pdipAsymmetric(p Problem, n int, mask Vec) bool {
+	hx, hy := make([]float64, n), make([]float64, n)
+	seed := uint64(0x9e3779b97f4a7c15)
+	for k := range n {
+		// xorshift64*: any fixed sequence of non-special values will do.
+		for _, v := range []*float64{&hx[k], &hy[k]} {
+			seed ^= seed >> 12
+			seed ^= seed << 25
+			seed ^= seed >> 27
+			*v = float64(seed*0x2545f4914f6cdd1d>>11)/(1<<53) - 0.5
+		}
+	}
+	x, y, nx, ny := p.NewVec(n), p.NewVec(n), p.NewVec(n), p.NewVec(n)
+	p.Write(x, hx)
+	p.Write(y, hy)
+	if mask != nil {
+		p.MulElem(x, x, mask)
+		p.MulElem(y, y, mask)
+	}
+	p.Schur(nx, x)
+	p.Schur(ny, y)
+	a, b := p.Dot(y, nx), p.Dot(x, ny)
+	scale := math.Sqrt(p.Dot(y, y)*p.Dot(nx, nx)) + math.Sqrt(p.Dot(x, x)*p.Dot(ny, ny))
+	return math.Abs(a-b) > pdipSymTol*scale
 }
 
 // solve sets c.x to the solution of (M N̂ M + H) x = b from x = 0, where
@@ -720,6 +777,9 @@ func newPDIPCG(p Problem, n int) *pdipCG {
 // (truncated Newton), or the preconditioned gradient z at the first
 // iteration; either is a descent direction of φ_t.
 func (c *pdipCG) solve(w *pdipWork, b Vec, sN float64, mask Vec) error {
+	if c.nonsym {
+		return c.solveNonsym(w, b, sN, mask)
+	}
 	p := c.p
 	prec := func() {
 		p.Read(w.in, c.r)
@@ -765,6 +825,99 @@ func (c *pdipCG) solve(w *pdipWork, b Vec, sN float64, mask Vec) error {
 		}
 		p.Axpby(c.d, 1, c.z, rzNew/rz, c.d)
 		rz = rzNew
+	}
+	return nil
+}
+
+// apply sets dst = (M N̂ M + H) v, M = diag(mask) (nil: the identity).
+func (c *pdipCG) apply(w *pdipWork, dst, v Vec, sN float64, mask Vec) {
+	p := c.p
+	p.Schur(dst, v)
+	p.Axpby(dst, 1/sN, dst, 0, dst)
+	if mask != nil {
+		p.MulElem(dst, dst, mask)
+	}
+	p.Read(w.in, v)
+	w.applyH(w.in, w.out)
+	p.Write(c.hd, w.out)
+	p.Axpby(dst, 1, dst, 1, c.hd)
+}
+
+// precond sets dst = P⁻¹ src with P the block-Jacobi preconditioner.
+func (c *pdipCG) precond(w *pdipWork, dst, src Vec) {
+	c.p.Read(w.in, src)
+	w.applyPrec(w.in, w.out)
+	c.p.Write(dst, w.out)
+}
+
+// solveNonsym sets c.x to an approximate solution of (M N̂ M + H) x = b
+// from x = 0 when N is not symmetric (then neither is the Newton matrix,
+// and conjugate gradients do not apply): right-preconditioned BiCGSTAB
+// (van der Vorst 1992; Saad, Iterative Methods for Sparse Linear Systems,
+// Algorithm 7.7 with the preconditioner P of the PCG path), two products
+// with N per iteration. It stops on the preconditioned residual as PCG does,
+// √(rᵀP⁻¹r) ≤ pdipCGTol √(bᵀP⁻¹b) with r = b − Ax, after 2n +
+// 50 iterations, or at a breakdown (r̂₀ᵀv = 0 or tᵀt = 0). The Newton
+// matrix's symmetric part is positive definite where N's is positive
+// semidefinite (as the VI needs), so the exact solution is a descent
+// direction of the line search's merit (bᵀA⁻¹b > 0); an inexact one that
+// is not (bᵀx ≤ 0) is replaced by the preconditioned right-hand side P⁻¹b,
+// which is one (bᵀP⁻¹b > 0).
+func (c *pdipCG) solveNonsym(w *pdipWork, b Vec, sN float64, mask Vec) error {
+	p := c.p
+	// Roles: r residual, r0 the shadow residual r̂₀, d the direction p,
+	// z = P⁻¹p, q = A z (v), sh = P⁻¹s then P⁻¹r, tv = A ŝ; s overwrites r.
+	p.Fill(c.x, 0)
+	p.Copy(c.r, b)
+	p.Copy(c.r0, b)
+	p.Fill(c.d, 0)
+	p.Fill(c.q, 0)
+	c.precond(w, c.sh, c.r)
+	rz := p.Dot(c.r, c.sh)
+	if math.IsNaN(rz) || math.IsInf(rz, 0) {
+		return fmt.Errorf("BiCGSTAB: right-hand side is not finite")
+	}
+	stop := pdipCGTol * pdipCGTol * rz
+	rho, alpha, omega := 1.0, 1.0, 1.0
+	for it := 0; it < 2*b.Len()+50 && rz > stop; it++ {
+		rhoNew := p.Dot(c.r0, c.r)
+		if rhoNew == 0 || math.IsNaN(rhoNew) || math.IsInf(rhoNew, 0) {
+			break
+		}
+		beta := rhoNew / rho * alpha / omega
+		rho = rhoNew
+		// p = r + β(p − ωv)
+		p.Axpby(c.d, 1, c.d, -omega, c.q)
+		p.Axpby(c.d, 1, c.r, beta, c.d)
+		c.precond(w, c.z, c.d)
+		c.apply(w, c.q, c.z, sN, mask)
+		rv := p.Dot(c.r0, c.q)
+		if rv == 0 || math.IsNaN(rv) || math.IsInf(rv, 0) {
+			break
+		}
+		alpha = rho / rv
+		p.Axpby(c.x, 1, c.x, alpha, c.z)
+		p.Axpby(c.r, 1, c.r, -alpha, c.q) // s
+		c.precond(w, c.sh, c.r)
+		if rz = p.Dot(c.r, c.sh); rz <= stop {
+			break
+		}
+		c.apply(w, c.tv, c.sh, sN, mask)
+		tt := p.Dot(c.tv, c.tv)
+		if tt == 0 || math.IsNaN(tt) || math.IsInf(tt, 0) {
+			break
+		}
+		omega = p.Dot(c.tv, c.r) / tt
+		if omega == 0 || math.IsNaN(omega) {
+			break
+		}
+		p.Axpby(c.x, 1, c.x, omega, c.sh)
+		p.Axpby(c.r, 1, c.r, -omega, c.tv)
+		c.precond(w, c.sh, c.r)
+		rz = p.Dot(c.r, c.sh)
+	}
+	if bx := p.Dot(b, c.x); !(bx > 0) {
+		c.precond(w, c.x, b)
 	}
 	return nil
 }
