@@ -24,9 +24,7 @@ func (b *Backend) SetState(s *engine.State) error {
 // WarmStartData copies the last step's contact keys and impulses, which
 // WarmStart matches the next step's contacts against, into w.
 func (b *Backend) WarmStartData(w *engine.WarmStartData) error {
-	w.A = append(w.A[:0], b.prevA...)
-	w.B = append(w.B[:0], b.prevB...)
-	w.Sub = append(w.Sub[:0], b.prevSub...)
+	b.Collider.KeptKeys(w)
 	w.Gamma = append(w.Gamma[:0], b.prevGamma...)
 	return nil
 }
@@ -34,13 +32,30 @@ func (b *Backend) WarmStartData(w *engine.WarmStartData) error {
 // SetWarmStartData replaces the warm-start memory with w, which must be
 // sorted by key as Integrate leaves it (see engine.WarmStartData.Check).
 func (b *Backend) SetWarmStartData(w *engine.WarmStartData) error {
-	if err := w.Check(b.n); err != nil {
+	if err := b.Collider.SetKeptKeys(w); err != nil {
+		return err
+	}
+	b.prevGamma = append(b.prevGamma[:0], w.Gamma...)
+	return nil
+}
+
+// KeptKeys copies the keys KeepKeys last remembered into w.A, w.B and
+// w.Sub (w.Gamma is left alone).
+func (c *Collider) KeptKeys(w *engine.WarmStartData) {
+	w.A = append(w.A[:0], c.prevA...)
+	w.B = append(w.B[:0], c.prevB...)
+	w.Sub = append(w.Sub[:0], c.prevSub...)
+}
+
+// SetKeptKeys replaces the remembered keys with w's, after checking w
+// (engine.WarmStartData.Check: sorted, in range, 3 impulses per key).
+func (c *Collider) SetKeptKeys(w *engine.WarmStartData) error {
+	if err := w.Check(c.n); err != nil {
 		return fmt.Errorf("cpuref: %w", err)
 	}
-	b.prevA = append(b.prevA[:0], w.A...)
-	b.prevB = append(b.prevB[:0], w.B...)
-	b.prevSub = append(b.prevSub[:0], w.Sub...)
-	b.prevGamma = append(b.prevGamma[:0], w.Gamma...)
+	c.prevA = append(c.prevA[:0], w.A...)
+	c.prevB = append(c.prevB[:0], w.B...)
+	c.prevSub = append(c.prevSub[:0], w.Sub...)
 	return nil
 }
 

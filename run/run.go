@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/ccp"
+	"github.com/gpusim/gpusim/checkpoint"
 	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
 	"github.com/gpusim/gpusim/gpu"
@@ -35,6 +36,13 @@ type Options struct {
 	Progress func(Progress)
 	// Notice, if set, receives one-line notices (such as a fallback).
 	Notice func(string)
+	// CheckpointEvery, if positive, writes a checkpoint (package
+	// checkpoint) into OutDir/checkpoints after every that many steps; a
+	// cancelled run writes one there in any case.
+	CheckpointEvery int
+	// Resume, if set, continues the run saved in this checkpoint (see
+	// Resume) instead of starting one.
+	Resume *checkpoint.Checkpoint
 	// DumpStep, if positive, writes the cone-complementarity problem of
 	// that step (1-based) into the folder DumpDir in the format of package
 	// ccp: N assembled from the Jacobian (the backend's problem must
@@ -60,6 +68,9 @@ type Progress struct {
 	Iterations  int
 	Residual    float64
 	Elapsed     time.Duration
+	// Start is the step this run started from: a resumed run's checkpoint
+	// step, else 0.
+	Start int
 }
 
 // Summary is what summary.json holds.
@@ -84,6 +95,13 @@ type Summary struct {
 	IterationsTotal int     `json:"iterations_total"`
 	IterationsMean  float64 `json:"iterations_mean"`
 	NotConverged    int     `json:"steps_not_converged"`
+	// ResumedFrom is the checkpoint step a resumed run started from: its
+	// wall-clock figures and solver totals cover the steps after it.
+	ResumedFrom int `json:"resumed_from_step,omitempty"`
+	// InterruptedAt is the step after which a cancelled run stopped.
+	InterruptedAt *int `json:"interrupted_at_step,omitempty"`
+	// Checkpoint is the last checkpoint the run wrote.
+	Checkpoint string `json:"checkpoint,omitempty"`
 	// End-of-run figures.
 	Final Final `json:"final"`
 	// Doc is the resolved scene document.
@@ -177,6 +195,12 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.Source, err)
 	}
+	ckp := newCheckpointer(sc, opt)
+	if opt.Resume != nil {
+		if err := restore(sim, opt.Resume, Steps(sc), opt.Notice); err != nil {
+			return nil, err
+		}
+	}
 	w, err := newWriters(opt.OutDir, len(sc.Trace) > 0)
 	if err != nil {
 		return nil, err
@@ -201,7 +225,7 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 		if frames, err = vtk.NewRecorder(opt.OutDir, &sc.Model, opt.VTKEvery, opt.VTKContacts); err != nil {
 			return nil, err
 		}
-		if err := frames.Frame(0, 0, steps, sim); err != nil {
+		if err := frames.Frame(sim.Steps(), sim.Time(), steps, sim); err != nil {
 			return nil, err
 		}
 	}
@@ -209,7 +233,7 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 	start := time.Now()
 	var last engine.StepStats
 	var runErr error
-	for k := 0; k < steps; k++ {
+	for k := sim.Steps(); k < steps; k++ {
 		if err := ctx.Err(); err != nil {
 			runErr = fmt.Errorf("stopped at step %d of %d: %w", k, steps, err)
 			break
@@ -255,9 +279,18 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 		}
 		if opt.Progress != nil {
 			opt.Progress(Progress{Step: st.Step, Steps: steps, Time: st.Time, Contacts: st.Contacts,
-				Iterations: st.Solve.Iterations, Residual: st.Solve.Residual, Elapsed: time.Since(start)})
+				Iterations: st.Solve.Iterations, Residual: st.Solve.Residual, Elapsed: time.Since(start), Start: ckp.first})
+		}
+		if opt.CheckpointEvery > 0 && st.Step%opt.CheckpointEvery == 0 {
+			path, err := ckp.write(sim)
+			if err != nil {
+				runErr = err
+				break
+			}
+			sum.Checkpoint = path
 		}
 	}
+	runErr = ckp.finish(ctx, sim, sum, runErr)
 	sum.WallSeconds = time.Since(start).Seconds()
 	sum.Steps = sim.Steps()
 	sum.SimTime = sim.Time()
