@@ -1,0 +1,306 @@
+package viz
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// PlotWidth and PlotHeight are the size of every plot: 8 × 5 inches,
+// 768 × 480 pixels at gonum/plot's 96 dpi.
+const (
+	PlotWidth  = 8 * vg.Inch
+	PlotHeight = 5 * vg.Inch
+)
+
+// lineColors is Matplotlib's "tab10", whose colours stay distinct.
+var lineColors = []color.Color{
+	color.RGBA{31, 119, 180, 255}, color.RGBA{255, 127, 14, 255}, color.RGBA{44, 160, 44, 255}, color.RGBA{214, 39, 40, 255},
+	color.RGBA{148, 103, 189, 255}, color.RGBA{140, 86, 75, 255}, color.RGBA{227, 119, 194, 255}, color.RGBA{127, 127, 127, 255},
+	color.RGBA{188, 189, 34, 255}, color.RGBA{23, 190, 207, 255},
+}
+
+// table is a CSV file with a header row, as columns of numbers.
+type table struct {
+	path string
+	cols map[string][]float64
+	rows int
+}
+
+// readTable reads a CSV file of numbers with a header row. A cell that is
+// not a number is an error naming the file, the row and the column.
+func readTable(path string) (*table, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("viz: %w", err)
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	header, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("viz: %s: header: %w", path, err)
+	}
+	t := &table{path: path, cols: map[string][]float64{}}
+	for row := 2; ; row++ {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("viz: %s: %w", path, err)
+		}
+		for i, s := range rec {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				return nil, fmt.Errorf("viz: %s: row %d, column %s: %q is not a number", path, row, header[i], s)
+			}
+			t.cols[header[i]] = append(t.cols[header[i]], v)
+		}
+		t.rows++
+	}
+	return t, nil
+}
+
+// col returns the named column or an error naming the file and column.
+func (t *table) col(name string) ([]float64, error) {
+	c, ok := t.cols[name]
+	if !ok {
+		return nil, fmt.Errorf("viz: %s: no column %q", t.path, name)
+	}
+	return c, nil
+}
+
+// series is one line of a plot.
+type series struct {
+	name string
+	x, y []float64
+}
+
+// panel is one plot: its title, axis labels and lines.
+type panel struct {
+	title, xLabel, yLabel string
+	logY                  bool
+	lines                 []series
+}
+
+// build makes the gonum plot of a panel. On a log axis only the positive
+// values are drawn; a panel with none falls back to a linear axis.
+func (p panel) build() (*plot.Plot, error) {
+	pl := plot.New()
+	pl.Title.Text = p.title
+	pl.X.Label.Text = p.xLabel
+	pl.Y.Label.Text = p.yLabel
+	logY := false
+	if p.logY {
+		for _, s := range p.lines {
+			for _, v := range s.y {
+				logY = logY || (v > 0 && !math.IsInf(v, 0))
+			}
+		}
+	}
+	if logY {
+		pl.Y.Scale = plot.LogScale{}
+		pl.Y.Tick.Marker = plot.LogTicks{Prec: 1}
+	}
+	pl.Add(plotter.NewGrid())
+	for i, s := range p.lines {
+		var pts plotter.XYs
+		for k := range s.x {
+			y := s.y[k]
+			if math.IsNaN(y) || math.IsInf(y, 0) || math.IsNaN(s.x[k]) || (logY && !(y > 0)) {
+				continue
+			}
+			pts = append(pts, plotter.XY{X: s.x[k], Y: y})
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return nil, fmt.Errorf("viz: plot %s: %w", p.title, err)
+		}
+		l.Color = lineColors[i%len(lineColors)]
+		l.Width = vg.Points(1.5)
+		pl.Add(l)
+		if len(p.lines) > 1 {
+			pl.Legend.Add(s.name, l)
+		}
+	}
+	pl.Legend.Top = true
+	return pl, nil
+}
+
+// writePanels draws the panels stacked in one PNG of PlotWidth ×
+// PlotHeight.
+func writePanels(path string, ps ...panel) error {
+	plots := make([][]*plot.Plot, len(ps))
+	for i, p := range ps {
+		pl, err := p.build()
+		if err != nil {
+			return err
+		}
+		plots[i] = []*plot.Plot{pl}
+	}
+	img := vgimg.New(PlotWidth, PlotHeight)
+	dc := draw.New(img)
+	canvases := plot.Align(plots, draw.Tiles{Rows: len(ps), Cols: 1, PadTop: vg.Points(4), PadBottom: vg.Points(4), PadY: vg.Points(6)}, dc)
+	for i := range plots {
+		plots[i][0].Draw(canvases[i][0])
+	}
+	var buf bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&buf); err != nil {
+		return fmt.Errorf("viz: %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("viz: %w", err)
+	}
+	return nil
+}
+
+// Plot writes the plots of the run in dir into dir/plots and returns
+// their paths. From stats.csv, against simulated time: contacts.png,
+// iterations.png, residual.png (log scale), wall-time.png (collision,
+// solve and whole step, ms) and fixed-force.png (the contact force on the
+// fixed bodies, N). From trace.csv, when the run has one, a line per
+// traced body: trace-position.png (x, y, z) and trace-speed.png (speed and
+// angular speed).
+func Plot(dir string) ([]string, error) {
+	st, err := readTable(filepath.Join(dir, "stats.csv"))
+	if err != nil {
+		return nil, err
+	}
+	if st.rows == 0 {
+		return nil, fmt.Errorf("viz: %s: no steps to plot", st.path)
+	}
+	cols := map[string][]float64{}
+	for _, name := range []string{"time", "contacts", "iterations", "residual", "collide_s", "solve_s", "step_s", "fixed_fx", "fixed_fy", "fixed_fz"} {
+		if cols[name], err = st.col(name); err != nil {
+			return nil, err
+		}
+	}
+	t := cols["time"]
+	ms := func(name string) series {
+		v := make([]float64, len(cols[name]))
+		for i, s := range cols[name] {
+			v[i] = 1e3 * s
+		}
+		return series{name: name, x: t, y: v}
+	}
+	out := filepath.Join(dir, "plots")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, fmt.Errorf("viz: %w", err)
+	}
+	const tl = "simulated time (s)"
+	plots := []struct {
+		file string
+		ps   []panel
+	}{
+		{"contacts.png", []panel{{title: "Contacts", xLabel: tl, yLabel: "contacts", lines: []series{{"contacts", t, cols["contacts"]}}}}},
+		{"iterations.png", []panel{{title: "Solver iterations per step", xLabel: tl, yLabel: "iterations", lines: []series{{"iterations", t, cols["iterations"]}}}}},
+		{"residual.png", []panel{{title: "Solver residual at the end of each step (eq. 25)", xLabel: tl, yLabel: "residual (m/s)", logY: true,
+			lines: []series{{"residual", t, cols["residual"]}}}}},
+		{"wall-time.png", []panel{{title: "Wall time per step", xLabel: tl, yLabel: "wall time (ms)",
+			lines: []series{ms("collide_s"), ms("solve_s"), ms("step_s")}}}},
+		{"fixed-force.png", []panel{{title: "Contact force on the fixed bodies", xLabel: tl, yLabel: "force (N)",
+			lines: []series{{"fx", t, cols["fixed_fx"]}, {"fy", t, cols["fixed_fy"]}, {"fz", t, cols["fixed_fz"]}}}}},
+	}
+	tracePath := filepath.Join(dir, "trace.csv")
+	if _, err := os.Stat(tracePath); err == nil {
+		tr, err := readTable(tracePath)
+		if err != nil {
+			return nil, err
+		}
+		ps, err := tracePanels(tr)
+		if err != nil {
+			return nil, err
+		}
+		plots = append(plots, struct {
+			file string
+			ps   []panel
+		}{"trace-position.png", ps[:3]}, struct {
+			file string
+			ps   []panel
+		}{"trace-speed.png", ps[3:]})
+	}
+	var written []string
+	for _, p := range plots {
+		path := filepath.Join(out, p.file)
+		if err := writePanels(path, p.ps...); err != nil {
+			return written, err
+		}
+		written = append(written, path)
+	}
+	return written, nil
+}
+
+// tracePanels returns the panels x, y, z, speed and angular speed of the
+// traced bodies, a line per body.
+func tracePanels(tr *table) ([]panel, error) {
+	var c [8][]float64
+	for k, name := range []string{"time", "id", "x", "y", "z", "vx", "vy", "vz"} {
+		v, err := tr.col(name)
+		if err != nil {
+			return nil, err
+		}
+		c[k] = v
+	}
+	w := [3][]float64{}
+	for k, name := range []string{"wx", "wy", "wz"} {
+		v, err := tr.col(name)
+		if err != nil {
+			return nil, err
+		}
+		w[k] = v
+	}
+	var ids []int
+	rows := map[int][]int{}
+	for r, v := range c[1] {
+		id := int(v)
+		if _, ok := rows[id]; !ok {
+			ids = append(ids, id)
+		}
+		rows[id] = append(rows[id], r)
+	}
+	slices.Sort(ids)
+	ps := []panel{
+		{title: "Traced bodies: position", yLabel: "x (m)"},
+		{yLabel: "y (m)"},
+		{xLabel: "simulated time (s)", yLabel: "z (m)"},
+		{title: "Traced bodies: speed", yLabel: "speed (m/s)"},
+		{xLabel: "simulated time (s)", yLabel: "angular speed (rad/s)"},
+	}
+	for _, id := range ids {
+		n := len(rows[id])
+		var t, sp, om []float64
+		xyz := [3][]float64{make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n)}
+		for _, r := range rows[id] {
+			t = append(t, c[0][r])
+			for k := range 3 {
+				xyz[k] = append(xyz[k], c[2+k][r])
+			}
+			sp = append(sp, math.Sqrt(c[5][r]*c[5][r]+c[6][r]*c[6][r]+c[7][r]*c[7][r]))
+			om = append(om, math.Sqrt(w[0][r]*w[0][r]+w[1][r]*w[1][r]+w[2][r]*w[2][r]))
+		}
+		name := fmt.Sprintf("body %d", id)
+		for k := range 3 {
+			ps[k].lines = append(ps[k].lines, series{name, t, xyz[k]})
+		}
+		ps[3].lines = append(ps[3].lines, series{name, t, sp})
+		ps[4].lines = append(ps[4].lines, series{name, t, om})
+	}
+	return ps, nil
+}

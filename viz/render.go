@@ -1,0 +1,563 @@
+package viz
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/basicfont"
+	"golang.org/x/image/math/fixed"
+
+	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/scene"
+	"github.com/gpusim/gpusim/vtk"
+)
+
+// RenderOptions set the picture.
+type RenderOptions struct {
+	// Width and Height in pixels (default 1024 × 768).
+	Width, Height int
+	// Caption is written in the top left corner.
+	Caption string
+}
+
+// Frame is what a picture shows: the bodies, and where they came from.
+type Frame struct {
+	Bodies []vtk.Body
+	// Source names the file(s) the bodies were read from.
+	Source string
+	// Time is the simulated time (s), NaN when unknown.
+	Time float64
+}
+
+// LoadFrame reads the bodies of a run for a picture: frame k (0-based, in
+// the order of run.pvd; −1 for the last) of the run's ParaView frames when
+// dir holds run.pvd; otherwise final.csv with the shapes of the scene in
+// summary.json's scene_doc (k must then be −1).
+func LoadFrame(dir string, k int) (*Frame, error) {
+	pvd := filepath.Join(dir, vtk.PVD)
+	sets, err := vtk.ReadPVD(pvd)
+	switch {
+	case err == nil:
+		if len(sets) == 0 {
+			return nil, fmt.Errorf("viz: %s lists no frames", pvd)
+		}
+		if k == -1 {
+			k = len(sets) - 1
+		}
+		if k < 0 || k >= len(sets) {
+			return nil, fmt.Errorf("viz: frame %d: %s has frames 0 to %d", k, pvd, len(sets)-1)
+		}
+		path := filepath.Join(dir, filepath.FromSlash(sets[k].File))
+		p, err := vtk.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		bs, err := vtk.ReadBodies(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return &Frame{Bodies: bs, Source: path, Time: sets[k].Time}, nil
+	case !errors.Is(err, os.ErrNotExist):
+		return nil, err
+	}
+	if k != -1 {
+		return nil, fmt.Errorf("viz: frame %d asked for, but %s has no ParaView frames (run with --vtk N)", k, dir)
+	}
+	return loadFinal(dir)
+}
+
+// loadFinal rebuilds the model from summary.json's scene_doc and takes the
+// state from final.csv.
+func loadFinal(dir string) (*Frame, error) {
+	sumPath := filepath.Join(dir, "summary.json")
+	data, err := os.ReadFile(sumPath)
+	if err != nil {
+		return nil, fmt.Errorf("viz: %s has neither run.pvd nor a readable summary.json: %w", dir, err)
+	}
+	var sum struct {
+		Doc     json.RawMessage `json:"scene_doc"`
+		SimTime *float64        `json:"sim_time_s"`
+	}
+	if err := json.Unmarshal(data, &sum); err != nil {
+		return nil, fmt.Errorf("viz: %s: %w", sumPath, err)
+	}
+	if len(sum.Doc) == 0 || string(sum.Doc) == "null" {
+		return nil, fmt.Errorf("viz: %s: no scene_doc to take the shapes from", sumPath)
+	}
+	sc, err := scene.Parse(sum.Doc, sumPath+" scene_doc", nil)
+	if err != nil {
+		return nil, fmt.Errorf("viz: %w", err)
+	}
+	finalPath := filepath.Join(dir, "final.csv")
+	f, err := os.Open(finalPath)
+	if err != nil {
+		return nil, fmt.Errorf("viz: %w", err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("viz: %s: %w", finalPath, err)
+	}
+	want := []string{"id", "x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz"}
+	if len(rows) == 0 || len(rows[0]) < len(want) {
+		return nil, fmt.Errorf("viz: %s: want the header %v", finalPath, want)
+	}
+	for i, h := range want {
+		if rows[0][i] != h {
+			return nil, fmt.Errorf("viz: %s: column %d is %q, want %q", finalPath, i+1, rows[0][i], h)
+		}
+	}
+	n := len(sc.Model.Bodies)
+	if len(rows)-1 != n {
+		return nil, fmt.Errorf("viz: %s has %d bodies, the scene in %s has %d", finalPath, len(rows)-1, sumPath, n)
+	}
+	var s engine.State
+	s.Resize(n)
+	omega := make([]mgl64.Vec3, n)
+	for r, row := range rows[1:] {
+		var v [14]float64
+		for c := range v {
+			x, err := strconv.ParseFloat(row[c], 64)
+			if err != nil {
+				return nil, fmt.Errorf("viz: %s: row %d, column %s: %q is not a number", finalPath, r+2, want[c], row[c])
+			}
+			v[c] = x
+		}
+		if v[0] != float64(r) {
+			return nil, fmt.Errorf("viz: %s: row %d has id %v, want %d", finalPath, r+2, v[0], r)
+		}
+		copy(s.Pos[3*r:], v[1:4])
+		copy(s.Rot[4*r:], v[4:8])
+		copy(s.Vel[3*r:], v[8:11])
+		omega[r] = mgl64.Vec3{v[11], v[12], v[13]}
+	}
+	bs, err := vtk.Bodies(&sc.Model, &s)
+	if err != nil {
+		return nil, err
+	}
+	for i := range bs {
+		bs[i].Omega = omega[i] // final.csv holds the world frame already
+	}
+	fr := &Frame{Bodies: bs, Source: finalPath + " with the shapes of " + sumPath, Time: math.NaN()}
+	if sum.SimTime != nil {
+		fr.Time = *sum.SimTime
+	}
+	return fr, nil
+}
+
+// viridis is the viridis colour map (van der Walt and Smith, Matplotlib)
+// at 10 evenly spaced points, as R's viridisLite::viridis(10) gives it;
+// colours between are interpolated linearly.
+var viridis = [...][3]float64{
+	{0x44, 0x01, 0x54}, {0x48, 0x28, 0x78}, {0x3E, 0x4A, 0x89}, {0x31, 0x68, 0x8E}, {0x26, 0x82, 0x8E},
+	{0x1F, 0x9E, 0x89}, {0x35, 0xB7, 0x79}, {0x6D, 0xCD, 0x59}, {0xB4, 0xDE, 0x2C}, {0xFD, 0xE7, 0x25},
+}
+
+// colormap returns the viridis colour at u ∈ [0, 1] (clamped), 0…255 per
+// channel.
+func colormap(u float64) mgl64.Vec3 {
+	u = math.Max(0, math.Min(1, u))
+	x := u * float64(len(viridis)-1)
+	i := min(int(x), len(viridis)-2)
+	f := x - float64(i)
+	a, b := viridis[i], viridis[i+1]
+	return mgl64.Vec3{a[0] + f*(b[0]-a[0]), a[1] + f*(b[1]-a[1]), a[2] + f*(b[2]-a[2])}
+}
+
+// Colours of the picture.
+var (
+	background = color.RGBA{255, 255, 255, 255}
+	wallFill   = mgl64.Vec3{120, 130, 150} // blended at wallAlpha
+	wallEdge   = color.RGBA{70, 70, 80, 255}
+	textColor  = color.RGBA{20, 20, 20, 255}
+)
+
+const (
+	wallAlpha = 0.10
+	barMargin = 110 // pixels on the right kept for the colour bar
+)
+
+// camera is a perspective camera: eye, orthonormal right, up and forward
+// axes, focal length f in pixels and the image centre (cx, cy).
+type camera struct {
+	eye, right, up, fwd mgl64.Vec3
+	f, cx, cy           float64
+	near                float64
+}
+
+// viewDir is the default direction from the scene towards the camera:
+// in front (−y), to the right (+x) and above (+z).
+var viewDir = mgl64.Vec3{0.55, -1, 0.6}.Normalize()
+
+// newCamera frames the sphere (centre c, radius r) in a w × h picture
+// with barMargin pixels on the right kept free, z up, 30° field of view
+// across the shorter side.
+func newCamera(c mgl64.Vec3, r float64, w, h int) camera {
+	const fov = 30 * math.Pi / 180
+	usable := math.Min(float64(w-barMargin), float64(h))
+	f := usable / 2 / math.Tan(fov/2)
+	d := 1.08 * r / math.Sin(fov/2) // 8% margin round the bounding sphere
+	fwd := viewDir.Mul(-1)
+	right := fwd.Cross(mgl64.Vec3{0, 0, 1}).Normalize()
+	return camera{eye: c.Add(viewDir.Mul(d)), right: right, up: right.Cross(fwd), fwd: fwd,
+		f: f, cx: float64(w-barMargin) / 2, cy: float64(h) / 2, near: 1e-3 * d}
+}
+
+// toCamera returns the camera coordinates (right, up, depth) of p.
+func (c *camera) toCamera(p mgl64.Vec3) mgl64.Vec3 {
+	d := p.Sub(c.eye)
+	return mgl64.Vec3{d.Dot(c.right), d.Dot(c.up), d.Dot(c.fwd)}
+}
+
+// project returns the pixel coordinates of a point in camera coordinates
+// (depth > 0).
+func (c *camera) project(q mgl64.Vec3) (x, y float64) {
+	return c.cx + c.f*q[0]/q[2], c.cy - c.f*q[1]/q[2]
+}
+
+// ray returns the direction through the centre of pixel (px, py), scaled
+// so that its forward component is 1: the ray parameter is the depth.
+func (c *camera) ray(px, py int) mgl64.Vec3 {
+	sx := (float64(px) + 0.5 - c.cx) / c.f
+	sy := (c.cy - float64(py) - 0.5) / c.f
+	return c.fwd.Add(c.right.Mul(sx)).Add(c.up.Mul(sy))
+}
+
+// frameCamera frames the bodies that are not planes (or, with planes only,
+// unit squares about the planes' points).
+func frameCamera(bs []vtk.Body, w, h int) camera {
+	lo := mgl64.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}
+	hi := lo.Mul(-1)
+	add := func(p mgl64.Vec3, r float64) {
+		for k := range 3 {
+			lo[k], hi[k] = math.Min(lo[k], p[k]-r), math.Max(hi[k], p[k]+r)
+		}
+	}
+	for i := range bs {
+		if bs[i].Kind != engine.Plane {
+			add(bs[i].Pos, bs[i].Radius())
+		}
+	}
+	if lo[0] > hi[0] {
+		for i := range bs {
+			add(bs[i].Pos, 0.5)
+		}
+	}
+	c := lo.Add(hi).Mul(0.5)
+	return newCamera(c, math.Max(hi.Sub(lo).Len()/2, 1e-9), w, h)
+}
+
+// picture is the frame buffer: colour and depth per pixel.
+type picture struct {
+	w, h  int
+	img   *image.RGBA
+	depth []float64
+}
+
+// Draw renders the bodies: spheres, ellipsoids and movable boxes ray-cast
+// per pixel with a depth buffer, lit by a light over the camera's left
+// shoulder and coloured by speed on the viridis map, with a colour bar of
+// the speed range of the movable bodies; fixed boxes and planes (the
+// container, planes as squares of vtk.PlaneSide) as translucent faces with
+// dark edges.
+func Draw(bs []vtk.Body, opt RenderOptions) (*image.RGBA, error) {
+	w, h := opt.Width, opt.Height
+	if w == 0 && h == 0 {
+		w, h = 1024, 768
+	}
+	if w < barMargin+100 || h < 100 || w > 16384 || h > 16384 {
+		return nil, fmt.Errorf("viz: picture size %d × %d: want %d to 16384 by 100 to 16384 pixels", w, h, barMargin+100)
+	}
+	if len(bs) == 0 {
+		return nil, errors.New("viz: no bodies to draw")
+	}
+	for i := range bs {
+		b := &bs[i]
+		if !finite(b.Pos) || !finite(b.Vel) || !finite(b.SemiAxes) || math.IsNaN(b.Rot.Len()) || math.IsInf(b.Rot.Len(), 0) || b.Rot.Len() == 0 {
+			return nil, fmt.Errorf("viz: body %d: position, velocity, size or orientation not finite", b.ID)
+		}
+	}
+	pic := &picture{w: w, h: h, img: image.NewRGBA(image.Rect(0, 0, w, h)), depth: make([]float64, w*h)}
+	for i := range pic.depth {
+		pic.depth[i] = math.Inf(1)
+		pic.img.Pix[4*i], pic.img.Pix[4*i+1], pic.img.Pix[4*i+2], pic.img.Pix[4*i+3] = background.R, background.G, background.B, 255
+	}
+	cam := frameCamera(bs, w, h)
+	lo, hi := speedRange(bs)
+	light := viewDir.Add(cam.up.Mul(0.8)).Sub(cam.right.Mul(0.5)).Normalize()
+	for i := range bs {
+		b := &bs[i]
+		if b.Kind == engine.Plane || (b.Kind == engine.Box && b.Fixed) {
+			continue
+		}
+		u := 0.0
+		if hi > lo {
+			u = (b.Vel.Len() - lo) / (hi - lo)
+		}
+		pic.body(&cam, b, colormap(u), light)
+	}
+	pic.container(&cam, vtk.ContainerPolyData(bs, vtk.PlaneSide(bs)))
+	pic.colorBar(lo, hi)
+	if opt.Caption != "" {
+		pic.text(10, 20, opt.Caption)
+	}
+	return pic.img, nil
+}
+
+func finite(v mgl64.Vec3) bool {
+	return !math.IsNaN(v.Dot(v)) && !math.IsInf(v.Dot(v), 0)
+}
+
+// speedRange returns the smallest and largest speed of the bodies that
+// are neither fixed nor planes (of all bodies if every one is).
+func speedRange(bs []vtk.Body) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for pass := 0; pass < 2 && lo > hi; pass++ {
+		for i := range bs {
+			if pass == 0 && bs[i].Fixed {
+				continue
+			}
+			s := bs[i].Vel.Len()
+			lo, hi = math.Min(lo, s), math.Max(hi, s)
+		}
+	}
+	return lo, hi
+}
+
+// body ray-casts one body over the screen rectangle of its bounding
+// sphere.
+func (p *picture) body(cam *camera, b *vtk.Body, base, light mgl64.Vec3) {
+	r := b.Radius()
+	q := cam.toCamera(b.Pos)
+	if q[2]-r <= cam.near {
+		return // the camera frames every body, so this is not reached
+	}
+	x0, y0 := math.Inf(1), math.Inf(1)
+	x1, y1 := math.Inf(-1), math.Inf(-1)
+	for _, dx := range []float64{-r, r} {
+		for _, dz := range []float64{-r, r} {
+			sx := cam.cx + cam.f*(q[0]+dx)/(q[2]+dz)
+			sy := cam.cy - cam.f*(q[1]-dx)/(q[2]+dz)
+			sy2 := cam.cy - cam.f*(q[1]+dx)/(q[2]+dz)
+			x0, x1 = math.Min(x0, sx), math.Max(x1, sx)
+			y0, y1 = math.Min(y0, math.Min(sy, sy2)), math.Max(y1, math.Max(sy, sy2))
+		}
+	}
+	inv := b.Rot.Normalize().Conjugate()
+	rot := b.Rot.Normalize()
+	o := inv.Rotate(cam.eye.Sub(b.Pos))
+	for py := max(0, int(y0)); py <= min(p.h-1, int(y1)); py++ {
+		for px := max(0, int(x0)); px <= min(p.w-1, int(x1)); px++ {
+			d := inv.Rotate(cam.ray(px, py))
+			t, n, ok := hit(b, o, d)
+			if !ok || t >= p.depth[py*p.w+px] {
+				continue
+			}
+			p.depth[py*p.w+px] = t
+			nw := rot.Rotate(n).Normalize()
+			shade := 0.3 + 0.7*math.Max(0, nw.Dot(light))
+			p.set(px, py, base.Mul(shade))
+		}
+	}
+}
+
+// hit intersects the ray o + t·d (body frame) with the body's shape and
+// returns the first t > 0 and the outward normal there (body frame).
+func hit(b *vtk.Body, o, d mgl64.Vec3) (float64, mgl64.Vec3, bool) {
+	a := b.SemiAxes
+	switch b.Kind {
+	case engine.Sphere, engine.Ellipsoid:
+		os := mgl64.Vec3{o[0] / a[0], o[1] / a[1], o[2] / a[2]}
+		ds := mgl64.Vec3{d[0] / a[0], d[1] / a[1], d[2] / a[2]}
+		A, B, C := ds.Dot(ds), os.Dot(ds), os.Dot(os)-1
+		disc := B*B - A*C
+		if disc < 0 {
+			return 0, mgl64.Vec3{}, false
+		}
+		t := (-B - math.Sqrt(disc)) / A
+		if t <= 0 {
+			return 0, mgl64.Vec3{}, false
+		}
+		x := o.Add(d.Mul(t))
+		return t, mgl64.Vec3{x[0] / (a[0] * a[0]), x[1] / (a[1] * a[1]), x[2] / (a[2] * a[2])}, true
+	case engine.Box:
+		tin, tout := math.Inf(-1), math.Inf(1)
+		var n mgl64.Vec3
+		for k := range 3 {
+			if d[k] == 0 {
+				if math.Abs(o[k]) > a[k] {
+					return 0, mgl64.Vec3{}, false
+				}
+				continue
+			}
+			t0, t1 := (-a[k]-o[k])/d[k], (a[k]-o[k])/d[k]
+			s := -1.0
+			if t0 > t1 {
+				t0, t1, s = t1, t0, 1
+			}
+			if t0 > tin {
+				tin = t0
+				n = mgl64.Vec3{}
+				n[k] = s
+			}
+			tout = math.Min(tout, t1)
+		}
+		if tin > tout || tin <= 0 {
+			return 0, mgl64.Vec3{}, false
+		}
+		return tin, n, true
+	}
+	return 0, mgl64.Vec3{}, false
+}
+
+func (p *picture) set(x, y int, c mgl64.Vec3) {
+	i := 4 * (y*p.w + x)
+	p.img.Pix[i] = uint8(math.Round(math.Max(0, math.Min(255, c[0]))))
+	p.img.Pix[i+1] = uint8(math.Round(math.Max(0, math.Min(255, c[1]))))
+	p.img.Pix[i+2] = uint8(math.Round(math.Max(0, math.Min(255, c[2]))))
+	p.img.Pix[i+3] = 255
+}
+
+func (p *picture) blend(x, y int, c mgl64.Vec3, alpha float64) {
+	i := 4 * (y*p.w + x)
+	old := mgl64.Vec3{float64(p.img.Pix[i]), float64(p.img.Pix[i+1]), float64(p.img.Pix[i+2])}
+	p.set(x, y, old.Mul(1-alpha).Add(c.Mul(alpha)))
+}
+
+// container draws the polygons translucent where nothing opaque is in
+// front of them, then their edges where they are visible.
+func (p *picture) container(cam *camera, pd *vtk.PolyData) {
+	pt := func(id int64) mgl64.Vec3 {
+		return mgl64.Vec3{pd.Points[3*id], pd.Points[3*id+1], pd.Points[3*id+2]}
+	}
+	for c := range pd.Polys.Len() {
+		ids := pd.Polys.Cell(c)
+		var poly []mgl64.Vec3 // camera coordinates
+		for _, id := range ids {
+			poly = append(poly, cam.toCamera(pt(id)))
+		}
+		poly = clipNear(poly, cam.near)
+		if len(poly) < 3 {
+			continue
+		}
+		p.fill(cam, poly)
+		for k := range poly {
+			p.edge(cam, poly[k], poly[(k+1)%len(poly)])
+		}
+	}
+}
+
+// clipNear cuts a convex polygon (camera coordinates) to depth ≥ near.
+func clipNear(poly []mgl64.Vec3, near float64) []mgl64.Vec3 {
+	var out []mgl64.Vec3
+	for k := range poly {
+		a, b := poly[k], poly[(k+1)%len(poly)]
+		if a[2] >= near {
+			out = append(out, a)
+		}
+		if (a[2] >= near) != (b[2] >= near) {
+			t := (near - a[2]) / (b[2] - a[2])
+			out = append(out, a.Add(b.Sub(a).Mul(t)))
+		}
+	}
+	return out
+}
+
+// fill blends a convex polygon (camera coordinates, in front of the
+// camera) into the pixels where it is nearer than the depth buffer.
+func (p *picture) fill(cam *camera, poly []mgl64.Vec3) {
+	xs := make([][2]float64, len(poly))
+	x0, y0 := math.Inf(1), math.Inf(1)
+	x1, y1 := math.Inf(-1), math.Inf(-1)
+	for k, q := range poly {
+		x, y := cam.project(q)
+		xs[k] = [2]float64{x, y}
+		x0, x1 = math.Min(x0, x), math.Max(x1, x)
+		y0, y1 = math.Min(y0, y), math.Max(y1, y)
+	}
+	n := poly[1].Sub(poly[0]).Cross(poly[2].Sub(poly[0]))
+	for k := 3; n.Len() == 0 && k < len(poly); k++ {
+		n = poly[1].Sub(poly[0]).Cross(poly[k].Sub(poly[0]))
+	}
+	// Camera-frame ray through pixel (x, y): (sx, sy, 1)·t, t the depth.
+	for py := max(0, int(y0)); py <= min(p.h-1, int(y1)); py++ {
+		for px := max(0, int(x0)); px <= min(p.w-1, int(x1)); px++ {
+			fx, fy := float64(px)+0.5, float64(py)+0.5
+			if !insideConvex(xs, fx, fy) {
+				continue
+			}
+			ray := mgl64.Vec3{(fx - cam.cx) / cam.f, (cam.cy - fy) / cam.f, 1}
+			den := n.Dot(ray)
+			if den == 0 {
+				continue
+			}
+			if t := n.Dot(poly[0]) / den; t > 0 && t < p.depth[py*p.w+px] {
+				p.blend(px, py, wallFill, wallAlpha)
+			}
+		}
+	}
+}
+
+// insideConvex reports whether (x, y) is inside the convex polygon of
+// either winding.
+func insideConvex(xs [][2]float64, x, y float64) bool {
+	pos, neg := false, false
+	for k := range xs {
+		a, b := xs[k], xs[(k+1)%len(xs)]
+		c := (b[0]-a[0])*(y-a[1]) - (b[1]-a[1])*(x-a[0])
+		pos, neg = pos || c > 0, neg || c < 0
+	}
+	return !(pos && neg)
+}
+
+// edge draws the segment ab (camera coordinates, in front of the camera)
+// where it is not behind a body.
+func (p *picture) edge(cam *camera, a, b mgl64.Vec3) {
+	ax, ay := cam.project(a)
+	bx, by := cam.project(b)
+	n := int(math.Min(2*math.Hypot(bx-ax, by-ay)+1, 4*float64(p.w+p.h)))
+	for i := 0; i <= n; i++ {
+		q := a.Add(b.Sub(a).Mul(float64(i) / float64(max(n, 1))))
+		x, y := cam.project(q)
+		px, py := int(math.Floor(x)), int(math.Floor(y))
+		if px < 0 || py < 0 || px >= p.w || py >= p.h {
+			continue
+		}
+		// The depth buffer holds the ray parameter, which is the depth.
+		if q[2] <= p.depth[py*p.w+px]*(1+1e-9) {
+			p.set(px, py, mgl64.Vec3{float64(wallEdge.R), float64(wallEdge.G), float64(wallEdge.B)})
+		}
+	}
+}
+
+// colorBar draws the viridis bar in the right margin with the speed range.
+func (p *picture) colorBar(lo, hi float64) {
+	x0 := p.w - barMargin + 20
+	top, bottom := p.h/6, p.h-p.h/6
+	for y := top; y <= bottom; y++ {
+		c := colormap(float64(bottom-y) / float64(bottom-top))
+		for x := x0; x < x0+20; x++ {
+			p.set(x, y, c)
+		}
+	}
+	p.text(x0-10, top-22, "speed")
+	p.text(x0-10, top-8, "(m/s)")
+	p.text(x0+24, top+5, strconv.FormatFloat(hi, 'g', 3, 64))
+	p.text(x0+24, bottom+5, strconv.FormatFloat(lo, 'g', 3, 64))
+}
+
+// text writes s with its baseline at (x, y) in a 7 × 13 pixel font.
+func (p *picture) text(x, y int, s string) {
+	d := font.Drawer{Dst: p.img, Src: image.NewUniform(textColor), Face: basicfont.Face7x13, Dot: fixed.P(x, y)}
+	d.DrawString(s)
+}
