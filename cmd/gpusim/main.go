@@ -37,6 +37,8 @@ Usage:
   gpusim solve PROBLEM [flags]  solve one cone-complementarity problem (FCLib-style folder)
   gpusim compare PROBLEM|SCENE  compare solvers on one problem (table, histories, plots)
   gpusim devices                list the Vulkan devices
+  gpusim plot DIR               plot a run's stats.csv and trace.csv into DIR/plots
+  gpusim render DIR [flags]     draw a run's bodies as a PNG (--frame K, --width, --height, --out)
   gpusim help                   this text
 
 Run "gpusim run -h", "gpusim solve -h" or "gpusim compare -h" for their flags;
@@ -74,6 +76,10 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		err = cmdCompare(args[1:], stdout, stderr)
 	case "devices":
 		err = cmdDevices(args[1:], stdout, stderr)
+	case "plot":
+		err = cmdPlot(args[1:], stdout, stderr)
+	case "render":
+		err = cmdRender(args[1:], stdout, stderr)
 	default:
 		err = usageError{fmt.Errorf("unknown command %q (try gpusim help)", args[0])}
 	}
@@ -205,6 +211,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		trace    = fs.String("trace", "", "comma-separated body ids to trace (0-based, scene order)")
 		quiet    = fs.Bool("quiet", false, "no progress and no summary on the terminal")
 		cpuprof  = fs.String("cpuprofile", "", "write a Go CPU profile of the run to this file")
+		vtkEvery = fs.Int("vtk", 0, "write ParaView frames (OUT/run.pvd, OUT/vtk/) of step 0, every N-th step and the last")
+		vtkCon   = fs.Bool("vtk-contacts", false, "with --vtk: also the contacts as lines with their forces (OUT/contacts.pvd)")
 		sets     multi
 	)
 	fs.Var(&sets, "set", "key=value override of a scene parameter or field (repeatable)")
@@ -289,7 +297,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if *vtkEvery < 0 || (*vtkCon && *vtkEvery == 0) {
+		return usageError{fmt.Errorf("--vtk %d: want a number of steps ≥ 1 (and --vtk-contacts needs --vtk)", *vtkEvery)}
+	}
 	opt := run.Options{Backend: *backend, Device: *device, Validation: *vkValid, OutDir: *out, DumpStep: dumpStep, DumpDir: dumpDir,
+		VTKEvery: *vtkEvery, VTKContacts: *vtkCon,
 		Notice: func(s string) { fmt.Fprintf(stderr, "gpusim: %s\n", s) }}
 	if !*quiet && isTerminal(stderr) {
 		opt.Progress = progressPrinter(stderr)

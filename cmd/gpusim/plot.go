@@ -1,0 +1,44 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+
+	"github.com/gpusim/gpusim/viz"
+)
+
+// cmdPlot writes the plots of a run folder (see viz.Plot).
+func cmdPlot(args []string, stdout, stderr io.Writer) error {
+	fset := flag.NewFlagSet("gpusim plot", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	fset.Usage = func() {
+		fmt.Fprintf(stderr, `Usage: gpusim plot DIR
+
+Writes PNG plots of the run in DIR (the output folder of gpusim run) into
+DIR/plots: contacts.png, iterations.png, residual.png, wall-time.png and
+fixed-force.png from stats.csv against simulated time, and, when the run
+traced bodies, trace-position.png and trace-speed.png from trace.csv.
+`)
+	}
+	pos, err := parseInterleaved(fset, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageError{fmt.Errorf("plot takes one run folder, got %d arguments", len(pos))}
+	}
+	files, err := viz.Plot(pos[0])
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return usageError{err}
+		}
+		return err
+	}
+	for _, f := range files {
+		fmt.Fprintln(stdout, f)
+	}
+	return nil
+}
