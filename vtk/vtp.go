@@ -285,9 +285,10 @@ func writeAtomic(path string, data []byte) error {
 		return fmt.Errorf("vtk: %w", err)
 	}
 	_, werr := tmp.Write(data)
+	merr := tmp.Chmod(0o644) // CreateTemp makes 0600; outputs are ordinary files
 	serr := tmp.Sync()
 	cerr := tmp.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
+	if err := errors.Join(werr, merr, serr, cerr); err != nil {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("vtk: write %s: %w", path, err)
 	}
