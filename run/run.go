@@ -222,7 +222,7 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 	var state engine.State
 	var frames *vtk.Recorder
 	if opt.VTKEvery > 0 {
-		if frames, err = vtk.NewRecorder(opt.OutDir, &sc.Model, opt.VTKEvery, opt.VTKContacts); err != nil {
+		if frames, err = vtk.NewRecorder(opt.OutDir, &sc.Model, opt.VTKEvery, opt.VTKContacts, sim.Steps()); err != nil {
 			return nil, err
 		}
 		if err := frames.Frame(sim.Steps(), sim.Time(), steps, sim); err != nil {

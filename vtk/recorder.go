@@ -40,16 +40,20 @@ type Recorder struct {
 	every           int
 	contacts        bool
 	frames, cframes []DataSet
+	container       bool // written
 	state           engine.State
 	con             engine.Contacts
 	gamma           []float64
 }
 
 // NewRecorder prepares dir/vtk for the model's frames, written every
-// every steps (≥ 1), with the contacts when contacts is set. Frame and
-// contacts files left there by an earlier run are removed, so the folder
-// holds this run's frames only.
-func NewRecorder(dir string, m *engine.Model, every int, contacts bool) (*Recorder, error) {
+// every steps (≥ 1), with the contacts when contacts is set, for a run
+// that starts at step from (0, or the step of the checkpoint a resumed run
+// starts from). Frame and contacts files of steps after from left there by
+// an earlier run are removed, so the folder holds this run's frames only;
+// those of steps before from stay, listed in the collections again when
+// the earlier collections list them.
+func NewRecorder(dir string, m *engine.Model, every int, contacts bool, from int) (*Recorder, error) {
 	if every < 1 {
 		return nil, fmt.Errorf("vtk: frames every %d steps: must be ≥ 1", every)
 	}
@@ -59,19 +63,66 @@ func NewRecorder(dir string, m *engine.Model, every int, contacts bool) (*Record
 	for _, pat := range []string{"frame-*.vtp", "contacts-*.vtp"} {
 		old, _ := filepath.Glob(filepath.Join(dir, Dir, pat))
 		for _, f := range old {
+			if step, ok := fileStep(f); ok && step < from {
+				continue
+			}
 			if err := os.Remove(f); err != nil {
 				return nil, fmt.Errorf("vtk: %w", err)
+			}
+		}
+	}
+	r := &Recorder{dir: dir, model: m, every: every, contacts: contacts}
+	if from > 0 {
+		// The collections list only files that exist at every moment.
+		r.frames = earlier(filepath.Join(dir, PVD), from)
+		if err := WritePVD(filepath.Join(dir, PVD), r.frames); err != nil {
+			return nil, err
+		}
+		if contacts {
+			r.cframes = earlier(filepath.Join(dir, ContactsPVD), from)
+			if err := WritePVD(filepath.Join(dir, ContactsPVD), r.cframes); err != nil {
+				return nil, err
 			}
 		}
 	}
 	if !contacts {
 		os.Remove(filepath.Join(dir, ContactsPVD))
 	}
-	return &Recorder{dir: dir, model: m, every: every, contacts: contacts}, nil
+	return r, nil
+}
+
+// fileStep returns the step in the name of a frame or contacts file.
+func fileStep(path string) (int, bool) {
+	base := filepath.Base(path)
+	for _, pat := range []string{"frame-%d.vtp", "contacts-%d.vtp"} {
+		var step int
+		if _, err := fmt.Sscanf(base, pat, &step); err == nil {
+			return step, true
+		}
+	}
+	return 0, false
+}
+
+// earlier returns the entries of the collection at path (if it reads)
+// whose files are of steps before from and still exist.
+func earlier(path string, from int) []DataSet {
+	sets, err := ReadPVD(path)
+	if err != nil {
+		return nil
+	}
+	var keep []DataSet
+	for _, s := range sets {
+		step, ok := fileStep(s.File)
+		if _, err := os.Stat(filepath.Join(filepath.Dir(path), filepath.FromSlash(s.File))); ok && step < from && err == nil {
+			keep = append(keep, s)
+		}
+	}
+	return keep
 }
 
 // Frame writes the frame of step (0 before the first step) at simulated
-// time t (s) if it is due: step 0, a multiple of Every, or last. It reads
+// time t (s) if it is due: step 0, a multiple of Every, or last. The
+// first frame a Recorder writes comes with ContainerFile. It reads
 // the state, and with contacts the contacts and the last step's impulses,
 // from sim.
 func (r *Recorder) Frame(step int, t float64, last int, sim *engine.Sim) error {
@@ -86,10 +137,11 @@ func (r *Recorder) Frame(step int, t float64, last int, sim *engine.Sim) error {
 	if err != nil {
 		return err
 	}
-	if len(r.frames) == 0 {
+	if !r.container {
 		if err := WriteFile(filepath.Join(r.dir, ContainerFile), ContainerPolyData(bs, PlaneSide(bs))); err != nil {
 			return err
 		}
+		r.container = true
 	}
 	if err := WriteFile(filepath.Join(r.dir, FrameFile(step)), BodiesPolyData(bs)); err != nil {
 		return err

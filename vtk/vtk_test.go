@@ -415,7 +415,7 @@ func TestRecorder(t *testing.T) {
 	// A stale frame of an earlier run is removed.
 	os.MkdirAll(filepath.Join(dir, Dir), 0o755)
 	os.WriteFile(filepath.Join(dir, FrameFile(99)), nil, 0o644)
-	rec, err := NewRecorder(dir, m, 4, true)
+	rec, err := NewRecorder(dir, m, 4, true, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -490,5 +490,56 @@ func TestRecorder(t *testing.T) {
 	empty, err := ReadFile(filepath.Join(dir, ContactsFile(0)))
 	if err != nil || empty.Lines.Len() != 0 {
 		t.Errorf("contacts of frame 0: %v lines, %v", empty.Lines.Len(), err)
+	}
+}
+
+// TestRecorderResumed checks that a recorder for a run resumed at step 6
+// keeps the frames of steps 0 and 4 of the earlier run, in the files and
+// in run.pvd, and drops those of steps 8 and 10.
+func TestRecorderResumed(t *testing.T) {
+	m, s := randomScene(3)
+	be := cpuref.New(1)
+	defer be.Close()
+	for i := range m.Bodies {
+		m.Bodies[i].Pos = mgl64.Vec3{s.Pos[3*i], s.Pos[3*i+1], s.Pos[3*i+2]}
+	}
+	st := engine.DefaultSettings()
+	st.Workers = 1
+	sim, err := engine.NewSim(m, st, be)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	first, err := NewRecorder(dir, m, 4, false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{0, 4, 8, 10} {
+		if err := first.Frame(k, float64(k), 10, sim); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := NewRecorder(dir, m, 4, false, 6); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[int]bool{0: true, 4: true, 8: false, 10: false} {
+		_, err := os.Stat(filepath.Join(dir, FrameFile(k)))
+		if (err == nil) != want {
+			t.Errorf("frame %d: exists %v, want %v", k, err == nil, want)
+		}
+	}
+	if sets, err := ReadPVD(filepath.Join(dir, PVD)); err != nil || len(sets) != 2 {
+		t.Errorf("run.pvd right after resuming: %+v, %v; want frames 0 and 4", sets, err)
+	}
+	rec, _ := NewRecorder(dir, m, 4, false, 6)
+	if err := rec.Frame(8, 8, 10, sim); err != nil {
+		t.Fatal(err)
+	}
+	sets, err := ReadPVD(filepath.Join(dir, PVD))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sets) != 3 || sets[0].File != FrameFile(0) || sets[1].File != FrameFile(4) || sets[2].File != FrameFile(8) {
+		t.Errorf("run.pvd after resuming: %+v, want frames 0, 4, 8", sets)
 	}
 }
