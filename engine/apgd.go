@@ -39,7 +39,8 @@ func (a *APGD) Name() string {
 const apgdMaxBacktrack = 200
 
 // Solve runs the algorithm from the guess in gamma and leaves the best
-// iterate there.
+// iterate there. A Problem that implements DeviceAPGD runs it itself
+// (unless MaxIter is 0); the code below is the host's.
 func (a *APGD) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error) {
 	n := 3 * p.Contacts()
 	var st SolveStats
@@ -48,6 +49,10 @@ func (a *APGD) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 	}
 	if gamma.Len() != n {
 		return st, fmt.Errorf("%s: gamma has length %d, want %d", a.Name(), gamma.Len(), n)
+	}
+	if d, ok := p.(DeviceAPGD); ok && opt.MaxIter > 0 {
+		// The backend runs the same iterations on the device.
+		return d.SolveAPGD(gamma, opt, a.AntiRelax)
 	}
 	r0 := p.R()
 	r := r0

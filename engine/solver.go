@@ -50,6 +50,16 @@ type Solver interface {
 	Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 }
 
+// DeviceAPGD is implemented by a Problem whose backend runs the iterations
+// of APGD (and of its anti-relaxed variant) itself, with the solver's
+// scalars kept on the device, so that the host need not read back every
+// dot product. SolveAPGD must compute what APGD.Solve computes on the
+// Problem's own LinAlg: the same iteration sequence, stopping test, best
+// iterate, statistics and errors. APGD.Solve calls it for MaxIter > 0.
+type DeviceAPGD interface {
+	SolveAPGD(gamma Vec, opt SolveOptions, antiRelax bool) (SolveStats, error)
+}
+
 type solverInfo struct {
 	doc string
 	new func() Solver

@@ -24,6 +24,206 @@ var AntiRelax = Module{
 //go:embed anti_relax.spv
 var anti_relaxSPIRV string
 
+// ApgdAntiRelax is apgd_anti_relax.comp: r_3k = r0_3k + μ_k‖(u_3k+1, u_3k+2)‖ and
+// r_3k+1, r_3k+2 = r0_3k+1, r0_3k+2 for every contact k, with u = nx + r0
+// the contact velocities: lines 33–37 of the anti-relaxation paper's
+// algorithm as engine.APGD takes them (Axpby(u, 1, nx, 1, r0) then
+// AntiRelax(r, u)); run only while the device APGD solver's phase is one of
+// those in the gate mask (gpu/apgd.go).
+var ApgdAntiRelax = Module{
+	Name:  "apgd_anti_relax",
+	SPIRV: apgd_anti_relaxSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  8,
+}
+
+//go:embed apgd_anti_relax.spv
+var apgd_anti_relaxSPIRV string
+
+// ApgdBodyImpulse is apgd_body_impulse.comp: body_impulse.comp (dv = M⁻¹ D x, the first half of the
+// Schur product N x), run only while the device APGD solver's phase is one
+// of those in the gate mask: the kernel of gpu's device APGD (gpu/apgd.go).
+var ApgdBodyImpulse = Module{
+	Name:  "apgd_body_impulse",
+	SPIRV: apgd_body_impulseSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 10, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  8,
+}
+
+//go:embed apgd_body_impulse.spv
+var apgd_body_impulseSPIRV string
+
+// ApgdContactVelocity is apgd_contact_velocity.comp: contact_velocity.comp (out = Dᵀ dv, the second half
+// of the Schur product N x) and, when withG is set, g = out + r as well,
+// run only while the device APGD solver's phase is one of those in the gate
+// mask (gpu/apgd.go).
+var ApgdContactVelocity = Module{
+	Name:  "apgd_contact_velocity",
+	SPIRV: apgd_contact_velocitySPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  12,
+}
+
+//go:embed apgd_contact_velocity.spv
+var apgd_contact_velocitySPIRV string
+
+// ApgdDot is apgd_dot.comp: the first pass of the device APGD solver's dot products
+// (gpu/apgd.go): up to four at once, each summed over chunks of 2048
+// elements exactly as dot.comp sums one (apgd_sum.comp is the second pass);
+// run only while the solver's phase is one of those in the gate mask.
+var ApgdDot = Module{
+	Name:  "apgd_dot",
+	SPIRV: apgd_dotSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{256, 1, 1},
+	PushSize:  12,
+}
+
+//go:embed apgd_dot.spv
+var apgd_dotSPIRV string
+
+// ApgdNext is apgd_next.comp: the vector updates that end an iteration of the device APGD
+// solver (gpu/apgd.go), lines 17–20, 24 and 16 of Algorithm 1 of the APGD
+// paper, for every element i; run only while the solver's phase is one of
+// those in the gate mask.
+var ApgdNext = Module{
+	Name:  "apgd_next",
+	SPIRV: apgd_nextSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 2, Kind: StorageBuffer},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{256, 1, 1},
+	PushSize:  8,
+}
+
+//go:embed apgd_next.spv
+var apgd_nextSPIRV string
+
+// ApgdResidual is apgd_residual.comp: tmp_k = x_k − Π_Υk(x_k − g_d(nx_k + r_k)) for every contact
+// k, the vector whose norm is the residual of eq. 25 of the APGD paper
+// (engine's residual, with nx = Nx); run only while the device APGD
+// solver's phase is one of those in the gate mask (gpu/apgd.go).
+var ApgdResidual = Module{
+	Name:  "apgd_residual",
+	SPIRV: apgd_residualSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  16,
+}
+
+//go:embed apgd_residual.spv
+var apgd_residualSPIRV string
+
+// ApgdScalar is apgd_scalar.comp: the scalar steps of the device APGD solver (gpu/apgd.go), one
+// invocation; engine.APGD's host arithmetic, operation for operation, on
+// the dot products apgd_sum.comp left in s.dots. It runs only while the
+// solver's phase is one of those in the gate mask.
+var ApgdScalar = Module{
+	Name:  "apgd_scalar",
+	SPIRV: apgd_scalarSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer},
+		{Binding: 1, Kind: StorageBuffer, WriteOnly: true},
+	},
+	LocalSize: [3]uint32{1, 1, 1},
+	PushSize:  36,
+}
+
+//go:embed apgd_scalar.spv
+var apgd_scalarSPIRV string
+
+// ApgdStep is apgd_step.comp: x'_k = Π_Υk(y_k − t g_k) for every contact k, line 8 of
+// Algorithm 1 of the APGD paper, with the step size t read from the device
+// APGD solver's scalars; run only while the solver's phase is one of those
+// in the gate mask (gpu/apgd.go).
+var ApgdStep = Module{
+	Name:  "apgd_step",
+	SPIRV: apgd_stepSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  8,
+}
+
+//go:embed apgd_step.spv
+var apgd_stepSPIRV string
+
+// ApgdSum is apgd_sum.comp: s.dots[q] = Σ_c partial[q·chunks + c] for q < pairs, the second
+// pass of the device APGD solver's dot products (apgd_dot.comp writes the
+// partials), in sum.comp's fixed order; run only while the solver's phase
+// is one of those in the gate mask (gpu/apgd.go).
+var ApgdSum = Module{
+	Name:  "apgd_sum",
+	SPIRV: apgd_sumSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{256, 1, 1},
+	PushSize:  8,
+}
+
+//go:embed apgd_sum.spv
+var apgd_sumSPIRV string
+
 // Axpby is axpby.comp: dst_i = a·x_i + b·y_i for i in [0, n).
 var Axpby = Module{
 	Name:  "axpby",
@@ -345,5 +545,5 @@ var sweepSPIRV string
 
 // All returns every module, by name.
 func All() []Module {
-	return []Module{AntiRelax, Axpby, BlockDiag, BodyImpulse, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, Integrate, Jacobian, MulElem, Project, Sum, Sweep}
+	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, Integrate, Jacobian, MulElem, Project, Sum, Sweep}
 }

@@ -1,0 +1,375 @@
+//go:build linux && cgo && (amd64 || arm64)
+
+package gpu
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/shaders"
+)
+
+// Device APGD: engine.APGD's iterations (Algorithm 1 of the APGD paper and
+// the anti-relaxed variant) with the solver's scalars in a small
+// host-visible buffer that the kernels read and write, so that many
+// iterations are recorded into one submit and the host reads back only
+// that buffer after each. The kernels are the apgd_*.comp shaders:
+//
+//   - apgd_dot and apgd_sum: the dot products, up to four at once, in
+//     LinAlg.Dot's chunks and fixed tree order, their sums in s.dots;
+//   - apgd_scalar: the host's scalar arithmetic of engine.APGD (init, a
+//     line-search trial, the accepted iterate, the end of an iteration);
+//   - apgd_step, apgd_residual, apgd_anti_relax, apgd_next: fusions of the
+//     vector operations engine.APGD records between two dot products,
+//     operation for operation;
+//   - apgd_body_impulse and apgd_contact_velocity: the Schur product.
+//
+// Every kernel first reads s.phase and returns at once unless it is one of
+// the phases in its gate mask. One iteration is recorded as a block:
+//
+//	start  (gate start):          ny = N y, g = ny + r
+//	trial  (gate start | trial):  γ' = Π(y − t g), Nγ', four dots, scalar: accept
+//	                              (phase accept) or L = 2L (phase trial)
+//	accept (gate accept):         [r = r₀ + a(Nγ' + r₀)], residual vector, two
+//	                              dots, scalar: res, best, restart, stop (phase step)
+//	step   (gate step):           best, y, x updated; scalar: L = 0.9L or done
+//
+// A block with one trial completes an iteration when its first trial is
+// accepted; when the step size must be halved the block ends in phase
+// trial, and the next block skips its start and tries again with 2L. So
+// halvings move work into later blocks (or the next submit) and change no
+// value: the sequence of operations is the host's. apgdBlocks blocks go
+// into a submit (fewer when MaxIter leaves fewer iterations); after the
+// iteration that stops the solve, the phase is done and every later kernel
+// of the submit returns at once.
+//
+// Every kernel computes what engine.APGD's LinAlg and Problem calls compute
+// on this backend, bit for bit (each kernel's header says how), so the
+// device solve returns the host-driven solve's γ, iterations and residual
+// exactly (TestDeviceAPGD checks it).
+
+// The phases of the device solver (s.phase).
+const (
+	apgdStart  = 0 // the next block begins an iteration
+	apgdTrial  = 1 // the step size was halved: the next trial goes on
+	apgdAccept = 2 // a trial was accepted
+	apgdStep   = 3 // the iterate was judged: the vector updates are next
+	apgdDone   = 4 // converged, MaxIter reached, or failed (s.err)
+)
+
+// gate returns the mask of the phases in which a kernel runs.
+func gate(phases ...uint32) uint32 {
+	var m uint32
+	for _, p := range phases {
+		m |= 1 << p
+	}
+	return m
+}
+
+// apgdBlocks is the number of iteration blocks recorded per submit: at
+// least 16 iterations less the step-size halvings per submit, so a solve of
+// k iterations takes about ⌈k/16⌉ submits; after the solve stops, at most
+// 15 blocks of kernels that return at once run in vain.
+const apgdBlocks = 16
+
+// apgdMaxBacktrack is engine's bound on the halvings of one iteration (in
+// apgd_scalar.comp too).
+const apgdMaxBacktrack = 200
+
+// The scalar buffer, std430 (see apgd_scalar.comp): float64 L, t, θ, θ',
+// β, fx, res, rmin, fBest, dots[4] at byte 0, 8, …, 96; then uint32 phase,
+// flags, iter, bt, err, pad at byte 104, 108, …, 124.
+const (
+	apgdScalarBytes = 128
+	sL              = 0
+	sRmin           = 7
+	sFBest          = 8
+	sDots           = 9
+	sPhase          = 104
+	sIter           = 112
+	sBT             = 116
+	sErr            = 120
+)
+
+// apgdScalars is the host's copy of the scalar buffer.
+type apgdScalars struct {
+	raw [apgdScalarBytes]byte
+}
+
+func (s *apgdScalars) f64(i int) float64 {
+	return math.Float64frombits(binary.LittleEndian.Uint64(s.raw[8*i:]))
+}
+
+func (s *apgdScalars) setF64(i int, v float64) {
+	binary.LittleEndian.PutUint64(s.raw[8*i:], math.Float64bits(v))
+}
+
+func (s *apgdScalars) u32(off int) uint32 { return binary.LittleEndian.Uint32(s.raw[off:]) }
+
+// apgdKernels are the device solver's kernels.
+type apgdKernels struct {
+	bodyImpulse, contactVelocity, step, dot, sum, scalar, residual, antiRelax, next *Kernel
+}
+
+// apgdRun is one device solve.
+type apgdRun struct {
+	p   *problem
+	k   apgdKernels
+	opt engine.SolveOptions
+	ar  bool
+	n   int // 3nc
+
+	s, hist, partial *Buffer
+	chunks           int
+	// γ_k, γ_{k+1}, y_k, g, N y_k, N γ_{k+1}, best, scratch, r (the
+	// anti-relaxed one, or r₀)
+	x, xNew, y, g, ny, nxNew, best, tmp, r *Vec
+	r0, gamma                              *Vec
+	histCap                                int
+}
+
+// SolveAPGD implements engine.DeviceAPGD: engine.APGD's iterations on the
+// device (see above). It returns what engine.APGD.Solve returns on this
+// problem, and leaves the best iterate in gamma, recorded into the open
+// batch.
+func (p *problem) SolveAPGD(gamma engine.Vec, opt engine.SolveOptions, antiRelax bool) (engine.SolveStats, error) {
+	name := "apgd"
+	if antiRelax {
+		name = "apgd-ar"
+	}
+	var st engine.SolveStats
+	gv := p.contactVec("SolveAPGD", gamma)
+	n := gv.n
+	if n == 0 || opt.MaxIter <= 0 {
+		return st, fmt.Errorf("gpu: %s: device solve of %d rows for %d iterations: nothing to do", name, n, opt.MaxIter)
+	}
+	if p.Err() != nil {
+		return st, p.Err()
+	}
+	a := &apgdRun{p: p, opt: opt, ar: antiRelax, n: n, gamma: gv}
+	if err := a.setup(); err != nil {
+		return st, err
+	}
+	sc, err := a.run(name)
+	var h []float64
+	if err == nil && opt.History {
+		h = make([]float64, 4*min(int(sc.u32(sIter)), a.histCap))
+		err = a.hist.ReadFloat64(h, 0)
+	}
+	a.release()
+	if err != nil {
+		return st, err
+	}
+	iter := int(sc.u32(sIter))
+	switch sc.u32(sErr) {
+	case 0:
+	case 1:
+		return st, fmt.Errorf("%s: step size search did not end at iteration %d (L = %g): N or r is not finite", name, iter, sc.f64(sL))
+	case 2:
+		return st, fmt.Errorf("%s: objective is NaN at iteration %d", name, iter)
+	default:
+		return st, fmt.Errorf("gpu: %s: the device solver reports error %d", name, sc.u32(sErr))
+	}
+	st.Iterations = iter
+	st.Residual = sc.f64(sRmin)
+	st.ProjGrad = st.Residual * float64(n)
+	st.Converged = st.Residual < opt.Tol
+	st.Objective = sc.f64(sFBest)
+	if antiRelax {
+		// tail's γ̂ᵀNγ̂ and r₀ᵀγ̂, engine's objective with the problem's r.
+		st.Objective = 0.5*sc.f64(sDots) + sc.f64(sDots+1)
+	}
+	if opt.History {
+		for k := range len(h) / 4 {
+			st.History = append(st.History, engine.IterRecord{
+				Iter: k + 1, Residual: h[4*k], Objective: h[4*k+1], Step: h[4*k+2], Restart: h[4*k+3] != 0,
+			})
+		}
+	}
+	p.Copy(gamma, a.best)
+	return st, p.Err()
+}
+
+// run records the solve, submits apgdBlocks blocks at a time until the
+// device's phase is done, and returns the scalars.
+func (a *apgdRun) run(name string) (apgdScalars, error) {
+	p := a.p
+	var sc apgdScalars
+	a.init()
+	last := [3]uint32{math.MaxUint32, 0, 0}
+	for {
+		blocks := min(apgdBlocks, max(1, a.opt.MaxIter-int(sc.u32(sIter))))
+		for range blocks {
+			a.block()
+		}
+		a.tail()
+		if err := p.Flush(); err != nil {
+			return sc, err
+		}
+		if err := a.s.read(sc.raw[:], 0); err != nil {
+			return sc, err
+		}
+		if sc.u32(sPhase) == apgdDone {
+			return sc, nil
+		}
+		// Every block either completes an iteration or halves the step, so
+		// a submit that changes neither is a bug, not a slow solve.
+		now := [3]uint32{sc.u32(sPhase), sc.u32(sIter), sc.u32(sBT)}
+		if now == last {
+			return sc, fmt.Errorf("gpu: %s: the device solver made no progress at iteration %d", name, now[1])
+		}
+		last = now
+	}
+}
+
+// setup builds the kernels and makes the buffers and vectors of a solve.
+func (a *apgdRun) setup() error {
+	d := a.p.b.d
+	for _, k := range []struct {
+		k **Kernel
+		m shaders.Module
+	}{
+		{&a.k.bodyImpulse, shaders.ApgdBodyImpulse}, {&a.k.contactVelocity, shaders.ApgdContactVelocity},
+		{&a.k.step, shaders.ApgdStep}, {&a.k.dot, shaders.ApgdDot}, {&a.k.sum, shaders.ApgdSum},
+		{&a.k.scalar, shaders.ApgdScalar}, {&a.k.residual, shaders.ApgdResidual},
+		{&a.k.antiRelax, shaders.ApgdAntiRelax}, {&a.k.next, shaders.ApgdNext},
+	} {
+		var err error
+		if *k.k, err = d.Kernel(k.m); err != nil {
+			return err
+		}
+	}
+	var err error
+	if a.s, err = d.NewHostBuffer(apgdScalarBytes); err != nil {
+		return err
+	}
+	a.hist = a.s // bound but never written when histCap is 0
+	if a.opt.History {
+		a.histCap = a.opt.MaxIter
+		if a.hist, err = d.NewHostBuffer(8 * 4 * int64(a.histCap)); err != nil {
+			a.s.Release()
+			return err
+		}
+	}
+	a.chunks = (a.n + dotChunk - 1) / dotChunk
+	vec := func() *Vec { return a.p.vec(a.p.NewVec(a.n)) }
+	a.x, a.xNew, a.y, a.g, a.ny, a.nxNew, a.best, a.tmp = vec(), vec(), vec(), vec(), vec(), vec(), vec(), vec()
+	a.r0 = a.p.vec(a.p.R())
+	a.r = a.r0
+	if a.ar {
+		a.r = vec()
+	}
+	a.partial = a.p.vec(a.p.NewVec(4 * a.chunks)).buf
+	if err := a.p.Err(); err != nil {
+		a.release()
+		return err
+	}
+	var sc apgdScalars
+	sc.setF64(sRmin, math.Inf(1))
+	sc.setF64(sFBest, math.NaN())
+	if err := a.s.write(0, sc.raw[:]); err != nil {
+		a.release()
+		return err
+	}
+	return nil
+}
+
+// release frees the scalar and history buffers (the vectors go with the
+// garbage collector, as every LinAlg vector). run leaves nothing recorded
+// that uses them: it returns after a Flush, or after a failed one.
+func (a *apgdRun) release() {
+	a.s.Release()
+	a.hist.Release()
+}
+
+// init records lines 1–5: x = Π(γ₀), y = x, best = 1, tmp = x − best,
+// g = N tmp, then L from ‖g‖/‖tmp‖ (engine.APGD's calls, in its order).
+func (a *apgdRun) init() {
+	p := a.p
+	p.Project(a.x, a.gamma)
+	p.Copy(a.y, a.x)
+	p.Fill(a.best, 1)
+	p.Axpby(a.tmp, 1, a.x, -1, a.best)
+	p.Schur(a.g, a.tmp)
+	if a.ar {
+		p.Copy(a.r, a.r0)
+	}
+	st := gate(apgdStart)
+	a.dots(0, st, a.tmp, a.g, a.g, a.g, a.g)
+	a.scalar(0, st)
+}
+
+// block records one iteration block (see above).
+func (a *apgdRun) block() {
+	p, b := a.p, a.p.b
+	start, trial := gate(apgdStart), gate(apgdStart, apgdTrial)
+	accept, step := gate(apgdAccept), gate(apgdStep)
+	a.schur(a.ny, a.y, start, true)
+	p.record(a.k.step, p.groupsNC(a.k.step), Push{}.U32(uint32(b.nc)).U32(trial),
+		a.xNew.buf, a.y.buf, a.g.buf, b.mu, b.coh, a.s)
+	a.schur(a.nxNew, a.xNew, trial, false)
+	a.dots(1, trial, a.xNew, a.nxNew, a.r, a.y, a.ny)
+	a.scalar(1, trial)
+	if a.ar {
+		p.record(a.k.antiRelax, p.groupsNC(a.k.antiRelax), Push{}.U32(uint32(b.nc)).U32(accept),
+			a.r.buf, a.r0.buf, a.nxNew.buf, b.mu, a.s)
+	}
+	p.record(a.k.residual, p.groupsNC(a.k.residual), Push{}.F64(a.opt.Gd).U32(uint32(b.nc)).U32(accept),
+		a.tmp.buf, a.xNew.buf, a.nxNew.buf, a.r.buf, b.mu, b.coh, a.s)
+	a.dots(2, accept, a.tmp, a.g, a.xNew, a.x, a.x)
+	a.scalar(2, accept)
+	p.record(a.k.next, p.groups(a.k.next, a.n), Push{}.U32(uint32(a.n)).U32(step),
+		a.best.buf, a.y.buf, a.x.buf, a.xNew.buf, a.s)
+	a.scalar(3, step)
+}
+
+// tail records, for apgd-ar, the objective of the best iterate with the
+// problem's r (γ̂ᵀNγ̂ and r₀ᵀγ̂ into s.dots), run once the solve is done.
+func (a *apgdRun) tail() {
+	if !a.ar {
+		return
+	}
+	done := gate(apgdDone)
+	a.schur(a.tmp, a.best, done, false)
+	a.dots(3, done, a.best, a.tmp, a.r0, a.best, a.best)
+}
+
+// schur records dst = N x (and g = dst + r when withG) under gate g.
+func (a *apgdRun) schur(dst, x *Vec, g uint32, withG bool) {
+	p, b := a.p, a.p.b
+	kb := a.k.bodyImpulse
+	p.record(kb, p.groups(kb, b.n), Push{}.U32(uint32(b.n)).U32(g),
+		b.dv, x.buf, b.adjOff, b.adj, b.basis, b.rhoA, b.rhoB, b.invMass, b.invInertia, b.fixedBody, a.s)
+	var wg uint32
+	if withG {
+		wg = 1
+	}
+	kc := a.k.contactVelocity
+	p.record(kc, p.groupsNC(kc), Push{}.U32(uint32(b.nc)).U32(g).U32(wg),
+		dst.buf, a.g.buf, a.r.buf, b.dv, b.a, b.b, b.basis, b.rhoA, b.rhoB, a.s)
+}
+
+// dots records apgd_dot of the given mode on v0…v4 and apgd_sum into
+// s.dots under gate g.
+func (a *apgdRun) dots(mode, g uint32, v0, v1, v2, v3, v4 *Vec) {
+	p := a.p
+	pairs := uint32(2)
+	if mode == 1 {
+		pairs = 4
+	}
+	groups := [3]uint32{uint32(min(a.chunks, int(p.d.Info.MaxWorkgroupCount[0]))), 1, 1}
+	p.record(a.k.dot, groups, Push{}.U32(uint32(a.n)).U32(mode).U32(g),
+		a.partial, v0.buf, v1.buf, v2.buf, v3.buf, v4.buf, a.s)
+	p.record(a.k.sum, [3]uint32{pairs, 1, 1}, Push{}.U32(uint32(a.chunks)).U32(g), a.s, a.partial)
+}
+
+// scalar records apgd_scalar of the given mode under gate g.
+func (a *apgdRun) scalar(mode, g uint32) {
+	a.p.record(a.k.scalar, [3]uint32{1, 1, 1},
+		Push{}.F64(a.opt.Tol).F64(a.opt.Gd).U32(mode).U32(g).U32(uint32(a.n)).U32(uint32(a.opt.MaxIter)).U32(uint32(a.histCap)),
+		a.s, a.hist)
+}
+
+var _ engine.DeviceAPGD = (*problem)(nil)

@@ -1,0 +1,240 @@
+//go:build linux && cgo && (amd64 || arm64)
+
+package gpu
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/scene"
+)
+
+// hostAPGD hides the problem's SolveAPGD, so that engine.APGD drives the
+// iterations from the host through the Problem's methods (the path every
+// backend without engine.DeviceAPGD takes).
+type hostAPGD struct{ engine.Problem }
+
+// Tolerances of the device solve against plain cpuref (dot products summed
+// in cpuref's order rather than the GPU's). The orders differ by rounding
+// only (each dot within 2γ_n Σ|x_i y_i| of the other); where the solve is
+// well conditioned (the settle step, 60 iterations of the random problem)
+// the measured spread is γ within 7e-12 of max |γ|, residuals within 2e-9
+// relative (the residual is a norm of differences of nearly equal
+// impulses, so its relative spread is larger than γ's) and equal
+// iteration counts. The bounds leave two orders of magnitude and two
+// iterations. Far from convergence APGD amplifies rounding through its
+// restart and best-iterate choices (200 iterations of the random problem
+// end 4–14% apart in γ between the two orders), so those cases are
+// compared bit for bit with cpuref in the GPU's order only.
+const (
+	apgdGammaRelTol = 1e-9 // of max |γ|
+	apgdResRelTol   = 1e-7 // relative to the CPU's residual
+	apgdIterTol     = 2    // iterations
+)
+
+// apgdSubmitBound is the submits a device solve of iter iterations may
+// take: one per apgdBlocks iteration blocks, counted generously as one per
+// 10 iterations (the target), plus 2 for the submits in which
+// step-size halvings took a block (a halving is rare after the first
+// iterations: L shrinks by 0.9 per iteration and doubles on a halving).
+func apgdSubmitBound(iter int) int { return (iter+9)/10 + 2 }
+
+// apgdCase is one solve compared on the three paths.
+type apgdCase struct {
+	name  string
+	ar    bool
+	opt   engine.SolveOptions
+	plain bool // compare with plain cpuref within the tolerances above
+}
+
+// compareAPGD solves from gamma0 with device APGD on gp, host-driven APGD
+// on gp, APGD on cpuref with the GPU's dot order and on plain cpuref, and
+// checks: the device solve equals the host-driven one and the GPU-order
+// cpuref one bit for bit (γ, iterations, residual, objective, history);
+// where c.plain, it is within the tolerances above of plain cpuref; it took at most
+// apgdSubmitBound submits. It returns the device's stats.
+func compareAPGD(t *testing.T, b *Backend, cp, gp engine.Problem, gamma0 []float64, c apgdCase) engine.SolveStats {
+	t.Helper()
+	solver := &engine.APGD{AntiRelax: c.ar}
+	solve := func(p engine.Problem, la engine.LinAlg) ([]float64, engine.SolveStats) {
+		t.Helper()
+		g := vecOf(la, gamma0)
+		st, err := solver.Solve(p, g, c.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return readVec(la, g), st
+	}
+	g0 := vecOf(gp, gamma0)
+	if err := b.sync(); err != nil {
+		t.Fatal(err)
+	}
+	s0 := b.Submits()
+	dst, err := solver.Solve(gp, g0, c.opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	submits := b.Submits() - s0
+	dg := readVec(gp, g0)
+	hg, hst := solve(hostAPGD{gp}, gp)
+	og, ost := solve(gpuOrder{cp}, cp)
+	pg, pst := solve(cp, cp)
+
+	if submits > apgdSubmitBound(dst.Iterations) {
+		t.Errorf("%d submits for %d iterations, over %d", submits, dst.Iterations, apgdSubmitBound(dst.Iterations))
+	}
+	same := func(what string, g []float64, st engine.SolveStats) {
+		t.Helper()
+		if i := bitsEqual(dg, g); i >= 0 {
+			t.Errorf("γ[%d] = %v on the device, %v %s", i, dg[i], g[i], what)
+		}
+		if dst.Iterations != st.Iterations || dst.Residual != st.Residual || dst.Converged != st.Converged ||
+			math.Float64bits(dst.Objective) != math.Float64bits(st.Objective) || len(dst.History) != len(st.History) {
+			t.Errorf("stats %+v on the device, %+v %s", dst, st, what)
+			return
+		}
+		for k := range st.History {
+			d, h := dst.History[k], st.History[k]
+			if d.Iter != h.Iter || d.Residual != h.Residual || d.Objective != h.Objective || d.Step != h.Step || d.Restart != h.Restart {
+				t.Errorf("iteration %d: %+v on the device, %+v %s", k+1, d, h, what)
+				return
+			}
+		}
+	}
+	same("driven from the host", hg, hst)
+	if goFusesMultiplyAdd {
+		t.Log("bit-identity with cpuref not checked: Go may fuse multiply-adds on this target")
+	} else {
+		same("on cpuref with the GPU's dot order", og, ost)
+	}
+	if !c.plain {
+		t.Logf("%s: %d iterations (cpuref %d), residual %.3g, %d submits; γ %.2g of max |γ| from plain cpuref (not compared)",
+			c.name, dst.Iterations, pst.Iterations, dst.Residual, submits, relDiff(dg, pg))
+		return dst
+	}
+	if d := relDiff(dg, pg); d > apgdGammaRelTol {
+		t.Errorf("γ differs from plain cpuref by %g of max |γ|, over %g", d, apgdGammaRelTol)
+	}
+	if d := math.Abs(dst.Residual-pst.Residual) / pst.Residual; d > apgdResRelTol {
+		t.Errorf("residual %g on the device, %g on cpuref: %g relative, over %g", dst.Residual, pst.Residual, d, apgdResRelTol)
+	}
+	if d := dst.Iterations - pst.Iterations; d < -apgdIterTol || d > apgdIterTol {
+		t.Errorf("%d iterations on the device, %d on cpuref", dst.Iterations, pst.Iterations)
+	}
+	t.Logf("%s: %d iterations (cpuref %d), residual %.3g, %d submits; γ %.2g of max |γ| from cpuref",
+		c.name, dst.Iterations, pst.Iterations, dst.Residual, submits, relDiff(dg, pg))
+	return dst
+}
+
+// TestDeviceAPGD: device APGD and APGD-AR on random cone problems (the
+// random scene of kernels_test.go) against the host-driven solve and
+// cpuref, from a random guess, for a fixed number of iterations (with
+// history) and to a tolerance.
+func TestDeviceAPGD(t *testing.T) {
+	tw, cp, gp := randomTwin(t, 21, 300, 0)
+	r := rand.New(rand.NewPCG(21, 1))
+	gamma0 := make([]float64, 3*tw.nc)
+	for i := range gamma0 {
+		gamma0[i] = 1e-3 * r.NormFloat64()
+	}
+	set := engine.DefaultSettings()
+	for _, ar := range []bool{false, true} {
+		for _, c := range []apgdCase{
+			{"fixed", ar, engine.SolveOptions{MaxIter: 60, Gd: set.Gd, History: true}, true},
+			{"tolerance", ar, engine.SolveOptions{Tol: 1e-6, MaxIter: 200, Gd: set.Gd}, false},
+		} {
+			name := c.name
+			if ar {
+				name += "-ar"
+			}
+			t.Run(name, func(t *testing.T) {
+				compareAPGD(t, tw.gpu, cp, gp, gamma0, c)
+			})
+		}
+	}
+}
+
+// TestDeviceAPGDStopsExactly: with the tolerance set to a residual the
+// solve reaches, the device stops at the iteration where the host does:
+// the first whose residual is below the tolerance (strictly: a tolerance
+// equal to a residual does not stop there).
+func TestDeviceAPGDStopsExactly(t *testing.T) {
+	tw, cp, gp := randomTwin(t, 22, 300, 0)
+	gamma0 := make([]float64, 3*tw.nc)
+	set := engine.DefaultSettings()
+	for _, ar := range []bool{false, true} {
+		solver := &engine.APGD{AntiRelax: ar}
+		g := vecOf(gp, gamma0)
+		full, err := solver.Solve(hostAPGD{gp}, g, engine.SolveOptions{MaxIter: 80, Gd: set.Gd, History: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The tolerance of the stop: a residual of the second half that is
+		// the smallest so far, so that the first iteration below it is
+		// known from the history.
+		k := 40
+		for k < len(full.History)-1 && !below(full.History, k) {
+			k++
+		}
+		res := full.History[k].Residual
+		for _, tc := range []struct {
+			tol  float64
+			stop int // iterations
+		}{
+			{math.Nextafter(res, math.Inf(1)), k + 1},
+			{res, firstBelow(full.History, res)},
+		} {
+			opt := engine.SolveOptions{Tol: tc.tol, MaxIter: 80, Gd: set.Gd}
+			st := compareAPGD(t, tw.gpu, cp, gp, gamma0, apgdCase{solver.Name(), ar, opt, false})
+			if st.Iterations != tc.stop {
+				t.Errorf("%s, tolerance %v: stopped after %d iterations, want %d", solver.Name(), tc.tol, st.Iterations, tc.stop)
+			}
+		}
+	}
+}
+
+// below reports whether the residual of iteration k is below all earlier.
+func below(h []engine.IterRecord, k int) bool {
+	for _, r := range h[:k] {
+		if r.Residual <= h[k].Residual {
+			return false
+		}
+	}
+	return true
+}
+
+// firstBelow returns the number of iterations until a residual below tol,
+// or len(h) when none is.
+func firstBelow(h []engine.IterRecord, tol float64) int {
+	for k, r := range h {
+		if r.Residual < tol {
+			return k + 1
+		}
+	}
+	return len(h)
+}
+
+// TestDeviceAPGDScene: the problem of one step of the settle scene (after
+// 30 steps on cpuref, so that the contact network is developed), solved to
+// the scene's tolerance by device APGD and APGD-AR, against the
+// host-driven solve and cpuref.
+func TestDeviceAPGDScene(t *testing.T) {
+	sc, err := scene.LoadBuiltin("settle", []string{"n=1000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := advanced(t, sc, 30)
+	set := sc.Settings
+	tw := newTwin(t, m, set)
+	cp, gp := tw.build(t, set.Dt)
+	gamma0 := make([]float64, 3*tw.nc)
+	for _, ar := range []bool{false, true} {
+		opt := engine.SolveOptions{Tol: set.Tol, MaxIter: set.MaxIter, Gd: set.Gd}
+		st := compareAPGD(t, tw.gpu, cp, gp, gamma0, apgdCase{"settle", ar, opt, true})
+		if st.Iterations < 20 {
+			t.Errorf("only %d iterations: the case tests little batching", st.Iterations)
+		}
+	}
+}

@@ -1,0 +1,132 @@
+#version 450
+// apgd_dot: the first pass of the device APGD solver's dot products
+// (gpu/apgd.go): up to four at once, each summed over chunks of 2048
+// elements exactly as dot.comp sums one (apgd_sum.comp is the second pass);
+// run only while the solver's phase is one of those in the gate mask.
+//
+// The pairs (a_q, b_q) of each mode, with d = v0 − v3 and e = v1 − v4
+// formed element by element as axpby.comp's 1·x + (−1)·y:
+//
+//	mode 0: v0·v0, v1·v1                 (init: ‖γ₀ − 1‖², ‖N(γ₀ − 1)‖²)
+//	mode 1: v0·v1, v2·v0, d·e, d·d       (trial: γ'ᵀNγ', rᵀγ', ΔᵀNΔ, ‖Δ‖²)
+//	mode 2: v0·v0, v1·(v2 − v3)          (accept: residual², gᵀ(γ_{k+1} − γ_k))
+//	mode 3: v0·v1, v2·v0                 (objective: γ̂ᵀNγ̂, r₀ᵀγ̂)
+//
+// Loop, for each pair q and chunk c (one workgroup per chunk; thread t of
+// 256), dot.comp's:
+//
+//	for t := 0; t < 256; t++ { s[t] = Σ_{i = lo+t, lo+t+256, … < hi} a_q[i]·b_q[i] }
+//	for h := 128; h > 0; h /= 2 { for t := 0; t < h; t++ { s[t] += s[t+h] } }
+//	partial[q·chunks + c] = s[0]
+//
+// Every operation `precise`, the order fixed: each sum equals LinAlg.Dot's
+// of the same vectors bit for bit.
+// Bindings (set 0): 0 partial (written; 4·⌈n/2048⌉ float64), 1–5 v0–v4
+// (read; n float64; unused ones may be any buffer), 6 s (read; the
+// solver's scalars).
+// Push constants: uint n, uint mode, uint gate (12 bytes).
+// Dispatch: (min(⌈n/2048⌉, max group count), 1, 1) workgroups of 256; a
+// workgroup loops over chunks c, c + groups, ….
+layout(local_size_x = 256) in;
+
+const uint CHUNK = 2048;
+const uint WG = 256;
+
+layout(std430, set = 0, binding = 0) writeonly buffer Partial { double partial[]; };
+layout(std430, set = 0, binding = 1) readonly buffer V0 { double v0[]; };
+layout(std430, set = 0, binding = 2) readonly buffer V1 { double v1[]; };
+layout(std430, set = 0, binding = 3) readonly buffer V2 { double v2[]; };
+layout(std430, set = 0, binding = 4) readonly buffer V3 { double v3[]; };
+layout(std430, set = 0, binding = 5) readonly buffer V4 { double v4[]; };
+layout(std430, set = 0, binding = 6) readonly buffer Scalars {
+	double L;        // Lipschitz estimate
+	double t;        // step size 1/L
+	double theta;    // θ_k
+	double thetaNew; // θ_{k+1}
+	double beta;     // β_{k+1}
+	double fx;       // f(γ_{k+1}) of the accepted trial
+	double res;      // r(γ_{k+1}), eq. 25
+	double rmin;     // smallest residual so far
+	double fBest;    // objective at the best iterate
+	double dots[4];  // the reductions of apgd_sum
+	uint phase;      // 0 start, 1 trial, 2 accept, 3 step, 4 done
+	uint flags;      // 1 improved, 2 restart, 4 stop
+	uint iter;       // iterations completed
+	uint bt;         // step-size halvings of this iteration
+	uint err;        // 0, 1 backtracking did not end, 2 objective NaN
+	uint pad;
+} s;
+layout(push_constant) uniform Push {
+	uint n;
+	uint mode;
+	uint gate;
+} p;
+
+shared double sh[4][WG];
+
+void main() {
+	if ((p.gate & (1u << s.phase)) == 0u) {
+		return;
+	}
+	uint t = gl_LocalInvocationID.x;
+	uint nc = (p.n + CHUNK - 1) / CHUNK;
+	uint pairs = p.mode == 1u ? 4u : 2u;
+	for (uint c = gl_WorkGroupID.x; c < nc; c += gl_NumWorkGroups.x) {
+		uint lo = c * CHUNK;
+		uint hi = min(lo + CHUNK, p.n);
+		precise double acc0 = 0.0lf;
+		precise double acc1 = 0.0lf;
+		precise double acc2 = 0.0lf;
+		precise double acc3 = 0.0lf;
+		for (uint i = lo + t; i < hi; i += WG) {
+			if (p.mode == 0u) {
+				precise double a = v0[i] * v0[i];
+				precise double b = v1[i] * v1[i];
+				acc0 = acc0 + a;
+				acc1 = acc1 + b;
+			} else if (p.mode == 1u) {
+				precise double d = 1.0lf * v0[i] + (-1.0lf) * v3[i];
+				precise double e = 1.0lf * v1[i] + (-1.0lf) * v4[i];
+				precise double a = v0[i] * v1[i];
+				precise double b = v2[i] * v0[i];
+				precise double de = d * e;
+				precise double dd = d * d;
+				acc0 = acc0 + a;
+				acc1 = acc1 + b;
+				acc2 = acc2 + de;
+				acc3 = acc3 + dd;
+			} else if (p.mode == 2u) {
+				precise double d = 1.0lf * v2[i] + (-1.0lf) * v3[i];
+				precise double a = v0[i] * v0[i];
+				precise double b = v1[i] * d;
+				acc0 = acc0 + a;
+				acc1 = acc1 + b;
+			} else {
+				precise double a = v0[i] * v1[i];
+				precise double b = v2[i] * v0[i];
+				acc0 = acc0 + a;
+				acc1 = acc1 + b;
+			}
+		}
+		sh[0][t] = acc0;
+		sh[1][t] = acc1;
+		sh[2][t] = acc2;
+		sh[3][t] = acc3;
+		barrier();
+		for (uint h = WG / 2; h > 0; h >>= 1) {
+			if (t < h) {
+				for (uint q = 0u; q < 4u; q++) {
+					precise double v = sh[q][t] + sh[q][t + h];
+					sh[q][t] = v;
+				}
+			}
+			barrier();
+		}
+		if (t == 0) {
+			for (uint q = 0u; q < pairs; q++) {
+				partial[q * nc + c] = sh[q][0];
+			}
+		}
+		barrier();
+	}
+}

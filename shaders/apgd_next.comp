@@ -1,0 +1,73 @@
+#version 450
+// apgd_next: the vector updates that end an iteration of the device APGD
+// solver (gpu/apgd.go), lines 17–20, 24 and 16 of Algorithm 1 of the APGD
+// paper, for every element i; run only while the solver's phase is one of
+// those in the gate mask.
+//
+// Loop: if (gate & (1 << s.phase)) == 0 return; then for i := 0; i < n; i++:
+//
+//	if s.flags&1 != 0 { best[i] = xNew[i] }                // a better residual
+//	if s.flags&2 != 0 { y[i] = xNew[i] }                   // restart
+//	else { y[i] = (1 + β)·xNew[i] + (−β)·x[i] }            // axpby.comp's products and sum
+//	x[i] = xNew[i]
+//
+// every operation `precise`: engine.APGD's Copy and Axpby bit for bit.
+// Bindings (set 0): 0 best, 1 y (written), 2 x (read and written), 3 xNew
+// (read); n float64 each; 4 s (read; the solver's scalars).
+// Push constants: uint n, uint gate (8 bytes).
+// Dispatch: (min(⌈n/256⌉, max group count), 1, 1) workgroups of 256; a
+// grid-stride loop covers any n.
+layout(local_size_x = 256) in;
+
+layout(std430, set = 0, binding = 0) writeonly buffer Best { double best[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Y { double y[]; };
+layout(std430, set = 0, binding = 2) buffer X { double x[]; };
+layout(std430, set = 0, binding = 3) readonly buffer XNew { double xNew[]; };
+layout(std430, set = 0, binding = 4) readonly buffer Scalars {
+	double L;        // Lipschitz estimate
+	double t;        // step size 1/L
+	double theta;    // θ_k
+	double thetaNew; // θ_{k+1}
+	double beta;     // β_{k+1}
+	double fx;       // f(γ_{k+1}) of the accepted trial
+	double res;      // r(γ_{k+1}), eq. 25
+	double rmin;     // smallest residual so far
+	double fBest;    // objective at the best iterate
+	double dots[4];  // the reductions of apgd_sum
+	uint phase;      // 0 start, 1 trial, 2 accept, 3 step, 4 done
+	uint flags;      // 1 improved, 2 restart, 4 stop
+	uint iter;       // iterations completed
+	uint bt;         // step-size halvings of this iteration
+	uint err;        // 0, 1 backtracking did not end, 2 objective NaN
+	uint pad;
+} s;
+layout(push_constant) uniform Push {
+	uint n;
+	uint gate;
+} p;
+
+void main() {
+	if ((p.gate & (1u << s.phase)) == 0u) {
+		return;
+	}
+	bool improved = (s.flags & 1u) != 0u;
+	bool restart = (s.flags & 2u) != 0u;
+	precise double a = 1.0lf + s.beta;
+	double b = -s.beta;
+	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+	for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) {
+		double xn = xNew[i];
+		if (improved) {
+			best[i] = xn;
+		}
+		if (restart) {
+			y[i] = xn;
+		} else {
+			precise double ax = a * xn;
+			precise double bx = b * x[i];
+			precise double yi = ax + bx;
+			y[i] = yi;
+		}
+		x[i] = xn;
+	}
+}

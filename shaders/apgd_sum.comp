@@ -1,0 +1,72 @@
+#version 450
+// apgd_sum: s.dots[q] = Σ_c partial[q·chunks + c] for q < pairs, the second
+// pass of the device APGD solver's dot products (apgd_dot.comp writes the
+// partials), in sum.comp's fixed order; run only while the solver's phase
+// is one of those in the gate mask (gpu/apgd.go).
+//
+// Loop, for each q (one workgroup each; thread t of 256):
+//
+//	for t := 0; t < 256; t++ { s[t] = Σ_{i = t, t+256, … < chunks} partial[q·chunks + i] }
+//	for h := 128; h > 0; h /= 2 { for t := 0; t < h; t++ { s[t] += s[t+h] } }
+//	dots[q] = s[0]
+//
+// Every operation `precise` and the order sum.comp's: with apgd_dot.comp,
+// LinAlg.Dot's value bit for bit.
+// Bindings (set 0): 0 s (the solver's scalars; dots written), 1 partial
+// (read).
+// Push constants: uint chunks, uint gate (8 bytes).
+// Dispatch: (pairs, 1, 1) workgroups of 256, pairs ≤ 4.
+layout(local_size_x = 256) in;
+
+const uint WG = 256;
+
+layout(std430, set = 0, binding = 0) buffer Scalars {
+	double L;        // Lipschitz estimate
+	double t;        // step size 1/L
+	double theta;    // θ_k
+	double thetaNew; // θ_{k+1}
+	double beta;     // β_{k+1}
+	double fx;       // f(γ_{k+1}) of the accepted trial
+	double res;      // r(γ_{k+1}), eq. 25
+	double rmin;     // smallest residual so far
+	double fBest;    // objective at the best iterate
+	double dots[4];  // the reductions of apgd_sum
+	uint phase;      // 0 start, 1 trial, 2 accept, 3 step, 4 done
+	uint flags;      // 1 improved, 2 restart, 4 stop
+	uint iter;       // iterations completed
+	uint bt;         // step-size halvings of this iteration
+	uint err;        // 0, 1 backtracking did not end, 2 objective NaN
+	uint pad;
+} s;
+layout(std430, set = 0, binding = 1) readonly buffer Partial { double partial[]; };
+
+layout(push_constant) uniform Push {
+	uint chunks;
+	uint gate;
+} p;
+
+shared double sh[WG];
+
+void main() {
+	if ((p.gate & (1u << s.phase)) == 0u) {
+		return;
+	}
+	uint t = gl_LocalInvocationID.x;
+	uint base = gl_WorkGroupID.x * p.chunks;
+	precise double acc = 0.0;
+	for (uint i = t; i < p.chunks; i += WG) {
+		acc = acc + partial[base + i];
+	}
+	sh[t] = acc;
+	barrier();
+	for (uint h = WG / 2; h > 0; h >>= 1) {
+		if (t < h) {
+			precise double v = sh[t] + sh[t + h];
+			sh[t] = v;
+		}
+		barrier();
+	}
+	if (t == 0) {
+		s.dots[gl_WorkGroupID.x] = sh[0];
+	}
+}
