@@ -1,0 +1,81 @@
+//go:build linux && cgo && (amd64 || arm64)
+
+package gpu
+
+import (
+	"fmt"
+
+	"github.com/gpusim/gpusim/engine"
+)
+
+// SetState overwrites the body state loaded by Load with s, bit for bit
+// (no renormalisation), in the pos, rot, vel and omega buffers. It submits
+// pending work first.
+func (b *Backend) SetState(s *engine.State) error {
+	b.mustLoad("SetState")
+	if s.Len() != b.n || len(s.Rot) != 4*b.n || len(s.Vel) != 3*b.n || len(s.Omega) != 3*b.n {
+		return fmt.Errorf("gpu: set state: %d positions, %d rotations, %d velocities, %d angular velocities for %d bodies",
+			len(s.Pos), len(s.Rot), len(s.Vel), len(s.Omega), b.n)
+	}
+	if err := b.sync(); err != nil {
+		return err
+	}
+	for _, w := range []struct {
+		dst *Buffer
+		src []float64
+	}{{b.pos, s.Pos}, {b.rot, s.Rot}, {b.vel, s.Vel}, {b.omega, s.Omega}} {
+		if err := w.dst.WriteFloat64(0, w.src); err != nil {
+			return fmt.Errorf("gpu: set state: %w", err)
+		}
+	}
+	return nil
+}
+
+// WarmStartData copies the last step's contact keys (kept on the host by
+// the collider) and impulses (the prevGamma buffer) into w.
+func (b *Backend) WarmStartData(w *engine.WarmStartData) error {
+	b.mustLoad("WarmStartData")
+	if err := b.sync(); err != nil {
+		return err
+	}
+	b.host.col.KeptKeys(w)
+	m := w.Len()
+	if cap(w.Gamma) < 3*m {
+		w.Gamma = make([]float64, 3*m)
+	}
+	w.Gamma = w.Gamma[:3*m]
+	if m == 0 {
+		return nil
+	}
+	if err := b.prevGamma.ReadFloat64(w.Gamma, 0); err != nil {
+		return fmt.Errorf("gpu: warm-start data: %w", err)
+	}
+	return nil
+}
+
+// SetWarmStartData replaces the warm-start memory with w: the keys on the
+// host, the impulses in the prevGamma buffer.
+func (b *Backend) SetWarmStartData(w *engine.WarmStartData) error {
+	b.mustLoad("SetWarmStartData")
+	if err := b.sync(); err != nil {
+		return err
+	}
+	if err := b.host.col.SetKeptKeys(w); err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	if len(w.Gamma) == 0 {
+		return nil
+	}
+	if err := b.prevGamma.Grow(8 * int64(len(w.Gamma))); err != nil {
+		return fmt.Errorf("gpu: warm-start data: %w", err)
+	}
+	if err := b.prevGamma.WriteFloat64(0, w.Gamma); err != nil {
+		return fmt.Errorf("gpu: warm-start data: %w", err)
+	}
+	return nil
+}
+
+var (
+	_ engine.StateSetter    = (*Backend)(nil)
+	_ engine.WarmStartSaver = (*Backend)(nil)
+)
