@@ -115,6 +115,8 @@ func (p panel) build() (*plot.Plot, error) {
 	if logY {
 		pl.Y.Scale = plot.LogScale{}
 		pl.Y.Tick.Marker = plot.LogTicks{Prec: 1}
+	} else {
+		pl.Y.Tick.Marker = distinctTicks{}
 	}
 	pl.Add(plotter.NewGrid())
 	for i, s := range p.lines {
@@ -303,4 +305,35 @@ func tracePanels(tr *table) ([]panel, error) {
 		ps[4].lines = append(ps[4].lines, series{name, t, om})
 	}
 	return ps, nil
+}
+
+// distinctTicks are gonum/plot's default ticks labelled with as many
+// significant digits as it takes to tell the labels apart (a body resting
+// at z = 1 m moves by nanometres, which the default labels show as 1, 1,
+// 1).
+type distinctTicks struct{}
+
+func (distinctTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for prec := 1; prec <= 17; prec++ {
+		seen := map[string]bool{}
+		ok := true
+		for i := range ts {
+			if ts[i].Label == "" {
+				continue
+			}
+			l := strconv.FormatFloat(ts[i].Value, 'g', prec, 64)
+			ok = ok && !seen[l]
+			seen[l] = true
+		}
+		if ok {
+			for i := range ts {
+				if ts[i].Label != "" {
+					ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', prec, 64)
+				}
+			}
+			break
+		}
+	}
+	return ts
 }

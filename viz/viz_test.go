@@ -267,3 +267,25 @@ func TestRenderFramesAndFinalAgree(t *testing.T) {
 		t.Errorf("frame 2 of a run without frames: %v", err)
 	}
 }
+
+func TestDistinctTicks(t *testing.T) {
+	ts := distinctTicks{}.Ticks(1-3e-9, 1+4e-9)
+	seen := map[string]bool{}
+	labels := 0
+	for _, tk := range ts {
+		if tk.Label == "" {
+			continue
+		}
+		labels++
+		if seen[tk.Label] {
+			t.Errorf("label %q twice in %+v", tk.Label, ts)
+		}
+		seen[tk.Label] = true
+	}
+	if labels < 2 {
+		t.Errorf("%d labels: %+v", labels, ts)
+	}
+	if ts := (distinctTicks{}).Ticks(0, 10); ts[0].Label != "0" {
+		t.Errorf("ticks of [0, 10] start %q, want 0", ts[0].Label)
+	}
+}
