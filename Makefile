@@ -3,7 +3,7 @@ GO      ?= go
 SCENE   ?= settle
 BIN     := bin/gpusim
 
-.PHONY: all build test test-short run bench lint fmt clean shaders check-shaders fuzz
+.PHONY: all build test test-short run bench lint fmt clean shaders check-shaders fuzz soak
 
 all: build
 
@@ -26,6 +26,13 @@ run: build
 # Go benchmarks of the kernels (the gpu ones skip without a Vulkan device).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./cpuref ./engine ./gpu
+
+# Long runs outside the default tests: settle for 10 000 steps on each
+# backend (GPUSIM_SOAK_STEPS to change), memory flat and results finite.
+# About 8 minutes on the CPU path; on lavapipe hours (set
+# GPUSIM_SOAK_STEPS=2000 there, or run on a real GPU).
+soak:
+	$(GO) test -tags soak -count=1 -timeout 6h -run '^TestSoak$$' -v ./tests
 
 # A short run of every fuzz target (FUZZTIME each; CI runs it). New
 # failing inputs land in the package's testdata/fuzz/ and then run as
