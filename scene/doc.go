@@ -34,6 +34,8 @@
 //
 // A scene file is one JSON object. Unknown fields are errors. Fields marked
 // optional take the default given.
+// examples/scene.schema.json is a JSON Schema of it, kept in sync with the
+// types of spec.go by schema_test.go; examples/ holds example scenes.
 //
 //	{
 //	  "name": "settle",            optional; default: the file name without extension
