@@ -3,17 +3,14 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/pprof"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gpusim/gpusim/engine"
 	"github.com/gpusim/gpusim/run"
@@ -213,11 +210,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		cpuprof  = fs.String("cpuprofile", "", "write a Go CPU profile of the run to this file")
 		vtkEvery = fs.Int("vtk", 0, "write ParaView frames (OUT/run.pvd, OUT/vtk/) of step 0, every N-th step and the last")
 		vtkCon   = fs.Bool("vtk-contacts", false, "with --vtk: also the contacts as lines with their forces (OUT/contacts.pvd)")
+		ckEvery  = fs.Int("checkpoint", 0, "write a checkpoint (OUT/checkpoints/step-NNNNNN.ckpt) every N steps; an interrupted run writes one anyway")
+		resume   = fs.String("resume", "", "continue the run saved in this checkpoint; --steps and --duration count from the run's start")
+		verbose  = fs.Bool("verbose", false, "debug logging, a line per step (no progress bar)")
+		logJSON  = fs.Bool("log-json", false, "log as JSON lines (log/slog), no progress bar")
 		sets     multi
 	)
 	fs.Var(&sets, "set", "key=value override of a scene parameter or field (repeatable)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: gpusim run SCENE|FILE [flags]\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: gpusim run SCENE|FILE [flags]\n       gpusim run --resume CHECKPOINT [--steps N | --duration T] [--out DIR] [flags]\n\nFlags:\n")
 		fs.PrintDefaults()
 		fmt.Fprintf(stderr, "  -dump-problem STEP DIR\n    \twrite the cone-complementarity problem of step STEP (1-based) into the folder DIR\n    \t(W.mtx, q.txt, mu.txt: see gpusim solve); needs the CPU backend\n")
 	}
@@ -225,20 +226,18 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usageError{fmt.Errorf("run takes one scene name or file, got %d arguments (gpusim scenes lists the built-in ones)", len(pos))}
-	}
+	log := newLogger(stderr, *verbose, *quiet, *logJSON)
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	switch *backend {
 	case "auto", "cpu", "vulkan":
 	default:
 		return usageError{fmt.Errorf("unknown backend %q (want auto, cpu or vulkan)", *backend)}
 	}
-	sc, err := scene.Load(pos[0], sets)
+	sc, ck, err := loadRunScene(pos, sets, *resume, set, dumpStep)
 	if err != nil {
-		return usageError{err}
+		return err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *solver != "" {
 		sc.Settings.Solver = *solver
 	}
@@ -282,7 +281,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		case "auto":
 			// Announced, not silent: the dump needs the assembled N.
 			*backend = "cpu"
-			fmt.Fprintf(stderr, "gpusim: --dump-problem: running on the CPU backend, whose problem can be assembled\n")
+			log.Warn("--dump-problem: running on the CPU backend, whose problem can be assembled")
 		}
 	}
 	if set["trace"] {
@@ -293,19 +292,20 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		sc.Trace = ids
 	}
 	if *out == "" {
-		*out = "out/" + sc.Name
+		*out = defaultOut(sc, ck)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	if *ckEvery < 0 {
+		return usageError{fmt.Errorf("--checkpoint %d: want a number of steps ≥ 1", *ckEvery)}
+	}
+	ctx, stop := interruptContext(log, os.Exit)
 	defer stop()
 	if *vtkEvery < 0 || (*vtkCon && *vtkEvery == 0) {
 		return usageError{fmt.Errorf("--vtk %d: want a number of steps ≥ 1 (and --vtk-contacts needs --vtk)", *vtkEvery)}
 	}
 	opt := run.Options{Backend: *backend, Device: *device, Validation: *vkValid, OutDir: *out, DumpStep: dumpStep, DumpDir: dumpDir,
-		VTKEvery: *vtkEvery, VTKContacts: *vtkCon,
-		Notice: func(s string) { fmt.Fprintf(stderr, "gpusim: %s\n", s) }}
-	if !*quiet && isTerminal(stderr) {
-		opt.Progress = progressPrinter(stderr)
-	}
+		VTKEvery: *vtkEvery, VTKContacts: *vtkCon, CheckpointEvery: *ckEvery, Resume: ck,
+		Notice:   func(s string) { log.Warn(s) },
+		Progress: runProgress(stderr, log, *verbose, *quiet, *logJSON)}
 	if *cpuprof != "" {
 		f, err := os.Create(*cpuprof)
 		if err != nil {
@@ -318,13 +318,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		defer pprof.StopCPUProfile()
 	}
 	sum, runErr := run.Run(ctx, sc, opt)
-	if opt.Progress != nil {
+	if opt.Progress != nil && !*verbose {
 		fmt.Fprintln(stderr)
 	}
 	if sum != nil && !*quiet {
 		printSummary(stdout, sum, *out)
 	}
-	return runErr
+	if sum != nil {
+		log.Info("run ended", "steps", sum.Steps, "sim_time_s", sum.SimTime, "wall_s", sum.WallSeconds, "out", *out, "checkpoint", sum.Checkpoint)
+	}
+	return interrupted(sum, runErr, *out)
 }
 
 func parseIDs(s string, n int) ([]int, error) {
@@ -353,21 +356,6 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// progressPrinter redraws one status line at most ten times a second.
-func progressPrinter(w io.Writer) func(run.Progress) {
-	var last time.Time
-	return func(p run.Progress) {
-		if p.Step != p.Steps && time.Since(last) < 100*time.Millisecond {
-			return
-		}
-		last = time.Now()
-		rate := float64(p.Step) / p.Elapsed.Seconds()
-		eta := time.Duration(float64(p.Steps-p.Step)/rate) * time.Second
-		fmt.Fprintf(w, "\r\x1b[Kstep %d/%d  t = %.4g s  contacts %d  iterations %d  residual %.3g  %.1f steps/s  ETA %v",
-			p.Step, p.Steps, p.Time, p.Contacts, p.Iterations, p.Residual, rate, eta.Round(time.Second))
-	}
 }
 
 func printSummary(w io.Writer, s *run.Summary, dir string) {
