@@ -121,8 +121,9 @@ type apgdRun struct {
 	ar  bool
 	n   int // 3nc
 
-	s, hist, partial *Buffer
-	chunks           int
+	s, hist *Buffer
+	chunks  int
+	partial *Vec // apgd_dot's partials, 4 per chunk (a Vec, so that it lives as long as a)
 	// γ_k, γ_{k+1}, y_k, g, N y_k, N γ_{k+1}, best, scratch, r (the
 	// anti-relaxed one, or r₀)
 	x, xNew, y, g, ny, nxNew, best, tmp, r *Vec
@@ -261,7 +262,7 @@ func (a *apgdRun) setup() error {
 	if a.ar {
 		a.r = vec()
 	}
-	a.partial = a.p.vec(a.p.NewVec(4 * a.chunks)).buf
+	a.partial = a.p.vec(a.p.NewVec(4 * a.chunks))
 	if err := a.p.Err(); err != nil {
 		a.release()
 		return err
@@ -361,8 +362,8 @@ func (a *apgdRun) dots(mode, g uint32, v0, v1, v2, v3, v4 *Vec) {
 	}
 	groups := [3]uint32{uint32(min(a.chunks, int(p.d.Info.MaxWorkgroupCount[0]))), 1, 1}
 	p.record(a.k.dot, groups, Push{}.U32(uint32(a.n)).U32(mode).U32(g),
-		a.partial, v0.buf, v1.buf, v2.buf, v3.buf, v4.buf, a.s)
-	p.record(a.k.sum, [3]uint32{pairs, 1, 1}, Push{}.U32(uint32(a.chunks)).U32(g), a.s, a.partial)
+		a.partial.buf, v0.buf, v1.buf, v2.buf, v3.buf, v4.buf, a.s)
+	p.record(a.k.sum, [3]uint32{pairs, 1, 1}, Push{}.U32(uint32(a.chunks)).U32(g), a.s, a.partial.buf)
 }
 
 // scalar records apgd_scalar of the given mode under gate g.

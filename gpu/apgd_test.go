@@ -5,6 +5,7 @@ package gpu
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/gpusim/gpusim/engine"
@@ -236,5 +237,35 @@ func TestDeviceAPGDScene(t *testing.T) {
 		if st.Iterations < 20 {
 			t.Errorf("only %d iterations: the case tests little batching", st.Iterations)
 		}
+	}
+}
+
+// TestDeviceAPGDSurvivesGC: the solve's buffers live until it ends while
+// the garbage collector runs between its submits (a buffer held only by an
+// unreachable Vec is released at the next submit).
+func TestDeviceAPGDSurvivesGC(t *testing.T) {
+	tw, _, gp := randomTwin(t, 23, 100, 0)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.GC()
+			}
+		}
+	}()
+	g := gp.NewVec(3 * tw.nc)
+	st, err := (&engine.APGD{}).Solve(gp, g, engine.SolveOptions{MaxIter: 100, Gd: engine.DefaultSettings().Gd})
+	close(stop)
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Iterations != 100 {
+		t.Errorf("%d iterations, want 100", st.Iterations)
 	}
 }

@@ -11,7 +11,9 @@ import (
 // problem is the engine.Problem of the backend's current step, on device
 // vectors: its LinAlg is the backend's, and its methods record kernels
 // into the LinAlg's open batch (only Cones, and the LinAlg's Dot, Read and
-// Write, submit). It is valid until the next Collide.
+// Write, submit). It also implements engine.DeviceAPGD (apgd.go), so APGD
+// and APGD-AR run their iterations on the device, many per submit. It is
+// valid until the next Collide.
 type problem struct {
 	*LinAlg
 	b *Backend
