@@ -369,7 +369,7 @@ func (a *apgdRun) dots(mode, g uint32, v0, v1, v2, v3, v4 *Vec) {
 // scalar records apgd_scalar of the given mode under gate g.
 func (a *apgdRun) scalar(mode, g uint32) {
 	a.p.record(a.k.scalar, [3]uint32{1, 1, 1},
-		Push{}.F64(a.opt.Tol).F64(a.opt.Gd).U32(mode).U32(g).U32(uint32(a.n)).U32(uint32(a.opt.MaxIter)).U32(uint32(a.histCap)),
+		Push{}.F64(a.opt.Tol).F64(a.opt.Gd).U32(mode).U32(g).U32(uint32(a.n)).U32(uint32(min(a.opt.MaxIter, math.MaxUint32))).U32(uint32(a.histCap)),
 		a.s, a.hist)
 }
 
