@@ -59,32 +59,50 @@ func (c *Collider) Collide(pos, rot, vel, omega, invMass, force []float64) (int,
 	c.sub = c.sub[:0]
 	for _, pr := range c.pairs {
 		i, j := int(pr[0]), int(pr[1])
-		pi, qi := vec3At(pos, i), quatAt(rot, i)
-		pj, qj := vec3At(pos, j), quatAt(rot, j)
-		c.cps, err = Narrow(c.shapes[i], Pose{pi, qi}, c.shapes[j], Pose{pj, qj}, env+c.margin[i]+c.margin[j], c.cps[:0])
+		var n int
+		n, c.cps, err = c.PairContacts(i, j, pos, rot, env+c.margin[i]+c.margin[j], con, c.cps)
 		if err != nil {
-			return 0, fmt.Errorf("cpuref: bodies %d and %d: %w", i, j, err)
+			return 0, err
 		}
-		mu, coh := engine.CombineMaterials(c.mats[c.material[i]], c.mats[c.material[j]])
-		for k, cp := range c.cps {
-			if !finite(cp.Phi) || !finite(cp.Normal[0]) || !finite(cp.Normal[1]) || !finite(cp.Normal[2]) {
-				return 0, fmt.Errorf("cpuref: bodies %d and %d: narrowphase gave a non-finite contact", i, j)
-			}
-			sa := qi.Conjugate().Rotate(cp.PA.Sub(pi))
-			sb := qj.Conjugate().Rotate(cp.PB.Sub(pj))
-			con.A = append(con.A, int32(i))
-			con.B = append(con.B, int32(j))
-			con.Normal = append(con.Normal, cp.Normal[0], cp.Normal[1], cp.Normal[2])
-			con.PA = append(con.PA, sa[0], sa[1], sa[2])
-			con.PB = append(con.PB, sb[0], sb[1], sb[2])
-			con.Phi = append(con.Phi, cp.Phi)
-			con.Mu = append(con.Mu, mu)
-			con.Cohesion = append(con.Cohesion, coh)
+		for k := range n {
 			c.sub = append(c.sub, int32(k))
 		}
 	}
 	c.buildAdjacency()
 	return con.Len(), nil
+}
+
+// PairContacts appends to con the contacts of bodies i and j (i < j, a
+// candidate pair) at positions pos and orientations rot (engine.State's
+// layouts) with gap below env (m), as Collide makes them: Narrow's
+// contacts in its order, their points in the bodies' frames, the
+// materials combined by engine.CombineMaterials. It returns their number
+// and cps, Narrow's scratch (reused). A non-finite gap or normal is an
+// error naming the bodies.
+func (c *Collider) PairContacts(i, j int, pos, rot []float64, env float64, con *engine.Contacts, cps []ContactPoint) (int, []ContactPoint, error) {
+	pi, qi := vec3At(pos, i), quatAt(rot, i)
+	pj, qj := vec3At(pos, j), quatAt(rot, j)
+	cps, err := Narrow(c.shapes[i], Pose{pi, qi}, c.shapes[j], Pose{pj, qj}, env, cps[:0])
+	if err != nil {
+		return 0, cps, fmt.Errorf("cpuref: bodies %d and %d: %w", i, j, err)
+	}
+	mu, coh := engine.CombineMaterials(c.mats[c.material[i]], c.mats[c.material[j]])
+	for _, cp := range cps {
+		if !finite(cp.Phi) || !finite(cp.Normal[0]) || !finite(cp.Normal[1]) || !finite(cp.Normal[2]) {
+			return 0, cps, fmt.Errorf("cpuref: bodies %d and %d: narrowphase gave a non-finite contact", i, j)
+		}
+		sa := qi.Conjugate().Rotate(cp.PA.Sub(pi))
+		sb := qj.Conjugate().Rotate(cp.PB.Sub(pj))
+		con.A = append(con.A, int32(i))
+		con.B = append(con.B, int32(j))
+		con.Normal = append(con.Normal, cp.Normal[0], cp.Normal[1], cp.Normal[2])
+		con.PA = append(con.PA, sa[0], sa[1], sa[2])
+		con.PB = append(con.PB, sb[0], sb[1], sb[2])
+		con.Phi = append(con.Phi, cp.Phi)
+		con.Mu = append(con.Mu, mu)
+		con.Cohesion = append(con.Cohesion, coh)
+	}
+	return len(cps), cps, nil
 }
 
 // buildAdjacency makes the body → contact lists (CSR) by a counting sort

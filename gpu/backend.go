@@ -19,10 +19,16 @@ import (
 //
 // Per step:
 //
-//   - Collide: runs on the host for now (see hostCollider): it downloads
-//     positions, orientations and velocities, finds the contacts with
-//     cpuref's broadphase and narrowphase, and uploads them with the body
-//     → contact adjacency. GPU collision kernels are the next step.
+//   - Collide: on the device (see deviceCollider): the collide_* kernels
+//     (margins and AABBs, grid binning, candidate pairs, closed-form
+//     narrowphase for sphere–sphere, sphere–box, sphere–plane, box–plane
+//     and ellipsoid–plane, contacts, adjacency) are recorded after the
+//     last step's Integrate and submitted together, one submit, and the
+//     counts read back from host-visible memory. Pairs of other kinds
+//     (box–box, an ellipsoid with a sphere, an ellipsoid or a box) are
+//     read back and run through cpuref's narrowphase on the host, and a
+//     second submit merges their contacts in pair order. Outgrown buffers
+//     grow and the kernels run again.
 //   - Build: free_velocity and jacobian, recorded, not submitted.
 //   - the solver: Problem's Schur (body_impulse + contact_velocity),
 //     Project, AntiRelax, BlockDiag and Sweep record into the LinAlg's
@@ -30,10 +36,11 @@ import (
 //     Cones submit. The solver's scalars (step sizes, residuals) live on
 //     the host, so every Dot is a submit and a read-back.
 //   - FixedForce: fixed_force and three sum passes, one submit.
-//   - Integrate: body_impulse and integrate, recorded; the next Collide or
+//   - Integrate: body_impulse and integrate, and copies of γ and the
+//     contact keys for the next WarmStart, recorded; the next Collide or
 //     ReadState submits them.
-//   - WarmStart: merges the last step's impulses on the host, as cpuref
-//     does (one download, one upload).
+//   - WarmStart: collide_keys matches the contact keys with the last
+//     step's on the device, recorded, not submitted.
 //
 // Body buffers (n bodies, SI units as in engine.State): pos, rot, vel,
 // omega, invMass, invInertia, force, torque as cpuref's Backend, vfree and
@@ -41,7 +48,8 @@ import (
 // (uint32, nonzero for fixed bodies and planes), adjOff (uint32, n+1).
 // Contact buffers (nc contacts), grown with Buffer.Grow as nc grows: a, b
 // (uint32), normal, pa, pb (3), phi, mu, cohesion (1), basis, rhoA, rhoB
-// (9), coh (1, N·s), r (3), adj (uint32, at most 2nc), prevGamma (3).
+// (9), coh (1, N·s), r (3), adj (uint32, at most 2nc), prevGamma (3);
+// deviceCollider lists its own.
 //
 // A Backend is not safe for concurrent use.
 type Backend struct {
@@ -55,6 +63,7 @@ type Backend struct {
 	}
 
 	host     hostCollider
+	dc       deviceCollider
 	settings engine.Settings
 	n        int  // bodies
 	nc       int  // contacts
@@ -141,6 +150,7 @@ func (b *Backend) release() error {
 	if b.l != nil {
 		err = b.l.Close()
 	}
+	b.dc.release()
 	bufs := append(b.bodyBuffers(), &b.a, &b.b, &b.normal, &b.pa, &b.pb, &b.phi, &b.mu, &b.cohesion,
 		&b.basis, &b.rhoA, &b.rhoB, &b.coh, &b.r, &b.adj, &b.prevGamma, &b.partial[0], &b.partial[1], &b.partial[2], &b.force3)
 	for _, p := range bufs {
@@ -233,57 +243,31 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	if err := b.fixedBody.WriteUint32(0, fixed); err != nil {
 		return err
 	}
+	if err := b.loadCollider(m); err != nil {
+		return err
+	}
 	b.rVec = Vec{l: b.l, buf: b.r}
 	b.loaded = true
 	return nil
 }
 
-// Collide finds the contacts at the current positions on the host (see
-// hostCollider) and uploads them; it first submits pending work (the last
-// step's Integrate) and downloads the state it needs.
+// Collide finds the contacts at the current positions: on the device
+// when the model's shapes allow it (see deviceCollider), else on the host
+// (see hostCollider).
 func (b *Backend) Collide() (int, error) {
 	b.mustLoad("Collide")
-	if err := b.sync(); err != nil {
-		return 0, err
-	}
-	h := &b.host
-	for _, r := range []struct {
-		dst []float64
-		src *Buffer
-	}{{h.pos, b.pos}, {h.rot, b.rot}, {h.vel, b.vel}, {h.omega, b.omega}} {
-		if err := r.src.ReadFloat64(r.dst, 0); err != nil {
-			return 0, err
-		}
-	}
-	nc, err := h.collide()
-	if err != nil {
-		return 0, err
-	}
-	if err := b.upload(nc); err != nil {
-		return 0, fmt.Errorf("gpu: collide: %d contacts: %w", nc, err)
-	}
-	b.nc = nc
-	return nc, nil
+	return b.collide()
 }
 
 // upload grows the contact buffers to nc contacts and writes the host's
 // contacts and adjacency into them. Nothing may be recording.
 func (b *Backend) upload(nc int) error {
 	h := &b.host
-	c := int64(nc)
-	chunks := int64((nc + dotChunk - 1) / dotChunk)
-	for _, g := range []struct {
-		buf  *Buffer
-		size int64
-	}{
-		{b.a, 4 * c}, {b.b, 4 * c}, {b.normal, 24 * c}, {b.pa, 24 * c}, {b.pb, 24 * c},
-		{b.phi, 8 * c}, {b.mu, 8 * c}, {b.cohesion, 8 * c}, {b.basis, 72 * c}, {b.rhoA, 72 * c},
-		{b.rhoB, 72 * c}, {b.coh, 8 * c}, {b.r, 24 * c}, {b.adj, 4 * int64(len(h.adj))}, {b.prevGamma, 24 * c},
-		{b.partial[0], 8 * chunks}, {b.partial[1], 8 * chunks}, {b.partial[2], 8 * chunks},
-	} {
-		if err := g.buf.Grow(g.size); err != nil {
-			return err
-		}
+	if err := b.growSolver(nc); err != nil {
+		return err
+	}
+	if err := b.adj.Grow(4 * int64(len(h.adj))); err != nil {
+		return err
 	}
 	con := h.con
 	for _, w := range []struct {
@@ -297,7 +281,7 @@ func (b *Backend) upload(nc int) error {
 	for _, w := range []struct {
 		dst *Buffer
 		src []uint32
-	}{{b.a, h.a}, {b.b, h.b}, {b.adjOff, h.adjOff}, {b.adj, h.adj}} {
+	}{{b.a, h.a}, {b.b, h.b}, {b.dc.sub, h.sub}, {b.adjOff, h.adjOff}, {b.adj, h.adj}} {
 		if err := w.dst.WriteUint32(0, w.src); err != nil {
 			return err
 		}
@@ -346,30 +330,15 @@ func (b *Backend) recordBodyImpulse(x *Buffer) {
 }
 
 // WarmStart fills gamma with the last step's impulse of each contact
-// whose (A, B, index within the pair) persists, else zero. The merge runs
-// on the host, as cpuref's: the last impulses are downloaded and the
-// result uploaded.
+// whose (A, B, index within the pair) persists, else zero: collide_keys
+// merges the kept keys on the device, recorded, not submitted.
 func (b *Backend) WarmStart(gamma engine.Vec) error {
 	b.mustLoad("WarmStart")
 	g, err := b.gammaVec("warm start", gamma)
 	if err != nil {
 		return err
 	}
-	h := &b.host
-	np := h.col.KeptContacts()
-	if cap(h.prevGamma) < 3*np {
-		h.prevGamma = make([]float64, 3*np)
-	}
-	h.prevGamma = h.prevGamma[:3*np]
-	if np > 0 {
-		if err := b.sync(); err != nil {
-			return err
-		}
-		if err := b.prevGamma.ReadFloat64(h.prevGamma, 0); err != nil {
-			return err
-		}
-	}
-	b.l.Write(g, h.warmStart())
+	b.warmStart(g)
 	return b.l.Err()
 }
 
@@ -388,7 +357,7 @@ func (b *Backend) Integrate(gamma engine.Vec, h float64) error {
 	if b.nc > 0 {
 		l.record(l.copy, l.groups(l.copy, 3*b.nc), Push{}.U32(uint32(3*b.nc)), b.prevGamma, g.buf)
 	}
-	b.host.col.KeepKeys()
+	b.keepKeys()
 	return l.Err()
 }
 

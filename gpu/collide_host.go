@@ -12,9 +12,12 @@ import (
 )
 
 // hostCollider is the backend's host side of collision: cpuref's Collider
-// (the same code as the CPU backend, so both find the same contacts bit
-// for bit) with the download/upload glue around it, the body arrays Load
-// uploads, and the warm-start merge.
+// (the same code as the CPU backend) with the download/upload glue around
+// it, and the body arrays Load uploads. The device collider uses its
+// PairContacts for the pairs without a closed form on the device; the
+// whole collision runs here (collideHost) when a device kernel flags
+// input that cpuref rejects, for cpuref's error message, and for models
+// of 2²⁶ bodies or more.
 type hostCollider struct {
 	col      cpuref.Collider
 	n        int
@@ -31,11 +34,9 @@ type hostCollider struct {
 	// The contacts of the last host collide and their upload forms.
 	con    *engine.Contacts
 	a, b   []uint32 // con.A, con.B
+	sub    []uint32 // index of each contact within its pair
 	adjOff []uint32 // body → contact lists (CSR offsets), n+1
 	adj    []uint32 // contact index·2 + side (0: A, 1: B)
-
-	// Warm start: the last step's impulses downloaded, and the merge.
-	prevGamma, warm []float64
 }
 
 // load copies the model as cpuref's Load does: fixed bodies (and planes)
@@ -84,10 +85,11 @@ func (h *hostCollider) collide() (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("gpu: collide: %w", err)
 	}
-	h.a, h.b = h.a[:0], h.b[:0]
-	for k := 0; k < nc; k++ {
+	h.a, h.b, h.sub = h.a[:0], h.b[:0], h.sub[:0]
+	for k, s := range h.col.Sub()[:nc] {
 		h.a = append(h.a, uint32(h.con.A[k]))
 		h.b = append(h.b, uint32(h.con.B[k]))
+		h.sub = append(h.sub, uint32(s))
 	}
 	off, adj := h.col.Adjacency()
 	for i, o := range off {
@@ -98,19 +100,6 @@ func (h *hostCollider) collide() (int, error) {
 		h.adj = append(h.adj, uint32(e))
 	}
 	return nc, nil
-}
-
-// warmStart fills h.warm (3 per current contact) with h.prevGamma of each
-// contact whose (A, B, index within the pair) also existed in the last
-// step, else zero (cpuref.Collider.WarmStart).
-func (h *hostCollider) warmStart() []float64 {
-	nc := h.con.Len()
-	if cap(h.warm) < 3*nc {
-		h.warm = make([]float64, 3*nc, 3*nc+3*nc/4)
-	}
-	g := h.warm[:3*nc]
-	h.col.WarmStart(g, h.prevGamma)
-	return g
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -346,7 +346,10 @@ func TestKernelJacobian(t *testing.T) {
 		if err := tw.gpu.basis.ReadFloat64(basis, 0); err != nil {
 			t.Fatal(err)
 		}
-		con := tw.gpu.host.con
+		con := &engine.Contacts{}
+		if err := tw.gpu.ReadContacts(con); err != nil {
+			t.Fatal(err)
+		}
 		for k := 0; k < tw.nc; k++ {
 			n := mgl64.Vec3{con.Normal[3*k], con.Normal[3*k+1], con.Normal[3*k+2]}
 			u, w := cpuref.TangentBasis(n)
@@ -566,7 +569,10 @@ func TestKernelFixedForce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	con := tw.gpu.host.con
+	con := &engine.Contacts{}
+	if err := tw.gpu.ReadContacts(con); err != nil {
+		t.Fatal(err)
+	}
 	fixed := tw.gpu.host.fixed
 	terms := make([][3]float64, tw.nc)
 	var abs [3]float64

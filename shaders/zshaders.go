@@ -288,6 +288,195 @@ var BodyImpulse = Module{
 //go:embed body_impulse.spv
 var body_impulseSPIRV string
 
+// CollideAabb is collide_aabb.comp: the first stage of collision on the device for every body
+// i: its speculative margin, its world AABB inflated by envelope + margin,
+// and its grid class and bin range (cpuref's Collider.Collide, ShapeAABB
+// and Grid.classify); it also clears the slot counters of collide_bin.
+var CollideAabb = Module{
+	Name:  "collide_aabb",
+	SPIRV: collide_aabbSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 8, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 9, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 10, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 11, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 12, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 13, Kind: StorageBuffer},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  56,
+}
+
+//go:embed collide_aabb.spv
+var collide_aabbSPIRV string
+
+// CollideAdj is collide_adj.comp: the body → contact adjacency (CSR) of the contacts
+// collide_narrow wrote, as cpuref's Collider.buildAdjacency makes it: each
+// movable body's list holds 2k + side for its contacts k (side 0: the body
+// is A, 1: B) in increasing order; fixed bodies get none. Deterministic:
+// the atomics only count and place, and mode 2 sorts each list.
+var CollideAdj = Module{
+	Name:  "collide_adj",
+	SPIRV: collide_adjSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer},
+		{Binding: 4, Kind: StorageBuffer},
+		{Binding: 5, Kind: StorageBuffer},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, WriteOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  16,
+}
+
+//go:embed collide_adj.spv
+var collide_adjSPIRV string
+
+// CollideBin is collide_bin.comp: the count and scatter stages of the broadphase's counting
+// sort of (body, bin) entries by hash slot (cpuref's Grid.count and
+// Grid.scatter), and the list of big bodies and planes.
+var CollideBin = Module{
+	Name:  "collide_bin",
+	SPIRV: collide_binSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 3, Kind: StorageBuffer},
+		{Binding: 4, Kind: StorageBuffer, WriteOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  20,
+}
+
+//go:embed collide_bin.spv
+var collide_binSPIRV string
+
+// CollideKeys is collide_keys.comp: the warm start's contact keys on the device (cpuref's
+// Collider.KeepKeys and WarmStart): mode 0 keeps the current contacts'
+// keys (A, B, index within the pair) for the next step; mode 1 sets each
+// current contact's impulse to the kept impulse of the contact with the
+// same key, else zero. Both key lists are sorted (contacts come in pair
+// order, then narrowphase order), so a binary search finds the match; the
+// result is the merge cpuref does, copied bit for bit.
+var CollideKeys = Module{
+	Name:  "collide_keys",
+	SPIRV: collide_keysSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer},
+		{Binding: 4, Kind: StorageBuffer},
+		{Binding: 5, Kind: StorageBuffer},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, WriteOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  12,
+}
+
+//go:embed collide_keys.spv
+var collide_keysSPIRV string
+
+// CollideNarrow is collide_narrow.comp: the narrowphase of every candidate pair with a closed
+// form (cpuref's Narrow: sphereSphere, sphereBox, spherePlane,
+// ellipsoidPlane, boxPlane, with its swap into kind order and mirroring),
+// counting the contacts (modes 0 and 3) or writing them (mode 1) at the
+// pair's offset from the scan of the counts, as cpuref's Collider.Collide
+// does: contacts in pair order, within a pair in narrowphase order. The
+// other pairs' contacts come from the host.
+var CollideNarrow = Module{
+	Name:  "collide_narrow",
+	SPIRV: collide_narrowSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer},
+		{Binding: 8, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 9, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 10, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 11, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 12, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 13, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 14, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 15, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 16, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 17, Kind: StorageBuffer},
+		{Binding: 18, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 19, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 20, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  20,
+}
+
+//go:embed collide_narrow.spv
+var collide_narrowSPIRV string
+
+// CollidePairs is collide_pairs.comp: the candidate pairs (i, j), i < j, of the broadphase,
+// each found once by its lower body i, counted (mode 0) or written and
+// sorted by j (mode 1); after the scan of the counts the pairs come sorted
+// by i then j: cpuref's Grid.Pairs (binPairs, bigPairs, planePairs,
+// sortKeys) gives the same list.
+var CollidePairs = Module{
+	Name:  "collide_pairs",
+	SPIRV: collide_pairsSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 8, Kind: StorageBuffer},
+		{Binding: 9, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 10, Kind: StorageBuffer},
+		{Binding: 11, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  24,
+}
+
+//go:embed collide_pairs.spv
+var collide_pairsSPIRV string
+
+// CollideScan is collide_scan.comp: exclusive prefix sum in place of a uint32 array, the scan
+// stage of collision's counting sorts (cpuref's Grid.scan): data[0:len]
+// becomes its exclusive scan and data[len] the total, which is also stored
+// in meta[out].
+var CollideScan = Module{
+	Name:  "collide_scan",
+	SPIRV: collide_scanSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer},
+		{Binding: 1, Kind: StorageBuffer},
+	},
+	LocalSize: [3]uint32{256, 1, 1},
+	PushSize:  12,
+}
+
+//go:embed collide_scan.spv
+var collide_scanSPIRV string
+
 // ContactVelocity is contact_velocity.comp: out_k = D_kᵀ v for every contact k, the second half of
 // the matrix-free Schur product N x = Dᵀ (M⁻¹ D x) (cpuref's
 // contactVelocity) with v = dv from body_impulse: the relative velocity of
@@ -545,5 +734,5 @@ var sweepSPIRV string
 
 // All returns every module, by name.
 func All() []Module {
-	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, Integrate, Jacobian, MulElem, Project, Sum, Sweep}
+	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, Integrate, Jacobian, MulElem, Project, Sum, Sweep}
 }

@@ -1,0 +1,475 @@
+//go:build linux && cgo && (amd64 || arm64)
+
+package gpu
+
+import (
+	"fmt"
+	"math/bits"
+	"sort"
+
+	"github.com/gpusim/gpusim/cpuref"
+	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/shaders"
+)
+
+// Meta words: the counts and flags collision's kernels leave in the meta
+// buffer, copied to the host-visible out buffer at the end.
+const (
+	metaSpecial  = iota // big bodies and planes
+	metaEntries         // (body, bin) entries
+	metaPairs           // candidate pairs
+	metaContacts        // contacts
+	metaAdj             // adjacency entries
+	metaFlags           // bit 0: bad grid input, 1: a pair kind without a GPU closed form, 2: a non-finite contact
+	metaFallback        // pairs listed for the host's narrowphase
+	metaWords    = 8
+)
+
+// Flags of meta[metaFlags].
+const (
+	flagBadInput  = 1
+	flagFallback  = 2
+	flagNonFinite = 4
+)
+
+// maxDeviceBodies bounds the bodies of a device collision: an entry packs
+// the body index and a 6-bit bin offset into a uint32.
+const maxDeviceBodies = 1 << 26
+
+// deviceCollider is collision on the device: the kernels collide_aabb,
+// collide_scan, collide_bin, collide_pairs, collide_narrow and collide_adj
+// recorded after the pending step and submitted once, then the counts read
+// back from a host-visible buffer. It finds the contacts cpuref's Collider
+// finds, in the same order (see each kernel's header). Pairs without a
+// closed form in collide_narrow (box–box; an ellipsoid with a sphere, an
+// ellipsoid or a box) are listed by the kernel; when there are any, the
+// host reads back the list, runs cpuref's narrowphase on those pairs,
+// uploads their contacts, and a second submit places every pair's
+// contacts and builds the adjacency.
+//
+// Buffers (n bodies, S hash slots, caps ecap entries, pcap pairs, ccap
+// contacts): shape (5 float64 per body: kind, size, bounding radius), mat
+// (2: μ, cohesion N), box (8: min, max, margin m, 0), planeN (3), cell (4
+// int32: first bin, range sizes and class), specialOff (n+1), special (n),
+// slots (2S+2: counts then starts, then cursors), adjCursor (n+1),
+// pairOff (n+1) uint32; entries (ecap), pairA, pairB (pcap), off (pcap+1)
+// uint32; the contact buffers of Backend (a, b, normal, pa, pb, phi, mu,
+// cohesion, sub, adj (2ccap)) and the kept keys prevA, prevB, prevSub;
+// fbList (3 uint32 per listed pair: pair, A, B), fbRec (3 per listed pair:
+// pair, count, first host contact) and hostCon (12 float64 per host
+// contact: normal, pa, pb, phi, mu, cohesion) for the host's pairs.
+type deviceCollider struct {
+	on bool // see onDevice
+	k  struct {
+		aabb, scan, bin, pairs, narrow, adj, keys *Kernel
+	}
+	shape, mat, box, planeN, cell, specialOff, special, slots, adjCursor, pairOff *Buffer
+	entries, pairA, pairB, off, sub, prevA, prevB, prevSub, meta, out             *Buffer
+	fbList, fbRec, hostCon                                                        *Buffer
+
+	slotCount, brickBits int
+	ecap, pcap, ccap     int
+	inv                  float64 // 1 / bin size (1/m)
+	np                   int     // contacts whose keys were kept
+	counts               [metaWords]uint32
+
+	// The host's pairs: the list read back, the records and contacts
+	// uploaded, and the margins they need.
+	list, rec    []uint32
+	con          engine.Contacts
+	hostContacts []float64
+	boxes        []float64
+	cps          []cpuref.ContactPoint
+}
+
+// buffers lists the collider's buffers.
+func (c *deviceCollider) buffers() []**Buffer {
+	return []**Buffer{&c.shape, &c.mat, &c.box, &c.planeN, &c.cell, &c.specialOff, &c.special, &c.slots,
+		&c.adjCursor, &c.pairOff, &c.entries, &c.pairA, &c.pairB, &c.off, &c.sub, &c.prevA, &c.prevB,
+		&c.prevSub, &c.meta, &c.out, &c.fbList, &c.fbRec, &c.hostCon}
+}
+
+func (c *deviceCollider) release() {
+	for _, p := range c.buffers() {
+		if *p != nil {
+			(*p).Release()
+			*p = nil
+		}
+	}
+}
+
+// onDevice reports whether the model can collide on the device: entries
+// pack a body index in 26 bits.
+func onDevice(m *engine.Model) bool { return len(m.Bodies) < maxDeviceBodies }
+
+// loadCollider makes the device collider for the loaded model: its kernels,
+// its constant per-body buffers, and working buffers at initial
+// capacities (grown by collideDevice when outgrown).
+func (b *Backend) loadCollider(m *engine.Model) error {
+	c := &b.dc
+	c.release()
+	*c = deviceCollider{k: c.k}
+	for _, k := range []struct {
+		k **Kernel
+		m shaders.Module
+	}{
+		{&c.k.aabb, shaders.CollideAabb}, {&c.k.scan, shaders.CollideScan}, {&c.k.bin, shaders.CollideBin},
+		{&c.k.pairs, shaders.CollidePairs}, {&c.k.narrow, shaders.CollideNarrow}, {&c.k.adj, shaders.CollideAdj},
+		{&c.k.keys, shaders.CollideKeys},
+	} {
+		var err error
+		if *k.k, err = b.d.Kernel(k.m); err != nil {
+			return fmt.Errorf("gpu: load: %w", err)
+		}
+	}
+	n := b.n
+	c.on = onDevice(m)
+	c.inv = 1 / b.host.col.BinSize()
+	c.brickBits = max(bits.Len(uint(max(2*n, 128)-1)), 7) - 6
+	c.slotCount = 1 << (c.brickBits + 6)
+	c.ecap, c.pcap, c.ccap = 8*n+64, 8*n+64, 8*n+64
+	n64, s64 := int64(n), int64(c.slotCount)
+	sizes := map[**Buffer]int64{
+		&c.shape: 40 * n64, &c.mat: 16 * n64, &c.box: 64 * n64, &c.planeN: 24 * n64, &c.cell: 16 * n64,
+		&c.specialOff: 4 * (n64 + 1), &c.special: 4 * n64, &c.slots: 4 * (2*s64 + 2), &c.adjCursor: 8 * (n64/2 + 1),
+		&c.pairOff: 4 * (n64 + 1), &c.meta: 4 * metaWords,
+	}
+	for _, p := range c.buffers() {
+		var err error
+		switch {
+		case p == &c.out:
+			*p, err = b.d.NewHostBuffer(4 * metaWords)
+		default:
+			*p, err = b.d.NewBuffer(max(sizes[p], 64))
+		}
+		if err != nil {
+			return fmt.Errorf("gpu: load %d bodies: %w", n, err)
+		}
+	}
+	shape := make([]float64, 5*n)
+	mat := make([]float64, 2*n)
+	mats := b.host.col.MaterialTable()
+	for i, s := range b.host.col.Shapes() {
+		shape[5*i] = float64(s.Kind)
+		copy(shape[5*i+1:5*i+4], s.Size[:])
+		shape[5*i+4] = s.BoundingRadius()
+		mt := mats[b.host.col.Materials()[i]]
+		mat[2*i], mat[2*i+1] = mt.Friction, mt.Cohesion
+	}
+	// recordPlace clears adjOff as float64: room for a whole last one.
+	if err := b.adjOff.Grow(8 * (n64/2 + 1)); err != nil {
+		return err
+	}
+	if err := c.shape.WriteFloat64(0, shape); err != nil {
+		return err
+	}
+	if err := c.mat.WriteFloat64(0, mat); err != nil {
+		return err
+	}
+	return b.growCollider()
+}
+
+// growCollider makes the capacity-sized buffers as large as the
+// capacities. Nothing may be recording.
+func (b *Backend) growCollider() error {
+	c := &b.dc
+	e, p, k := int64(c.ecap), int64(c.pcap), int64(c.ccap)
+	for _, g := range []struct {
+		buf  *Buffer
+		size int64
+	}{
+		{c.entries, 4 * e}, {c.pairA, 4 * p}, {c.pairB, 4 * p}, {c.off, 4 * (p + 1)}, {c.fbList, 12 * p},
+		{b.a, 4 * k}, {b.b, 4 * k}, {b.normal, 24 * k}, {b.pa, 24 * k}, {b.pb, 24 * k}, {b.phi, 8 * k},
+		{b.mu, 8 * k}, {b.cohesion, 8 * k}, {c.sub, 4 * k}, {b.adj, 8 * k},
+		{c.prevA, 4 * k}, {c.prevB, 4 * k}, {c.prevSub, 4 * k}, {b.prevGamma, 24 * k},
+	} {
+		if err := g.buf.Grow(g.size); err != nil {
+			return fmt.Errorf("gpu: collide: %w", err)
+		}
+	}
+	return nil
+}
+
+// collide finds the contacts on the device when the model allows it, else
+// on the host.
+func (b *Backend) collide() (int, error) {
+	if !b.dc.on {
+		return b.collideHost()
+	}
+	return b.collideDevice()
+}
+
+// collideDevice records the collision kernels after the pending work,
+// submits once and reads back the counts. When a count outgrew its
+// buffer the buffers grow and the kernels run again (a second submit);
+// when a kernel flagged input that cpuref rejects, the host collides
+// instead, for cpuref's error; pairs listed for the host are handled by
+// hostPairs.
+func (b *Backend) collideDevice() (int, error) {
+	c := &b.dc
+	for {
+		b.recordCollide()
+		if err := b.readCounts(); err != nil {
+			return 0, err
+		}
+		if c.counts[metaFlags]&(flagBadInput|flagNonFinite) != 0 {
+			return b.collideHost()
+		}
+		if grown, err := b.growToCounts(); err != nil || grown {
+			if err != nil {
+				return 0, err
+			}
+			continue
+		}
+		if c.counts[metaFlags]&flagFallback != 0 {
+			if err := b.hostPairs(); err != nil {
+				return 0, err
+			}
+			if grown, err := b.growToCounts(); err != nil || grown {
+				if err != nil {
+					return 0, err
+				}
+				continue
+			}
+		}
+		nc := int(c.counts[metaContacts])
+		b.nc = nc
+		return nc, b.growSolver(nc)
+	}
+}
+
+// readCounts submits the recorded work and reads the collision counts.
+func (b *Backend) readCounts() error {
+	if err := b.sync(); err != nil {
+		return err
+	}
+	return b.dc.out.ReadUint32(b.dc.counts[:], 0)
+}
+
+// growToCounts raises the capacities that the last counts exceed (to a
+// quarter more) and grows the buffers; it reports whether any grew.
+func (b *Backend) growToCounts() (bool, error) {
+	c := &b.dc
+	e, p, nc := int(c.counts[metaEntries]), int(c.counts[metaPairs]), int(c.counts[metaContacts])
+	if e <= c.ecap && p <= c.pcap && nc <= c.ccap {
+		return false, nil
+	}
+	c.ecap = max(c.ecap, e+e/4)
+	c.pcap = max(c.pcap, p+p/4)
+	c.ccap = max(c.ccap, nc+nc/4)
+	return true, b.growCollider()
+}
+
+// hostPairs runs cpuref's narrowphase on the pairs collide_narrow listed
+// (read back, with the positions, orientations and margins), uploads
+// their contacts, and submits the kernels that place all contacts
+// (collide_narrow modes 3, 2 and 1) and build the adjacency.
+func (b *Backend) hostPairs() error {
+	c := &b.dc
+	h := &b.host
+	nf := int(c.counts[metaFallback])
+	c.list = resize(c.list, 3*nf)
+	c.boxes = resize(c.boxes, 8*b.n)
+	if err := c.fbList.ReadUint32(c.list, 0); err != nil {
+		return err
+	}
+	for _, r := range []struct {
+		dst []float64
+		src *Buffer
+	}{{h.pos, b.pos}, {h.rot, b.rot}, {c.boxes, c.box}} {
+		if err := r.src.ReadFloat64(r.dst, 0); err != nil {
+			return err
+		}
+	}
+	// The list's order comes from atomics: sort it by pair.
+	idx := make([]int, nf)
+	for f := range idx {
+		idx[f] = f
+	}
+	sort.Slice(idx, func(x, y int) bool { return c.list[3*idx[x]] < c.list[3*idx[y]] })
+	c.con.Resize(0)
+	c.rec = c.rec[:0]
+	for _, f := range idx {
+		q, i, j := c.list[3*f], int(c.list[3*f+1]), int(c.list[3*f+2])
+		first := c.con.Len()
+		env := h.envelope + c.boxes[8*i+6] + c.boxes[8*j+6]
+		var n int
+		var err error
+		n, c.cps, err = h.col.PairContacts(i, j, h.pos, h.rot, env, &c.con, c.cps)
+		if err != nil {
+			return fmt.Errorf("gpu: collide: %w", err)
+		}
+		c.rec = append(c.rec, q, uint32(n), uint32(first))
+	}
+	con := &c.con
+	c.hostContacts = c.hostContacts[:0]
+	for k := 0; k < con.Len(); k++ {
+		c.hostContacts = append(c.hostContacts, con.Normal[3*k:3*k+3]...)
+		c.hostContacts = append(c.hostContacts, con.PA[3*k:3*k+3]...)
+		c.hostContacts = append(c.hostContacts, con.PB[3*k:3*k+3]...)
+		c.hostContacts = append(c.hostContacts, con.Phi[k], con.Mu[k], con.Cohesion[k])
+	}
+	if err := c.fbRec.Grow(4 * int64(len(c.rec))); err != nil {
+		return err
+	}
+	if err := c.hostCon.Grow(8 * int64(len(c.hostContacts))); err != nil {
+		return err
+	}
+	if err := c.fbRec.WriteUint32(0, c.rec); err != nil {
+		return err
+	}
+	if err := c.hostCon.WriteFloat64(0, c.hostContacts); err != nil {
+		return err
+	}
+	b.recordNarrow(3)
+	b.recordNarrow(2)
+	b.recordPlace()
+	return b.readCounts()
+}
+
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// recordCollide records the collision pipeline into the open batch.
+func (b *Backend) recordCollide() {
+	c := &b.dc
+	l := b.l
+	n := b.n
+	g := b.host.gravity
+	S := uint32(c.slotCount)
+	none := uint32(0xffffffff)
+	scan := func(data *Buffer, length int, nIdx, out uint32) {
+		l.record(c.k.scan, [3]uint32{1, 1, 1}, Push{}.U32(uint32(length)).U32(nIdx).U32(out), data, c.meta)
+	}
+	l.record(l.fill, [3]uint32{1, 1, 1}, Push{}.F64(0).U32(metaWords/2), c.meta)
+	l.record(c.k.aabb, l.groups(c.k.aabb, max(n, c.slotCount+1)),
+		Push{}.F64(g[0]).F64(g[1]).F64(g[2]).F64(b.settings.Dt).F64(b.host.envelope).F64(c.inv).U32(uint32(n)).U32(S),
+		b.pos, b.rot, b.vel, b.omega, b.invMass, b.force, b.fixedBody, c.shape, c.box, c.planeN, c.cell,
+		c.specialOff, c.slots, c.meta)
+	scan(c.specialOff, n, none, metaSpecial)
+	bin := func(mode uint32) {
+		l.record(c.k.bin, l.groups(c.k.bin, n), Push{}.U32(uint32(n)).U32(S).U32(uint32(c.brickBits)).U32(mode).U32(uint32(c.ecap)),
+			c.cell, c.specialOff, c.special, c.slots, c.entries)
+	}
+	bin(0)
+	scan(c.slots, c.slotCount, none, metaEntries)
+	bin(1)
+	pairs := func(mode uint32) {
+		l.record(c.k.pairs, l.groups(c.k.pairs, n),
+			Push{}.U32(uint32(n)).U32(S).U32(uint32(c.brickBits)).U32(mode).U32(uint32(c.pcap)).U32(uint32(c.ecap)),
+			c.box, c.planeN, b.pos, c.cell, b.fixedBody, c.special, c.slots, c.entries, c.pairOff, c.pairA, c.pairB, c.meta)
+	}
+	pairs(0)
+	scan(c.pairOff, n, none, metaPairs)
+	pairs(1)
+	b.recordNarrow(0)
+	b.recordPlace()
+}
+
+// recordNarrow records collide_narrow in the given mode.
+func (b *Backend) recordNarrow(mode uint32) {
+	c := &b.dc
+	l := b.l
+	l.record(c.k.narrow, l.groups(c.k.narrow, c.pcap), Push{}.F64(b.host.envelope).U32(mode).U32(uint32(c.pcap)).U32(uint32(c.ccap)),
+		b.pos, b.rot, c.shape, c.mat, c.box, c.pairA, c.pairB, c.off, b.a, b.b, b.normal, b.pa, b.pb, b.phi,
+		b.mu, b.cohesion, c.sub, c.meta, c.fbList, c.fbRec, c.hostCon)
+}
+
+// recordPlace records the scan of the pairs' contact counts, the contacts'
+// writing (collide_narrow mode 1) and the adjacency (collide_adj, with
+// its counters cleared first).
+func (b *Backend) recordPlace() {
+	c := &b.dc
+	l := b.l
+	n := b.n
+	l.record(c.k.scan, [3]uint32{1, 1, 1}, Push{}.U32(uint32(c.pcap)).U32(metaPairs).U32(metaContacts), c.off, c.meta)
+	b.recordNarrow(1)
+	adj := func(mode uint32, groups int) {
+		l.record(c.k.adj, l.groups(c.k.adj, groups), Push{}.U32(uint32(n)).U32(mode).U32(uint32(c.ccap)).U32(uint32(2*c.ccap)),
+			b.a, b.b, b.fixedBody, b.adjOff, c.adjCursor, b.adj, c.meta, c.out)
+	}
+	half := n/2 + 1 // float64 covering the n+1 uint32 counters
+	l.record(l.fill, l.groups(l.fill, half), Push{}.F64(0).U32(uint32(half)), b.adjOff)
+	l.record(l.fill, l.groups(l.fill, half), Push{}.F64(0).U32(uint32(half)), c.adjCursor)
+	adj(0, c.ccap)
+	l.record(c.k.scan, [3]uint32{1, 1, 1}, Push{}.U32(uint32(n)).U32(0xffffffff).U32(metaAdj), b.adjOff, c.meta)
+	adj(1, c.ccap)
+	adj(2, n)
+}
+
+// collideHost finds the contacts on the host (see hostCollider): it
+// submits pending work, downloads the state it needs, runs cpuref's
+// Collider and uploads the contacts, their keys and the adjacency.
+func (b *Backend) collideHost() (int, error) {
+	if err := b.sync(); err != nil {
+		return 0, err
+	}
+	h := &b.host
+	for _, r := range []struct {
+		dst []float64
+		src *Buffer
+	}{{h.pos, b.pos}, {h.rot, b.rot}, {h.vel, b.vel}, {h.omega, b.omega}} {
+		if err := r.src.ReadFloat64(r.dst, 0); err != nil {
+			return 0, err
+		}
+	}
+	nc, err := h.collide()
+	if err != nil {
+		return 0, err
+	}
+	if err := b.upload(nc); err != nil {
+		return 0, fmt.Errorf("gpu: collide: %d contacts: %w", nc, err)
+	}
+	b.nc = nc
+	return nc, nil
+}
+
+// growSolver grows the solver's contact buffers to nc contacts, or to the
+// contact capacity when larger, so that they reallocate (a transfer
+// submit each) only when the capacity grows.
+func (b *Backend) growSolver(nc int) error {
+	c := int64(max(nc, b.dc.ccap))
+	chunks := int64((nc + dotChunk - 1) / dotChunk)
+	for _, g := range []struct {
+		buf  *Buffer
+		size int64
+	}{
+		{b.a, 4 * c}, {b.b, 4 * c}, {b.normal, 24 * c}, {b.pa, 24 * c}, {b.pb, 24 * c},
+		{b.phi, 8 * c}, {b.mu, 8 * c}, {b.cohesion, 8 * c}, {b.basis, 72 * c}, {b.rhoA, 72 * c},
+		{b.rhoB, 72 * c}, {b.coh, 8 * c}, {b.r, 24 * c}, {b.prevGamma, 24 * c},
+		{b.dc.sub, 4 * c}, {b.dc.prevA, 4 * c}, {b.dc.prevB, 4 * c}, {b.dc.prevSub, 4 * c},
+		{b.partial[0], 8 * chunks}, {b.partial[1], 8 * chunks}, {b.partial[2], 8 * chunks},
+	} {
+		if err := g.buf.Grow(g.size); err != nil {
+			return fmt.Errorf("gpu: collide: %d contacts: %w", nc, err)
+		}
+	}
+	return nil
+}
+
+// keepKeys records the copy of the current contacts' keys for the next
+// warm start (collide_keys, mode 0).
+func (b *Backend) keepKeys() {
+	c := &b.dc
+	if b.nc > 0 {
+		l := b.l
+		l.record(c.k.keys, l.groups(c.k.keys, b.nc), Push{}.U32(uint32(b.nc)).U32(0).U32(0),
+			b.a, b.b, c.sub, c.prevA, c.prevB, c.prevSub, b.prevGamma, b.r)
+	}
+	c.np = b.nc
+}
+
+// warmStart records collide_keys' merge (mode 1) into g.
+func (b *Backend) warmStart(g *Vec) {
+	c := &b.dc
+	if b.nc == 0 {
+		return
+	}
+	l := b.l
+	l.record(c.k.keys, l.groups(c.k.keys, b.nc), Push{}.U32(uint32(b.nc)).U32(uint32(c.np)).U32(1),
+		b.a, b.b, c.sub, c.prevA, c.prevB, c.prevSub, b.prevGamma, g.buf)
+}

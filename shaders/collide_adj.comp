@@ -1,0 +1,88 @@
+#version 450
+// collide_adj: the body → contact adjacency (CSR) of the contacts
+// collide_narrow wrote, as cpuref's Collider.buildAdjacency makes it: each
+// movable body's list holds 2k + side for its contacts k (side 0: the body
+// is A, 1: B) in increasing order; fixed bodies get none. Deterministic:
+// the atomics only count and place, and mode 2 sorts each list.
+//
+// Loop (nc = min(meta[3], cap) contacts, n bodies):
+//
+//	mode 0, each contact k: if !fixed[a_k] { atomicAdd(adjOff[a_k], 1) }; same for b_k
+//	        (collide_scan then turns adjOff into offsets, total at adjOff[n])
+//	mode 1, each contact k: if !fixed[a_k] { adj[adjOff[a_k] + atomicAdd(cursor[a_k], 1)] = 2k }
+//	        if !fixed[b_k] { adj[adjOff[b_k] + atomicAdd(cursor[b_k], 1)] = 2k + 1 }
+//	mode 2, each body i: insertion sort of adj[adjOff[i]:adjOff[i+1]];
+//	        and out[0:8] = meta[0:8] (the counts, for the host)
+//
+// Bindings (set 0): 0 a, 1 b (uint32 per contact), 2 fixedBody (uint32 per
+// body), read; 3 adjOff (uint32, n+1), 4 cursor (uint32, n), 5 adj
+// (uint32, acap), 6 meta (uint32, 8), 7 out (uint32, 8, host-visible).
+// Push constants: uint n, uint mode, uint cap, uint acap (16 bytes).
+// Dispatch: (min(⌈cap/64⌉, max group count), 1, 1) workgroups of 64 in
+// modes 0 and 1, (min(⌈n/64⌉, …), 1, 1) in mode 2; grid-stride loops.
+layout(local_size_x = 64) in;
+
+layout(std430, set = 0, binding = 0) readonly buffer A { uint ca[]; };
+layout(std430, set = 0, binding = 1) readonly buffer B { uint cb[]; };
+layout(std430, set = 0, binding = 2) readonly buffer FixedBody { uint fixedBody[]; };
+layout(std430, set = 0, binding = 3) buffer AdjOff { uint adjOff[]; };
+layout(std430, set = 0, binding = 4) buffer Cursor { uint cursor[]; };
+layout(std430, set = 0, binding = 5) buffer Adj { uint adj[]; };
+layout(std430, set = 0, binding = 6) readonly buffer Meta { uint meta[]; };
+layout(std430, set = 0, binding = 7) writeonly buffer Out { uint out_[]; };
+
+layout(push_constant) uniform Push {
+	uint n;
+	uint mode;
+	uint cap;
+	uint acap;
+} p;
+
+void place(uint body, uint e) {
+	uint at = adjOff[body] + atomicAdd(cursor[body], 1u);
+	if (at < p.acap) {
+		adj[at] = e;
+	}
+}
+
+void main() {
+	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+	if (p.mode == 2u) {
+		if (gl_GlobalInvocationID.x == 0u) {
+			for (uint k = 0u; k < 8u; k++) {
+				out_[k] = meta[k];
+			}
+		}
+		for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) {
+			uint lo = adjOff[i], hi = min(adjOff[i + 1u], p.acap);
+			for (uint a = lo + 1u; a < hi; a++) {
+				uint v = adj[a];
+				uint b = a;
+				for (; b > lo && adj[b - 1u] > v; b--) {
+					adj[b] = adj[b - 1u];
+				}
+				adj[b] = v;
+			}
+		}
+		return;
+	}
+	uint nc = min(meta[3], p.cap);
+	for (uint k = gl_GlobalInvocationID.x; k < nc; k += stride) {
+		uint a = ca[k], b = cb[k];
+		if (p.mode == 0u) {
+			if (fixedBody[a] == 0u) {
+				atomicAdd(adjOff[a], 1u);
+			}
+			if (fixedBody[b] == 0u) {
+				atomicAdd(adjOff[b], 1u);
+			}
+		} else {
+			if (fixedBody[a] == 0u) {
+				place(a, 2u * k);
+			}
+			if (fixedBody[b] == 0u) {
+				place(b, 2u * k + 1u);
+			}
+		}
+	}
+}

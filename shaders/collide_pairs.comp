@@ -1,0 +1,173 @@
+#version 450
+// collide_pairs: the candidate pairs (i, j), i < j, of the broadphase,
+// each found once by its lower body i, counted (mode 0) or written and
+// sorted by j (mode 1); after the scan of the counts the pairs come sorted
+// by i then j: cpuref's Grid.Pairs (binPairs, bigPairs, planePairs,
+// sortKeys) gives the same list.
+//
+// Loop, for each body i (boxes closed, pairs of two fixed bodies skipped,
+// reach(b, p): the corner of box b deepest along −n_p, Min_k where
+// n_k > 0 else Max_k, has Σ_k n_k·(c_k − o_k) ≤ 0 to plane p, point o_p):
+//
+//	binned i: for each bin c of i's range, for each entry (j, at) in
+//	          slot(c): j > i, boxes overlap, the owner bin
+//	          max(l_i, l_j) is c and is j's bin at: emit j
+//	          for each big j > i: boxes overlap: emit j
+//	          for each plane j > i: reach(box_i, j): emit j
+//	big i:    for each bounded j > i: boxes overlap: emit j
+//	          for each plane j > i: reach(box_i, j): emit j
+//	plane i:  for each bounded j > i: reach(box_j, i): emit j
+//	mode 0: pairOff[i] = number emitted
+//	mode 1: pairA, pairB[pairOff[i]+t] = (i, t-th j), then sorted by j
+//
+// The owner bin holds the minimum corner of the two boxes' intersection,
+// which both boxes contain, and each body has one entry per bin, so each
+// binned pair is emitted once whatever the order of entries in a slot
+// (cpuref's owner-bin rule); slots shared by other bins are skipped by the
+// bin comparison. Every operation is `precise`.
+// Bindings (set 0): 0 box (8 float64 per body), 1 planeN (3 per body),
+// 2 pos (3 per body: a plane's point), 3 cell (4 int32 per body), 4
+// fixedBody (uint32), 5 special (uint32, meta[0] of them), 6 slots (uint32
+// starts, S+1), 7 entries (uint32, ecap), all read; 8 pairOff (uint32, n+1:
+// written in mode 0, read in mode 1), 9 pairA, 10 pairB (uint32, pcap,
+// written in mode 1), 11 meta (uint32, read).
+// Push constants: uint n, uint S, uint brickBits, uint mode, uint pcap,
+// uint ecap (24 bytes).
+// Dispatch: (min(⌈n/64⌉, max group count), 1, 1) workgroups of 64; a
+// grid-stride loop covers any n.
+layout(local_size_x = 64) in;
+
+layout(std430, set = 0, binding = 0) readonly buffer Box { double box[]; };
+layout(std430, set = 0, binding = 1) readonly buffer PlaneN { double planeN[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Pos { double pos[]; };
+layout(std430, set = 0, binding = 3) readonly buffer Cell { int cell[]; };
+layout(std430, set = 0, binding = 4) readonly buffer FixedBody { uint fixedBody[]; };
+layout(std430, set = 0, binding = 5) readonly buffer Special { uint special[]; };
+layout(std430, set = 0, binding = 6) readonly buffer Slots { uint slots[]; };
+layout(std430, set = 0, binding = 7) readonly buffer Entries { uint entries[]; };
+layout(std430, set = 0, binding = 8) buffer PairOff { uint pairOff[]; };
+layout(std430, set = 0, binding = 9) writeonly buffer PairA { uint pairA[]; };
+layout(std430, set = 0, binding = 10) buffer PairB { uint pairB[]; };
+layout(std430, set = 0, binding = 11) readonly buffer Meta { uint meta[]; };
+
+layout(push_constant) uniform Push {
+	uint n;
+	uint S;
+	uint brickBits;
+	uint mode;
+	uint pcap;
+	uint ecap;
+} p;
+
+uint slotOf(int x, int y, int z) {
+	uint h = uint(x >> 2) * 73856093u ^ uint(y >> 2) * 19349663u ^ uint(z >> 2) * 83492791u;
+	uint brick = (h * 0x9e3779b9u) >> (32u - p.brickBits);
+	return brick << 6 | uint(x & 3) | uint(y & 3) << 2 | uint(z & 3) << 4;
+}
+
+bool overlap(uint a, uint b) {
+	return box[8u * a] <= box[8u * b + 3u] && box[8u * b] <= box[8u * a + 3u] &&
+		box[8u * a + 1u] <= box[8u * b + 4u] && box[8u * b + 1u] <= box[8u * a + 4u] &&
+		box[8u * a + 2u] <= box[8u * b + 5u] && box[8u * b + 2u] <= box[8u * a + 5u];
+}
+
+// reach reports whether box b reaches the half-space of plane pl.
+bool reach(uint b, uint pl) {
+	precise double d = 0.0lf;
+	for (uint k = 0u; k < 3u; k++) {
+		double nk = planeN[3u * pl + k];
+		double c = nk > 0.0lf ? box[8u * b + k] : box[8u * b + 3u + k];
+		d = d + nk * (c - pos[3u * pl + k]);
+	}
+	return d <= 0.0lf;
+}
+
+uint cnt;
+uint base;
+
+void emit(uint i, uint j) {
+	if (p.mode == 1u && base + cnt < p.pcap) {
+		pairA[base + cnt] = i;
+		pairB[base + cnt] = j;
+	}
+	cnt++;
+}
+
+void main() {
+	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+	uint nspecial = meta[0];
+	for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) {
+		cnt = 0u;
+		base = p.mode == 1u ? pairOff[i] : 0u;
+		bool fi = fixedBody[i] != 0u;
+		int c = cell[4u * i + 3u];
+		int cls = c >> 24;
+		if (cls == 0) {
+			int l0 = cell[4u * i], l1 = cell[4u * i + 1u], l2 = cell[4u * i + 2u];
+			int n0 = c & 255, n1 = (c >> 8) & 255, n2 = (c >> 16) & 255;
+			for (int z = l2; z < l2 + n2; z++) {
+				for (int y = l1; y < l1 + n1; y++) {
+					for (int x = l0; x < l0 + n0; x++) {
+						uint s = slotOf(x, y, z);
+						uint end = min(slots[s + 1u], p.ecap);
+						for (uint e = slots[s]; e < end; e++) {
+							uint ent = entries[e];
+							uint j = ent >> 6;
+							if (j <= i || fi && fixedBody[j] != 0u || !overlap(i, j)) {
+								continue;
+							}
+							int m0 = cell[4u * j], m1 = cell[4u * j + 1u], m2 = cell[4u * j + 2u];
+							int o0 = max(l0, m0), o1 = max(l1, m1), o2 = max(l2, m2);
+							if (o0 != x || o1 != y || o2 != z) {
+								continue;
+							}
+							int cj = cell[4u * j + 3u];
+							int at = (o0 - m0) + (cj & 255) * ((o1 - m1) + ((cj >> 8) & 255) * (o2 - m2));
+							if (uint(at) == (ent & 63u)) {
+								emit(i, j);
+							}
+						}
+					}
+				}
+			}
+			for (uint t = 0u; t < nspecial; t++) {
+				uint j = special[t];
+				if (j <= i || fi && fixedBody[j] != 0u) {
+					continue;
+				}
+				if ((cell[4u * j + 3u] >> 24) == 1 ? overlap(i, j) : reach(i, j)) {
+					emit(i, j);
+				}
+			}
+		} else {
+			for (uint j = i + 1u; j < p.n; j++) {
+				if (fi && fixedBody[j] != 0u) {
+					continue;
+				}
+				int cj = cell[4u * j + 3u] >> 24;
+				bool hit;
+				if (cls == 2) {
+					hit = cj != 2 && reach(j, i);
+				} else {
+					hit = cj == 2 ? reach(i, j) : overlap(i, j);
+				}
+				if (hit) {
+					emit(i, j);
+				}
+			}
+		}
+		if (p.mode == 0u) {
+			pairOff[i] = cnt;
+		} else if (base + cnt <= p.pcap) {
+			// Insertion sort of this body's partners: short lists.
+			for (uint a = base + 1u; a < base + cnt; a++) {
+				uint v = pairB[a];
+				uint b = a;
+				for (; b > base && pairB[b - 1u] > v; b--) {
+					pairB[b] = pairB[b - 1u];
+				}
+				pairB[b] = v;
+			}
+		}
+	}
+}
