@@ -3,6 +3,7 @@
 package gpu
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -84,7 +85,7 @@ func mixedExtra() []engine.Body {
 	box := engine.Body{Shape: engine.BoxShape(0.05, 0.03, 0.02), Pos: mgl64.Vec3{0.05, 0.02, 0.03},
 		Rot: mgl64.QuatRotate(0.3, mgl64.Vec3{1, 1, 0}.Normalize()), Vel: mgl64.Vec3{0.1, 0, -0.2}}
 	box.SetMass(0.2)
-	big := engine.Body{Shape: engine.SphereShape(0.3), Pos: mgl64.Vec3{0, 0, 0.25}, Rot: mgl64.QuatIdent()}
+	big := engine.Body{Shape: engine.SphereShape(0.5), Pos: mgl64.Vec3{0, 0, 0.45}, Rot: mgl64.QuatIdent()}
 	big.SetMass(5)
 	return []engine.Body{box, big}
 }
@@ -369,4 +370,215 @@ func TestCollideDeviceWarmStart(t *testing.T) {
 		t.Fatalf("%d of %d components carried over: the test should see kept and new contacts", kept, len(g))
 	}
 	t.Logf("%d of %d impulse components carried over", kept, len(g))
+}
+
+// BenchmarkCollide times one collision of a settled-density sphere scene
+// on the device and, for comparison, through the host path (download,
+// cpuref's Collider, upload), with no step pending.
+func BenchmarkCollide(b *testing.B) {
+	for _, n := range []int{1000, 4000} {
+		for _, onDev := range []bool{true, false} {
+			name := fmt.Sprintf("n=%d/host", n)
+			if onDev {
+				name = fmt.Sprintf("n=%d/device", n)
+			}
+			b.Run(name, func(b *testing.B) {
+				gb := newTestBackend(b)
+				set := engine.DefaultSettings()
+				if err := gb.Load(sphereModel(1, n), &set); err != nil {
+					b.Fatal(err)
+				}
+				gb.dc.on = onDev
+				if _, err := gb.Collide(); err != nil {
+					b.Fatal(err)
+				}
+				b.ResetTimer()
+				for b.Loop() {
+					if _, err := gb.Collide(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(gb.nc), "contacts")
+			})
+		}
+	}
+}
+
+// TestKernelCollideAabb: collide_aabb's margins and boxes are cpuref's
+// (Collider.Collide's margin, ShapeAABB) and its plane normals mgl64's
+// Rotate of +z, bit for bit, on the random scene of every shape.
+func TestKernelCollideAabb(t *testing.T) {
+	requireUnfusedGo(t)
+	tw := newTwin(t, randomModel(21, 800), engine.DefaultSettings())
+	gb := tw.gpu
+	h := &gb.host
+	box := make([]float64, 8*gb.n)
+	planeN := make([]float64, 3*gb.n)
+	if err := gb.dc.box.ReadFloat64(box, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := gb.dc.planeN.ReadFloat64(planeN, 0); err != nil {
+		t.Fatal(err)
+	}
+	dt := tw.set.Dt
+	planes := 0
+	for i, s := range h.col.Shapes() {
+		p := mgl64.Vec3{h.pos[3*i], h.pos[3*i+1], h.pos[3*i+2]}
+		q := mgl64.Quat{W: h.rot[4*i], V: mgl64.Vec3{h.rot[4*i+1], h.rot[4*i+2], h.rot[4*i+3]}}
+		m := 0.0
+		if !h.fixed[i] {
+			v := mgl64.Vec3{h.vel[3*i], h.vel[3*i+1], h.vel[3*i+2]}.Len()
+			w := mgl64.Vec3{h.omega[3*i], h.omega[3*i+1], h.omega[3*i+2]}.Len()
+			f := mgl64.Vec3{h.force[3*i], h.force[3*i+1], h.force[3*i+2]}.Mul(h.invMass[i])
+			m = dt*(v+w*s.BoundingRadius()) + dt*dt*h.gravity.Add(f).Len()
+		}
+		want, ok := cpuref.ShapeAABB(s, p, q, h.envelope+m)
+		if !ok {
+			n := q.Rotate(mgl64.Vec3{0, 0, 1})
+			if i := bitsEqual(n[:], planeN[3*i:3*i+3]); i >= 0 {
+				t.Fatalf("body %d: plane normal %v, want %v", i, planeN[3*i:3*i+3], n)
+			}
+			planes++
+			continue
+		}
+		w := []float64{want.Min[0], want.Min[1], want.Min[2], want.Max[0], want.Max[1], want.Max[2], m}
+		if j := bitsEqual(w, box[8*i:8*i+7]); j >= 0 {
+			t.Fatalf("body %d (%v): box and margin %v, want %v", i, s.Kind, box[8*i:8*i+7], w)
+		}
+	}
+	if planes == 0 {
+		t.Fatal("no plane in the scene")
+	}
+}
+
+// TestKernelCollidePairs: collide_bin and collide_pairs give cpuref's
+// Grid.Pairs list, in its order, on the random scene of every shape (big
+// bodies, planes, fixed bodies, bodies far away) and a sphere packing.
+func TestKernelCollidePairs(t *testing.T) {
+	bigs := 0
+	for _, m := range []*engine.Model{randomModel(22, 800), sphereModel(23, 1200, mixedExtra()...)} {
+		tw := newTwin(t, m, engine.DefaultSettings())
+		gb := tw.gpu
+		h := &gb.host
+		n := gb.n
+		boxes := make([]cpuref.AABB, n)
+		bounded := make([]bool, n)
+		pp := make([]mgl64.Vec3, n)
+		pn := make([]mgl64.Vec3, n)
+		box := make([]float64, 8*n)
+		if err := gb.dc.box.ReadFloat64(box, 0); err != nil {
+			t.Fatal(err)
+		}
+		big := 0
+		for i, s := range h.col.Shapes() {
+			p := mgl64.Vec3{h.pos[3*i], h.pos[3*i+1], h.pos[3*i+2]}
+			q := mgl64.Quat{W: h.rot[4*i], V: mgl64.Vec3{h.rot[4*i+1], h.rot[4*i+2], h.rot[4*i+3]}}
+			bounded[i] = s.Kind != engine.Plane
+			if !bounded[i] {
+				pp[i], pn[i] = p, q.Rotate(mgl64.Vec3{0, 0, 1})
+				continue
+			}
+			// The device's boxes (checked against cpuref's by
+			// TestKernelCollideAabb): this test is about the pairs.
+			boxes[i] = cpuref.AABB{Min: mgl64.Vec3{box[8*i], box[8*i+1], box[8*i+2]}, Max: mgl64.Vec3{box[8*i+3], box[8*i+4], box[8*i+5]}}
+			d := boxes[i].Max.Sub(boxes[i].Min).Mul(1 / h.col.BinSize())
+			if math.Floor(d[0])*math.Floor(d[1])*math.Floor(d[2]) > cpuref.BigBins { // at least this many bins
+				big++
+			}
+		}
+		var g cpuref.Grid
+		want, err := g.Pairs(boxes, bounded, h.fixed, pp, pn, h.col.BinSize(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		np := int(gb.dc.counts[metaPairs])
+		a, b := make([]uint32, np), make([]uint32, np)
+		if err := gb.dc.pairA.ReadUint32(a, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := gb.dc.pairB.ReadUint32(b, 0); err != nil {
+			t.Fatal(err)
+		}
+		if np != len(want) {
+			t.Fatalf("%d pairs on the device, %d from Grid.Pairs", np, len(want))
+		}
+		for k := range want {
+			if int32(a[k]) != want[k][0] || int32(b[k]) != want[k][1] {
+				t.Fatalf("pair %d: (%d, %d) on the device, %v from Grid.Pairs", k, a[k], b[k], want[k])
+			}
+		}
+		bigs += big
+		t.Logf("%d pairs, %d bodies of more than %d bins", np, big, cpuref.BigBins)
+	}
+	if bigs == 0 {
+		t.Fatal("no big body in the scenes")
+	}
+}
+
+// TestKernelCollideScan: collide_scan is the exclusive prefix sum, with
+// the total after the data and in meta, for lengths around the
+// workgroup's partition, given by the push constant or read from meta.
+func TestKernelCollideScan(t *testing.T) {
+	gb := newTestBackend(t)
+	set := engine.DefaultSettings()
+	if err := gb.Load(sphereModel(24, 50), &set); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(24, 1))
+	l := gb.l
+	for _, n := range []int{0, 1, 255, 256, 257, 1000, 65537} {
+		for _, fromMeta := range []bool{false, true} {
+			data := make([]uint32, n+1)
+			for i := range n {
+				data[i] = uint32(r.IntN(20))
+			}
+			buf, err := gb.d.NewBuffer(4 * int64(n+2))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer buf.Release()
+			if err := buf.WriteUint32(0, data); err != nil {
+				t.Fatal(err)
+			}
+			meta := []uint32{0, 0, 0, 0, 0, 0, 0, 0}
+			length, nIdx := n, uint32(0xffffffff)
+			if fromMeta {
+				meta[metaPairs], length, nIdx = uint32(n), n+1000, metaPairs // the count bounds the length
+			}
+			if err := gb.dc.meta.WriteUint32(0, meta); err != nil {
+				t.Fatal(err)
+			}
+			if fromMeta && n > 0 {
+				// A length past the data: min(meta, length) must win.
+				length = n
+				meta[metaPairs] = uint32(n + 5)
+				if err := gb.dc.meta.WriteUint32(0, meta); err != nil {
+					t.Fatal(err)
+				}
+			}
+			l.record(gb.dc.k.scan, [3]uint32{1, 1, 1}, Push{}.U32(uint32(length)).U32(nIdx).U32(metaContacts), buf, gb.dc.meta)
+			if err := l.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			got := make([]uint32, n+1)
+			if err := buf.ReadUint32(got, 0); err != nil {
+				t.Fatal(err)
+			}
+			if err := gb.dc.meta.ReadUint32(meta, 0); err != nil {
+				t.Fatal(err)
+			}
+			var s uint32
+			for i := 0; i <= n; i++ {
+				if got[i] != s {
+					t.Fatalf("n=%d (from meta %v): element %d is %d, want %d", n, fromMeta, i, got[i], s)
+				}
+				if i < n {
+					s += data[i]
+				}
+			}
+			if meta[metaContacts] != s {
+				t.Fatalf("n=%d: total %d in meta, want %d", n, meta[metaContacts], s)
+			}
+		}
+	}
 }
