@@ -324,9 +324,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if sum != nil && !*quiet {
 		printSummary(stdout, sum, *out)
 	}
-	if sum != nil {
-		log.Info("run ended", "steps", sum.Steps, "sim_time_s", sum.SimTime, "wall_s", sum.WallSeconds, "out", *out, "checkpoint", sum.Checkpoint)
-	}
+	logRunEnd(log, sum, *out)
 	return interrupted(sum, runErr, *out)
 }
 

@@ -166,3 +166,16 @@ func interrupted(sum *run.Summary, runErr error, out string) error {
 	}
 	return fmt.Errorf("interrupted after step %d; outputs so far in %s; resume with: gpusim run --resume %s", *sum.InterruptedAt, out, sum.Checkpoint)
 }
+
+// logRunEnd logs the end of a run (Info): steps, simulated and wall time,
+// the output folder and the last checkpoint, if any.
+func logRunEnd(log *slog.Logger, sum *run.Summary, out string) {
+	if sum == nil {
+		return
+	}
+	attrs := []any{"steps", sum.Steps, "sim_time_s", sum.SimTime, "wall_s", sum.WallSeconds, "out", out}
+	if sum.Checkpoint != "" {
+		attrs = append(attrs, "checkpoint", sum.Checkpoint)
+	}
+	log.Info("run ended", attrs...)
+}
