@@ -200,6 +200,8 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 		if err := restore(sim, opt.Resume, Steps(sc), opt.Notice); err != nil {
 			return nil, err
 		}
+	} else if err := checkStartOverlap(&sc.Model, be); err != nil {
+		return nil, fmt.Errorf("%s: %w", sc.Source, err)
 	}
 	w, err := newWriters(opt.OutDir, len(sc.Trace) > 0)
 	if err != nil {
