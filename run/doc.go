@@ -3,7 +3,8 @@
 //
 //   - stats.csv: a row per step: step, time, bodies, contacts, iterations,
 //     residual, objective, fixed_fx, fixed_fy, fixed_fz (total contact
-//     force on fixed bodies, N), submits (device round trips), collide_s, solve_s, step_s (wall seconds);
+//     force on fixed bodies, N), submits (device round trips), collide_s, solve_s, step_s, build_s,
+//     integrate_s (wall seconds: collision, solve, whole step, Jacobian and r, update);
 //   - trace.csv: for the traced bodies, a row per body and step: step,
 //     time, id, x, y, z, qw, qx, qy, qz, vx, vy, vz, wx, wy, wz (angular
 //     velocity in the world frame);

@@ -91,6 +91,9 @@ type Summary struct {
 	StepSecondsMean   float64 `json:"step_s_mean"`
 	CollideSecondsSum float64 `json:"collide_s_total"`
 	SolveSecondsSum   float64 `json:"solve_s_total"`
+	// Build (Jacobian and r) and update (FixedForce and Integrate) totals.
+	BuildSecondsSum     float64 `json:"build_s_total"`
+	IntegrateSecondsSum float64 `json:"integrate_s_total"`
 	// Solver totals.
 	IterationsTotal int     `json:"iterations_total"`
 	IterationsMean  float64 `json:"iterations_mean"`
@@ -255,6 +258,8 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 		stepTimes = append(stepTimes, st.StepSeconds)
 		sum.CollideSecondsSum += st.CollideSeconds
 		sum.SolveSecondsSum += st.SolveSeconds
+		sum.BuildSecondsSum += st.BuildSeconds
+		sum.IntegrateSecondsSum += st.IntegrateSeconds
 		sum.IterationsTotal += st.Solve.Iterations
 		if st.Contacts > 0 && sc.Settings.Tol > 0 && !st.Solve.Converged {
 			sum.NotConverged++

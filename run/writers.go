@@ -32,7 +32,7 @@ func newWriters(dir string, trace bool) (*writers, error) {
 		return nil, fmt.Errorf("run: %w", err)
 	}
 	w.statsW = bufio.NewWriter(w.statsF)
-	w.statsW.WriteString("step,time,bodies,contacts,iterations,residual,objective,fixed_fx,fixed_fy,fixed_fz,submits,collide_s,solve_s,step_s\n")
+	w.statsW.WriteString("step,time,bodies,contacts,iterations,residual,objective,fixed_fx,fixed_fy,fixed_fz,submits,collide_s,solve_s,step_s,build_s,integrate_s\n")
 	if trace {
 		if w.trF, err = os.Create(filepath.Join(dir, "trace.csv")); err != nil {
 			w.close()
@@ -83,6 +83,8 @@ func (w *writers) stats(st engine.StepStats, bodies int) error {
 	w.f(st.CollideSeconds)
 	w.f(st.SolveSeconds)
 	w.f(st.StepSeconds)
+	w.f(st.BuildSeconds)
+	w.f(st.IntegrateSeconds)
 	if err := w.endRow(w.statsW); err != nil {
 		return err
 	}

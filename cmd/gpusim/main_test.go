@@ -55,7 +55,7 @@ func TestRunWritesOutputs(t *testing.T) {
 		t.Errorf("summary does not name the scene:\n%s", out)
 	}
 	stats := readCSV(t, filepath.Join(dir, "stats.csv"))
-	wantStats := "step,time,bodies,contacts,iterations,residual,objective,fixed_fx,fixed_fy,fixed_fz,submits,collide_s,solve_s,step_s"
+	wantStats := "step,time,bodies,contacts,iterations,residual,objective,fixed_fx,fixed_fy,fixed_fz,submits,collide_s,solve_s,step_s,build_s,integrate_s"
 	if strings.Join(stats[0], ",") != wantStats || len(stats) != 21 {
 		t.Errorf("stats.csv: header %v, %d rows; want %s and 20 rows", stats[0], len(stats)-1, wantStats)
 	}
