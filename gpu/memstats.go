@@ -1,0 +1,21 @@
+//go:build linux && cgo && (amd64 || arm64)
+
+package gpu
+
+// MemoryBytes returns the bytes of device memory the device's live buffers
+// hold: the sum of their capacities (sizes rounded up to 256 bytes), the
+// staging buffer included. The driver may round each allocation up further
+// to its own alignment, which this does not count.
+func (d *Device) MemoryBytes() int64 {
+	var n int64
+	for b := range d.buffers {
+		n += b.capacity
+	}
+	return n
+}
+
+// DeviceMemoryBytes returns the bytes of device memory held by the
+// backend's device (see Device.MemoryBytes): body, contact, collision and
+// solver buffers. Reach it with an interface{ DeviceMemoryBytes() int64 }
+// assertion on the engine.Backend that New returns.
+func (b *Backend) DeviceMemoryBytes() int64 { return b.d.MemoryBytes() }
