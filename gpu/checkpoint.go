@@ -31,14 +31,17 @@ func (b *Backend) SetState(s *engine.State) error {
 	return nil
 }
 
-// WarmStartData copies the last step's contact keys (kept on the host by
-// the collider) and impulses (the prevGamma buffer) into w.
+// WarmStartData copies the last step's contact keys (the prevA, prevB,
+// prevSub buffers of the device collider) and impulses (the prevGamma
+// buffer) into w.
 func (b *Backend) WarmStartData(w *engine.WarmStartData) error {
 	b.mustLoad("WarmStartData")
 	if err := b.sync(); err != nil {
 		return err
 	}
-	b.host.col.KeptKeys(w)
+	if err := b.keptKeys(w); err != nil {
+		return err
+	}
 	m := w.Len()
 	if cap(w.Gamma) < 3*m {
 		w.Gamma = make([]float64, 3*m)
@@ -53,15 +56,15 @@ func (b *Backend) WarmStartData(w *engine.WarmStartData) error {
 	return nil
 }
 
-// SetWarmStartData replaces the warm-start memory with w: the keys on the
-// host, the impulses in the prevGamma buffer.
+// SetWarmStartData replaces the warm-start memory with w: the keys in the
+// device collider's buffers, the impulses in the prevGamma buffer.
 func (b *Backend) SetWarmStartData(w *engine.WarmStartData) error {
 	b.mustLoad("SetWarmStartData")
 	if err := b.sync(); err != nil {
 		return err
 	}
-	if err := b.host.col.SetKeptKeys(w); err != nil {
-		return fmt.Errorf("gpu: %w", err)
+	if err := b.setKeptKeys(w); err != nil {
+		return err
 	}
 	if len(w.Gamma) == 0 {
 		return nil

@@ -473,3 +473,50 @@ func (b *Backend) warmStart(g *Vec) {
 	l.record(c.k.keys, l.groups(c.k.keys, b.nc), Push{}.U32(uint32(b.nc)).U32(uint32(c.np)).U32(1),
 		b.a, b.b, c.sub, c.prevA, c.prevB, c.prevSub, b.prevGamma, g.buf)
 }
+
+// keptKeys downloads the contact keys collide_keys last kept into w.A,
+// w.B and w.Sub (w.Gamma is left alone). Nothing may be recording.
+func (b *Backend) keptKeys(w *engine.WarmStartData) error {
+	c := &b.dc
+	keys := make([]uint32, c.np)
+	for _, k := range []struct {
+		dst *[]int32
+		src *Buffer
+	}{{&w.A, c.prevA}, {&w.B, c.prevB}, {&w.Sub, c.prevSub}} {
+		if err := k.src.ReadUint32(keys, 0); err != nil {
+			return fmt.Errorf("gpu: warm-start data: %w", err)
+		}
+		*k.dst = (*k.dst)[:0]
+		for _, v := range keys {
+			*k.dst = append(*k.dst, int32(v))
+		}
+	}
+	return nil
+}
+
+// setKeptKeys replaces the kept contact keys with w's, after checking w
+// (engine.WarmStartData.Check). Nothing may be recording.
+func (b *Backend) setKeptKeys(w *engine.WarmStartData) error {
+	c := &b.dc
+	if err := w.Check(b.n); err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	m := w.Len()
+	keys := make([]uint32, m)
+	for _, k := range []struct {
+		src []int32
+		dst *Buffer
+	}{{w.A, c.prevA}, {w.B, c.prevB}, {w.Sub, c.prevSub}} {
+		for i, v := range k.src {
+			keys[i] = uint32(v)
+		}
+		if err := k.dst.Grow(4 * int64(m)); err != nil {
+			return fmt.Errorf("gpu: warm-start data: %w", err)
+		}
+		if err := k.dst.WriteUint32(0, keys); err != nil {
+			return fmt.Errorf("gpu: warm-start data: %w", err)
+		}
+	}
+	c.np = m
+	return nil
+}

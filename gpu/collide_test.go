@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -580,5 +581,35 @@ func TestKernelCollideScan(t *testing.T) {
 				t.Fatalf("n=%d: total %d in meta, want %d", n, meta[metaContacts], s)
 			}
 		}
+	}
+}
+
+// TestCollideDeviceBadInput: a state that cpuref's collision rejects (a
+// non-finite position, a body more than 2³¹ bins from the origin) is
+// flagged by the device kernels and gives cpuref's error, not contacts.
+func TestCollideDeviceBadInput(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		x    float64
+		want string
+	}{{"nan", math.NaN(), "not finite"}, {"far", 1e300, "2³¹ bins"}} {
+		t.Run(c.name, func(t *testing.T) {
+			gb := newTestBackend(t)
+			set := engine.DefaultSettings()
+			if err := gb.Load(sphereModel(8, 100), &set); err != nil {
+				t.Fatal(err)
+			}
+			if err := gb.pos.WriteFloat64(3*5, []float64{c.x}); err != nil {
+				t.Fatal(err)
+			}
+			_, err := gb.Collide()
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Collide: error %v, want one saying %q", err, c.want)
+			}
+			if gb.dc.counts[metaFlags]&flagBadInput == 0 {
+				t.Fatal("the device kernels did not flag the input")
+			}
+			t.Log(err)
+		})
 	}
 }

@@ -60,7 +60,7 @@ layout(std430, set = 0, binding = 9) writeonly buffer B { uint cb[]; };
 layout(std430, set = 0, binding = 10) writeonly buffer Normal { double normal[]; };
 layout(std430, set = 0, binding = 11) writeonly buffer PA { double pa[]; };
 layout(std430, set = 0, binding = 12) writeonly buffer PB { double pb[]; };
-layout(std430, set = 0, binding = 13) writeonly buffer Phi { double phi[]; };
+layout(std430, set = 0, binding = 13) writeonly buffer Phi { double phi_[]; };
 layout(std430, set = 0, binding = 14) writeonly buffer Mu { double mu[]; };
 layout(std430, set = 0, binding = 15) writeonly buffer Cohesion { double cohesion[]; };
 layout(std430, set = 0, binding = 16) writeonly buffer Sub { uint sub[]; };
@@ -81,19 +81,62 @@ const uint ELLIPSOID = 1u;
 const uint BOX = 2u;
 const uint PLANE = 3u;
 
-// The contacts of the pair being processed.
-dvec3 cn[8], cpa[8], cpb[8];
-double cphi[8];
+// The pair being processed: its bodies in the caller's order, whether
+// Narrow swapped them, its first contact's index, and the count so far.
+uint pi_, pj_, base;
+bool swapped;
 uint ncp;
 
+bool finite(double x) { return !isnan(x) && !isinf(x); }
+
+dvec3 rotate(dvec4 q, dvec3 v);
+dvec3 vec3At(uint i);
+dvec4 quatAt(uint i);
+
+// add counts the contact (n, a, b, phi) of the ordered pair when phi is
+// below env and, in mode 1, writes it: mirrored when the pair was
+// swapped, its points in the bodies' frames.
 void add(dvec3 n, dvec3 a, dvec3 b, double phi, double env) {
-	if (phi < env) {
-		cn[ncp] = n;
-		cpa[ncp] = a;
-		cpb[ncp] = b;
-		cphi[ncp] = phi;
-		ncp++;
+	if (!(phi < env)) {
+		return;
 	}
+	uint k = ncp;
+	ncp++;
+	if (p.mode != 1u) {
+		return;
+	}
+	if (swapped) {
+		precise dvec3 nm = n * -1.0lf;
+		n = nm;
+		dvec3 t = a;
+		a = b;
+		b = t;
+	}
+	if (!finite(phi) || !finite(n.x) || !finite(n.y) || !finite(n.z)) {
+		atomicOr(meta[5], 4u);
+	}
+	uint t = base + k;
+	if (t >= p.cap) {
+		return;
+	}
+	uint i = pi_, j = pj_;
+	dvec4 qi = quatAt(i), qj = quatAt(j);
+	precise dvec4 ci = dvec4(qi.x, qi.yzw * -1.0lf);
+	precise dvec4 cj = dvec4(qj.x, qj.yzw * -1.0lf);
+	precise dvec3 da = a - vec3At(i);
+	precise dvec3 db = b - vec3At(j);
+	dvec3 ra = rotate(ci, da), rb = rotate(cj, db);
+	ca[t] = i;
+	cb[t] = j;
+	sub[t] = k;
+	for (uint c = 0u; c < 3u; c++) {
+		normal[3u * t + c] = n[c];
+		pa[3u * t + c] = ra[c];
+		pb[3u * t + c] = rb[c];
+	}
+	phi_[t] = phi;
+	mu[t] = min(mat[2u * i], mat[2u * j]);
+	cohesion[t] = min(mat[2u * i + 1u], mat[2u * j + 1u]);
 }
 
 double dot3(dvec3 a, dvec3 b) {
@@ -283,21 +326,29 @@ void boxPlane(dvec3 hb, Frame fb, Frame fp, double env) {
 	}
 }
 
-// orderedBefore is cpuref's: compare position, orientation, size.
+// orderedBefore is cpuref's: compare position, orientation, size, in
+// that order, component by component.
 bool orderedBefore(uint a, uint b) {
-	double ka[10] = double[10](pos[3u * a], pos[3u * a + 1u], pos[3u * a + 2u], rot[4u * a], rot[4u * a + 1u],
-		rot[4u * a + 2u], rot[4u * a + 3u], shape[5u * a + 1u], shape[5u * a + 2u], shape[5u * a + 3u]);
-	double kb[10] = double[10](pos[3u * b], pos[3u * b + 1u], pos[3u * b + 2u], rot[4u * b], rot[4u * b + 1u],
-		rot[4u * b + 2u], rot[4u * b + 3u], shape[5u * b + 1u], shape[5u * b + 2u], shape[5u * b + 3u]);
-	for (int k = 0; k < 10; k++) {
-		if (ka[k] != kb[k]) {
-			return ka[k] < kb[k];
+	for (uint k = 0u; k < 3u; k++) {
+		double x = pos[3u * a + k], y = pos[3u * b + k];
+		if (x != y) {
+			return x < y;
+		}
+	}
+	for (uint k = 0u; k < 4u; k++) {
+		double x = rot[4u * a + k], y = rot[4u * b + k];
+		if (x != y) {
+			return x < y;
+		}
+	}
+	for (uint k = 1u; k < 4u; k++) {
+		double x = shape[5u * a + k], y = shape[5u * b + k];
+		if (x != y) {
+			return x < y;
 		}
 	}
 	return false;
 }
-
-bool finite(double x) { return !isnan(x) && !isinf(x); }
 
 // closedForm reports whether kinds ka ≤ kb pair by a closed form here.
 bool closedForm(uint ka, uint kb) {
@@ -330,7 +381,7 @@ void copyHost(uint q, uint t0, uint cnt) {
 			pa[3u * t + c] = host[h + 3u + c];
 			pb[3u * t + c] = host[h + 6u + c];
 		}
-		phi[t] = host[h + 9u];
+		phi_[t] = host[h + 9u];
 		mu[t] = host[h + 10u];
 		cohesion[t] = host[h + 11u];
 	}
@@ -370,9 +421,21 @@ void main() {
 			continue;
 		}
 		precise double env = p.env + box[8u * i + 6u] + box[8u * j + 6u];
-		Frame fa = frameOf(vec3At(ia), quatAt(ia));
-		Frame fb = frameOf(vec3At(ib), quatAt(ib));
+		// A sphere's frame is only its centre.
+		Frame fa, fb;
+		fa.c = vec3At(ia);
+		fb.c = vec3At(ib);
+		if (ka != SPHERE) {
+			fa = frameOf(fa.c, quatAt(ia));
+		}
+		if (kb != SPHERE) {
+			fb = frameOf(fb.c, quatAt(ib));
+		}
 		dvec3 sa = sizeOf(ia), sb = sizeOf(ib);
+		pi_ = i;
+		pj_ = j;
+		swapped = swap;
+		base = p.mode == 1u ? off[q] : 0u;
 		ncp = 0u;
 		if (ka == SPHERE && kb == SPHERE) {
 			sphereSphere(sa.x, fa.c, sb.x, fb.c, env);
@@ -387,44 +450,6 @@ void main() {
 		}
 		if (p.mode != 1u) {
 			off[q] = ncp;
-			continue;
-		}
-		uint base = off[q];
-		dvec3 pi = vec3At(i), pj = vec3At(j);
-		dvec4 qi = quatAt(i), qj = quatAt(j);
-		precise dvec4 ci = dvec4(qi.x, qi.yzw * -1.0lf);
-		precise dvec4 cj = dvec4(qj.x, qj.yzw * -1.0lf);
-		double mi = mat[2u * i], mj = mat[2u * j];
-		double hi = mat[2u * i + 1u], hj = mat[2u * j + 1u];
-		for (uint k = 0u; k < ncp; k++) {
-			dvec3 n = cn[k], a = cpa[k], b = cpb[k];
-			if (swap) {
-				precise dvec3 nm = n * -1.0lf;
-				n = nm;
-				a = cpb[k];
-				b = cpa[k];
-			}
-			if (!finite(cphi[k]) || !finite(n.x) || !finite(n.y) || !finite(n.z)) {
-				atomicOr(meta[5], 4u);
-			}
-			uint t = base + k;
-			if (t >= p.cap) {
-				continue;
-			}
-			precise dvec3 da = a - pi;
-			precise dvec3 db = b - pj;
-			dvec3 ra = rotate(ci, da), rb = rotate(cj, db);
-			ca[t] = i;
-			cb[t] = j;
-			sub[t] = k;
-			for (uint c = 0u; c < 3u; c++) {
-				normal[3u * t + c] = n[c];
-				pa[3u * t + c] = ra[c];
-				pb[3u * t + c] = rb[c];
-			}
-			phi[t] = cphi[k];
-			mu[t] = min(mi, mj);
-			cohesion[t] = min(hi, hj);
 		}
 	}
 }
