@@ -139,9 +139,6 @@ func (c *Collider) KeepKeys() {
 	c.prevSub = append(c.prevSub[:0], c.sub[:nc]...)
 }
 
-// KeptContacts returns the number of contacts KeepKeys last remembered.
-func (c *Collider) KeptContacts() int { return len(c.prevA) }
-
 // WarmStart sets g (3 per current contact) to prevGamma's impulse of each
 // contact whose (A, B, index within the pair) key was kept by the last
 // KeepKeys, else zero: one merge of the two sorted key lists. prevGamma

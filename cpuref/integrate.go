@@ -41,10 +41,7 @@ func (b *Backend) Integrate(gamma engine.Vec, h float64) error {
 		}
 	})
 	// Keep this step's impulses for warm starting the next one.
-	nc := b.con.Len()
-	b.prevA = append(b.prevA[:0], b.con.A...)
-	b.prevB = append(b.prevB[:0], b.con.B...)
-	b.prevSub = append(b.prevSub[:0], b.sub[:nc]...)
+	b.KeepKeys()
 	b.prevGamma = append(b.prevGamma[:0], g...)
 	return nil
 }
@@ -58,19 +55,7 @@ func (b *Backend) WarmStart(gamma engine.Vec) error {
 	if len(g) != 3*nc {
 		return fmt.Errorf("cpuref: warm start: gamma has length %d, want %d", len(g), 3*nc)
 	}
-	key := func(a, bb, s int32) uint64 { return uint64(a)<<40 | uint64(bb)<<16 | uint64(s) }
-	j := 0
-	for k := 0; k < nc; k++ {
-		kk := key(b.con.A[k], b.con.B[k], b.sub[k])
-		for j < len(b.prevA) && key(b.prevA[j], b.prevB[j], b.prevSub[j]) < kk {
-			j++
-		}
-		if j < len(b.prevA) && key(b.prevA[j], b.prevB[j], b.prevSub[j]) == kk {
-			copy(g[3*k:3*k+3], b.prevGamma[3*j:3*j+3])
-		} else {
-			g[3*k], g[3*k+1], g[3*k+2] = 0, 0, 0
-		}
-	}
+	b.Collider.WarmStart(g, b.prevGamma)
 	return nil
 }
 
