@@ -28,11 +28,12 @@
 //     operation by operation (bit for bit where float64 division and
 //     square root are correctly rounded, as on llvmpipe); the body →
 //     contact adjacency makes M⁻¹Dx a deterministic gather, without float
-//     atomics. Collision detection still runs on the host with cpuref's
-//     broadphase and narrowphase (a download of the state and an upload of
-//     the contacts per step): GPU collision kernels are the next step, and
-//     so are device-side solver scalars (each Dot of a solver is a submit
-//     and a read-back today). Submits reports the submissions so far.
+//     atomics. Collision detection runs in the collide_* kernels (grid
+//     broadphase, closed-form narrowphase, contacts, adjacency, warm-start
+//     keys; see deviceCollider), with cpuref's narrowphase on the host for
+//     the pair kinds that have no closed form there. Device-side solver
+//     scalars are the next step (each Dot of a solver is a submit and a
+//     read-back today). Submits reports the submissions so far.
 //
 // cgo stays inside this package (vkshim.c and the files that call it);
 // without cgo, or outside linux/amd64 and linux/arm64, Devices and New
