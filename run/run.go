@@ -357,6 +357,13 @@ func dumpProblem(sim *engine.Sim, sc *scene.Scene, be engine.Backend, st engine.
 	return nil
 }
 
+// FinalFigures returns the end-of-run observables that summary.json
+// reports, from the scene, the body state, the contacts and the last step's
+// statistics (package bench reports them for runs it steps itself).
+func FinalFigures(sc *scene.Scene, s *engine.State, c *engine.Contacts, last engine.StepStats) Final {
+	return finalFigures(sc, s, c, last)
+}
+
 func finalFigures(sc *scene.Scene, s *engine.State, c *engine.Contacts, last engine.StepStats) Final {
 	f := Final{Contacts: c.Len(), Iterations: last.Solve.Iterations, Residual: last.Solve.Residual,
 		Objective: last.Solve.Objective, FixedForce: last.FixedForce}

@@ -36,6 +36,7 @@ Usage:
   gpusim devices                list the Vulkan devices
   gpusim plot DIR               plot a run's stats.csv and trace.csv into DIR/plots
   gpusim render DIR [flags]     draw a run's bodies as a PNG (--frame K, --width, --height, --out)
+  gpusim bench [flags]          the benchmark matrix on every backend: OUT/bench.md, OUT/bench.json (gpusim bench -h)
   gpusim help                   this text
 
 Run "gpusim run -h", "gpusim solve -h" or "gpusim compare -h" for their flags;
@@ -77,6 +78,10 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		err = cmdPlot(args[1:], stdout, stderr)
 	case "render":
 		err = cmdRender(args[1:], stdout, stderr)
+	case "bench":
+		err = cmdBench(args[1:], stdout, stderr)
+	case "bench-case": // hidden: one case of gpusim bench, in its own process
+		err = cmdBenchCase(args[1:], stdout, stderr)
 	default:
 		err = usageError{fmt.Errorf("unknown command %q (try gpusim help)", args[0])}
 	}

@@ -1,0 +1,114 @@
+package bench
+
+import (
+	_ "embed"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gpusim/gpusim/scene"
+)
+
+// Kind groups the cases whose time per step is fitted against their
+// contacts (see Fit).
+type Kind string
+
+const (
+	// KindSettle: the settle scene of shared/bench/settle.md as it
+	// specifies it: no warm-up, 200 steps of h = 0.01 s (2 s), median wall
+	// time per step over all of them.
+	KindSettle Kind = "settle"
+	// KindScale: the settle scene started from a settled-like state (see
+	// ScalingCases).
+	KindScale Kind = "scale"
+	// KindOther: any other case.
+	KindOther Kind = "other"
+)
+
+// Case is one scene of the benchmark with its number of steps.
+type Case struct {
+	Name string
+	Kind Kind
+	// Scene is a built-in scene's name, or "ellipsoids" for the scene file
+	// embedded in this package.
+	Scene string
+	// Sets are --set overrides of the scene (parameters or paths).
+	Sets []string
+	// Warmup steps are taken before the measured Steps.
+	Warmup, Steps int
+}
+
+//go:embed ellipsoids.json
+var ellipsoidsJSON []byte
+
+// Load builds the case's scene.
+func (c Case) Load() (*scene.Scene, error) {
+	if c.Scene == "ellipsoids" {
+		return scene.Parse(ellipsoidsJSON, "bench:ellipsoids", c.Sets)
+	}
+	return scene.LoadBuiltin(c.Scene, c.Sets)
+}
+
+// settleSteps is settle.md's run: 2 s at h = 0.01 s.
+const settleSteps = 200
+
+func settle(n int) Case {
+	return Case{Name: fmt.Sprintf("settle-%d", n), Kind: KindSettle, Scene: "settle",
+		Sets: []string{fmt.Sprintf("n=%d", n)}, Steps: settleSteps}
+}
+
+// Matrix returns the benchmark matrix: settle with N = 1000, 8000 and
+// 64 000 (settle.md to the letter); the pressure scene as built in (4000
+// spheres under a 1000 kg slab, APGD to 1e-6 within 500 iterations) for 40
+// steps after 10; and a polydisperse pile of 2000 ellipsoids for 40 steps
+// after 10. quick gives a CI-sized matrix with the same scenes: tiny N and
+// 2 steps.
+func Matrix(quick bool) []Case {
+	if quick {
+		return []Case{
+			{Name: "settle-64", Kind: KindSettle, Scene: "settle", Sets: []string{"n=64"}, Steps: 2},
+			{Name: "pressure-64", Kind: KindOther, Scene: "pressure", Sets: []string{"n=64"}, Warmup: 1, Steps: 2},
+			{Name: "ellipsoids-27", Kind: KindOther, Scene: "ellipsoids", Sets: []string{"generators.0.count=27"}, Warmup: 1, Steps: 2},
+		}
+	}
+	return []Case{
+		settle(1000), settle(8000), settle(64000),
+		{Name: "pressure", Kind: KindOther, Scene: "pressure", Warmup: 10, Steps: 40},
+		{Name: "ellipsoids", Kind: KindOther, Scene: "ellipsoids", Warmup: 10, Steps: 40},
+	}
+}
+
+// ScalingCases returns the settle scene at N = 1000, 2000, 4000, 8000,
+// 16 000, 32 000 and 64 000 started
+// from a settled-like state, 2 warm-up steps and 5 measured: the lattice
+// of settle.md without jitter and with spacing 0.2 m, the sphere diameter,
+// from z = 0.1 m, so that every sphere rests on the floor or on the sphere
+// below and touches its lattice neighbours (about 3 contacts per sphere
+// whatever N, as in a settled pile). settle.md's 2 s from its lattice
+// would not settle the 178 layers of N = 64 000.
+func ScalingCases() []Case {
+	var cs []Case
+	for _, n := range []int{1000, 2000, 4000, 8000, 16000, 32000, 64000} {
+		cs = append(cs, Case{Name: fmt.Sprintf("scale-%d", n), Kind: KindScale, Scene: "settle",
+			Sets: []string{fmt.Sprintf("n=%d", n), "generators.0.spacing=0.2", "generators.0.jitter=0",
+				"generators.0.origin=[0,0,0.1]"},
+			Warmup: 2, Steps: 5})
+	}
+	return cs
+}
+
+// Lookup finds a case of the matrix (full or quick) or of the scaling
+// series by name.
+func Lookup(name string) (Case, error) {
+	all := slices.Concat(Matrix(false), Matrix(true), ScalingCases())
+	for _, c := range all {
+		if c.Name == name {
+			return c, nil
+		}
+	}
+	names := make([]string, len(all))
+	for i, c := range all {
+		names[i] = c.Name
+	}
+	return Case{}, fmt.Errorf("bench: no case %q (have %s)", name, strings.Join(names, ", "))
+}

@@ -1,0 +1,277 @@
+package bench
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/run"
+)
+
+// Request asks for one measurement.
+type Request struct {
+	Case    string `json:"case"`
+	Backend string `json:"backend"` // cpu or vulkan
+	Device  string `json:"device,omitempty"`
+	// Steps and Warmup override the case's when Steps > 0 and Warmup ≥ 0.
+	Steps  int `json:"steps"`
+	Warmup int `json:"warmup"`
+	// Baseline measures a process that only opens the backend (Case is
+	// ignored): its peak resident memory is subtracted from each case's
+	// (Result.BytesPerBody).
+	Baseline bool `json:"baseline,omitempty"`
+}
+
+// Phase is a wall time per step (s): median and mean over the measured
+// steps.
+type Phase struct {
+	Median float64 `json:"median_s"`
+	Mean   float64 `json:"mean_s"`
+}
+
+// Result is the measurement of one case on one backend. Times are wall
+// clock over the measured steps (warm-up excluded); memory figures are
+// bytes.
+type Result struct {
+	Case    string `json:"case"`
+	Kind    Kind   `json:"kind"`
+	Backend string `json:"backend"` // as named by the backend: "cpu", "vulkan: <device>"
+	// Bodies counts the movable bodies (fixed walls and planes excluded).
+	Bodies int     `json:"bodies"`
+	Dt     float64 `json:"dt_s"`
+	Solver string  `json:"solver"`
+	Tol    float64 `json:"tol"`
+	// MaxIter is the solver's iteration cap.
+	MaxIter int `json:"max_iter"`
+	Warmup  int `json:"warmup_steps"`
+	Steps   int `json:"steps"`
+
+	Step      Phase `json:"step"`
+	Collide   Phase `json:"collide"`
+	Build     Phase `json:"build"` // Jacobian and r
+	Solve     Phase `json:"solve"`
+	Integrate Phase `json:"integrate"` // force on fixed bodies and update
+	// BodyStepsPerSecond is Bodies over the mean wall time per step.
+	BodyStepsPerSecond float64 `json:"body_steps_per_s"`
+
+	ContactsMean   float64 `json:"contacts_mean"`
+	IterationsMean float64 `json:"iterations_mean"`
+	IterationsLast int     `json:"iterations_last"`
+	ResidualLast   float64 `json:"residual_last"`
+	ResidualMedian float64 `json:"residual_median"`
+	// SubmitsPerStep counts submit-and-wait round trips to the device (0
+	// on the CPU path); SubmitsPerIteration divides them by the mean
+	// solver iterations.
+	SubmitsPerStep      float64 `json:"submits_per_step"`
+	SubmitsPerIteration float64 `json:"submits_per_iteration"`
+
+	// AllocBytesPerStep and MallocsPerStep are the Go heap's TotalAlloc and
+	// Mallocs growth over the measured steps, per step.
+	AllocBytesPerStep float64 `json:"alloc_bytes_per_step"`
+	MallocsPerStep    float64 `json:"mallocs_per_step"`
+	// PeakRSS is the process's peak resident memory (VmHWM) at the end;
+	// BaselineRSS that of a process that only opened the backend; their
+	// difference over Bodies is BytesPerBody (Go's heap headroom, GOGC,
+	// included).
+	PeakRSS      int64   `json:"peak_rss_bytes"`
+	BaselineRSS  int64   `json:"baseline_rss_bytes"`
+	BytesPerBody float64 `json:"bytes_per_body"`
+	// DeviceMemory is the largest device memory (sum of buffer capacities)
+	// seen after a step; 0 on the CPU path.
+	DeviceMemory int64 `json:"device_memory_bytes"`
+
+	// End-of-run figures, as summary.json reports them.
+	ContactsEnd    int     `json:"contacts_end"`
+	MaxPenetration float64 `json:"max_penetration_m"`
+	MeanHeight     float64 `json:"mean_height_m"`
+	Escaped        *int    `json:"escaped,omitempty"`
+
+	// Error, if set, says why the case has no figures.
+	Error string `json:"error,omitempty"`
+}
+
+// deviceMemory is implemented by backends on a device.
+type deviceMemory interface{ DeviceMemoryBytes() int64 }
+
+// Measure runs one request in this process. Peak memory is per process:
+// gpusim bench runs each request in a process of its own.
+func Measure(req Request) (*Result, error) {
+	if req.Backend != "cpu" && req.Backend != "vulkan" {
+		return nil, fmt.Errorf("bench: unknown backend %q (want cpu or vulkan)", req.Backend)
+	}
+	if req.Baseline {
+		be, _, err := run.NewBackend(req.Backend, req.Device, false, 0)
+		if err != nil {
+			return nil, fmt.Errorf("bench: baseline: %w", err)
+		}
+		defer be.Close()
+		rss, err := PeakRSS()
+		if err != nil {
+			return nil, err
+		}
+		return &Result{Case: "baseline", Backend: be.Name(), PeakRSS: rss}, nil
+	}
+	c, err := Lookup(req.Case)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := c.Load()
+	if err != nil {
+		return nil, fmt.Errorf("bench: case %s: %w", c.Name, err)
+	}
+	be, _, err := run.NewBackend(req.Backend, req.Device, false, sc.Settings.Workers)
+	if err != nil {
+		return nil, fmt.Errorf("bench: case %s: %w", c.Name, err)
+	}
+	defer be.Close()
+	if req.Steps > 0 {
+		c.Steps = req.Steps
+	}
+	if req.Warmup >= 0 {
+		c.Warmup = req.Warmup
+	}
+	sim, err := engine.NewSim(&sc.Model, sc.Settings, be)
+	if err != nil {
+		return nil, fmt.Errorf("bench: case %s: %w", c.Name, err)
+	}
+	s := sc.Settings
+	res := &Result{Case: c.Name, Kind: c.Kind, Backend: be.Name(), Dt: s.Dt, Solver: s.Solver, Tol: s.Tol,
+		MaxIter: s.MaxIter, Warmup: c.Warmup, Steps: c.Steps}
+	for _, b := range sc.Model.Bodies {
+		if !b.Fixed && b.Shape.Kind != engine.Plane {
+			res.Bodies++
+		}
+	}
+	dm, _ := be.(deviceMemory)
+	for range c.Warmup {
+		if _, err := sim.Step(); err != nil {
+			return nil, fmt.Errorf("bench: case %s: warm-up %w", c.Name, err)
+		}
+	}
+	stats := make([]engine.StepStats, 0, c.Steps)
+	runtime.GC()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	for range c.Steps {
+		st, err := sim.Step()
+		if err != nil {
+			return nil, fmt.Errorf("bench: case %s: %w", c.Name, err)
+		}
+		stats = append(stats, st)
+		if dm != nil {
+			res.DeviceMemory = max(res.DeviceMemory, dm.DeviceMemoryBytes())
+		}
+	}
+	runtime.ReadMemStats(&m1)
+	n := float64(c.Steps)
+	res.AllocBytesPerStep = float64(m1.TotalAlloc-m0.TotalAlloc) / n
+	res.MallocsPerStep = float64(m1.Mallocs-m0.Mallocs) / n
+	summarise(res, stats)
+
+	var state engine.State
+	var con engine.Contacts
+	if err := errors.Join(be.ReadState(&state), be.ReadContacts(&con)); err != nil {
+		return nil, fmt.Errorf("bench: case %s: %w", c.Name, err)
+	}
+	f := run.FinalFigures(sc, &state, &con, stats[len(stats)-1])
+	res.ContactsEnd, res.MaxPenetration, res.MeanHeight, res.Escaped = f.Contacts, f.MaxPenetration, f.MeanHeight, f.Escaped
+	if res.PeakRSS, err = PeakRSS(); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// summarise fills the per-step figures of res from the measured steps.
+func summarise(res *Result, stats []engine.StepStats) {
+	phase := func(get func(engine.StepStats) float64) Phase {
+		xs := make([]float64, len(stats))
+		for i, st := range stats {
+			xs[i] = get(st)
+		}
+		return Phase{Median: median(xs), Mean: mean(xs)}
+	}
+	res.Step = phase(func(s engine.StepStats) float64 { return s.StepSeconds })
+	res.Collide = phase(func(s engine.StepStats) float64 { return s.CollideSeconds })
+	res.Build = phase(func(s engine.StepStats) float64 { return s.BuildSeconds })
+	res.Solve = phase(func(s engine.StepStats) float64 { return s.SolveSeconds })
+	res.Integrate = phase(func(s engine.StepStats) float64 { return s.IntegrateSeconds })
+	res.ContactsMean = phase(func(s engine.StepStats) float64 { return float64(s.Contacts) }).Mean
+	res.IterationsMean = phase(func(s engine.StepStats) float64 { return float64(s.Solve.Iterations) }).Mean
+	res.ResidualMedian = phase(func(s engine.StepStats) float64 { return s.Solve.Residual }).Median
+	res.SubmitsPerStep = phase(func(s engine.StepStats) float64 { return float64(s.Submits) }).Mean
+	last := stats[len(stats)-1]
+	res.IterationsLast, res.ResidualLast = last.Solve.Iterations, last.Solve.Residual
+	if res.IterationsMean > 0 {
+		res.SubmitsPerIteration = res.SubmitsPerStep / res.IterationsMean
+	}
+	if res.Step.Mean > 0 {
+		res.BodyStepsPerSecond = float64(res.Bodies) / res.Step.Mean
+	}
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// median returns the middle value, the mean of the two middle ones for an
+// even count.
+func median(xs []float64) float64 {
+	n := len(xs)
+	if n == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// PeakRSS returns this process's peak resident set size (VmHWM of
+// /proc/self/status) in bytes.
+func PeakRSS() (int64, error) {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0, fmt.Errorf("bench: peak memory: %w", err)
+	}
+	defer f.Close()
+	return parseVmHWM(f)
+}
+
+func parseVmHWM(r io.Reader) (int64, error) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:")
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(rest)
+		if len(fields) != 2 || fields[1] != "kB" {
+			return 0, fmt.Errorf("bench: /proc/self/status: VmHWM line %q is not \"N kB\"", sc.Text())
+		}
+		kb, err := strconv.ParseInt(fields[0], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("bench: /proc/self/status: VmHWM: %w", err)
+		}
+		return kb << 10, nil
+	}
+	if err := sc.Err(); err != nil {
+		return 0, fmt.Errorf("bench: /proc/self/status: %w", err)
+	}
+	return 0, errors.New("bench: /proc/self/status has no VmHWM line")
+}

@@ -1,0 +1,299 @@
+package bench
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Report is what gpusim bench writes: bench.json is its JSON form,
+// bench.md its tables.
+type Report struct {
+	// Commit is the source revision measured, "-dirty" appended when the
+	// tree had uncommitted changes.
+	Commit  string    `json:"commit"`
+	Date    time.Time `json:"date"`
+	Command string    `json:"command"`
+	Machine Machine   `json:"machine"`
+	Results []Result  `json:"results"`
+	// Fits are the power laws of time per step against contacts, one per
+	// backend and kind (settle rows, scaling rows) with two sizes or more.
+	Fits []Fit `json:"fits,omitempty"`
+}
+
+// Machine describes where the figures were taken.
+type Machine struct {
+	CPU       string   `json:"cpu"`
+	Cores     int      `json:"cores"`
+	GoVersion string   `json:"go"`
+	OS        string   `json:"os"`
+	Backends  []string `json:"backends"` // as the backends name themselves, device included
+}
+
+// Config says what Run measures.
+type Config struct {
+	Backends []string // cpu, vulkan
+	Cases    []Case
+	Device   string
+	// Steps and Warmup override every case's when Steps > 0 and Warmup ≥ 0.
+	Steps, Warmup int
+	// Exec carries out one request; gpusim bench runs each in a fresh
+	// process so that its peak memory is its own.
+	Exec func(Request) (*Result, error)
+	// Progress, if set, sees each result as it comes.
+	Progress func(*Result)
+}
+
+// Run measures every case on every backend, after a baseline process per
+// backend. A case that fails gets a row with its error and the others go
+// on; the error returned joins the failures.
+func Run(cfg Config) (*Report, error) {
+	if len(cfg.Backends) == 0 || len(cfg.Cases) == 0 {
+		return nil, errors.New("bench: nothing to run (no backends or no cases)")
+	}
+	rep := &Report{Commit: Commit(), Date: time.Now().UTC().Truncate(time.Second), Machine: machine()}
+	var errs []error
+	for _, backend := range cfg.Backends {
+		base, err := cfg.Exec(Request{Backend: backend, Device: cfg.Device, Warmup: -1, Baseline: true})
+		if err != nil {
+			return nil, fmt.Errorf("bench: baseline process on %s: %w", backend, err)
+		}
+		rep.Machine.Backends = append(rep.Machine.Backends, base.Backend)
+		for _, c := range cfg.Cases {
+			r, err := cfg.Exec(Request{Case: c.Name, Backend: backend, Device: cfg.Device, Steps: cfg.Steps, Warmup: cfg.Warmup})
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s on %s: %w", c.Name, backend, err))
+				r = &Result{Case: c.Name, Kind: c.Kind, Backend: base.Backend, Error: err.Error()}
+			} else {
+				r.BaselineRSS = base.PeakRSS
+				if r.Bodies > 0 {
+					r.BytesPerBody = float64(r.PeakRSS-r.BaselineRSS) / float64(r.Bodies)
+				}
+			}
+			if cfg.Progress != nil {
+				cfg.Progress(r)
+			}
+			rep.Results = append(rep.Results, *r)
+		}
+	}
+	rep.Fits = fits(rep.Results)
+	return rep, errors.Join(errs...)
+}
+
+// Fit is the least-squares line through (ln contacts, ln seconds per
+// step): seconds per step ≈ exp(Intercept)·contacts^Exponent.
+type Fit struct {
+	Backend   string   `json:"backend"`
+	Kind      Kind     `json:"kind"`
+	Cases     []string `json:"cases"`
+	Exponent  float64  `json:"exponent"`
+	Intercept float64  `json:"intercept"`
+	R2        float64  `json:"r2"`
+}
+
+// FitPowerLaw fits y = exp(b)·x^a by least squares on (ln x, ln y) and
+// returns a, b and the coefficient of determination R² of that line. It
+// needs two distinct positive x or more and positive y.
+func FitPowerLaw(x, y []float64) (a, b, r2 float64, err error) {
+	if len(x) != len(y) {
+		return 0, 0, 0, fmt.Errorf("bench: fit: %d x and %d y", len(x), len(y))
+	}
+	n := float64(len(x))
+	var sx, sy float64
+	for i := range x {
+		if !(x[i] > 0) || !(y[i] > 0) || math.IsInf(x[i], 0) || math.IsInf(y[i], 0) {
+			return 0, 0, 0, fmt.Errorf("bench: fit: point %d (%v, %v) is not positive and finite", i, x[i], y[i])
+		}
+		sx += math.Log(x[i])
+		sy += math.Log(y[i])
+	}
+	mx, my := sx/n, sy/n
+	var sxx, sxy, syy float64
+	for i := range x {
+		dx, dy := math.Log(x[i])-mx, math.Log(y[i])-my
+		sxx += dx * dx
+		sxy += dx * dy
+		syy += dy * dy
+	}
+	if !(sxx > 0) {
+		return 0, 0, 0, errors.New("bench: fit: needs two distinct x or more")
+	}
+	a = sxy / sxx
+	b = my - a*mx
+	r2 = 1.0
+	if syy > 0 {
+		r2 = sxy * sxy / (sxx * syy)
+	}
+	return a, b, r2, nil
+}
+
+// fits fits the mean time per step against the mean contacts per step of
+// the settle rows and of the scaling rows, per backend.
+func fits(rs []Result) []Fit {
+	var out []Fit
+	type key struct {
+		backend string
+		kind    Kind
+	}
+	var keys []key
+	for _, r := range rs {
+		k := key{r.Backend, r.Kind}
+		if r.Error == "" && r.Kind != KindOther && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	for _, k := range keys {
+		f := Fit{Backend: k.backend, Kind: k.kind}
+		var x, y []float64
+		for _, r := range rs {
+			if r.Backend == k.backend && r.Kind == k.kind && r.Error == "" {
+				f.Cases = append(f.Cases, r.Case)
+				x = append(x, r.ContactsMean)
+				y = append(y, r.Step.Mean)
+			}
+		}
+		var err error
+		if f.Exponent, f.Intercept, f.R2, err = FitPowerLaw(x, y); err == nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Commit returns the revision of the running binary from its build
+// information (vcs.revision, vcs.modified), else from git in the current
+// folder, else "unknown".
+func Commit() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		var rev string
+		dirty := false
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+		if rev != "" {
+			if dirty {
+				rev += "-dirty"
+			}
+			return rev
+		}
+	}
+	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	rev := strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(strings.TrimSpace(string(st))) > 0 {
+		rev += "-dirty"
+	}
+	return rev
+}
+
+func machine() Machine {
+	m := Machine{CPU: "unknown", Cores: runtime.NumCPU(), GoVersion: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH}
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return m
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("bench: encode: %w", err)
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
+}
+
+// WriteMarkdown writes the report as Markdown tables: time per step and
+// its phases, memory, end-of-run figures, the fits, and the failed cases.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "Commit `%s`, %s.  \n", r.Commit, r.Date.Format(time.RFC3339))
+	fmt.Fprintf(b, "Machine: %s, %d cores, %s, %s; backends: %s.  \n", r.Machine.CPU, r.Machine.Cores, r.Machine.GoVersion,
+		r.Machine.OS, strings.Join(r.Machine.Backends, "; "))
+	if r.Command != "" {
+		fmt.Fprintf(b, "Command: `%s`\n", r.Command)
+	}
+	var ok, failed []Result
+	for _, x := range r.Results {
+		if x.Error == "" {
+			ok = append(ok, x)
+		} else {
+			failed = append(failed, x)
+		}
+	}
+	ms := func(s float64) string { return fmt.Sprintf("%.3g", 1e3*s) }
+	mib := func(n int64) string { return fmt.Sprintf("%.1f", float64(n)/(1<<20)) }
+
+	b.WriteString("\n### Time per step\n\nWall time per step over the measured steps (warm-up excluded): the step's median and mean, and the median of each phase " +
+		"(collision; Jacobian and r; warm start and solver; update of velocities and positions with the force on fixed bodies), in ms.\n\n")
+	b.WriteString("| case | backend | bodies | warm-up + steps | contacts (mean) | step median | step mean | collide | build | solve | integrate | iterations (mean) | residual last | residual median | submits / step | submits / iteration | bodies × steps / s |\n")
+	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	for _, x := range ok {
+		fmt.Fprintf(b, "| %s | %s | %d | %d + %d | %.0f | %s | %s | %s | %s | %s | %s | %.1f | %.3g | %.3g | %.2f | %.3f | %.3g |\n",
+			x.Case, x.Backend, x.Bodies, x.Warmup, x.Steps, x.ContactsMean, ms(x.Step.Median), ms(x.Step.Mean),
+			ms(x.Collide.Median), ms(x.Build.Median), ms(x.Solve.Median), ms(x.Integrate.Median),
+			x.IterationsMean, x.ResidualLast, x.ResidualMedian, x.SubmitsPerStep, x.SubmitsPerIteration, x.BodyStepsPerSecond)
+	}
+
+	b.WriteString("\n### Memory\n\nGo heap allocation per measured step; peak resident memory (VmHWM) of the case's process and of a process that only opened the " +
+		"backend; bytes per body = (peak − baseline) / bodies; device memory = largest sum of buffer capacities after a step (Vulkan only).\n\n")
+	b.WriteString("| case | backend | bodies | allocated B / step | mallocs / step | peak RSS (MiB) | baseline RSS (MiB) | bytes / body | device memory (MiB) |\n")
+	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	for _, x := range ok {
+		fmt.Fprintf(b, "| %s | %s | %d | %.0f | %.1f | %s | %s | %.0f | %s |\n", x.Case, x.Backend, x.Bodies, x.AllocBytesPerStep,
+			x.MallocsPerStep, mib(x.PeakRSS), mib(x.BaselineRSS), x.BytesPerBody, mib(x.DeviceMemory))
+	}
+
+	b.WriteString("\n### End of run\n\n")
+	b.WriteString("| case | backend | time step (s) | solver | tol | max iterations | contacts | iterations last | max penetration (m) | mean height (m) | escaped |\n")
+	b.WriteString("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	for _, x := range ok {
+		esc := "–"
+		if x.Escaped != nil {
+			esc = fmt.Sprint(*x.Escaped)
+		}
+		fmt.Fprintf(b, "| %s | %s | %g | %s | %g | %d | %d | %d | %.3g | %.4g | %s |\n", x.Case, x.Backend, x.Dt, x.Solver, x.Tol,
+			x.MaxIter, x.ContactsEnd, x.IterationsLast, x.MaxPenetration, x.MeanHeight, esc)
+	}
+
+	if len(r.Fits) > 0 {
+		b.WriteString("\n### Scaling\n\nLeast-squares fit of ln(mean time per step) against ln(mean contacts per step): time ∝ contacts^exponent.\n\n")
+		b.WriteString("| backend | rows | cases | exponent | R² |\n| --- | --- | --- | ---: | ---: |\n")
+		for _, f := range r.Fits {
+			fmt.Fprintf(b, "| %s | %s | %s | %.3f | %.4f |\n", f.Backend, f.Kind, strings.Join(f.Cases, ", "), f.Exponent, f.R2)
+		}
+	}
+	if len(failed) > 0 {
+		b.WriteString("\n### Failed\n\n| case | backend | error |\n| --- | --- | --- |\n")
+		for _, x := range failed {
+			fmt.Fprintf(b, "| %s | %s | %s |\n", x.Case, x.Backend, strings.ReplaceAll(x.Error, "|", "\\|"))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

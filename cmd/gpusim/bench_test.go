@@ -1,0 +1,85 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpusim/gpusim/bench"
+)
+
+func TestBenchBadFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--backends", "gpu"}, `unknown backend "gpu"`},
+		{[]string{"--backends", "cpu,cpu"}, "given twice"},
+		{[]string{"--cases", "settle-1000,nope"}, `no case "nope"`},
+		{[]string{"--quick", "--cases", "settle-1000"}, `no case "settle-1000"`},
+		{[]string{"--steps", "-1"}, "--steps -1"},
+		{[]string{"--warmup", "-2"}, "--warmup -2"},
+		{[]string{"--steps", "x"}, "invalid value"},
+		{[]string{"--quick", "--scaling"}, "exclude each other"},
+		{[]string{"--out", ""}, "--out"},
+		{[]string{"extra"}, "no arguments"},
+		{[]string{"--nope"}, "not defined"},
+	} {
+		code, _, errOut := runCLI(t, append([]string{"bench"}, c.args...)...)
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("gpusim bench %v: exit %d, stderr %q; want exit %d and %q", c.args, code, errOut, exitUsage, c.want)
+		}
+	}
+	code, _, errOut := runCLI(t, "bench-case", "--case", "nope")
+	if code != exitFailure || !strings.Contains(errOut, `no case "nope"`) {
+		t.Errorf("gpusim bench-case --case nope: exit %d, %q", code, errOut)
+	}
+}
+
+// TestBenchQuickCPU builds gpusim and runs gpusim bench --quick on the CPU
+// path: each case and the baseline in a process of its own.
+func TestBenchQuickCPU(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build gpusim with")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "gpusim")
+	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(bin, "bench", "--quick", "--backends", "cpu", "--out", out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("gpusim bench --quick: %v\n%s", err, b)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "bench.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep bench.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatalf("bench.json: %v", err)
+	}
+	quick := bench.Matrix(true)
+	if len(rep.Results) != len(quick) || !strings.HasPrefix(rep.Command, "gpusim bench --quick") {
+		t.Fatalf("bench.json: %d results for %d cases, command %q", len(rep.Results), len(quick), rep.Command)
+	}
+	for i, r := range rep.Results {
+		if r.Case != quick[i].Name || r.Error != "" || r.Steps != 2 || !(r.Step.Median > 0) || !(r.PeakRSS > 0) || !(r.BaselineRSS > 0) {
+			t.Errorf("result %d: %+v", i, r)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(out, "bench.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range quick {
+		if !strings.Contains(string(md), "| "+c.Name+" | cpu |") {
+			t.Errorf("bench.md has no row of %s", c.Name)
+		}
+	}
+}
