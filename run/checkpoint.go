@@ -64,20 +64,8 @@ func newCheckpointer(sc *scene.Scene, opt Options) *checkpointer {
 // path. A backend that cannot save its warm-start memory gets a checkpoint
 // without it, announced once.
 func (c *checkpointer) write(sim *engine.Sim) (string, error) {
-	if c.ck.Scene == nil {
-		sc := c.sc
-		if sc.Doc == nil {
-			return "", fmt.Errorf("run: %s: the scene has no document to write into a checkpoint", sc.Source)
-		}
-		doc, err := scene.Dump(sc.Doc)
-		if err != nil {
-			return "", err
-		}
-		c.ck = checkpoint.Checkpoint{Steps: sc.Steps, Duration: sc.Duration, Trace: sc.Trace, Source: sc.Source,
-			Params: sc.Params, Scene: doc, Model: checkpoint.ModelHash(&sc.Model)}
-	}
-	if err := os.MkdirAll(c.dir, 0o755); err != nil {
-		return "", fmt.Errorf("run: checkpoint folder: %w", err)
+	if err := c.header(); err != nil {
+		return "", err
 	}
 	c.ck.Step = sim.Steps()
 	c.ck.Settings = sim.Settings()
@@ -91,6 +79,32 @@ func (c *checkpointer) write(sim *engine.Sim) (string, error) {
 		return "", fmt.Errorf("run: checkpoint at step %d: %w", c.ck.Step, err)
 	}
 	c.ck.Warm = ws
+	return c.save()
+}
+
+// header fills in the parts of the checkpoint that stay the same through
+// the run (the first time it is called).
+func (c *checkpointer) header() error {
+	if c.ck.Scene == nil {
+		sc := c.sc
+		if sc.Doc == nil {
+			return fmt.Errorf("run: %s: the scene has no document to write into a checkpoint", sc.Source)
+		}
+		doc, err := scene.Dump(sc.Doc)
+		if err != nil {
+			return err
+		}
+		c.ck = checkpoint.Checkpoint{Steps: sc.Steps, Duration: sc.Duration, Trace: sc.Trace, Source: sc.Source,
+			Params: sc.Params, Scene: doc, Model: checkpoint.ModelHash(&sc.Model)}
+	}
+	return nil
+}
+
+// save writes c.ck into the checkpoint folder and returns the file's path.
+func (c *checkpointer) save() (string, error) {
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return "", fmt.Errorf("run: checkpoint folder: %w", err)
+	}
 	path := filepath.Join(c.dir, checkpoint.FileName(c.ck.Step))
 	if err := checkpoint.Write(path, &c.ck); err != nil {
 		return "", fmt.Errorf("run: %w", err)

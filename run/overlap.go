@@ -70,5 +70,5 @@ func checkStartOverlap(m *engine.Model, be engine.Backend) error {
 		fmt.Fprintf(&sb, " bodies %d (%s) and %d (%s) by %.3g m (size %.3g m);", f.a, m.Bodies[f.a].Shape.Kind,
 			f.b, m.Bodies[f.b].Shape.Kind, f.depth, f.size)
 	}
-	return fmt.Errorf("%s move them apart or make them smaller", strings.TrimSuffix(sb.String(), ";")+";")
+	return &InputError{fmt.Errorf("%s move them apart or make them smaller", strings.TrimSuffix(sb.String(), ";")+";")}
 }

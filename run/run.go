@@ -206,6 +206,10 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 	} else if err := checkStartOverlap(&sc.Model, be); err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.Source, err)
 	}
+	grd, err := newGuard(sc, sim)
+	if err != nil {
+		return nil, err
+	}
 	w, err := newWriters(opt.OutDir, len(sc.Trace) > 0)
 	if err != nil {
 		return nil, err
@@ -238,14 +242,18 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 	start := time.Now()
 	var last engine.StepStats
 	var runErr error
+	stepFailed := false // by an error of Sim.Step or of the guard
 	for k := sim.Steps(); k < steps; k++ {
 		if err := ctx.Err(); err != nil {
 			runErr = fmt.Errorf("stopped at step %d of %d: %w", k, steps, err)
 			break
 		}
 		st, err := sim.Step()
+		if err == nil {
+			err = grd.check(sim)
+		}
 		if err != nil {
-			runErr = err
+			runErr, stepFailed = err, true
 			break
 		}
 		last = st
@@ -269,11 +277,7 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 			break
 		}
 		if len(sc.Trace) > 0 {
-			if err := be.ReadState(&state); err != nil {
-				runErr = err
-				break
-			}
-			if err := w.trace(st.Step, st.Time, sc.Trace, &state); err != nil {
+			if err := w.trace(st.Step, st.Time, sc.Trace, &grd.good().state); err != nil {
 				runErr = err
 				break
 			}
@@ -301,6 +305,9 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 	sum.WallSeconds = time.Since(start).Seconds()
 	sum.Steps = sim.Steps()
 	sum.SimTime = sim.Time()
+	if stepFailed {
+		runErr = grd.stop(sim, ckp, sum, runErr)
+	}
 	if n := len(stepTimes); n > 0 {
 		sum.IterationsMean = float64(sum.IterationsTotal) / float64(n)
 		total := 0.0
@@ -314,7 +321,9 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 			sum.StepSecondsMedian = (stepTimes[n/2-1] + stepTimes[n/2]) / 2
 		}
 	}
-	if err := be.ReadState(&state); err != nil {
+	if stepFailed {
+		state = grd.good().state
+	} else if err := be.ReadState(&state); err != nil {
 		return nil, errors.Join(runErr, err)
 	}
 	var con engine.Contacts

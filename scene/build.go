@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -103,6 +104,9 @@ func (d *Doc) buildScene(source string, lim limits) (*Scene, error) {
 	}
 	if err := b.model.Validate(); err != nil {
 		return nil, err
+	}
+	if !slices.ContainsFunc(b.model.Bodies, func(b engine.Body) bool { return !b.Fixed }) {
+		return nil, fmt.Errorf("the scene has no movable bodies (all %d are fixed): nothing would move", len(b.model.Bodies))
 	}
 	if err := settings.Validate(); err != nil {
 		return nil, err

@@ -323,6 +323,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		defer pprof.StopCPUProfile()
 	}
 	sum, runErr := run.Run(ctx, sc, opt)
+	if ie := (*run.InputError)(nil); errors.As(runErr, &ie) {
+		return usageError{runErr}
+	}
 	if opt.Progress != nil && !*verbose {
 		fmt.Fprintln(stderr)
 	}

@@ -1,0 +1,269 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite docs/errors.md from the bad-input catalogue")
+
+// badInput is one bad input of the catalogue: files written into a fresh
+// folder (the working directory of the command), the command line, and
+// what the error must say. Every case must exit with exitUsage, name the
+// file, flag or field and the problem, and leave no output folder.
+type badInput struct {
+	input string            // what is wrong, as the table in docs/errors.md says it
+	files map[string]string // relative path → content
+	args  []string
+	want  []string // substrings of the error line
+}
+
+// A one-sphere scene on a plane, with its material: sceneFile fills in
+// the parts a case changes.
+const (
+	sphereBody = `{"shape": {"type": "sphere", "radius": 0.5}, "pos": [0, 0, 0.5], "density": 7800}`
+	planeBody  = `{"shape": {"type": "plane"}, "fixed": true}`
+	steel      = `[{"name": "steel", "friction": 0.3}]`
+)
+
+func sceneFile(materials, settings, bodies string) string {
+	s := `{"materials": ` + materials + `, "bodies": [` + bodies + `]`
+	if settings != "" {
+		s += `, "settings": ` + settings
+	}
+	return s + "}\n"
+}
+
+func sphere(shape, massOrDensity string) string {
+	return `{"shape": ` + shape + `, "pos": [0, 0, 2], ` + massOrDensity + `}`
+}
+
+// A valid 2-contact problem (W 6 × 6 diagonal, FCLib-style folder);
+// problem replaces some of its files.
+const (
+	goodW  = "%%MatrixMarket matrix coordinate real general\n6 6 6\n1 1 1\n2 2 1\n3 3 1\n4 4 1\n5 5 1\n6 6 1\n"
+	goodQ  = "-1\n0\n0\n-1\n0\n0\n"
+	goodMu = "0.5\n0.5\n"
+)
+
+func problem(w, q, mu string) map[string]string {
+	m := map[string]string{}
+	for name, v := range map[string]string{"p/W.mtx": w, "p/q.txt": q, "p/mu.txt": mu} {
+		if v != "-" {
+			m[name] = v
+		}
+	}
+	return m
+}
+
+func runArgs(scene string, flags ...string) []string {
+	return append([]string{"run", scene, "--backend", "cpu", "--steps", "2", "--quiet", "--out", "out"}, flags...)
+}
+
+func badInputs() []badInput {
+	scene := func(body string) map[string]string {
+		return map[string]string{"s.json": body}
+	}
+	mini := scene(sceneFile(steel, "", sphereBody+", "+planeBody))
+	return []badInput{
+		// Scene files.
+		{"scene: JSON syntax error", scene(`{"bodies": [ }`), runArgs("s.json"), []string{"s.json:1:15:", "invalid character"}},
+		{"scene: unknown field", scene(`{"bodiez": []}`), runArgs("s.json"), []string{"s.json: bodiez: unknown field"}},
+		{"scene: wrong type", scene(sceneFile(steel, "", sphere(`{"type": "sphere", "radius": "big"}`, `"mass": 1`))), runArgs("s.json"),
+			[]string{"s.json: bodies[0].shape.radius: expected a number"}},
+		{"scene: zero mass", scene(sceneFile(steel, "", sphere(`{"type": "sphere", "radius": 1}`, `"mass": 0`))), runArgs("s.json"),
+			[]string{"s.json: bodies[0].mass: 0 must be positive"}},
+		{"scene: negative mass", scene(sceneFile(steel, "", sphere(`{"type": "sphere", "radius": 1}`, `"mass": -1`))), runArgs("s.json"),
+			[]string{"s.json: bodies[0].mass: -1 must be positive"}},
+		{"scene: zero radius", scene(sceneFile(steel, "", sphere(`{"type": "sphere", "radius": 0}`, `"mass": 1`))), runArgs("s.json"),
+			[]string{"s.json: bodies[0].shape.radius: 0 must be positive"}},
+		{"scene: negative semi-axis", scene(sceneFile(steel, "", sphere(`{"type": "ellipsoid", "semi_axes": [1, -1, 1]}`, `"mass": 1`))), runArgs("s.json"),
+			[]string{"s.json: bodies[0].shape.semi_axes[1]", "-1 must be positive"}},
+		{"scene: negative half-extent", scene(sceneFile(steel, "", sphere(`{"type": "box", "half_extents": [1, 1, -2]}`, `"mass": 1`))), runArgs("s.json"),
+			[]string{"s.json: bodies[0].shape.half_extents[2]", "-2 must be positive"}},
+		{"scene: zero density", scene(sceneFile(steel, "", sphere(`{"type": "sphere", "radius": 1}`, `"density": 0`))), runArgs("s.json"),
+			[]string{"s.json: bodies[0].density: 0 must be positive"}},
+		{"scene: NaN (not JSON)", scene(sceneFile(steel, "", `{"shape": {"type": "sphere", "radius": 1}, "mass": 1, "pos": [0, NaN, 0]}`)), runArgs("s.json"),
+			[]string{"s.json:1:", "invalid character 'N'"}},
+		{"scene: Inf (1e999)", scene(sceneFile(steel, "", sphere(`{"type": "sphere", "radius": 1}`, `"mass": 1e999`))), runArgs("s.json"),
+			[]string{"s.json: bodies[0].mass: number 1e999 is out of range"}},
+		{"scene: μ < 0", scene(sceneFile(`[{"name": "a", "friction": -0.5}]`, "", sphereBody)), runArgs("s.json"),
+			[]string{"s.json: materials[0].friction: -0.5 must be ≥ 0"}},
+		{"scene: cohesion < 0", scene(sceneFile(`[{"name": "a", "friction": 0.5, "cohesion": -1}]`, "", sphereBody)), runArgs("s.json"),
+			[]string{"s.json: materials[0].cohesion: -1 must be ≥ 0"}},
+		{"scene: dt = 0", scene(sceneFile(steel, `{"dt": 0}`, sphereBody)), runArgs("s.json"),
+			[]string{"s.json: settings: dt = 0 must be positive"}},
+		{"scene: dt < 0", scene(sceneFile(steel, `{"dt": -0.01}`, sphereBody)), runArgs("s.json"),
+			[]string{"s.json: settings: dt = -0.01 must be positive"}},
+		{"scene: empty ({})", scene(`{}`), runArgs("s.json"), []string{"s.json: the scene has no bodies and no generators"}},
+		{"scene: no bodies ([])", scene(sceneFile(steel, "", "")), runArgs("s.json"), []string{"s.json: the scene has no bodies and no generators"}},
+		{"scene: only fixed bodies", scene(sceneFile(steel, "", planeBody)), runArgs("s.json"),
+			[]string{"s.json: the scene has no movable bodies"}},
+		{"scene: bodies overlapping at the start (> 5 %)", scene(sceneFile(steel, "",
+			sphere(`{"type": "sphere", "radius": 1}`, `"mass": 1`)+", "+`{"shape": {"type": "sphere", "radius": 1}, "pos": [1, 0, 2], "mass": 1}`)),
+			runArgs("s.json"), []string{"s.json: 1 pairs of bodies overlap at the start", "bodies 0 (sphere) and 1 (sphere) by 1 m"}},
+		{"scene: missing file", nil, runArgs("nofile.json"), []string{"nofile.json", "no such file"}},
+		{"scene: unknown built-in", nil, runArgs("nope"), []string{`"nope"`}},
+		{"scene: none given", nil, []string{"run", "--out", "out"}, []string{"run takes one scene name or file, got 0 arguments"}},
+
+		// Flags of gpusim run.
+		{"--dt 0", mini, runArgs("s.json", "--dt", "0"), []string{"dt = 0 must be positive and finite"}},
+		{"--dt -1", mini, runArgs("s.json", "--dt", "-1"), []string{"dt = -1 must be positive and finite"}},
+		{"--dt NaN", mini, runArgs("s.json", "--dt", "NaN"), []string{"dt = NaN must be positive and finite"}},
+		{"--dt Inf", mini, runArgs("s.json", "--dt", "Inf"), []string{"dt = +Inf must be positive and finite"}},
+		{"--steps -3", mini, runArgs("s.json", "--steps", "-3"), []string{"--steps -3 must be ≥ 1"}},
+		{"--duration 0", mini, runArgs("s.json", "--duration", "0"), []string{"--duration 0 must be positive"}},
+		{"--duration NaN", mini, runArgs("s.json", "--duration", "NaN"), []string{"--duration NaN must be positive"}},
+		{"--max-iter 0", mini, runArgs("s.json", "--max-iter", "0"), []string{"max_iter = 0 must be ≥ 1"}},
+		{"--tol -1", mini, runArgs("s.json", "--tol", "-1"), []string{"tol = -1 must be ≥ 0 and finite"}},
+		{"--tol NaN", mini, runArgs("s.json", "--tol", "NaN"), []string{"tol = NaN must be ≥ 0 and finite"}},
+		{"--solver nope", mini, runArgs("s.json", "--solver", "nope"), []string{`unknown solver "nope"`}},
+		{"--backend gpu", mini, []string{"run", "s.json", "--backend", "gpu", "--out", "out"}, []string{`unknown backend "gpu"`}},
+		{"--workers -1", mini, runArgs("s.json", "--workers", "-1"), []string{"workers = -1 must be ≥ 0"}},
+		{"--checkpoint -1", mini, runArgs("s.json", "--checkpoint", "-1"), []string{"--checkpoint -1"}},
+		{"--vtk -1", mini, runArgs("s.json", "--vtk", "-1"), []string{"--vtk -1"}},
+		{"--dump-problem 0 DIR", mini, runArgs("s.json", "--dump-problem", "0", "d"), []string{`--dump-problem: step "0" is not a step number`}},
+		{"--trace 99999", mini, runArgs("s.json", "--trace", "99999"), []string{"--trace: body id 99999 out of range [0, 2)"}},
+		{"--trace x", mini, runArgs("s.json", "--trace", "x"), []string{`--trace: "x" is not a body id`}},
+		{"--set n=-5 (built-in parameter)", nil, runArgs("settle", "--set", "n=-5"), []string{"builtin:settle: parameter n = -5 must be an integer"}},
+		{"--set n=NaN", nil, runArgs("settle", "--set", "n=NaN"), []string{"builtin:settle: --set n=NaN: parameter n wants a finite number"}},
+		{"--set unknown path", mini, runArgs("s.json", "--set", "foo=1"), []string{`s.json: --set foo=1: top level has no field "foo"`}},
+		{"--set without =", mini, runArgs("s.json", "--set", "settings.dt"), []string{"settings.dt"}},
+		{"--set bad value type", mini, runArgs("s.json", "--set", "settings.dt=fast"), []string{"s.json: settings.dt: expected a number"}},
+		{"--set settings.dt=-1", mini, runArgs("s.json", "--set", "settings.dt=-1"), []string{"s.json: settings: dt = -1 must be positive"}},
+		{"--set NaN in a vector", mini, runArgs("s.json", "--set", "bodies.0.pos=[0,NaN,0]"), []string{"s.json: bodies[0].pos"}},
+		{"--set bodies.0.density=-1", mini, runArgs("s.json", "--set", "bodies.0.density=-1"), []string{"s.json: bodies[0].density: -1 must be positive"}},
+		{"--set materials.0.cohesion=-2", mini, runArgs("s.json", "--set", "materials.0.cohesion=-2"), []string{"s.json: materials[0].cohesion: -2 must be ≥ 0"}},
+		{"--resume missing.ckpt", nil, []string{"run", "--resume", "missing.ckpt", "--out", "out"}, []string{"--resume:", "missing.ckpt", "no such file"}},
+		{"--resume a file that is not a checkpoint", map[string]string{"bad.ckpt": "not a checkpoint\n"}, []string{"run", "--resume", "bad.ckpt", "--out", "out"},
+			[]string{"--resume:", "bad.ckpt"}},
+		{"--resume with a physics flag", map[string]string{"bad.ckpt": "x"}, []string{"run", "--resume", "bad.ckpt", "--dt", "0.1", "--out", "out"},
+			[]string{"--resume continues the run with the checkpoint's scene and settings: --dt cannot change them"}},
+		{"unknown flag", mini, runArgs("s.json", "--bogus"), []string{"flag provided but not defined: -bogus"}},
+		{"flag without its value", mini, []string{"run", "s.json", "--out", "out", "--steps"}, []string{"flag needs an argument: -steps"}},
+		{"flag value of the wrong type", mini, runArgs("s.json", "--steps", "many"), []string{`invalid value "many" for flag -steps`}},
+		{"unknown command", nil, []string{"runn"}, []string{`unknown command "runn"`}},
+
+		// Problem folders of gpusim solve.
+		{"solve: bad Matrix Market header", problem("%%MatrixMarket matrix array real general\n6 6\n", goodQ, goodMu), solveArgs(),
+			[]string{"p/W.mtx", "array"}},
+		{"solve: no Matrix Market banner", problem("6 6 6\n", goodQ, goodMu), solveArgs(), []string{"p/W.mtx:1:"}},
+		{"solve: index out of range", problem(strings.Replace(goodW, "6 6 1\n", "7 6 1\n", 1), goodQ, goodMu), solveArgs(),
+			[]string{"p/W.mtx:8:", "row index 7 out of range [1, 6]"}},
+		{"solve: duplicate entry", problem(strings.Replace(goodW, "6 6 1\n", "5 5 1\n", 1), goodQ, goodMu), solveArgs(),
+			[]string{"p/W.mtx:8: entry (5, 5) given twice"}},
+		{"solve: W size not a multiple of 3", problem("%%MatrixMarket matrix coordinate real general\n4 4 1\n1 1 1\n", "1\n2\n3\n4\n", "0.5\n"), solveArgs(),
+			[]string{"p/W.mtx", "multiple of 3"}},
+		{"solve: W size ≠ 3·len(mu)", problem(goodW, goodQ, "0.5\n"), solveArgs(), []string{"p/mu.txt has 1 values, want nc = 2"}},
+		{"solve: q of the wrong length", problem(goodW, "1\n2\n", goodMu), solveArgs(), []string{"p/q.txt has 2 values, want 6"}},
+		{"solve: NaN in q", problem(goodW, strings.Replace(goodQ, "-1", "NaN", 1), goodMu), solveArgs(), []string{"p/q.txt:1:", "NaN"}},
+		{"solve: Inf in W", problem(strings.Replace(goodW, "1 1 1\n", "1 1 Inf\n", 1), goodQ, goodMu), solveArgs(), []string{"p/W.mtx:3:", "Inf"}},
+		{"solve: μ < 0", problem(goodW, goodQ, "0.5\n-0.1\n"), solveArgs(), []string{"p/mu.txt:2: friction coefficient -0.1 is negative"}},
+		{"solve: missing W.mtx", problem("-", goodQ, goodMu), solveArgs(), []string{"p/W.mtx: no such file"}},
+		{"solve: missing q.txt", problem(goodW, "-", goodMu), solveArgs(), []string{"p/q.txt: no such file"}},
+		{"solve: missing mu.txt", problem(goodW, goodQ, "-"), solveArgs(), []string{"p/mu.txt: no such file"}},
+		{"solve: missing folder", nil, solveArgs(), []string{"p: no such file"}},
+		{"solve: --tol -1", problem(goodW, goodQ, goodMu), solveArgs("--tol", "-1"), []string{"--tol -1 must be ≥ 0"}},
+		{"solve: --max-iter 0", problem(goodW, goodQ, goodMu), solveArgs("--max-iter", "0"), []string{"--max-iter 0 must be ≥ 1"}},
+		{"solve: --solver nope", problem(goodW, goodQ, goodMu), solveArgs("--solver", "nope"), []string{`unknown solver "nope"`}},
+	}
+}
+
+func solveArgs(flags ...string) []string {
+	return append([]string{"solve", "p", "--out", "out"}, flags...)
+}
+
+// errorLine is the line of stderr that cli writes for an error.
+func errorLine(stderr string) string {
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.HasPrefix(lines[i], "gpusim: ") {
+			return lines[i]
+		}
+	}
+	return ""
+}
+
+// TestBadInputs runs every bad input of the catalogue through cli in a
+// fresh working directory and checks exit code 2, the error line and
+// that no output folder was made. With -update it rewrites
+// docs/errors.md from the table; without, it fails if the file differs.
+func TestBadInputs(t *testing.T) {
+	var doc bytes.Buffer
+	doc.WriteString(errorsDocHead)
+	for _, c := range badInputs() {
+		var line string
+		var code int
+		t.Run(c.input, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, body := range c.files {
+				path := filepath.Join(dir, name)
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Chdir(dir)
+			var stdout, stderr bytes.Buffer
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Fatalf("gpusim %s panicked: %v", strings.Join(c.args, " "), r)
+					}
+				}()
+				code = cli(c.args, &stdout, &stderr)
+			}()
+			line = errorLine(stderr.String())
+			if code != exitUsage {
+				t.Errorf("gpusim %s: exit %d, want %d; stderr:\n%s", strings.Join(c.args, " "), code, exitUsage, stderr.String())
+			}
+			for _, w := range c.want {
+				if !strings.Contains(line, w) {
+					t.Errorf("gpusim %s: error line %q does not contain %q", strings.Join(c.args, " "), line, w)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
+				t.Errorf("gpusim %s: left an output folder", strings.Join(c.args, " "))
+			}
+		})
+		fmt.Fprintf(&doc, "| %s | `%s` | %d | %s |\n", mdCell(c.input), strings.Join(c.args, " "), code, mdCell(strings.TrimPrefix(line, "gpusim: ")))
+	}
+	path := filepath.Join("..", "..", "docs", "errors.md")
+	if *update {
+		if err := os.WriteFile(path, doc.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	old, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/gpusim -run TestBadInputs -update)", err)
+	}
+	if !bytes.Equal(old, doc.Bytes()) {
+		t.Errorf("%s is stale: run go test ./cmd/gpusim -run TestBadInputs -update", path)
+	}
+}
+
+func mdCell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+const errorsDocHead = `# Bad inputs and what gpusim says
+
+Generated by ` + "`go test ./cmd/gpusim -run TestBadInputs -update`" + ` from the catalogue in
+cmd/gpusim/badinput_test.go; the test fails when this file is stale. Each row ran in a fresh folder
+holding the scene file s.json (a sphere on a plane unless the row says otherwise) or the problem
+folder p (two contacts, W 6 × 6). Every one exits with code 2, writes the error line shown (after
+"gpusim: ") to stderr, and creates no output folder. Exit codes and the errors of a run that fails
+after it has started are in the README ("Errors and exit codes").
+
+| input | command | exit code | message |
+|---|---|---|---|
+`

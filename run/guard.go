@@ -1,0 +1,234 @@
+package run
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/scene"
+)
+
+// InputError marks an error of Run that lies in its input (the scene), not
+// in the run: bodies that overlap at the start. gpusim reports it as bad
+// input (exit code 2).
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// GuardDomainScale sets the guard domain: the bounding box of the run's
+// non-plane bodies at its start (centres ± bounding radius), grown on
+// every side by GuardDomainScale times the larger of the box's longest
+// edge and the free-flight reach max|v₀|·T + ½|g|T² over the run's length
+// T. A body whose centre leaves it has left anything the scene can mean.
+const GuardDomainScale = 10
+
+// GuardError is the error of a run stopped by the guards (see guard): the
+// state after step Step was not finite, a body moved faster than the
+// guard's speed bound, or a body left the guard domain. The run's outputs
+// and its last checkpoint hold step Step−1, the last good one.
+type GuardError struct {
+	Step   int
+	Reason string
+	// Bodies lists the ids of the offending bodies, ascending.
+	Bodies []int
+	detail string
+}
+
+func (e *GuardError) Error() string {
+	return fmt.Sprintf("step %d: %s (%d bodies): %s; the outputs hold step %d, the last good one", e.Step, e.Reason, len(e.Bodies), e.detail, e.Step-1)
+}
+
+// guard checks the state after every step of a run and keeps the last
+// state that passed, with its warm-start data, so that a run that fails a
+// check can end with the outputs and a checkpoint of its last good step.
+//
+// Checks, on every step and on every backend (one ReadState: a download on
+// Vulkan; see the README on its cost):
+//   - every position, quaternion, velocity and angular velocity is finite
+//     (non-finite impulses γ show up here: v = M⁻¹(k + Dγ));
+//   - no body moves faster than maxSpeed = (guard domain's longest edge)/h,
+//     a speed that crosses the whole domain in one step: the solver has
+//     diverged (APGD's restart keeps its residual from growing, so a
+//     diverged solve shows as impulses, and so velocities, out of scale);
+//   - every non-plane body's centre lies in the guard domain
+//     (GuardDomainScale).
+type guard struct {
+	lo, hi   mgl64.Vec3
+	maxSpeed float64
+	skip     []bool // planes: no centre to check
+	// snaps[next] receives the state after a step; snaps[1-next] holds the
+	// last good one.
+	snaps [2]snapshot
+	next  int
+}
+
+// snapshot is the state of a run after a step and, with warm start on and
+// a backend that can save it, its warm-start data.
+type snapshot struct {
+	step  int
+	state engine.State
+	warm  engine.WarmStartData
+	ws    *engine.WarmStartData // &warm or nil
+}
+
+// newGuard sets the guard domain from the scene's model and length and
+// takes the sim's current state as the last good one.
+func newGuard(sc *scene.Scene, sim *engine.Sim) (*guard, error) {
+	m := &sc.Model
+	g := &guard{skip: make([]bool, len(m.Bodies))}
+	inf := math.Inf(1)
+	g.lo, g.hi = mgl64.Vec3{inf, inf, inf}, mgl64.Vec3{-inf, -inf, -inf}
+	vmax := 0.0
+	for i, b := range m.Bodies {
+		if b.Shape.Kind == engine.Plane {
+			g.skip[i] = true
+			continue
+		}
+		r := b.Shape.BoundingRadius()
+		for k := 0; k < 3; k++ {
+			g.lo[k] = math.Min(g.lo[k], b.Pos[k]-r)
+			g.hi[k] = math.Max(g.hi[k], b.Pos[k]+r)
+		}
+		vmax = math.Max(vmax, b.Vel.Len())
+	}
+	edge := 0.0
+	for k := 0; k < 3; k++ {
+		edge = math.Max(edge, g.hi[k]-g.lo[k])
+	}
+	h := sim.Settings().Dt
+	t := float64(Steps(sc)) * h
+	reach := vmax*t + 0.5*m.Gravity.Len()*t*t
+	grow := GuardDomainScale * math.Max(edge, reach)
+	for k := 0; k < 3; k++ {
+		g.lo[k] -= grow
+		g.hi[k] += grow
+	}
+	g.maxSpeed = (edge + 2*grow) / h
+	if err := g.take(sim); err != nil {
+		return nil, err
+	}
+	g.next = 1
+	return g, nil
+}
+
+// take reads the sim's state (and warm-start data, where there is some)
+// into snaps[next].
+func (g *guard) take(sim *engine.Sim) error {
+	sn := &g.snaps[g.next]
+	sn.step = sim.Steps()
+	ws, err := sim.Snapshot(&sn.state, &sn.warm)
+	if errors.Is(err, engine.ErrNoWarmStartData) {
+		ws, err = nil, nil
+	}
+	sn.ws = ws
+	return err
+}
+
+// good returns the last state that passed the checks.
+func (g *guard) good() *snapshot { return &g.snaps[1-g.next] }
+
+// check reads the state after the sim's last step and checks it. On
+// success that state becomes the last good one; on failure it returns a
+// *GuardError and the last good state stays.
+func (g *guard) check(sim *engine.Sim) error {
+	if err := g.take(sim); err != nil {
+		return err
+	}
+	step := sim.Steps()
+	s := &g.snaps[g.next].state
+	var nonFinite, fast, out []int
+	for i := 0; i < s.Len(); i++ {
+		if !finite(s.Pos[3*i:3*i+3]) || !finite(s.Rot[4*i:4*i+4]) || !finite(s.Vel[3*i:3*i+3]) || !finite(s.Omega[3*i:3*i+3]) {
+			nonFinite = append(nonFinite, i)
+			continue
+		}
+		if math.Sqrt(s.Vel[3*i]*s.Vel[3*i]+s.Vel[3*i+1]*s.Vel[3*i+1]+s.Vel[3*i+2]*s.Vel[3*i+2]) > g.maxSpeed {
+			fast = append(fast, i)
+			continue
+		}
+		if g.skip[i] {
+			continue
+		}
+		for k := 0; k < 3; k++ {
+			if p := s.Pos[3*i+k]; p < g.lo[k] || p > g.hi[k] {
+				out = append(out, i)
+				break
+			}
+		}
+	}
+	switch {
+	case len(nonFinite) > 0:
+		return &GuardError{Step: step, Reason: "the state is not finite", Bodies: nonFinite, detail: g.list(nonFinite)}
+	case len(fast) > 0:
+		return &GuardError{Step: step, Reason: fmt.Sprintf("bodies faster than %.3g m/s, the guard domain's size per step: the solver diverged", g.maxSpeed),
+			Bodies: fast, detail: g.list(fast)}
+	case len(out) > 0:
+		return &GuardError{Step: step, Reason: fmt.Sprintf("bodies outside the guard domain %.4g…%.4g m", g.lo, g.hi), Bodies: out, detail: g.list(out)}
+	}
+	g.next = 1 - g.next
+	return nil
+}
+
+// list names the first few bodies of ids with their positions and
+// velocities in the failed state.
+func (g *guard) list(ids []int) string {
+	const shown = 5
+	var b strings.Builder
+	for j, i := range ids {
+		if j == shown {
+			fmt.Fprintf(&b, "; … %d more", len(ids)-shown)
+			break
+		}
+		if j > 0 {
+			b.WriteString("; ")
+		}
+		s := &g.snaps[g.next].state
+		fmt.Fprintf(&b, "body %d at (%.4g, %.4g, %.4g) m moving (%.4g, %.4g, %.4g) m/s", i,
+			s.Pos[3*i], s.Pos[3*i+1], s.Pos[3*i+2], s.Vel[3*i], s.Vel[3*i+1], s.Vel[3*i+2])
+	}
+	return b.String()
+}
+
+func finite(v []float64) bool {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// writeGood writes a checkpoint of the guard's last good state.
+func (c *checkpointer) writeGood(sim *engine.Sim, sn *snapshot) (string, error) {
+	if err := c.header(); err != nil {
+		return "", err
+	}
+	c.ck.Step = sn.step
+	c.ck.Settings = sim.Settings()
+	st := &c.ck.State
+	st.Resize(sn.state.Len())
+	copy(st.Pos, sn.state.Pos)
+	copy(st.Rot, sn.state.Rot)
+	copy(st.Vel, sn.state.Vel)
+	copy(st.Omega, sn.state.Omega)
+	c.ck.Warm = sn.ws // not changed after the run stops
+	return c.save()
+}
+
+// stop ends a run whose last step failed (an error of Sim.Step or of the
+// guard): it writes a checkpoint of the last good step, makes the summary
+// count the steps up to it and returns runErr naming the checkpoint.
+func (g *guard) stop(sim *engine.Sim, ckp *checkpointer, sum *Summary, runErr error) error {
+	sn := g.good()
+	sum.Steps, sum.SimTime = sn.step, float64(sn.step)*sim.Settings().Dt
+	path, err := ckp.writeGood(sim, sn)
+	if err != nil {
+		return errors.Join(runErr, err)
+	}
+	sum.Checkpoint = path
+	return fmt.Errorf("%w; checkpoint of step %d: %s", runErr, sn.step, path)
+}

@@ -1,0 +1,235 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpusim/gpusim/checkpoint"
+	"github.com/gpusim/gpusim/cpuref"
+	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/scene"
+)
+
+// pushedScene has two spheres (r = 0.5 m, 1 kg) on the ground plane; body
+// 1 is pushed up by a constant force. Its centre then leaves the guard
+// domain at a step the test computes (see TestGuardStopsRunawayBody).
+func pushedScene(t *testing.T, force float64, steps int, warm bool) *scene.Scene {
+	t.Helper()
+	doc := fmt.Sprintf(`{
+  "name": "pushed",
+  "materials": [{"name": "m", "friction": 0.3}],
+  "settings": {"dt": 0.01, "tol": 1e-8, "max_iter": 100, "warm_start": %v},
+  "run": {"steps": %d, "trace": [1]},
+  "bodies": [
+    {"shape": {"type": "sphere", "radius": 0.5}, "pos": [0, 0, 0.5], "mass": 1},
+    {"shape": {"type": "sphere", "radius": 0.5}, "pos": [3, 0, 0.5], "mass": 1, "force": [0, 0, %g]},
+    {"shape": {"type": "plane"}, "fixed": true}
+  ]
+}`, warm, steps, force)
+	sc, err := scene.Parse([]byte(doc), "pushed.json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// TestGuardStopsRunawayBody pushes body 1 out of the guard domain and
+// checks that the run stops at the step it leaves, naming the step and the
+// body; that stats.csv, trace.csv, final.csv, summary.json and a
+// checkpoint hold the last good step (final.csv byte for byte that of a
+// run stopped there); and that a run resumed from the checkpoint fails at
+// the same step.
+func TestGuardStopsRunawayBody(t *testing.T) {
+	const (
+		h     = 0.01
+		steps = 40
+		// The guard domain: the box around both spheres is x ∈ [−0.5, 3.5],
+		// z ∈ [0, 1] (longest edge 4 m); the free-flight reach is
+		// ½·9.81·(40h)² = 0.78 m; so the box grows by 10 × 4 m on each side.
+		top = 1 + GuardDomainScale*4.0
+		a   = 8000.0 // net upward acceleration of body 1 (m/s²)
+	)
+	force := a + 9.81 // N on 1 kg against gravity
+	// Semi-implicit Euler (eqs. 5 and 8): v_k = k·a·h, z_k = z₀ + a·h²·k(k+1)/2;
+	// the first k with z_k > top is the step that fails. It is 10 here, with
+	// 36.5 m and 44.5 m at steps 9 and 10 (a margin of metres against a
+	// top at 41 m, far beyond rounding).
+	fail := 0
+	for k := 1; fail == 0; k++ {
+		if 0.5+a*h*h*float64(k*(k+1))/2 > top {
+			fail = k
+		}
+	}
+	for _, warm := range []bool{false, true} {
+		t.Run(fmt.Sprintf("warm=%v", warm), func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "run")
+			sum, err := Run(context.Background(), pushedScene(t, force, steps, warm), Options{Backend: "cpu", OutDir: out})
+			var ge *GuardError
+			if !errors.As(err, &ge) {
+				t.Fatalf("run ended with %v, want a guard error", err)
+			}
+			if ge.Step != fail || len(ge.Bodies) != 1 || ge.Bodies[0] != 1 {
+				t.Fatalf("guard error at step %d for bodies %v, want step %d and body 1: %v", ge.Step, ge.Bodies, fail, err)
+			}
+			for _, s := range []string{fmt.Sprintf("step %d:", fail), "outside the guard domain", "body 1 at (3, 0, ", fmt.Sprintf("the outputs hold step %d", fail-1)} {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("error %q does not contain %q", err, s)
+				}
+			}
+			good := fail - 1
+			ckPath := filepath.Join(out, "checkpoints", checkpoint.FileName(good))
+			if sum == nil || sum.Steps != good || sum.Checkpoint != ckPath {
+				t.Fatalf("summary %+v: want steps %d and checkpoint %s", sum, good, ckPath)
+			}
+			if !strings.Contains(err.Error(), ckPath) {
+				t.Errorf("error %q does not name the checkpoint", err)
+			}
+			var js struct {
+				Steps int `json:"steps"`
+			}
+			if err := json.Unmarshal(readFile(t, filepath.Join(out, "summary.json")), &js); err != nil || js.Steps != good {
+				t.Errorf("summary.json: steps %d, %v; want %d", js.Steps, err, good)
+			}
+			rows := statsSteps(t, filepath.Join(out, "stats.csv"))
+			if len(rows) != good || rows[len(rows)-1] != good {
+				t.Errorf("stats.csv has steps %v, want 1…%d", rows, good)
+			}
+			if n := len(strings.Split(strings.TrimSpace(string(readFile(t, filepath.Join(out, "trace.csv")))), "\n")); n != good+1 {
+				t.Errorf("trace.csv has %d lines, want a header and %d rows", n, good)
+			}
+
+			// final.csv is the state after step good: that of a run of good steps.
+			ref := filepath.Join(dir, "ref")
+			if _, err := Run(context.Background(), pushedScene(t, force, good, warm), Options{Backend: "cpu", OutDir: ref}); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := readFile(t, filepath.Join(out, "final.csv")), readFile(t, filepath.Join(ref, "final.csv")); !bytes.Equal(got, want) {
+				t.Errorf("final.csv is not the state after step %d:\n%s\nwant\n%s", good, got, want)
+			}
+
+			// Resumed from the checkpoint, the run fails at the same step.
+			rsc, ck, err := Resume(ckPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ck.Step != good || (ck.Warm != nil) != warm {
+				t.Fatalf("checkpoint at step %d with warm data %v, want %d and %v", ck.Step, ck.Warm != nil, good, warm)
+			}
+			_, err = Run(context.Background(), rsc, Options{Backend: "cpu", OutDir: filepath.Join(dir, "resumed"), Resume: ck})
+			if !errors.As(err, &ge) || ge.Step != fail {
+				t.Errorf("resumed run ended with %v, want a guard error at step %d", err, fail)
+			}
+		})
+	}
+}
+
+// TestGuardNonFinite steps a sim once, then puts a NaN into one body's
+// velocity and an Inf into another's position (as a diverged solve would
+// leave them) and checks that the guard names both bodies and keeps the
+// state of the step before as the last good one. (A force that overflows
+// at once, 1e300 N on 1e-10 kg, is caught earlier: the collision envelope
+// of the body is not finite and the run fails before step 1.)
+func TestGuardNonFinite(t *testing.T) {
+	sc := pushedScene(t, 0, 10, false)
+	sim, be := newTestSim(t, sc)
+	defer be.Close()
+	g, err := newGuard(sc, sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sim.Step(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.check(sim); err != nil {
+		t.Fatalf("step 1 of a sphere resting on a plane: %v", err)
+	}
+	var bad engine.State
+	if err := be.ReadState(&bad); err != nil {
+		t.Fatal(err)
+	}
+	want := append([]float64{}, bad.Pos...)
+	if _, err := sim.Step(); err != nil {
+		t.Fatal(err)
+	}
+	if err := be.ReadState(&bad); err != nil {
+		t.Fatal(err)
+	}
+	bad.Vel[3*0+2] = math.NaN()
+	bad.Pos[3*1] = math.Inf(1)
+	if err := be.(engine.StateSetter).SetState(&bad); err != nil {
+		t.Fatal(err)
+	}
+	err = g.check(sim)
+	var ge *GuardError
+	if !errors.As(err, &ge) || ge.Step != 2 || len(ge.Bodies) != 2 || ge.Bodies[0] != 0 || ge.Bodies[1] != 1 {
+		t.Fatalf("guard: %v; want a guard error at step 2 for bodies 0 and 1", err)
+	}
+	for _, s := range []string{"step 2: the state is not finite (2 bodies)", "body 0 at", "NaN", "body 1 at (+Inf"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q does not contain %q", err, s)
+		}
+	}
+	if sn := g.good(); sn.step != 1 || !slices.Equal(sn.state.Pos, want) {
+		t.Errorf("last good: step %d, positions %v; want step 1, %v", sn.step, sn.state.Pos, want)
+	}
+}
+
+// TestGuardDomain checks the domain and speed bound newGuard sets against
+// the values worked out by hand.
+func TestGuardDomain(t *testing.T) {
+	sc := pushedScene(t, 0, 100, false)
+	sim, be := newTestSim(t, sc)
+	defer be.Close()
+	g, err := newGuard(sc, sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Box x ∈ [−0.5, 3.5], y ∈ [−0.5, 0.5], z ∈ [0, 1]: edge 4 m. Reach
+	// over T = 1 s: ½·9.81 = 4.905 m > 4 m, so it grows by 49.05 m.
+	grow := GuardDomainScale * 0.5 * 9.81
+	want := [2][3]float64{{-0.5 - grow, -0.5 - grow, -grow}, {3.5 + grow, 0.5 + grow, 1 + grow}}
+	for k := 0; k < 3; k++ {
+		// 1e-12 m: a few ulps of the sums above.
+		if math.Abs(g.lo[k]-want[0][k]) > 1e-12 || math.Abs(g.hi[k]-want[1][k]) > 1e-12 {
+			t.Errorf("axis %d: domain [%v, %v], want [%v, %v]", k, g.lo[k], g.hi[k], want[0][k], want[1][k])
+		}
+	}
+	if ms := (4 + 2*grow) / 0.01; math.Abs(g.maxSpeed-ms) > 1e-9*ms {
+		t.Errorf("speed bound %v, want %v", g.maxSpeed, ms)
+	}
+	if !g.skip[2] || g.skip[0] || g.skip[1] {
+		t.Errorf("skip %v: only the plane (body 2) has no centre to check", g.skip)
+	}
+}
+
+func statsSteps(t *testing.T, path string) []int {
+	t.Helper()
+	var steps []int
+	for _, line := range strings.Split(strings.TrimSpace(string(readFile(t, path))), "\n")[1:] {
+		var k int
+		if _, err := fmt.Sscanf(line, "%d,", &k); err != nil {
+			t.Fatalf("%s: %q: %v", path, line, err)
+		}
+		steps = append(steps, k)
+	}
+	return steps
+}
+
+func newTestSim(t *testing.T, sc *scene.Scene) (*engine.Sim, engine.Backend) {
+	t.Helper()
+	be := cpuref.New(1)
+	sim, err := engine.NewSim(&sc.Model, sc.Settings, be)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim, be
+}

@@ -1,0 +1,218 @@
+package sweep
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// Plot size: 8 × 5 inches, 768 × 480 pixels at gonum/plot's 96 dpi, as the
+// plots of package viz.
+const (
+	plotWidth  = 8 * vg.Inch
+	plotHeight = 5 * vg.Inch
+)
+
+// lineColors is Matplotlib's "tab10", as in package viz.
+var lineColors = []color.Color{
+	color.RGBA{31, 119, 180, 255}, color.RGBA{255, 127, 14, 255}, color.RGBA{44, 160, 44, 255}, color.RGBA{214, 39, 40, 255},
+	color.RGBA{148, 103, 189, 255}, color.RGBA{140, 86, 75, 255}, color.RGBA{227, 119, 194, 255}, color.RGBA{127, 127, 127, 255},
+	color.RGBA{188, 189, 34, 255}, color.RGBA{23, 190, 207, 255},
+}
+
+// DefaultOver lists the varied keys a plot against x averages over when
+// none are given: those whose last dotted element is "seed" (seed,
+// generators.0.seed), except x.
+func DefaultOver(keys []string, x string) []string {
+	var over []string
+	for _, k := range keys {
+		if k != x && (k == "seed" || strings.HasSuffix(k, ".seed")) {
+			over = append(over, k)
+		}
+	}
+	return over
+}
+
+// PlotFile is the name of the plot of result y against parameter x:
+// collect-Y-vs-X.png, characters other than letters, digits, '.', '_' and
+// '-' replaced by '_'.
+func PlotFile(x, y string) string {
+	clean := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r < 128 && (r == '.' || r == '_' || r == '-' || ('0' <= r && r <= '9') || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z')) {
+				return r
+			}
+			return '_'
+		}, s)
+	}
+	return "collect-" + clean(y) + "-vs-" + clean(x) + ".png"
+}
+
+// point is the runs of one line at one x.
+type point struct {
+	x  float64
+	ys []float64
+}
+
+// errPoints are a line's means with their error bars.
+type errPoints struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
+// Plot draws result y of the done runs against parameter x into
+// c.Dir/PlotFile(x, y) and returns its path. The runs are grouped by the
+// values of the varied parameters other than x and those in over: one line
+// per group (legend: those values), through the mean of y over the runs at
+// each x; where more than one run shares a point (several seeds, with over
+// the seed keys) the point carries an error bar of ± one sample standard
+// deviation. x must take numeric values; a done run that lacks y (escaped
+// in a scene without a box) is left out.
+func (c *Collection) Plot(x, y string, over []string) (string, error) {
+	if err := c.checkXY(x, y); err != nil {
+		return "", err
+	}
+	for _, o := range over {
+		if o == x || !slices.Contains(c.Manifest.Keys, o) {
+			return "", fmt.Errorf("sweep: --over %q is not a varied parameter other than --x %s (have %s)", o, x, strings.Join(c.Manifest.Keys, ", "))
+		}
+	}
+	var groups []string
+	lines := map[string][]point{}
+	for _, row := range c.Rows {
+		v, ok := c.resultValue(row, y)
+		if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		raw, _ := row.Run.Params.Get(x)
+		xv, err := strconv.ParseFloat(string(raw), 64)
+		if err != nil {
+			return "", fmt.Errorf("sweep: --x %s: run %d's value %s is not a number", x, row.Run.Index, raw)
+		}
+		var label []string
+		for _, p := range row.Run.Params {
+			if p.Key != x && !slices.Contains(over, p.Key) {
+				label = append(label, p.Key+"="+paramText(p.Value))
+			}
+		}
+		g := strings.Join(label, ", ")
+		if _, ok := lines[g]; !ok {
+			groups = append(groups, g)
+		}
+		pts := lines[g]
+		k := slices.IndexFunc(pts, func(p point) bool { return p.x == xv })
+		if k < 0 {
+			pts = append(pts, point{x: xv})
+			k = len(pts) - 1
+		}
+		pts[k].ys = append(pts[k].ys, v)
+		lines[g] = pts
+	}
+	if len(groups) == 0 {
+		return "", fmt.Errorf("sweep: %s: no done run has %s: nothing to plot", c.Dir, y)
+	}
+	pl := plot.New()
+	pl.Title.Text = y + " vs " + x
+	if len(over) > 0 {
+		pl.Title.Text += " (mean ± sample std over " + strings.Join(over, ", ") + ")"
+	}
+	pl.X.Label.Text = x
+	pl.Y.Label.Text = y
+	pl.Add(plotter.NewGrid())
+	for i, g := range groups {
+		pts := lines[g]
+		slices.SortFunc(pts, func(a, b point) int {
+			if a.x < b.x {
+				return -1
+			}
+			if a.x > b.x {
+				return 1
+			}
+			return 0
+		})
+		var ep errPoints
+		bars := false
+		for _, p := range pts {
+			m, sd := meanStd(p.ys)
+			ep.XYs = append(ep.XYs, plotter.XY{X: p.x, Y: m})
+			ep.YErrors = append(ep.YErrors, struct{ Low, High float64 }{sd, sd})
+			bars = bars || len(p.ys) > 1
+		}
+		col := lineColors[i%len(lineColors)]
+		l, s, err := plotter.NewLinePoints(ep.XYs)
+		if err != nil {
+			return "", fmt.Errorf("sweep: plot: %w", err)
+		}
+		l.Color, l.Width = col, vg.Points(1.5)
+		s.Color, s.Shape = col, draw.CircleGlyph{}
+		pl.Add(l, s)
+		if bars {
+			eb, err := plotter.NewYErrorBars(ep)
+			if err != nil {
+				return "", fmt.Errorf("sweep: plot: %w", err)
+			}
+			eb.Color = col
+			pl.Add(eb)
+		}
+		if len(groups) > 1 || g != "" {
+			pl.Legend.Add(g, l, s)
+		}
+	}
+	pl.Legend.Top = true
+	pad(&pl.X)
+	pad(&pl.Y)
+	img := vgimg.New(plotWidth, plotHeight)
+	pl.Draw(draw.New(img))
+	var buf bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&buf); err != nil {
+		return "", fmt.Errorf("sweep: plot: %w", err)
+	}
+	path := filepath.Join(c.Dir, PlotFile(x, y))
+	if err := writeAtomic(path, buf.Bytes()); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// pad widens an axis by 5 % of its span on each side (a zero span by
+// 5 % of its value, or by 1), so that points and error bars at the ends
+// stay off the frame.
+func pad(a *plot.Axis) {
+	span := a.Max - a.Min
+	if span == 0 {
+		span = math.Abs(a.Max)
+		if span == 0 {
+			span = 1
+		}
+	}
+	a.Min -= 0.05 * span
+	a.Max += 0.05 * span
+}
+
+// meanStd returns the mean and the sample standard deviation (n − 1; 0 for
+// one value).
+func meanStd(v []float64) (mean, std float64) {
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	if len(v) < 2 {
+		return mean, 0
+	}
+	ss := 0.0
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(v)-1))
+}
