@@ -37,6 +37,8 @@ Usage:
   gpusim plot DIR               plot a run's stats.csv and trace.csv into DIR/plots
   gpusim render DIR [flags]     draw a run's bodies as a PNG (--frame K, --width, --height, --out)
   gpusim bench [flags]          the benchmark matrix on every backend: OUT/bench.md, OUT/bench.json (gpusim bench -h)
+  gpusim sweep SPEC [flags]     run a parameter sweep (all runs, or one with --index I / --index-from-env)
+  gpusim collect DIR [flags]    gather a sweep's summaries into DIR/collect.csv (--x P --y R: a plot)
   gpusim help                   this text
 
 Run "gpusim run -h", "gpusim solve -h" or "gpusim compare -h" for their flags;
@@ -82,6 +84,10 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		err = cmdBench(args[1:], stdout, stderr)
 	case "bench-case": // hidden: one case of gpusim bench, in its own process
 		err = cmdBenchCase(args[1:], stdout, stderr)
+	case "sweep":
+		err = cmdSweep(args[1:], stdout, stderr)
+	case "collect":
+		err = cmdCollect(args[1:], stdout, stderr)
 	default:
 		err = usageError{fmt.Errorf("unknown command %q (try gpusim help)", args[0])}
 	}

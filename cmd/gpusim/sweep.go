@@ -1,0 +1,122 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gpusim/gpusim/sweep"
+)
+
+// cmdSweep runs a parameter sweep (package sweep): all its runs locally,
+// or one with --index / --index-from-env.
+func cmdSweep(args []string, stdout, stderr io.Writer) error {
+	return sweepCLI(args, stdout, stderr, os.Getenv)
+}
+
+func sweepCLI(args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	fs := flag.NewFlagSet("gpusim sweep", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		out     = fs.String("out", "", "sweep folder (default out/sweep-NAME, NAME the spec's name)")
+		jobs    = fs.Int("jobs", 0, "runs at once (default: one per GPU for Vulkan runs, else one per CPU core)")
+		index   = fs.Int("index", -1, "run only run I (0-based; for scheduler arrays)")
+		fromEnv = fs.Bool("index-from-env", false, "run only the run numbered by SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX")
+		list    = fs.Bool("list", false, "write the manifest, print the runs (a line each) and run nothing")
+		quiet   = fs.Bool("quiet", false, "warnings and errors only")
+		verbose = fs.Bool("verbose", false, "debug logging")
+		logJSON = fs.Bool("log-json", false, "log as JSON lines (log/slog)")
+	)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `Usage: gpusim sweep SPEC [flags]
+
+Runs the runs of the sweep SPEC (a JSON file; see docs/sweeps.md) into
+OUT/runs/NNNN after writing OUT/manifest.json. Runs complete already (DONE
+marker) are skipped and incomplete ones run again, so a stopped sweep is
+finished by the same command. With several runs at once on the CPU path each
+run gets settings.workers = cores / jobs unless the spec sets it. Ctrl-C
+starts no more runs and stops the running ones (they stay incomplete).
+Exit status 1 if any run failed or was stopped, 2 for a bad spec.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageError{fmt.Errorf("sweep takes one spec file, got %d arguments", len(pos))}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["index"] && *fromEnv {
+		return usageError{errors.New("--index and --index-from-env: give one")}
+	}
+	if *jobs < 0 || (set["jobs"] && *jobs == 0) {
+		return usageError{fmt.Errorf("--jobs %d: want a number of runs ≥ 1", *jobs)}
+	}
+	log := newLogger(stderr, *verbose, *quiet, *logJSON)
+	spec, err := sweep.Load(pos[0])
+	if err != nil {
+		return usageError{err}
+	}
+	if *out == "" {
+		*out = filepath.Join("out", "sweep-"+spec.Name)
+	}
+	runs := spec.Expand()
+	var only []int
+	switch {
+	case *fromEnv:
+		i, err := sweep.IndexFromEnv(getenv)
+		if err != nil {
+			return usageError{err}
+		}
+		*index = i
+		fallthrough
+	case set["index"]:
+		if *index < 0 || *index >= len(runs) {
+			return usageError{fmt.Errorf("run index %d out of range: %s has runs 0 to %d", *index, pos[0], len(runs)-1)}
+		}
+		only = []int{*index}
+	}
+	check := runs
+	if only != nil {
+		check = runs[*index : *index+1]
+	}
+	if err := spec.Validate(check); err != nil {
+		return usageError{err}
+	}
+	if err := sweep.WriteManifest(*out, sweep.NewManifest(spec)); err != nil {
+		if errors.Is(err, sweep.ErrSpecChanged) {
+			return usageError{err}
+		}
+		return err
+	}
+	if *list {
+		for _, r := range runs {
+			fmt.Fprintf(stdout, "%d\t%s\t%s\n", r.Index, r.Folder, strings.Join(r.Sets, " "))
+		}
+		return nil
+	}
+	opt := sweep.Options{Dir: *out, Jobs: *jobs, Only: only, Log: log}
+	if only != nil {
+		opt.Jobs = 1
+	}
+	ctx, stop := interruptContext(log, os.Exit)
+	defer stop()
+	rep, err := sweep.Execute(ctx, spec, opt)
+	if rep != nil {
+		log.Info("sweep ended", "out", *out, "done", len(rep.Done), "skipped_complete", len(rep.Skipped),
+			"failed", len(rep.Failed), "incomplete", len(rep.Incomplete))
+		if only == nil && err == nil && !*quiet {
+			fmt.Fprintf(stdout, "%d runs complete in %s; gpusim collect %s makes the table\n", len(runs), *out, *out)
+		}
+	}
+	return err
+}

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// sweepSpec is 4 runs of settle (30 spheres, 5 steps, CPU path): two
+// frictions by two seeds.
+const sweepSpec = `{"name": "tiny", "scene": "settle", "base": ["n=30", "run.steps=5"],
+ "vary": {"materials.0.friction": [0.2, 0.5], "generators.0.seed": {"range": [1, 2]}}, "backend": "cpu"}`
+
+func writeSpec(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "spec.json")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func runDirs(t *testing.T, dir string) []string {
+	t.Helper()
+	es, _ := os.ReadDir(filepath.Join(dir, "runs"))
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func TestSweepCLIRunsCollectsAndResumes(t *testing.T) {
+	spec := writeSpec(t, sweepSpec)
+	out := filepath.Join(t.TempDir(), "sw")
+	code, stdout, stderr := runCLI(t, "sweep", spec, "--out", out, "--jobs", "2")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "4 runs complete") || strings.Count(stderr, "run done") != 4 {
+		t.Errorf("stdout %q, stderr %q", stdout, stderr)
+	}
+	code, _, stderr = runCLI(t, "sweep", spec, "--out", out)
+	if code != exitOK || strings.Contains(stderr, "run started") || !strings.Contains(stderr, "complete=4") {
+		t.Errorf("second sweep: exit %d, stderr %q; want every run skipped", code, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "collect", out, "--x", "materials.0.friction", "--y", "mean_height_m")
+	if code != exitOK {
+		t.Fatalf("collect: exit %d: %s", code, stderr)
+	}
+	rows := readCSV(t, filepath.Join(out, "collect.csv"))
+	if len(rows) != 5 || rows[0][1] != "materials.0.friction" || rows[4][3] != "done" {
+		t.Errorf("collect.csv: %v", rows)
+	}
+	png := filepath.Join(out, "collect-mean_height_m-vs-materials.0.friction.png")
+	if _, err := os.Stat(png); err != nil || !strings.Contains(stdout, png) || !strings.Contains(stdout, "4 runs (4 done)") {
+		t.Errorf("collect stdout %q; plot: %v", stdout, err)
+	}
+	changed := writeSpec(t, strings.Replace(sweepSpec, "[0.2, 0.5]", "[0.3, 0.5]", 1))
+	code, _, stderr = runCLI(t, "sweep", changed, "--out", out)
+	if code != exitUsage || !strings.Contains(stderr, "the spec changed") {
+		t.Errorf("changed spec into the same folder: exit %d, %s", code, stderr)
+	}
+}
+
+// --index and --index-from-env run exactly one run: only its folder
+// appears; the manifest lists all.
+func TestSweepCLIIndex(t *testing.T) {
+	spec := writeSpec(t, sweepSpec)
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--index", "1"}, nil, "0001"},
+		{[]string{"--index-from-env"}, map[string]string{"SLURM_ARRAY_TASK_ID": "2"}, "0002"},
+		{[]string{"--index-from-env"}, map[string]string{"JOB_COMPLETION_INDEX": "3"}, "0003"},
+	} {
+		out := filepath.Join(t.TempDir(), "sw")
+		var o, e bytes.Buffer
+		err := sweepCLI(append([]string{spec, "--out", out}, c.args...), &o, &e, func(k string) string { return c.env[k] })
+		if err != nil {
+			t.Errorf("%v %v: %v", c.args, c.env, err)
+			continue
+		}
+		if got := runDirs(t, out); !reflect.DeepEqual(got, []string{c.want}) {
+			t.Errorf("%v %v: run folders %v, want [%s]", c.args, c.env, got, c.want)
+		}
+		if _, err := os.Stat(filepath.Join(out, "manifest.json")); err != nil {
+			t.Error(err)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--index", "4"}, nil, "run index 4 out of range"},
+		{[]string{"--index-from-env"}, nil, "neither SLURM_ARRAY_TASK_ID nor JOB_COMPLETION_INDEX is set"},
+		{[]string{"--index-from-env"}, map[string]string{"SLURM_ARRAY_TASK_ID": "1a"}, "SLURM_ARRAY_TASK_ID"},
+		{[]string{"--index", "1", "--index-from-env"}, nil, "give one"},
+	} {
+		out := filepath.Join(t.TempDir(), "sw")
+		var o, e bytes.Buffer
+		err := sweepCLI(append([]string{spec, "--out", out}, c.args...), &o, &e, func(k string) string { return c.env[k] })
+		if _, ok := err.(usageError); !ok || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v %v: error %v, want a usage error with %q", c.args, c.env, err, c.want)
+		}
+		if got := runDirs(t, out); len(got) != 0 {
+			t.Errorf("%v: run folders %v after an error", c.args, got)
+		}
+	}
+}
+
+func TestSweepCLIBadInput(t *testing.T) {
+	for _, c := range []struct{ spec, want string }{
+		{`{"scene": "settle", "vary": {"materials.0.frictoin": [0.2]}}`, "run 0"},
+		{`{"scene": "nosuch", "vary": {"n": [1]}}`, `"nosuch" is neither`},
+		{`{"scene": "settle", "mode": "zip", "vary": {"n": [1, 2], "mu": [1]}}`, "zip mode needs equal lengths"},
+	} {
+		out := filepath.Join(t.TempDir(), "sw")
+		code, _, stderr := runCLI(t, "sweep", writeSpec(t, c.spec), "--out", out)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, %s", c.spec, code, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(out, "manifest.json")); err == nil {
+			t.Errorf("%s: a manifest was written for a bad spec", c.spec)
+		}
+	}
+	code, _, stderr := runCLI(t, "sweep", writeSpec(t, sweepSpec), "--jobs", "0")
+	if code != exitUsage || !strings.Contains(stderr, "--jobs 0") {
+		t.Errorf("--jobs 0: exit %d, %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "collect", t.TempDir())
+	if code != exitUsage || !strings.Contains(stderr, "not a sweep folder") {
+		t.Errorf("collect of an empty folder: exit %d, %s", code, stderr)
+	}
+}
+
+// --list writes the manifest and prints a line per run without running.
+func TestSweepCLIList(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "sw")
+	code, stdout, stderr := runCLI(t, "sweep", writeSpec(t, sweepSpec), "--out", out, "--list")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	want := "3\truns/0003\tn=30 run.steps=5 materials.0.friction=0.5 generators.0.seed=2"
+	if len(lines) != 4 || lines[3] != want {
+		t.Errorf("--list printed %q; want 4 lines ending %q", stdout, want)
+	}
+	if got := runDirs(t, out); len(got) != 0 {
+		t.Errorf("--list ran %v", got)
+	}
+}
