@@ -12,14 +12,19 @@ import (
 	"github.com/gpusim/gpusim/engine"
 )
 
-// writers hold the CSV outputs of a run. Each row is flushed when the step
-// that made it is complete, so an interrupted run leaves valid files up to
-// its last complete step.
+// writers hold the CSV outputs of a run. The rows of a step go to
+// stats.csv and trace.csv in one write(2) per file when the step is
+// complete (nothing is buffered across steps), so a run killed at any
+// moment leaves both files valid up to its last complete step: Linux does
+// not cut short a write to a regular file of up to a page (4 KiB), and a
+// step's rows are that size or less unless more than about 15 bodies are
+// traced (a longer write can be cut at a page boundary by SIGKILL, leaving
+// a partial last line). That is one system call per file and step, as a
+// flush per step was before.
 type writers struct {
-	dir            string
-	statsF, trF    *os.File
-	statsW, traceW *bufio.Writer
-	buf            []byte
+	dir         string
+	statsF, trF *os.File
+	buf         []byte
 }
 
 func newWriters(dir string, trace bool) (*writers, error) {
@@ -31,15 +36,19 @@ func newWriters(dir string, trace bool) (*writers, error) {
 	if w.statsF, err = os.Create(filepath.Join(dir, "stats.csv")); err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
-	w.statsW = bufio.NewWriter(w.statsF)
-	w.statsW.WriteString("step,time,bodies,contacts,iterations,residual,objective,fixed_fx,fixed_fy,fixed_fz,submits,collide_s,solve_s,step_s,build_s,integrate_s\n")
+	if _, err := w.statsF.WriteString("step,time,bodies,contacts,iterations,residual,objective,fixed_fx,fixed_fy,fixed_fz,submits,collide_s,solve_s,step_s,build_s,integrate_s\n"); err != nil {
+		w.close()
+		return nil, fmt.Errorf("run: write stats.csv: %w", err)
+	}
 	if trace {
 		if w.trF, err = os.Create(filepath.Join(dir, "trace.csv")); err != nil {
 			w.close()
 			return nil, fmt.Errorf("run: %w", err)
 		}
-		w.traceW = bufio.NewWriter(w.trF)
-		w.traceW.WriteString("step,time," + bodyHeader + "\n")
+		if _, err := w.trF.WriteString("step,time," + bodyHeader + "\n"); err != nil {
+			w.close()
+			return nil, fmt.Errorf("run: write trace.csv: %w", err)
+		}
 	} else {
 		os.Remove(filepath.Join(dir, "trace.csv"))
 	}
@@ -58,13 +67,9 @@ func (w *writers) i(v int) {
 	w.buf = append(w.buf, ',')
 }
 
-func (w *writers) endRow(out *bufio.Writer) error {
+// endRow ends the row at the end of buf (its last comma becomes a newline).
+func (w *writers) endRow() {
 	w.buf[len(w.buf)-1] = '\n'
-	if _, err := out.Write(w.buf); err != nil {
-		return fmt.Errorf("run: write: %w", err)
-	}
-	w.buf = w.buf[:0]
-	return nil
 }
 
 func (w *writers) stats(st engine.StepStats, bodies int) error {
@@ -85,10 +90,8 @@ func (w *writers) stats(st engine.StepStats, bodies int) error {
 	w.f(st.StepSeconds)
 	w.f(st.BuildSeconds)
 	w.f(st.IntegrateSeconds)
-	if err := w.endRow(w.statsW); err != nil {
-		return err
-	}
-	if err := w.statsW.Flush(); err != nil {
+	w.endRow()
+	if _, err := w.statsF.Write(w.buf); err != nil {
 		return fmt.Errorf("run: write stats.csv: %w", err)
 	}
 	return nil
@@ -115,16 +118,14 @@ func (w *writers) body(s *engine.State, i int) {
 }
 
 func (w *writers) trace(step int, t float64, ids []int, s *engine.State) error {
+	w.buf = w.buf[:0]
 	for _, id := range ids {
-		w.buf = w.buf[:0]
 		w.i(step)
 		w.f(t)
 		w.body(s, id)
-		if err := w.endRow(w.traceW); err != nil {
-			return err
-		}
+		w.endRow()
 	}
-	if err := w.traceW.Flush(); err != nil {
+	if _, err := w.trF.Write(w.buf); err != nil {
 		return fmt.Errorf("run: write trace.csv: %w", err)
 	}
 	return nil
@@ -144,7 +145,8 @@ func (w *writers) final(s *engine.State) error {
 	for i := 0; i < s.Len() && werr == nil; i++ {
 		w.buf = w.buf[:0]
 		w.body(s, i)
-		werr = w.endRow(bw)
+		w.endRow()
+		_, werr = bw.Write(w.buf)
 	}
 	if err := errors.Join(werr, bw.Flush(), tmp.Sync(), tmp.Close()); err != nil {
 		os.Remove(tmp.Name())
@@ -159,11 +161,11 @@ func (w *writers) final(s *engine.State) error {
 func (w *writers) close() error {
 	var errs []error
 	if w.statsF != nil {
-		errs = append(errs, w.statsW.Flush(), w.statsF.Close())
+		errs = append(errs, w.statsF.Close())
 		w.statsF = nil
 	}
 	if w.trF != nil {
-		errs = append(errs, w.traceW.Flush(), w.trF.Close())
+		errs = append(errs, w.trF.Close())
 		w.trF = nil
 	}
 	return errors.Join(errs...)

@@ -2,12 +2,19 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gpusim/gpusim/checkpoint"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/errors.md from the bad-input catalogue")
@@ -267,3 +274,97 @@ after it has started are in the README ("Errors and exit codes").
 | input | command | exit code | message |
 |---|---|---|---|
 `
+
+// killChildEnv carries the arguments of gpusim (separated by \x1f) to the
+// child process of TestKilledRunLeavesValidFiles.
+const killChildEnv = "GPUSIM_TEST_KILL_CHILD_ARGS"
+
+// TestKilledRunLeavesValidFiles runs gpusim in a child process (this test
+// binary, re-entered), kills it with SIGKILL after a few steps and checks
+// what it leaves: stats.csv and trace.csv end with a complete line, every
+// row has the header's columns, the steps run 1, 2, … without a gap (the
+// trace at most one step behind stats, written after it in the same
+// step); every checkpoint reads back; summary.json is absent or complete.
+func TestKilledRunLeavesValidFiles(t *testing.T) {
+	if args := os.Getenv(killChildEnv); args != "" {
+		os.Exit(cli(strings.Split(args, "\x1f"), os.Stdout, os.Stderr))
+	}
+	dir := t.TempDir()
+	args := []string{"run", "settle", "--set", "n=200", "--backend", "cpu", "--workers", "1", "--steps", "100000",
+		"--trace", "0,1,2", "--checkpoint", "3", "--out", dir, "--quiet"}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledRunLeavesValidFiles$")
+	cmd.Env = append(os.Environ(), killChildEnv+"="+strings.Join(args, "\x1f"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stats := filepath.Join(dir, "stats.csv")
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		data, _ := os.ReadFile(stats)
+		if bytes.Count(data, []byte("\n")) > 8 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("no 8 steps in 2 minutes; stderr:\n%s", stderr.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err == nil {
+		t.Fatal("the child exited normally: it was not killed")
+	}
+	last := checkKilledCSV(t, stats, 1)
+	traced := checkKilledCSV(t, filepath.Join(dir, "trace.csv"), 3)
+	if traced != last && traced != last-1 {
+		t.Errorf("trace.csv ends at step %d, stats.csv at %d", traced, last)
+	}
+	t.Logf("killed after step %d", last)
+	cks, err := filepath.Glob(filepath.Join(dir, "checkpoints", "*.ckpt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cks) == 0 {
+		t.Error("no checkpoint after 8 steps with --checkpoint 3")
+	}
+	for _, p := range cks {
+		if _, err := checkpoint.Read(p); err != nil {
+			t.Errorf("checkpoint left by the killed run: %v", err)
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "summary.json")); err == nil && !json.Valid(data) {
+		t.Errorf("summary.json is not complete JSON:\n%s", data)
+	}
+}
+
+// checkKilledCSV checks a CSV file of a killed run whose rows come in
+// groups of perStep for each step 1, 2, …, and returns its last step.
+func checkKilledCSV(t *testing.T, path string, perStep int) int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) == 0 || data[len(data)-1] != '\n' {
+		t.Fatalf("%s does not end with a complete line: %q", path, data[max(0, len(data)-80):])
+	}
+	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll() // errors on rows of another width
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if (len(rows)-1)%perStep != 0 {
+		t.Fatalf("%s: %d rows, not whole steps of %d", path, len(rows)-1, perStep)
+	}
+	for i, r := range rows[1:] {
+		k, err := strconv.Atoi(r[0])
+		if want := i/perStep + 1; err != nil || k != want {
+			t.Fatalf("%s: row %d is of step %q, want %d", path, i+1, r[0], want)
+		}
+	}
+	return (len(rows) - 1) / perStep
+}
