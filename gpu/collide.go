@@ -30,7 +30,11 @@ const (
 	flagBadInput  = 1
 	flagFallback  = 2
 	flagNonFinite = 4
+	flagWrapped   = 8 // << the meta word of a count beyond 2³²−1
 )
+
+// countNames names the meta counts, for errors.
+var countNames = [...]string{"big bodies and planes", "bin entries", "candidate pairs", "contacts", "adjacency entries"}
 
 // maxDeviceBodies bounds the bodies of a device collision: an entry packs
 // the body index and a 6-bit bin offset into a uint32.
@@ -212,6 +216,9 @@ func (b *Backend) collideDevice() (int, error) {
 		if err := b.readCounts(); err != nil {
 			return 0, err
 		}
+		if err := c.wrapped(); err != nil {
+			return 0, err
+		}
 		if c.counts[metaFlags]&(flagBadInput|flagNonFinite) != 0 {
 			return b.collideHost()
 		}
@@ -225,6 +232,9 @@ func (b *Backend) collideDevice() (int, error) {
 			if err := b.hostPairs(); err != nil {
 				return 0, err
 			}
+			if err := c.wrapped(); err != nil {
+				return 0, err
+			}
 			if grown, err := b.growToCounts(); err != nil || grown {
 				if err != nil {
 					return 0, err
@@ -236,6 +246,16 @@ func (b *Backend) collideDevice() (int, error) {
 		b.nc = nc
 		return nc, b.growSolver(nc)
 	}
+}
+
+// wrapped reports a count that collide_scan found beyond 2³²−1.
+func (c *deviceCollider) wrapped() error {
+	for k, name := range countNames {
+		if c.counts[metaFlags]&(flagWrapped<<k) != 0 {
+			return fmt.Errorf("gpu: collide: more than 2³²−1 %s; use a larger bin size or fewer bodies", name)
+		}
+	}
+	return nil
 }
 
 // readCounts submits the recorded work and reads the collision counts.

@@ -580,6 +580,35 @@ func TestKernelCollideScan(t *testing.T) {
 			if meta[metaContacts] != s {
 				t.Fatalf("n=%d: total %d in meta, want %d", n, meta[metaContacts], s)
 			}
+			if meta[metaFlags] != 0 {
+				t.Fatalf("n=%d: flags %#x, want none", n, meta[metaFlags])
+			}
+		}
+	}
+	// A total beyond 2³²−1, within a block and across blocks: flagged.
+	for _, at := range [][2]int{{0, 1}, {3, 900}} { // blocks of 4: within one, across
+		data := make([]uint32, 1001)
+		data[at[0]], data[at[1]] = 3<<30, 3<<30
+		buf, err := gb.d.NewBuffer(4 * int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer buf.Release()
+		if err := buf.WriteUint32(0, data); err != nil {
+			t.Fatal(err)
+		}
+		if err := gb.dc.meta.WriteUint32(0, make([]uint32, metaWords)); err != nil {
+			t.Fatal(err)
+		}
+		l.record(gb.dc.k.scan, [3]uint32{1, 1, 1}, Push{}.U32(1000).U32(0xffffffff).U32(metaPairs), buf, gb.dc.meta)
+		if err := l.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if err := gb.dc.meta.ReadUint32(gb.dc.counts[:], 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := gb.dc.wrapped(); err == nil || !strings.Contains(err.Error(), "candidate pairs") {
+			t.Fatalf("counts at %v: error %v, want one about candidate pairs", at, err)
 		}
 	}
 }

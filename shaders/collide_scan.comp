@@ -14,9 +14,10 @@
 // One workgroup of 256: thread t scans the block [t·b, (t+1)·b) of
 // b = ⌈len/256⌉ elements, the 256 block sums are scanned in shared memory,
 // and each thread adds its block's offset. Integer sums: exact, the result
-// does not depend on the partition.
+// does not depend on the partition. A total beyond 2³²−1 wraps: then bit
+// 3 + out of meta[5] is set, and the host reports the count too large.
 // Bindings (set 0): 0 data (uint32, read and written, len + 1), 1 meta
-// (uint32, read at nIdx, written at out).
+// (uint32, read at nIdx, written at out and 5).
 // Push constants: uint n, uint nIdx, uint out (12 bytes).
 // Dispatch: (1, 1, 1), one workgroup of 256.
 layout(local_size_x = 256) in;
@@ -33,6 +34,7 @@ layout(push_constant) uniform Push {
 } p;
 
 shared uint part[WG];
+shared bool wrapped;
 
 void main() {
 	uint t = gl_LocalInvocationID.x;
@@ -42,9 +44,16 @@ void main() {
 	}
 	uint b = (len + WG - 1u) / WG;
 	uint lo = min(t * b, len), hi = min(lo + b, len);
+	if (t == 0u) {
+		wrapped = false;
+	}
+	barrier();
 	uint s = 0u;
+	bool wrap = false;
 	for (uint i = lo; i < hi; i++) {
-		s += data[i];
+		uint c = data[i];
+		wrap = wrap || s + c < s;
+		s += c;
 	}
 	part[t] = s;
 	barrier();
@@ -52,9 +61,14 @@ void main() {
 	for (uint d = 1u; d < WG; d <<= 1) {
 		uint v = t >= d ? part[t - d] : 0u;
 		barrier();
+		wrap = wrap || part[t] + v < part[t];
 		part[t] += v;
 		barrier();
 	}
+	if (wrap) {
+		wrapped = true;
+	}
+	barrier();
 	uint off = t == 0u ? 0u : part[t - 1u];
 	for (uint i = lo; i < hi; i++) {
 		uint c = data[i];
@@ -64,5 +78,8 @@ void main() {
 	if (t == WG - 1u) {
 		data[len] = part[WG - 1u];
 		meta[p.out_] = part[WG - 1u];
+		if (wrapped) {
+			meta[5] |= 8u << p.out_;
+		}
 	}
 }
