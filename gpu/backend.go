@@ -118,6 +118,9 @@ func newBackendOn(d *Device) (*Backend, error) {
 			return nil, fmt.Errorf("gpu: %w: %s cannot build the backend's kernels: %v", ErrNoDevice, d.Info.Name, err)
 		}
 	}
+	if err := b.dc.buildKernels(d); err != nil {
+		return nil, fmt.Errorf("gpu: %w: %s cannot build the backend's kernels: %v", ErrNoDevice, d.Info.Name, err)
+	}
 	l, err := NewLinAlg(d)
 	if err != nil {
 		return nil, err

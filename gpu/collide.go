@@ -106,13 +106,8 @@ func (c *deviceCollider) release() {
 // pack a body index in 26 bits.
 func onDevice(m *engine.Model) bool { return len(m.Bodies) < maxDeviceBodies }
 
-// loadCollider makes the device collider for the loaded model: its kernels,
-// its constant per-body buffers, and working buffers at initial
-// capacities (grown by collideDevice when outgrown).
-func (b *Backend) loadCollider(m *engine.Model) error {
-	c := &b.dc
-	c.release()
-	*c = deviceCollider{k: c.k}
+// buildKernels builds the collision kernels on d.
+func (c *deviceCollider) buildKernels(d *Device) error {
 	for _, k := range []struct {
 		k **Kernel
 		m shaders.Module
@@ -122,10 +117,20 @@ func (b *Backend) loadCollider(m *engine.Model) error {
 		{&c.k.keys, shaders.CollideKeys},
 	} {
 		var err error
-		if *k.k, err = b.d.Kernel(k.m); err != nil {
-			return fmt.Errorf("gpu: load: %w", err)
+		if *k.k, err = d.Kernel(k.m); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// loadCollider makes the device collider for the loaded model: its
+// constant per-body buffers, and working buffers at initial capacities
+// (grown by collideDevice when outgrown).
+func (b *Backend) loadCollider(m *engine.Model) error {
+	c := &b.dc
+	c.release()
+	*c = deviceCollider{k: c.k}
 	n := b.n
 	c.on = onDevice(m)
 	c.inv = 1 / b.host.col.BinSize()
