@@ -82,6 +82,9 @@ func (b *Buffer) allocate(size int64) error {
 	if !b.staging {
 		usage |= usageStorage
 	}
+	if lim := d.memLimit; lim > 0 && d.MemoryBytes()+capacity > lim {
+		return fmt.Errorf("gpu: allocate %d bytes: %w (%d bytes in use, Options.MemoryLimit %d bytes)", capacity, ErrOutOfMemory, d.MemoryBytes(), lim)
+	}
 	var buf C.gs_nd
 	var memSize C.uint64_t
 	var memTypes C.uint32_t

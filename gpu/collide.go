@@ -36,6 +36,10 @@ const (
 // countNames names the meta counts, for errors.
 var countNames = [...]string{"big bodies and planes", "bin entries", "candidate pairs", "contacts", "adjacency entries"}
 
+// candPerBody is collide_pairs' K: the partners per body its count pass
+// keeps for the write pass.
+const candPerBody = 16
+
 // maxDeviceBodies bounds the bodies of a device collision: an entry packs
 // the body index and a 6-bit bin offset into a uint32.
 const maxDeviceBodies = 1 << 26
@@ -56,7 +60,7 @@ const maxDeviceBodies = 1 << 26
 // (2: μ, cohesion N), box (8: min, max, margin m, 0), planeN (3), cell (4
 // int32: first bin, range sizes and class), specialOff (n+1), special (n),
 // slots (2S+2: counts then starts, then cursors), adjCursor (n+1),
-// pairOff (n+1) uint32; entries (ecap), pairA, pairB (pcap), off (pcap+1)
+// pairOff (n+1), cand (16 per body: collide_pairs' partners) uint32; entries (ecap), pairA, pairB (pcap), off (pcap+1)
 // uint32; the contact buffers of Backend (a, b, normal, pa, pb, phi, mu,
 // cohesion, sub, adj (2ccap)) and the kept keys prevA, prevB, prevSub;
 // fbList (3 uint32 per listed pair: pair, A, B), fbRec (3 per listed pair:
@@ -69,7 +73,7 @@ type deviceCollider struct {
 	}
 	shape, mat, box, planeN, cell, specialOff, special, slots, adjCursor, pairOff *Buffer
 	entries, pairA, pairB, off, sub, prevA, prevB, prevSub, meta, out             *Buffer
-	fbList, fbRec, hostCon                                                        *Buffer
+	fbList, fbRec, hostCon, cand                                                  *Buffer
 
 	slotCount, brickBits int
 	ecap, pcap, ccap     int
@@ -90,7 +94,7 @@ type deviceCollider struct {
 func (c *deviceCollider) buffers() []**Buffer {
 	return []**Buffer{&c.shape, &c.mat, &c.box, &c.planeN, &c.cell, &c.specialOff, &c.special, &c.slots,
 		&c.adjCursor, &c.pairOff, &c.entries, &c.pairA, &c.pairB, &c.off, &c.sub, &c.prevA, &c.prevB,
-		&c.prevSub, &c.meta, &c.out, &c.fbList, &c.fbRec, &c.hostCon}
+		&c.prevSub, &c.meta, &c.out, &c.fbList, &c.fbRec, &c.hostCon, &c.cand}
 }
 
 func (c *deviceCollider) release() {
@@ -141,7 +145,7 @@ func (b *Backend) loadCollider(m *engine.Model) error {
 	sizes := map[**Buffer]int64{
 		&c.shape: 40 * n64, &c.mat: 16 * n64, &c.box: 64 * n64, &c.planeN: 24 * n64, &c.cell: 16 * n64,
 		&c.specialOff: 4 * (n64 + 1), &c.special: 4 * n64, &c.slots: 4 * (2*s64 + 2), &c.adjCursor: 8 * (n64/2 + 1),
-		&c.pairOff: 4 * (n64 + 1), &c.meta: 4 * metaWords,
+		&c.pairOff: 4 * (n64 + 1), &c.meta: 4 * metaWords, &c.cand: 4 * candPerBody * n64,
 	}
 	for _, p := range c.buffers() {
 		var err error
@@ -386,7 +390,7 @@ func (b *Backend) recordCollide() {
 	pairs := func(mode uint32) {
 		l.record(c.k.pairs, l.groups(c.k.pairs, n),
 			Push{}.U32(uint32(n)).U32(S).U32(uint32(c.brickBits)).U32(mode).U32(uint32(c.pcap)).U32(uint32(c.ecap)),
-			c.box, c.planeN, b.pos, c.cell, b.fixedBody, c.special, c.slots, c.entries, c.pairOff, c.pairA, c.pairB, c.meta)
+			c.box, c.planeN, b.pos, c.cell, b.fixedBody, c.special, c.slots, c.entries, c.pairOff, c.pairA, c.pairB, c.meta, c.cand)
 	}
 	pairs(0)
 	scan(c.pairOff, n, none, metaPairs)

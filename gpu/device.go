@@ -50,6 +50,7 @@ type Device struct {
 	batches  map[*Batch]struct{}
 	submits  int
 	lost     error // the ErrDeviceLost error, once seen
+	memLimit int64 // Options.MemoryLimit
 	closed   bool
 	closeErr error
 }
@@ -273,6 +274,7 @@ func Open(opt Options) (*Device, error) {
 		buffers: map[*Buffer]struct{}{},
 		batches: map[*Batch]struct{}{},
 	}
+	d.memLimit = opt.MemoryLimit
 	if err := d.init(); err != nil {
 		d.Close()
 		return nil, err

@@ -14,6 +14,12 @@ type Options struct {
 	// Device.ValidationMessages) and errors fail the submission they
 	// occur in.
 	Validation bool
+	// MemoryLimit, if positive, caps the bytes of buffers the device may
+	// hold (their capacities, as Device.MemoryBytes counts them): an
+	// allocation past it fails with ErrOutOfMemory as if the driver had
+	// said VK_ERROR_OUT_OF_DEVICE_MEMORY. For tests of what running out of
+	// memory does.
+	MemoryLimit int64
 
 	// forceStaging makes buffers device-local with staging copies even on
 	// unified memory, so that tests run the discrete-GPU path on lavapipe.

@@ -94,13 +94,15 @@ func (r Result) Error() string {
 }
 
 // check turns a VkResult into an error for op, wrapping ErrDeviceLost
-// where the device is gone.
+// where the device is gone and ErrOutOfMemory where memory ran out.
 func check(op string, r C.int32_t) error {
 	switch r {
 	case C.GS_SUCCESS:
 		return nil
 	case C.GS_ERROR_DEVICE_LOST:
 		return fmt.Errorf("gpu: %s: %w (%v)", op, ErrDeviceLost, Result(r))
+	case C.GS_ERROR_OUT_OF_HOST_MEMORY, -2: // -2: VK_ERROR_OUT_OF_DEVICE_MEMORY
+		return fmt.Errorf("gpu: %s: %w (%v)", op, ErrOutOfMemory, Result(r))
 	}
 	return fmt.Errorf("gpu: %s: %w", op, Result(r))
 }

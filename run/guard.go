@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/gpu"
 	"github.com/gpusim/gpusim/scene"
 )
 
@@ -231,4 +233,34 @@ func (g *guard) stop(sim *engine.Sim, ckp *checkpointer, sum *Summary, runErr er
 	}
 	sum.Checkpoint = path
 	return fmt.Errorf("%w; checkpoint of step %d: %s", runErr, sn.step, path)
+}
+
+// OpenBackend makes the backend named by kind (see NewBackend; the device,
+// validation and memory limit from opt) and loads the model and settings
+// into it (engine.NewSim): the Sim is ready to step. With "auto", a Vulkan
+// device that runs out of memory while loading (gpu.ErrOutOfMemory) is
+// closed and the CPU path loads the model instead; notice says so in one
+// line (or why auto chose the CPU path in the first place; "" when it did
+// not). With "vulkan" the error is returned. The caller closes the backend.
+func OpenBackend(kind string, opt Options, m *engine.Model, s engine.Settings) (sim *engine.Sim, be engine.Backend, notice string, err error) {
+	be, notice, err = newBackend(kind, gpu.Options{Device: opt.Device, Validation: opt.Validation, MemoryLimit: opt.VulkanMemoryLimit}, s.Workers)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	sim, err = engine.NewSim(m, s, be)
+	if err == nil {
+		return sim, be, notice, nil
+	}
+	name := be.Name()
+	be.Close()
+	if kind != "auto" || !errors.Is(err, gpu.ErrOutOfMemory) {
+		return nil, nil, "", err
+	}
+	loadErr := err
+	be = cpuref.New(s.Workers)
+	if sim, err = engine.NewSim(m, s, be); err != nil {
+		be.Close()
+		return nil, nil, "", err
+	}
+	return sim, be, fmt.Sprintf("%s: the model does not fit (%v); running on the CPU path", name, loadErr), nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/gpusim/gpusim/checkpoint"
 	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/gpu"
 	"github.com/gpusim/gpusim/scene"
 )
 
@@ -232,4 +233,30 @@ func newTestSim(t *testing.T, sc *scene.Scene) (*engine.Sim, engine.Backend) {
 		t.Fatal(err)
 	}
 	return sim, be
+}
+
+// TestOpenBackendOutOfMemory caps the Vulkan device at 16 KiB, too little
+// for the scene: with "auto" (and a device named, so that auto tries a CPU
+// Vulkan device too) the run falls back to the CPU path with a notice
+// naming the error; with "vulkan" it fails with gpu.ErrOutOfMemory.
+func TestOpenBackendOutOfMemory(t *testing.T) {
+	if _, err := gpu.Devices(); err != nil {
+		t.Skipf("no Vulkan: %v", err)
+	}
+	sc := pushedScene(t, 0, 3, false)
+	opt := Options{Backend: "auto", Device: "0", VulkanMemoryLimit: 16 << 10, OutDir: t.TempDir()}
+	var notices []string
+	opt.Notice = func(s string) { notices = append(notices, s) }
+	sum, err := Run(context.Background(), sc, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Backend != "cpu" || len(notices) != 1 || !strings.Contains(notices[0], "out of device memory") || !strings.Contains(notices[0], "running on the CPU path") {
+		t.Errorf("backend %s, notices %q; want cpu and one notice of the fallback", sum.Backend, notices)
+	}
+	opt.Backend = "vulkan"
+	_, err = Run(context.Background(), sc, opt)
+	if !errors.Is(err, gpu.ErrOutOfMemory) || !strings.Contains(err.Error(), "pushed.json: gpu: load 3 bodies") {
+		t.Errorf("vulkan with 16 KiB: %v; want gpu.ErrOutOfMemory naming the scene and the load", err)
+	}
 }

@@ -30,6 +30,9 @@ type Options struct {
 	Device string
 	// Validation turns on the Vulkan validation layers.
 	Validation bool
+	// VulkanMemoryLimit, if positive, caps the Vulkan device's memory
+	// (gpu.Options.MemoryLimit), to test what running out of it does.
+	VulkanMemoryLimit int64
 	// OutDir receives the outputs; it is created if needed.
 	OutDir string
 	// Progress, if set, is called after every step.
@@ -132,11 +135,16 @@ type Final struct {
 // slower than the Go path) it returns the CPU backend and a notice saying
 // why. "vulkan" uses any Vulkan device, CPU ones included, or fails.
 func NewBackend(kind, device string, validation bool, workers int) (b engine.Backend, notice string, err error) {
+	return newBackend(kind, gpu.Options{Device: device, Validation: validation}, workers)
+}
+
+// newBackend is NewBackend with all of the Vulkan device's options.
+func newBackend(kind string, gopt gpu.Options, workers int) (b engine.Backend, notice string, err error) {
 	switch kind {
 	case "cpu":
 		return cpuref.New(workers), "", nil
 	case "auto":
-		if device == "" {
+		if gopt.Device == "" {
 			devs, err := gpu.Devices()
 			if err != nil {
 				if !errors.Is(err, engine.ErrUnavailable) {
@@ -154,7 +162,7 @@ func NewBackend(kind, device string, validation bool, workers int) (b engine.Bac
 		}
 		fallthrough
 	case "vulkan":
-		vb, err := gpu.New(gpu.Options{Device: device, Validation: validation})
+		vb, err := gpu.New(gopt)
 		if err == nil {
 			return vb, "", nil
 		}
@@ -181,22 +189,18 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 	if opt.Backend == "" {
 		opt.Backend = "auto"
 	}
-	be, notice, err := NewBackend(opt.Backend, opt.Device, opt.Validation, sc.Settings.Workers)
-	if err != nil {
-		return nil, err
-	}
-	defer be.Close()
-	if notice != "" && opt.Notice != nil {
-		opt.Notice(notice)
-	}
 	for _, id := range sc.Trace {
 		if id < 0 || id >= len(sc.Model.Bodies) {
 			return nil, fmt.Errorf("trace: body id %d out of range [0, %d)", id, len(sc.Model.Bodies))
 		}
 	}
-	sim, err := engine.NewSim(&sc.Model, sc.Settings, be)
+	sim, be, notice, err := OpenBackend(opt.Backend, opt, &sc.Model, sc.Settings)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.Source, err)
+	}
+	defer be.Close()
+	if notice != "" && opt.Notice != nil {
+		opt.Notice(notice)
 	}
 	ckp := newCheckpointer(sc, opt)
 	if opt.Resume != nil {

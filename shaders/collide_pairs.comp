@@ -17,8 +17,9 @@
 //	big i:    for each bounded j > i: boxes overlap: emit j
 //	          for each plane j > i: reach(box_i, j): emit j
 //	plane i:  for each bounded j > i: reach(box_j, i): emit j
-//	mode 0: pairOff[i] = number emitted
+//	mode 0: pairOff[i] = number emitted; the first K = 16 in cand[K·i:]
 //	mode 1: pairA, pairB[pairOff[i]+t] = (i, t-th j), then sorted by j
+//	        (copied from cand when at most K, else found again)
 //
 // The owner bin holds the minimum corner of the two boxes' intersection,
 // which both boxes contain, and each body has one entry per bin, so each
@@ -30,7 +31,8 @@
 // fixedBody (uint32), 5 special (uint32, meta[0] of them), 6 slots (uint32
 // starts, S+1), 7 entries (uint32, ecap), all read; 8 pairOff (uint32, n+1:
 // written in mode 0, read in mode 1), 9 pairA, 10 pairB (uint32, pcap,
-// written in mode 1), 11 meta (uint32, read).
+// written in mode 1), 11 meta (uint32, read), 12 cand (uint32, K per body:
+// written in mode 0, read in mode 1).
 // Push constants: uint n, uint S, uint brickBits, uint mode, uint pcap,
 // uint ecap (24 bytes).
 // Dispatch: (min(⌈n/64⌉, max group count), 1, 1) workgroups of 64; a
@@ -49,6 +51,9 @@ layout(std430, set = 0, binding = 8) buffer PairOff { uint pairOff[]; };
 layout(std430, set = 0, binding = 9) writeonly buffer PairA { uint pairA[]; };
 layout(std430, set = 0, binding = 10) buffer PairB { uint pairB[]; };
 layout(std430, set = 0, binding = 11) readonly buffer Meta { uint meta[]; };
+layout(std430, set = 0, binding = 12) buffer Cand { uint cand[]; };
+
+const uint K = 16u;
 
 layout(push_constant) uniform Push {
 	uint n;
@@ -86,11 +91,74 @@ uint cnt;
 uint base;
 
 void emit(uint i, uint j) {
-	if (p.mode == 1u && base + cnt < p.pcap) {
+	if (p.mode == 0u && cnt < K) {
+		cand[K * i + cnt] = j;
+	} else if (p.mode == 1u && base + cnt < p.pcap) {
 		pairA[base + cnt] = i;
 		pairB[base + cnt] = j;
 	}
 	cnt++;
+}
+
+// search emits body i's partners j > i.
+void search(uint i, uint nspecial) {
+	bool fi = fixedBody[i] != 0u;
+	int c = cell[4u * i + 3u];
+	int cls = c >> 24;
+	if (cls == 0) {
+		int l0 = cell[4u * i], l1 = cell[4u * i + 1u], l2 = cell[4u * i + 2u];
+		int n0 = c & 255, n1 = (c >> 8) & 255, n2 = (c >> 16) & 255;
+		for (int z = l2; z < l2 + n2; z++) {
+			for (int y = l1; y < l1 + n1; y++) {
+				for (int x = l0; x < l0 + n0; x++) {
+					uint s = slotOf(x, y, z);
+					uint end = min(slots[s + 1u], p.ecap);
+					for (uint e = slots[s]; e < end; e++) {
+						uint ent = entries[e];
+						uint j = ent >> 6;
+						if (j <= i || fi && fixedBody[j] != 0u || !overlap(i, j)) {
+							continue;
+						}
+						int m0 = cell[4u * j], m1 = cell[4u * j + 1u], m2 = cell[4u * j + 2u];
+						int o0 = max(l0, m0), o1 = max(l1, m1), o2 = max(l2, m2);
+						if (o0 != x || o1 != y || o2 != z) {
+							continue;
+						}
+						int cj = cell[4u * j + 3u];
+						int at = (o0 - m0) + (cj & 255) * ((o1 - m1) + ((cj >> 8) & 255) * (o2 - m2));
+						if (uint(at) == (ent & 63u)) {
+							emit(i, j);
+						}
+					}
+				}
+			}
+		}
+		for (uint t = 0u; t < nspecial; t++) {
+			uint j = special[t];
+			if (j <= i || fi && fixedBody[j] != 0u) {
+				continue;
+			}
+			if ((cell[4u * j + 3u] >> 24) == 1 ? overlap(i, j) : reach(i, j)) {
+				emit(i, j);
+			}
+		}
+	} else {
+		for (uint j = i + 1u; j < p.n; j++) {
+			if (fi && fixedBody[j] != 0u) {
+				continue;
+			}
+			int cj = cell[4u * j + 3u] >> 24;
+			bool hit;
+			if (cls == 2) {
+				hit = cj != 2 && reach(j, i);
+			} else {
+				hit = cj == 2 ? reach(i, j) : overlap(i, j);
+			}
+			if (hit) {
+				emit(i, j);
+			}
+		}
+	}
 }
 
 void main() {
@@ -99,62 +167,16 @@ void main() {
 	for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) {
 		cnt = 0u;
 		base = p.mode == 1u ? pairOff[i] : 0u;
-		bool fi = fixedBody[i] != 0u;
-		int c = cell[4u * i + 3u];
-		int cls = c >> 24;
-		if (cls == 0) {
-			int l0 = cell[4u * i], l1 = cell[4u * i + 1u], l2 = cell[4u * i + 2u];
-			int n0 = c & 255, n1 = (c >> 8) & 255, n2 = (c >> 16) & 255;
-			for (int z = l2; z < l2 + n2; z++) {
-				for (int y = l1; y < l1 + n1; y++) {
-					for (int x = l0; x < l0 + n0; x++) {
-						uint s = slotOf(x, y, z);
-						uint end = min(slots[s + 1u], p.ecap);
-						for (uint e = slots[s]; e < end; e++) {
-							uint ent = entries[e];
-							uint j = ent >> 6;
-							if (j <= i || fi && fixedBody[j] != 0u || !overlap(i, j)) {
-								continue;
-							}
-							int m0 = cell[4u * j], m1 = cell[4u * j + 1u], m2 = cell[4u * j + 2u];
-							int o0 = max(l0, m0), o1 = max(l1, m1), o2 = max(l2, m2);
-							if (o0 != x || o1 != y || o2 != z) {
-								continue;
-							}
-							int cj = cell[4u * j + 3u];
-							int at = (o0 - m0) + (cj & 255) * ((o1 - m1) + ((cj >> 8) & 255) * (o2 - m2));
-							if (uint(at) == (ent & 63u)) {
-								emit(i, j);
-							}
-						}
-					}
-				}
-			}
-			for (uint t = 0u; t < nspecial; t++) {
-				uint j = special[t];
-				if (j <= i || fi && fixedBody[j] != 0u) {
-					continue;
-				}
-				if ((cell[4u * j + 3u] >> 24) == 1 ? overlap(i, j) : reach(i, j)) {
-					emit(i, j);
+		uint known = p.mode == 1u ? pairOff[i + 1u] - base : 0u;
+		if (p.mode == 1u && known <= K) {
+			for (; cnt < known; cnt++) {
+				if (base + cnt < p.pcap) {
+					pairA[base + cnt] = i;
+					pairB[base + cnt] = cand[K * i + cnt];
 				}
 			}
 		} else {
-			for (uint j = i + 1u; j < p.n; j++) {
-				if (fi && fixedBody[j] != 0u) {
-					continue;
-				}
-				int cj = cell[4u * j + 3u] >> 24;
-				bool hit;
-				if (cls == 2) {
-					hit = cj != 2 && reach(j, i);
-				} else {
-					hit = cj == 2 ? reach(i, j) : overlap(i, j);
-				}
-				if (hit) {
-					emit(i, j);
-				}
-			}
+			search(i, nspecial);
 		}
 		if (p.mode == 0u) {
 			pairOff[i] = cnt;

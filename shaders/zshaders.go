@@ -451,6 +451,7 @@ var CollidePairs = Module{
 		{Binding: 9, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 10, Kind: StorageBuffer},
 		{Binding: 11, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 12, Kind: StorageBuffer},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  24,

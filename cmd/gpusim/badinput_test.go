@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gpusim/gpusim/checkpoint"
+	"github.com/gpusim/gpusim/gpu"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/errors.md from the bad-input catalogue")
@@ -131,6 +132,7 @@ func badInputs() []badInput {
 		{"--tol NaN", mini, runArgs("s.json", "--tol", "NaN"), []string{"tol = NaN must be ≥ 0 and finite"}},
 		{"--solver nope", mini, runArgs("s.json", "--solver", "nope"), []string{`unknown solver "nope"`}},
 		{"--backend gpu", mini, []string{"run", "s.json", "--backend", "gpu", "--out", "out"}, []string{`unknown backend "gpu"`}},
+		{"--vk-memory-limit -1", mini, runArgs("s.json", "--vk-memory-limit", "-1"), []string{"--vk-memory-limit -1: want a number of bytes ≥ 0"}},
 		{"--workers -1", mini, runArgs("s.json", "--workers", "-1"), []string{"workers = -1 must be ≥ 0"}},
 		{"--checkpoint -1", mini, runArgs("s.json", "--checkpoint", "-1"), []string{"--checkpoint -1"}},
 		{"--vtk -1", mini, runArgs("s.json", "--vtk", "-1"), []string{"--vtk -1"}},
@@ -274,6 +276,37 @@ after it has started are in the README ("Errors and exit codes").
 | input | command | exit code | message |
 |---|---|---|---|
 `
+
+// TestVulkanOutOfMemory caps the Vulkan device below what a small scene
+// needs: --backend vulkan fails with exit code 1 and says the device ran
+// out of memory, leaving no output folder; --backend auto (with the device
+// named, so that auto tries a CPU Vulkan device such as lavapipe) runs on
+// the CPU path and says so.
+func TestVulkanOutOfMemory(t *testing.T) {
+	if _, err := gpu.Devices(); err != nil {
+		t.Skipf("no Vulkan: %v", err)
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile("s.json", []byte(sceneFile(steel, "", sphereBody+", "+planeBody)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", "s.json", "--steps", "2", "--quiet", "--device", "0", "--vk-memory-limit", "16384", "--out", "out"}
+	var stdout, stderr bytes.Buffer
+	code := cli(append(args, "--backend", "vulkan"), &stdout, &stderr)
+	line := errorLine(stderr.String())
+	if code != exitFailure || !strings.Contains(line, "s.json: gpu: load 2 bodies") || !strings.Contains(line, "out of device memory") {
+		t.Errorf("--backend vulkan: exit %d, error %q; want %d and out of device memory while loading", code, line, exitFailure)
+	}
+	if _, err := os.Stat("out"); err == nil {
+		t.Error("--backend vulkan: left an output folder")
+	}
+	stderr.Reset()
+	code = cli(append(args, "--backend", "auto"), &stdout, &stderr)
+	if code != exitOK || !strings.Contains(stderr.String(), "out of device memory") || !strings.Contains(stderr.String(), "running on the CPU path") {
+		t.Errorf("--backend auto: exit %d; want %d and a notice of the fallback; stderr:\n%s", code, exitOK, stderr.String())
+	}
+}
 
 // killChildEnv carries the arguments of gpusim (separated by \x1f) to the
 // child process of TestKilledRunLeavesValidFiles.

@@ -207,6 +207,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		backend  = fs.String("backend", "auto", "auto (Vulkan if available, else CPU), cpu or vulkan")
 		device   = fs.String("device", "", "Vulkan device: index or name substring")
 		vkValid  = fs.Bool("vk-validation", false, "turn on the Vulkan validation layers (errors fail the run)")
+		vkMemory = fs.Int64("vk-memory-limit", 0, "cap the Vulkan device's buffers at this many bytes, as a smaller GPU would (for testing)")
 		solver   = fs.String("solver", "", "solver (see gpusim solvers); default: the scene's")
 		dt       = fs.Float64("dt", 0, "time step h (s); default: the scene's")
 		steps    = fs.Int("steps", 0, "number of steps (overrides --duration)")
@@ -313,7 +314,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if *vtkEvery < 0 || (*vtkCon && *vtkEvery == 0) {
 		return usageError{fmt.Errorf("--vtk %d: want a number of steps ≥ 1 (and --vtk-contacts needs --vtk)", *vtkEvery)}
 	}
-	opt := run.Options{Backend: *backend, Device: *device, Validation: *vkValid, OutDir: *out, DumpStep: dumpStep, DumpDir: dumpDir,
+	if *vkMemory < 0 {
+		return usageError{fmt.Errorf("--vk-memory-limit %d: want a number of bytes ≥ 0", *vkMemory)}
+	}
+	opt := run.Options{Backend: *backend, Device: *device, Validation: *vkValid, VulkanMemoryLimit: *vkMemory, OutDir: *out, DumpStep: dumpStep, DumpDir: dumpDir,
 		VTKEvery: *vtkEvery, VTKContacts: *vtkCon, CheckpointEvery: *ckEvery, Resume: ck,
 		Notice:   func(s string) { log.Warn(s) },
 		Progress: runProgress(stderr, log, *verbose, *quiet, *logJSON)}
