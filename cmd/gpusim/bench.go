@@ -29,8 +29,8 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	var (
 		backends = fs.String("backends", "", "comma-separated backends: cpu, vulkan (default: cpu, and vulkan when a Vulkan device with float64 exists)")
 		cases    = fs.String("cases", "", "comma-separated case names (default: the whole matrix, or series with --scaling)")
-		steps    = fs.Int("steps", 0, "measured steps of every case (default: each case's)")
-		warmup   = fs.Int("warmup", -1, "warm-up steps of every case (default: each case's)")
+		steps    = fs.Int("steps", 0, "measured steps of every case (0: each case's)")
+		warmup   = fs.Int("warmup", -1, "warm-up steps of every case (-1: each case's)")
 		out      = fs.String("out", "out/bench", "output folder: bench.md and bench.json")
 		quick    = fs.Bool("quick", false, "the CI-sized matrix: tiny N, 2 steps")
 		scaling  = fs.Bool("scaling", false, "the scaling series instead of the matrix: settle from a settled-like state, N = 1000 … 64 000")
@@ -68,7 +68,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	bes, err := pickBackends(*backends)
+	bes, err := pickBackends(*backends, stderr)
 	if err != nil {
 		return err
 	}
@@ -133,19 +133,22 @@ func pickCases(all []bench.Case, list string) ([]bench.Case, error) {
 }
 
 // pickBackends parses --backends; empty means cpu, and vulkan when a
-// Vulkan device with float64 arithmetic exists (lavapipe included).
-func pickBackends(list string) ([]string, error) {
+// Vulkan device with float64 arithmetic exists (lavapipe included), which
+// is announced on stderr when there is none.
+func pickBackends(list string, stderr io.Writer) ([]string, error) {
 	if strings.TrimSpace(list) == "" {
-		bes := []string{"cpu"}
-		if devs, err := gpu.Devices(); err == nil {
-			for _, d := range devs {
-				if d.Float64 {
-					bes = append(bes, "vulkan")
-					break
-				}
+		devs, err := gpu.Devices()
+		if err != nil {
+			fmt.Fprintf(stderr, "gpusim: no Vulkan backend (%v); benchmarking the CPU path only\n", err)
+			return []string{"cpu"}, nil
+		}
+		for _, d := range devs {
+			if d.Float64 {
+				return []string{"cpu", "vulkan"}, nil
 			}
 		}
-		return bes, nil
+		fmt.Fprintln(stderr, "gpusim: no Vulkan device with float64 arithmetic; benchmarking the CPU path only")
+		return []string{"cpu"}, nil
 	}
 	var bes []string
 	for _, b := range strings.Split(list, ",") {
