@@ -180,6 +180,13 @@ func badInputs() []badInput {
 		{"solve: --tol -1", problem(goodW, goodQ, goodMu), solveArgs("--tol", "-1"), []string{"--tol -1 must be ≥ 0"}},
 		{"solve: --max-iter 0", problem(goodW, goodQ, goodMu), solveArgs("--max-iter", "0"), []string{"--max-iter 0 must be ≥ 1"}},
 		{"solve: --solver nope", problem(goodW, goodQ, goodMu), solveArgs("--solver", "nope"), []string{`unknown solver "nope"`}},
+		{"solve: no folder given", nil, []string{"solve", "--out", "out"}, []string{"solve takes one problem folder, got 0 arguments"}},
+
+		// Other commands.
+		{"compare: neither a problem nor a scene", nil, []string{"compare", "nope", "--out", "out"}, []string{"nope is neither a problem folder nor a scene"}},
+		{"plot: no run in the folder", nil, []string{"plot", "nope"}, []string{"nope/stats.csv: no such file"}},
+		{"render: no run in the folder", nil, []string{"render", "nope", "--out", "out/x.png"}, []string{"nope has neither run.pvd nor a readable summary.json"}},
+		{"scenes --dump: unknown scene", nil, []string{"scenes", "--dump", "nope"}, []string{`no built-in scene "nope"`}},
 	}
 }
 
