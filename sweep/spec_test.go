@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -165,5 +166,23 @@ func TestValidateNamesRunAndKey(t *testing.T) {
 	good := parse(t, `{"scene": "settle", "base": ["n=10"], "vary": {"materials.0.friction": [0.2, 0.4], "settings.solver": ["apgd", "apgd-ar"]}}`)
 	if err := good.Validate(good.Expand()); err != nil {
 		t.Errorf("a good spec: %v", err)
+	}
+}
+
+// The example specs of examples/sweeps load and every run's scene builds.
+func TestExampleSpecs(t *testing.T) {
+	files, err := filepath.Glob("../examples/sweeps/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no example specs in ../examples/sweeps: %v", err)
+	}
+	for _, f := range files {
+		s, err := Load(f)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if err := s.Validate(s.Expand()); err != nil {
+			t.Error(err)
+		}
 	}
 }
