@@ -43,7 +43,7 @@ func pushedScene(t *testing.T, force float64, steps int, warm bool) *scene.Scene
 }
 
 // TestGuardStopsRunawayBody pushes body 1 out of the guard domain and
-// checks that the run stops at the step it leaves, naming the step and the
+// checks, on both backends, that the run stops at the step it leaves, naming the step and the
 // body; that stats.csv, trace.csv, final.csv, summary.json and a
 // checkpoint hold the last good step (final.csv byte for byte that of a
 // run stopped there); and that a run resumed from the checkpoint fails at
@@ -69,11 +69,23 @@ func TestGuardStopsRunawayBody(t *testing.T) {
 			fail = k
 		}
 	}
-	for _, warm := range []bool{false, true} {
-		t.Run(fmt.Sprintf("warm=%v", warm), func(t *testing.T) {
+	for _, c := range []struct {
+		backend string
+		warm    bool
+	}{{"cpu", false}, {"cpu", true}, {"vulkan", false}, {"vulkan", true}} {
+		backend, warm := c.backend, c.warm
+		t.Run(fmt.Sprintf("%s/warm=%v", backend, warm), func(t *testing.T) {
+			if backend == "vulkan" {
+				if testing.Short() {
+					t.Skip("Vulkan: about 1 s per run on lavapipe; skipped with -short")
+				}
+				if _, err := gpu.Devices(); err != nil {
+					t.Skipf("no Vulkan: %v", err)
+				}
+			}
 			dir := t.TempDir()
 			out := filepath.Join(dir, "run")
-			sum, err := Run(context.Background(), pushedScene(t, force, steps, warm), Options{Backend: "cpu", OutDir: out})
+			sum, err := Run(context.Background(), pushedScene(t, force, steps, warm), Options{Backend: backend, OutDir: out})
 			var ge *GuardError
 			if !errors.As(err, &ge) {
 				t.Fatalf("run ended with %v, want a guard error", err)
@@ -110,7 +122,7 @@ func TestGuardStopsRunawayBody(t *testing.T) {
 
 			// final.csv is the state after step good: that of a run of good steps.
 			ref := filepath.Join(dir, "ref")
-			if _, err := Run(context.Background(), pushedScene(t, force, good, warm), Options{Backend: "cpu", OutDir: ref}); err != nil {
+			if _, err := Run(context.Background(), pushedScene(t, force, good, warm), Options{Backend: backend, OutDir: ref}); err != nil {
 				t.Fatal(err)
 			}
 			if got, want := readFile(t, filepath.Join(out, "final.csv")), readFile(t, filepath.Join(ref, "final.csv")); !bytes.Equal(got, want) {
@@ -125,7 +137,7 @@ func TestGuardStopsRunawayBody(t *testing.T) {
 			if ck.Step != good || (ck.Warm != nil) != warm {
 				t.Fatalf("checkpoint at step %d with warm data %v, want %d and %v", ck.Step, ck.Warm != nil, good, warm)
 			}
-			_, err = Run(context.Background(), rsc, Options{Backend: "cpu", OutDir: filepath.Join(dir, "resumed"), Resume: ck})
+			_, err = Run(context.Background(), rsc, Options{Backend: backend, OutDir: filepath.Join(dir, "resumed"), Resume: ck})
 			if !errors.As(err, &ge) || ge.Step != fail {
 				t.Errorf("resumed run ended with %v, want a guard error at step %d", err, fail)
 			}
