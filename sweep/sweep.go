@@ -394,7 +394,7 @@ dispatch:
 		for k, f := range rep.Failed {
 			idx[k] = f.Index
 		}
-		errs = append(errs, fmt.Errorf("%d runs failed: %v (errors in their folders' FAILED files)", len(idx), idx))
+		errs = append(errs, fmt.Errorf("%d of %d runs failed: %v (errors in their folders' FAILED files)", len(idx), len(queue), idx))
 	}
 	if len(rep.Incomplete) > 0 {
 		errs = append(errs, fmt.Errorf("stopped with %d runs incomplete (%v): run the same command again to finish them: %w",

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"image/color"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -195,7 +196,7 @@ func TestSweepFailedRunDoesNotStopOthers(t *testing.T) {
 	s, dir := prepare(t, `{"scene": "rolling-ball", "base": ["run.steps=5"], "backend": "cpu",
 		"vary": {"bodies.0.pos": [[0, 0, 1], [0, 0, 0.5], [0, 0, 1.5]]}}`)
 	rep, err := Execute(context.Background(), s, Options{Dir: dir, Jobs: 1})
-	if err == nil || !strings.Contains(err.Error(), "1 runs failed: [1]") {
+	if err == nil || !strings.Contains(err.Error(), "1 of 3 runs failed: [1]") {
 		t.Fatalf("error %v, want one naming run 1", err)
 	}
 	if !reflect.DeepEqual(rep.Done, []int{0, 2}) || len(rep.Failed) != 1 || rep.Failed[0].Index != 1 {
@@ -457,5 +458,44 @@ func TestCollectPlot(t *testing.T) {
 	}
 	if _, err := c.Plot("materials.0.friction", "wall_s", []string{"materials.0.friction"}); err == nil {
 		t.Error("averaging over x itself was accepted")
+	}
+}
+
+// meanStd is the mean and the n − 1 standard deviation: for 1, 2, 3, 4 the
+// mean is 2.5 and the variance (2.25 + 0.25 + 0.25 + 2.25)/3 = 5/3.
+func TestMeanStd(t *testing.T) {
+	m, s := meanStd([]float64{1, 2, 3, 4})
+	// 1e-15: a few ulps of the sums of four small numbers.
+	if math.Abs(m-2.5) > 1e-15 || math.Abs(s-math.Sqrt(5.0/3)) > 1e-15 {
+		t.Errorf("mean %v, std %v; want 2.5, %v", m, s, math.Sqrt(5.0/3))
+	}
+	if m, s := meanStd([]float64{7}); m != 7 || s != 0 {
+		t.Errorf("one value: mean %v, std %v; want 7, 0", m, s)
+	}
+}
+
+// A parameter with values that are not numbers cannot be the x axis.
+func TestPlotNonNumericX(t *testing.T) {
+	s, dir := prepare(t, `{"scene": "rolling-ball", "base": ["run.steps=3"], "backend": "cpu",
+		"vary": {"settings.solver": ["apgd", "apgd-ar"], "mu": [0.2, 0.4]}}`)
+	if _, err := Execute(context.Background(), s, Options{Dir: dir, Jobs: 1}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Collect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Plot("settings.solver", "max_speed_m_s", nil); err == nil || !strings.Contains(err.Error(), `run 0's value "apgd" is not a number`) {
+		t.Errorf("string x: error %v", err)
+	}
+	path, err := c.Plot("mu", "max_speed_m_s", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec := c.Record(1); rec[1] != "apgd" || rec[2] != "0.4" {
+		t.Errorf("row 1 parameters %v, want apgd without quotes and 0.4", rec[:3])
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Error(err)
 	}
 }

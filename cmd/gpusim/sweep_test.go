@@ -156,3 +156,18 @@ func TestSweepCLIList(t *testing.T) {
 		t.Errorf("--list ran %v", got)
 	}
 }
+
+// A run that fails does not stop the others; the exit status is 1 and the
+// error names the failed run.
+func TestSweepCLIFailedRun(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "sw")
+	spec := writeSpec(t, `{"scene": "rolling-ball", "base": ["run.steps=3"], "backend": "cpu",
+		"vary": {"bodies.0.pos": [[0, 0, 1], [0, 0, 0.5]]}}`)
+	code, _, stderr := runCLI(t, "sweep", spec, "--out", out)
+	if code != exitFailure || !strings.Contains(stderr, "1 of 2 runs failed: [1]") {
+		t.Errorf("exit %d, stderr %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "runs", "0000", "DONE")); err != nil {
+		t.Errorf("run 0 did not complete: %v", err)
+	}
+}
