@@ -145,7 +145,7 @@ func TestBenchFitsKinds(t *testing.T) {
 		}
 		return r
 	}
-	fs := fits([]Result{
+	fs := Fits([]Result{
 		row("settle-1000", KindSettle, "cpu", 1000, 1e-3, false),
 		row("settle-8000", KindSettle, "cpu", 8000, 8e-3, false),
 		row("settle-64000", KindSettle, "cpu", 0, 0, true),

@@ -86,7 +86,7 @@ func Run(cfg Config) (*Report, error) {
 			rep.Results = append(rep.Results, *r)
 		}
 	}
-	rep.Fits = fits(rep.Results)
+	rep.Fits = Fits(rep.Results)
 	return rep, errors.Join(errs...)
 }
 
@@ -137,9 +137,10 @@ func FitPowerLaw(x, y []float64) (a, b, r2 float64, err error) {
 	return a, b, r2, nil
 }
 
-// fits fits the mean time per step against the mean contacts per step of
-// the settle rows and of the scaling rows, per backend.
-func fits(rs []Result) []Fit {
+// Fits fits the mean time per step against the mean contacts per step of
+// the settle rows and of the scaling rows, per backend, leaving out failed
+// rows and groups of fewer than two sizes.
+func Fits(rs []Result) []Fit {
 	var out []Fit
 	type key struct {
 		backend string
