@@ -38,7 +38,7 @@ soak:
 # failing inputs land in the package's testdata/fuzz/ and then run as
 # regression cases in every `go test`.
 FUZZTIME ?= 10s
-FUZZ_TARGETS := ./scene:FuzzParse ./ccp:FuzzReadMatrixMarket ./cpuref:FuzzNarrow \
+FUZZ_TARGETS := ./scene:FuzzParse ./ccp:FuzzReadMatrixMarket ./cpuref:FuzzNarrow ./checkpoint:FuzzCheckpoint \
 	./shaders/internal/spirv:FuzzReflect
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
