@@ -108,8 +108,10 @@ import (
 // residual, objective and γ are reported for the problem as given.
 //
 // Cost per iteration: three products with N (NΔγ for the line search, Nγ
-// and Nγ' for the residuals) plus one per PCG iteration, with one or two
-// PCG solves (the second for the correction). The constraint values, the
+// and Nγ' for the residuals) plus one per PCG iteration (two per BiCGSTAB
+// iteration for a non-symmetric N, and two once per solve for the symmetry
+// test), with one or two linear solves (the second for the correction).
+// The constraint values, the
 // blocks of H and of the preconditioner, the line search and the
 // multipliers live in host slices (four to six Reads and Writes of 3n_c
 // values per iteration), and each PCG iteration reads its search direction
