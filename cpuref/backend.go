@@ -28,22 +28,42 @@ type Backend struct {
 	dv                   []float64 // M⁻¹ D x, 6 per body (scratch of Schur)
 
 	// The contacts' Jacobian (contacts: see Collider).
-	basis []float64 // n, u, w (world), 9 per contact
-	rhoA  []float64 // rotational rows of D for body A, body frame: ρ_A,d = d̄_A × s̄_A, 9 per contact
-	rhoB  []float64 // ρ_B,d = s̄_B × d̄_B, 9 per contact
-	coh   []float64 // cohesion impulse h·ĉ per contact (N·s)
-	r     Vec       // r = b + Dᵀ M⁻¹ k
+	basis []float64  // n, u, w (world), 9 per contact
+	rhoA  []float64  // rotational rows of D for body A, body frame: ρ_A,d = d̄_A × s̄_A, 9 per contact
+	rhoB  []float64  // ρ_B,d = s̄_B × d̄_B, 9 per contact
+	coh   []float64  // cohesion impulse h·ĉ per contact (N·s)
+	r     Vec        // r = b + Dᵀ M⁻¹ k
+	rv    engine.Vec // r as R returns it (nil: not boxed yet)
 	h     float64
 	prob  problem
 
 	// Warm start: the last step's impulses (keys: see Collider).
 	prevGamma []float64
+
+	args  loopArgs // operands of the running parallel loop
+	loops struct { // the parallel loops' bodies, made once by New
+		contactVelocities, project, blockDiag, build taskFunc
+		freeVelocity, bodyImpulse, integrate         taskFunc
+	}
+}
+
+// loopArgs are the operands of the parallel loop that runs, set before
+// and cleared after it, so that loops need no closures (no allocation per
+// loop).
+type loopArgs struct {
+	x, d Vec
+	dv   []float64
+	h    float64
 }
 
 // New returns a CPU backend running loops on up to workers goroutines (0:
 // GOMAXPROCS).
 func New(workers int) *Backend {
-	return &Backend{linalg: linalg{pool: newPool(workers)}}
+	b := &Backend{linalg: linalg{pool: newPool(workers)}}
+	l := &b.loops
+	l.contactVelocities, l.project, l.blockDiag, l.build = b.contactVelocities, b.project, b.blockDiag, b.build
+	l.freeVelocity, l.bodyImpulse, l.integrate = b.freeVelocities, b.bodyImpulses, b.integrate
+	return b
 }
 
 // Name returns "cpu".

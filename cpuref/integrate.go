@@ -18,32 +18,39 @@ func (b *Backend) Integrate(gamma engine.Vec, h float64) error {
 		return fmt.Errorf("cpuref: integrate: gamma has length %d, want %d", len(g), 3*b.con.Len())
 	}
 	b.bodyImpulse(g, b.dv)
-	b.pool.forChunks(b.n, func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if b.fixed[i] {
-				continue
-			}
-			vf, dv := b.vfree[6*i:6*i+6], b.dv[6*i:6*i+6]
-			for k := 0; k < 3; k++ {
-				b.vel[3*i+k] = vf[k] + dv[k]
-				b.omega[3*i+k] = vf[3+k] + dv[3+k]
-				b.pos[3*i+k] += h * b.vel[3*i+k]
-			}
-			th := mgl64.Vec3{b.omega[3*i], b.omega[3*i+1], b.omega[3*i+2]}.Mul(h)
-			a := th.Len()
-			if a == 0 {
-				continue
-			}
-			s, c := math.Sincos(a / 2)
-			dq := mgl64.Quat{W: c, V: th.Mul(s / a)}
-			q := b.quat(i).Mul(dq).Normalize()
-			b.rot[4*i], b.rot[4*i+1], b.rot[4*i+2], b.rot[4*i+3] = q.W, q.V[0], q.V[1], q.V[2]
-		}
-	})
+	b.args.h = h
+	b.pool.forChunks(b.n, bodyGrain, taskFunc(b.loops.integrate))
+	b.args = loopArgs{}
 	// Keep this step's impulses for warm starting the next one.
 	b.KeepKeys()
 	b.prevGamma = append(b.prevGamma[:0], g...)
 	return nil
+}
+
+// integrate is Integrate's loop over the bodies in [lo, hi), with b.dv
+// holding M⁻¹Dγ.
+func (b *Backend) integrate(_, lo, hi int) {
+	h := b.args.h
+	for i := lo; i < hi; i++ {
+		if b.fixed[i] {
+			continue
+		}
+		vf, dv := b.vfree[6*i:6*i+6], b.dv[6*i:6*i+6]
+		for k := 0; k < 3; k++ {
+			b.vel[3*i+k] = vf[k] + dv[k]
+			b.omega[3*i+k] = vf[3+k] + dv[3+k]
+			b.pos[3*i+k] += h * b.vel[3*i+k]
+		}
+		th := mgl64.Vec3{b.omega[3*i], b.omega[3*i+1], b.omega[3*i+2]}.Mul(h)
+		a := th.Len()
+		if a == 0 {
+			continue
+		}
+		s, c := math.Sincos(a / 2)
+		dq := mgl64.Quat{W: c, V: th.Mul(s / a)}
+		q := b.quat(i).Mul(dq).Normalize()
+		b.rot[4*i], b.rot[4*i+1], b.rot[4*i+2], b.rot[4*i+3] = q.W, q.V[0], q.V[1], q.V[2]
+	}
 }
 
 // WarmStart fills gamma with the previous step's impulse of each contact

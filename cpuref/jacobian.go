@@ -47,67 +47,75 @@ func (b *Backend) Build(h float64) (engine.Problem, error) {
 	b.rhoA = resizeF(b.rhoA, 9*nc)
 	b.rhoB = resizeF(b.rhoB, 9*nc)
 	b.coh = resizeF(b.coh, nc)
-	if cap(b.r) < 3*nc {
-		b.r = make(Vec, 3*nc, 3*nc+3*nc/4)
+	if len(b.r) != 3*nc {
+		b.r = resizeF(b.r, 3*nc)
+		b.rv = nil // boxed again by R, once per change of length
 	}
-	b.r = b.r[:3*nc]
-	capSpeed := b.settings.MaxRecoverySpeed
-	b.pool.forChunks(nc, func(_, lo, hi int) {
-		for k := lo; k < hi; k++ {
-			c := &b.con
-			n := mgl64.Vec3{c.Normal[3*k], c.Normal[3*k+1], c.Normal[3*k+2]}
-			u, w := TangentBasis(n)
-			ia, ib := int(c.A[k]), int(c.B[k])
-			qa, qb := b.quat(ia).Conjugate(), b.quat(ib).Conjugate()
-			sa := mgl64.Vec3{c.PA[3*k], c.PA[3*k+1], c.PA[3*k+2]}
-			sb := mgl64.Vec3{c.PB[3*k], c.PB[3*k+1], c.PB[3*k+2]}
-			for d, dir := range [3]mgl64.Vec3{n, u, w} {
-				copy(b.basis[9*k+3*d:], dir[:])
-				ra := qa.Rotate(dir).Cross(sa)
-				rb := sb.Cross(qb.Rotate(dir))
-				copy(b.rhoA[9*k+3*d:], ra[:])
-				copy(b.rhoB[9*k+3*d:], rb[:])
-			}
-			b.coh[k] = h * c.Cohesion[k]
-			b.contactVelocity(k, b.vfree, b.r[3*k:3*k+3])
-			bn := c.Phi[k] / h
-			if capSpeed > 0 {
-				bn = math.Max(bn, -capSpeed)
-			}
-			b.r[3*k] += bn
-		}
-	})
+	b.pool.forChunks(nc, contactGrain, taskFunc(b.loops.build))
 	b.prob = problem{linalg: b.linalg, b: b}
 	return &b.prob, nil
+}
+
+// build is Build's loop over the contacts in [lo, hi), at step b.h.
+func (b *Backend) build(_, lo, hi int) {
+	h, capSpeed := b.h, b.settings.MaxRecoverySpeed
+	for k := lo; k < hi; k++ {
+		c := &b.con
+		n := mgl64.Vec3{c.Normal[3*k], c.Normal[3*k+1], c.Normal[3*k+2]}
+		u, w := TangentBasis(n)
+		ia, ib := int(c.A[k]), int(c.B[k])
+		qa, qb := b.quat(ia).Conjugate(), b.quat(ib).Conjugate()
+		sa := mgl64.Vec3{c.PA[3*k], c.PA[3*k+1], c.PA[3*k+2]}
+		sb := mgl64.Vec3{c.PB[3*k], c.PB[3*k+1], c.PB[3*k+2]}
+		for d, dir := range [3]mgl64.Vec3{n, u, w} {
+			copy(b.basis[9*k+3*d:], dir[:])
+			ra := qa.Rotate(dir).Cross(sa)
+			rb := sb.Cross(qb.Rotate(dir))
+			copy(b.rhoA[9*k+3*d:], ra[:])
+			copy(b.rhoB[9*k+3*d:], rb[:])
+		}
+		b.coh[k] = h * c.Cohesion[k]
+		b.contactVelocity(k, b.vfree, b.r[3*k:3*k+3])
+		bn := c.Phi[k] / h
+		if capSpeed > 0 {
+			bn = math.Max(bn, -capSpeed)
+		}
+		b.r[3*k] += bn
+	}
 }
 
 // freeVelocity sets vfree = v + h M⁻¹ f per movable body (zero for fixed
 // bodies): linear part in the world frame, angular part in the body frame.
 func (b *Backend) freeVelocity(h float64) {
-	g := b.gravity
-	b.pool.forChunks(b.n, func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			vf := b.vfree[6*i : 6*i+6]
-			if b.fixed[i] {
-				for k := range vf {
-					vf[k] = 0
-				}
-				continue
+	b.args.h = h
+	b.pool.forChunks(b.n, bodyGrain, taskFunc(b.loops.freeVelocity))
+	b.args = loopArgs{}
+}
+
+// freeVelocities is freeVelocity's loop over the bodies in [lo, hi).
+func (b *Backend) freeVelocities(_, lo, hi int) {
+	g, h := b.gravity, b.args.h
+	for i := lo; i < hi; i++ {
+		vf := b.vfree[6*i : 6*i+6]
+		if b.fixed[i] {
+			for k := range vf {
+				vf[k] = 0
 			}
-			im := b.invMass[i]
-			for k := 0; k < 3; k++ {
-				vf[k] = b.vel[3*i+k] + h*(g[k]+im*b.force[3*i+k])
-			}
-			w := mgl64.Vec3{b.omega[3*i], b.omega[3*i+1], b.omega[3*i+2]}
-			ji := mgl64.Vec3{b.invInertia[3*i], b.invInertia[3*i+1], b.invInertia[3*i+2]}
-			jw := mgl64.Vec3{w[0] / ji[0], w[1] / ji[1], w[2] / ji[2]}
-			tq := b.quat(i).Conjugate().Rotate(mgl64.Vec3{b.torque[3*i], b.torque[3*i+1], b.torque[3*i+2]})
-			tq = tq.Sub(w.Cross(jw))
-			for k := 0; k < 3; k++ {
-				vf[3+k] = w[k] + h*ji[k]*tq[k]
-			}
+			continue
 		}
-	})
+		im := b.invMass[i]
+		for k := 0; k < 3; k++ {
+			vf[k] = b.vel[3*i+k] + h*(g[k]+im*b.force[3*i+k])
+		}
+		w := mgl64.Vec3{b.omega[3*i], b.omega[3*i+1], b.omega[3*i+2]}
+		ji := mgl64.Vec3{b.invInertia[3*i], b.invInertia[3*i+1], b.invInertia[3*i+2]}
+		jw := mgl64.Vec3{w[0] / ji[0], w[1] / ji[1], w[2] / ji[2]}
+		tq := b.quat(i).Conjugate().Rotate(mgl64.Vec3{b.torque[3*i], b.torque[3*i+1], b.torque[3*i+2]})
+		tq = tq.Sub(w.Cross(jw))
+		for k := 0; k < 3; k++ {
+			vf[3+k] = w[k] + h*ji[k]*tq[k]
+		}
+	}
 }
 
 // contactVelocity sets out = D_kᵀ v for the 6-per-body velocity vector v:
@@ -134,42 +142,48 @@ func (b *Backend) contactVelocity(k int, v []float64, out []float64) {
 // D_k (force ∓Σ_d x_k,d d, body-frame torque Σ_d x_k,d ρ_d), scaled by
 // the inverse mass and inertia.
 func (b *Backend) bodyImpulse(x Vec, dv []float64) {
-	b.pool.forChunks(b.n, func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			o := (*[6]float64)(dv[6*i : 6*i+6])
-			if b.fixed[i] {
-				*o = [6]float64{}
-				continue
-			}
-			var f0, f1, f2, t0, t1, t2 float64
-			for _, e := range b.adj[b.adjOff[i]:b.adjOff[i+1]] {
-				k := int(e >> 1)
-				bs := (*[9]float64)(b.basis[9*k : 9*k+9])
-				g := (*[3]float64)(x[3*k : 3*k+3])
-				var rho *[9]float64
-				g0, g1, g2 := g[0], g[1], g[2]
-				if e&1 == 0 {
-					rho = (*[9]float64)(b.rhoA[9*k : 9*k+9])
-					g0, g1, g2 = -g0, -g1, -g2
-					f0 += g0*bs[0] + g1*bs[3] + g2*bs[6]
-					f1 += g0*bs[1] + g1*bs[4] + g2*bs[7]
-					f2 += g0*bs[2] + g1*bs[5] + g2*bs[8]
-					g0, g1, g2 = -g0, -g1, -g2
-				} else {
-					rho = (*[9]float64)(b.rhoB[9*k : 9*k+9])
-					f0 += g0*bs[0] + g1*bs[3] + g2*bs[6]
-					f1 += g0*bs[1] + g1*bs[4] + g2*bs[7]
-					f2 += g0*bs[2] + g1*bs[5] + g2*bs[8]
-				}
-				t0 += g0*rho[0] + g1*rho[3] + g2*rho[6]
-				t1 += g0*rho[1] + g1*rho[4] + g2*rho[7]
-				t2 += g0*rho[2] + g1*rho[5] + g2*rho[8]
-			}
-			im := b.invMass[i]
-			ji := (*[3]float64)(b.invInertia[3*i : 3*i+3])
-			*o = [6]float64{im * f0, im * f1, im * f2, ji[0] * t0, ji[1] * t1, ji[2] * t2}
+	b.args.x, b.args.dv = x, dv
+	b.pool.forChunks(b.n, bodyGrain, taskFunc(b.loops.bodyImpulse))
+	b.args.x, b.args.dv = nil, nil
+}
+
+// bodyImpulses is bodyImpulse's loop over the bodies in [lo, hi).
+func (b *Backend) bodyImpulses(_, lo, hi int) {
+	x, dv := b.args.x, b.args.dv
+	for i := lo; i < hi; i++ {
+		o := (*[6]float64)(dv[6*i : 6*i+6])
+		if b.fixed[i] {
+			*o = [6]float64{}
+			continue
 		}
-	})
+		var f0, f1, f2, t0, t1, t2 float64
+		for _, e := range b.adj[b.adjOff[i]:b.adjOff[i+1]] {
+			k := int(e >> 1)
+			bs := (*[9]float64)(b.basis[9*k : 9*k+9])
+			g := (*[3]float64)(x[3*k : 3*k+3])
+			var rho *[9]float64
+			g0, g1, g2 := g[0], g[1], g[2]
+			if e&1 == 0 {
+				rho = (*[9]float64)(b.rhoA[9*k : 9*k+9])
+				g0, g1, g2 = -g0, -g1, -g2
+				f0 += g0*bs[0] + g1*bs[3] + g2*bs[6]
+				f1 += g0*bs[1] + g1*bs[4] + g2*bs[7]
+				f2 += g0*bs[2] + g1*bs[5] + g2*bs[8]
+				g0, g1, g2 = -g0, -g1, -g2
+			} else {
+				rho = (*[9]float64)(b.rhoB[9*k : 9*k+9])
+				f0 += g0*bs[0] + g1*bs[3] + g2*bs[6]
+				f1 += g0*bs[1] + g1*bs[4] + g2*bs[7]
+				f2 += g0*bs[2] + g1*bs[5] + g2*bs[8]
+			}
+			t0 += g0*rho[0] + g1*rho[3] + g2*rho[6]
+			t1 += g0*rho[1] + g1*rho[4] + g2*rho[7]
+			t2 += g0*rho[2] + g1*rho[5] + g2*rho[8]
+		}
+		im := b.invMass[i]
+		ji := (*[3]float64)(b.invInertia[3*i : 3*i+3])
+		*o = [6]float64{im * f0, im * f1, im * f2, ji[0] * t0, ji[1] * t1, ji[2] * t2}
+	}
 }
 
 // addContactImpulse adds M⁻¹D_k x to the 6-per-body velocities dv of the

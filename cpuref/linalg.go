@@ -39,36 +39,62 @@ func (l linalg) Fill(dst engine.Vec, v float64) {
 
 // Axpby sets dst_i = a·x_i + b·y_i.
 func (l linalg) Axpby(dst engine.Vec, a float64, x engine.Vec, b float64, y engine.Vec) {
-	d, xv, yv := vec(dst), vec(x), vec(y)
-	l.pool.forChunks(len(d), func(_, lo, hi int) {
-		d, xv, yv := d[lo:hi], xv[lo:hi], yv[lo:hi]
-		for i := range d {
-			d[i] = a*xv[i] + b*yv[i]
-		}
-	})
+	t := &l.pool.axpby
+	t.d, t.x, t.y, t.a, t.b = vec(dst), vec(x), vec(y), a, b
+	l.pool.forChunks(len(t.d), vecGrain, t)
+	*t = axpbyTask{}
+}
+
+type axpbyTask struct {
+	d, x, y Vec
+	a, b    float64
+}
+
+func (t *axpbyTask) run(_, lo, hi int) {
+	d, xv, yv, a, b := t.d[lo:hi], t.x[lo:hi], t.y[lo:hi], t.a, t.b
+	for i := range d {
+		d[i] = a*xv[i] + b*yv[i]
+	}
 }
 
 // MulElem sets dst_i = x_i·y_i.
 func (l linalg) MulElem(dst, x, y engine.Vec) {
-	d, xv, yv := vec(dst), vec(x), vec(y)
-	l.pool.forChunks(len(d), func(_, lo, hi int) {
-		d, xv, yv := d[lo:hi], xv[lo:hi], yv[lo:hi]
-		for i := range d {
-			d[i] = xv[i] * yv[i]
-		}
-	})
+	t := &l.pool.mulElem
+	t.d, t.x, t.y = vec(dst), vec(x), vec(y)
+	l.pool.forChunks(len(t.d), vecGrain, t)
+	*t = mulElemTask{}
+}
+
+type mulElemTask struct{ d, x, y Vec }
+
+func (t *mulElemTask) run(_, lo, hi int) {
+	d, xv, yv := t.d[lo:hi], t.x[lo:hi], t.y[lo:hi]
+	for i := range d {
+		d[i] = xv[i] * yv[i]
+	}
 }
 
 // Dot returns Σ x_i·y_i, summed per fixed chunk and then in chunk order.
 func (l linalg) Dot(x, y engine.Vec) float64 {
-	xv, yv := vec(x), vec(y)
-	return l.pool.sum(len(xv), func(lo, hi int) float64 {
-		s := 0.0
-		for i, a := range xv[lo:hi] {
-			s += a * yv[lo+i]
-		}
-		return s
-	})
+	t := &l.pool.dot
+	t.x, t.y, t.part = vec(x), vec(y), l.pool
+	s := l.pool.sum(len(t.x), t)
+	*t = dotTask{}
+	return s
+}
+
+type dotTask struct {
+	x, y Vec
+	part *pool
+}
+
+func (t *dotTask) run(c, lo, hi int) {
+	s := 0.0
+	yv := t.y[lo:hi]
+	for i, a := range t.x[lo:hi] {
+		s += a * yv[i]
+	}
+	t.part.partial[c] = s
 }
 
 // Write copies src into dst.
@@ -76,3 +102,25 @@ func (l linalg) Write(dst engine.Vec, src []float64) { copy(vec(dst), src) }
 
 // Read copies src into dst.
 func (l linalg) Read(dst []float64, src engine.Vec) { copy(dst, vec(src)) }
+
+// ReuseVec returns v when it is a Vec of length n, v resliced to length n
+// when it is a Vec with room for n elements, else a new Vec of length n
+// with a quarter more room; the contents are unspecified
+// (engine.VecReuser). Reslicing boxes a new slice header into the
+// interface, one small allocation; keeping v allocates nothing.
+func (l linalg) ReuseVec(v engine.Vec, n int) engine.Vec {
+	x, ok := v.(Vec)
+	switch {
+	case ok && len(x) == n:
+		return v
+	case ok && cap(x) >= n:
+		return x[:n]
+	}
+	return make(Vec, n, n+n/4)
+}
+
+// taskFunc adapts a loop body made once (a method value kept in a field)
+// to task without an allocation per loop.
+type taskFunc func(c, lo, hi int)
+
+func (f taskFunc) run(c, lo, hi int) { f(c, lo, hi) }

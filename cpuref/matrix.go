@@ -19,6 +19,8 @@ type MatrixProblem struct {
 	val     []float64
 	r       Vec
 	mu, coh []float64
+	d, x    Vec      // Schur's operands while it runs
+	rows    taskFunc // schurRows, made once
 }
 
 // Entry is one stored element of a sparse matrix (0-based indices).
@@ -86,6 +88,7 @@ func NewMatrixProblem(nc int, entries []Entry, r, mu, cohesion []float64, worker
 	for i := 1; i <= n; i++ {
 		p.rowPtr[i] = max(p.rowPtr[i], p.rowPtr[i-1])
 	}
+	p.rows = p.schurRows
 	return p, nil
 }
 
@@ -97,16 +100,20 @@ func (p *MatrixProblem) R() engine.Vec { return p.r }
 
 // Schur sets dst = N x (row by row).
 func (p *MatrixProblem) Schur(dst, x engine.Vec) {
-	d, xv := vec(dst), vec(x)
-	p.pool.forChunks(len(d), func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			s := 0.0
-			for k := p.rowPtr[i]; k < p.rowPtr[i+1]; k++ {
-				s += p.val[k] * xv[p.col[k]]
-			}
-			d[i] = s
+	p.d, p.x = vec(dst), vec(x)
+	p.pool.forChunks(len(p.d), contactGrain, taskFunc(p.rows))
+	p.d, p.x = nil, nil
+}
+
+// schurRows sets d_i = (N x)_i for the rows i in [lo, hi).
+func (p *MatrixProblem) schurRows(_, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		s := 0.0
+		for k := p.rowPtr[i]; k < p.rowPtr[i+1]; k++ {
+			s += p.val[k] * p.x[p.col[k]]
 		}
-	})
+		p.d[i] = s
+	}
 }
 
 // Project sets dst_i = Π_Υi(x_i).

@@ -3,16 +3,58 @@ package cpuref
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
-// chunk is the fixed partition size of parallel loops. Partitions never
-// depend on the number of workers, which keeps reductions bit-identical.
+// chunk is the fixed partition of reductions (Dot sums each chunk of
+// 2048 elements, then the chunk sums in order; gpu's dot.comp uses the
+// same partition). It never depends on the number of workers, which keeps
+// reductions bit-identical.
 const chunk = 2048
 
-// pool runs loops over fixed partitions on up to workers goroutines.
+// Grains of the loops without reductions: each element's result depends
+// on nothing but the element, so the partition changes no value; it only
+// sets how much work one worker takes at a time. A loop with fewer
+// elements than two grains runs on the calling goroutine, since waking a
+// worker costs a few microseconds: about the time of 16 Ki elements of an
+// axpby, of 512 contacts of a Schur product or projection, or of 256
+// bodies of a body gather or an integration.
+const (
+	vecGrain     = 16384
+	contactGrain = 512
+	bodyGrain    = 256
+)
+
+// task is the body of a parallel loop: run handles the part [lo, hi) of
+// the loop, part c of the partition. Tasks are pointers to structs that
+// live as long as their owner, so that handing one to the pool does not
+// allocate.
+type task interface {
+	run(c, lo, hi int)
+}
+
+// pool runs loops over fixed partitions on up to workers goroutines: the
+// caller and workers−1 helpers started at the first parallel loop, which
+// claim parts in any order (a part's result does not depend on who
+// computes it). It is not safe for concurrent use: one loop at a time.
 type pool struct {
 	workers int
 	partial []float64 // per-chunk partial sums of Dot
+	jobs    chan *job // to the helpers; nil until the first parallel loop
+	job     job
+
+	// The vector operations' loop bodies, reused from call to call.
+	axpby   axpbyTask
+	mulElem mulElemTask
+	dot     dotTask
+}
+
+// job is one parallel loop.
+type job struct {
+	t            task
+	n, grain, np int
+	next         atomic.Int64 // the next part to claim
+	wg           sync.WaitGroup
 }
 
 func newPool(workers int) *pool {
@@ -22,42 +64,88 @@ func newPool(workers int) *pool {
 	return &pool{workers: workers}
 }
 
-// forChunks calls fn(lo, hi) for the chunks [k·chunk, min((k+1)·chunk, n)).
-func (p *pool) forChunks(n int, fn func(c, lo, hi int)) {
-	nc := (n + chunk - 1) / chunk
-	if nc <= 1 || p.workers == 1 {
-		for c := 0; c < nc; c++ {
-			lo := c * chunk
-			fn(c, lo, min(lo+chunk, n))
+// work claims and runs parts until none is left.
+func (j *job) work() {
+	for {
+		c := int(j.next.Add(1)) - 1
+		if c >= j.np {
+			return
+		}
+		lo := c * j.grain
+		j.t.run(c, lo, min(lo+j.grain, j.n))
+	}
+}
+
+// helper runs the jobs it receives until jobs is closed (when its pool is
+// garbage collected).
+func helper(jobs <-chan *job) {
+	for j := range jobs {
+		j.work()
+		j.wg.Done()
+	}
+}
+
+// run calls t.run(c, lo, hi) for the parts [c·grain, min((c+1)·grain, n))
+// and returns when all are done.
+func (p *pool) run(n, grain int, t task) {
+	np := (n + grain - 1) / grain
+	if np <= 1 || p.workers == 1 {
+		for c := 0; c < np; c++ {
+			lo := c * grain
+			t.run(c, lo, min(lo+grain, n))
 		}
 		return
 	}
-	w := min(p.workers, nc)
-	var wg sync.WaitGroup
-	wg.Add(w)
-	for g := 0; g < w; g++ {
-		go func(g int) {
-			defer wg.Done()
-			for c := g; c < nc; c += w {
-				lo := c * chunk
-				fn(c, lo, min(lo+chunk, n))
-			}
-		}(g)
+	if p.jobs == nil {
+		p.jobs = make(chan *job, p.workers)
+		for range p.workers - 1 {
+			go helper(p.jobs)
+		}
+		runtime.AddCleanup(p, func(jobs chan *job) { close(jobs) }, p.jobs)
 	}
-	wg.Wait()
+	j := &p.job
+	j.t, j.n, j.grain, j.np = t, n, grain, np
+	j.next.Store(0)
+	h := min(p.workers, np) - 1
+	j.wg.Add(h)
+	for range h {
+		p.jobs <- j
+	}
+	j.work()
+	j.wg.Wait()
+	j.t = nil
 }
 
-// sum returns Σ f over fixed chunks of [0, n), adding the chunk sums in
-// chunk order.
-func (p *pool) sum(n int, f func(lo, hi int) float64) float64 {
+// forChunks runs t over the parts of grain elements of [0, n) when there
+// are at least two, else on the calling goroutine in one call.
+func (p *pool) forChunks(n, grain int, t task) {
+	if n < 2*grain {
+		if n > 0 {
+			t.run(0, 0, n)
+		}
+		return
+	}
+	p.run(n, grain, t)
+}
+
+// sum returns Σ t over the fixed chunks of [0, n), adding the chunk sums
+// (which t.run stores in p.partial[c]) in chunk order.
+func (p *pool) sum(n int, t task) float64 {
 	nc := (n + chunk - 1) / chunk
 	if cap(p.partial) < nc {
 		p.partial = make([]float64, nc)
 	}
-	part := p.partial[:nc]
-	p.forChunks(n, func(c, lo, hi int) { part[c] = f(lo, hi) })
+	p.partial = p.partial[:nc]
+	if n >= vecGrain {
+		p.run(n, chunk, t)
+	} else {
+		for c := 0; c < nc; c++ {
+			lo := c * chunk
+			t.run(c, lo, min(lo+chunk, n))
+		}
+	}
 	s := 0.0
-	for _, v := range part {
+	for _, v := range p.partial {
 		s += v
 	}
 	return s

@@ -16,30 +16,45 @@ type problem struct {
 func (p *problem) Contacts() int { return p.b.con.Len() }
 
 // R returns r = b + DᵀM⁻¹k.
-func (p *problem) R() engine.Vec { return p.b.r }
+func (p *problem) R() engine.Vec {
+	if p.b.rv == nil {
+		p.b.rv = p.b.r
+	}
+	return p.b.rv
+}
 
 // Schur sets dst = Dᵀ(M⁻¹(D x)): a gather per body, then a product per
 // contact. No N is assembled.
 func (p *problem) Schur(dst, x engine.Vec) {
 	b := p.b
-	d := vec(dst)
 	b.bodyImpulse(vec(x), b.dv)
-	b.pool.forChunks(b.con.Len(), func(_, lo, hi int) {
-		for k := lo; k < hi; k++ {
-			b.contactVelocity(k, b.dv, d[3*k:3*k+3])
-		}
-	})
+	b.args.d, b.args.dv = vec(dst), b.dv
+	b.pool.forChunks(b.con.Len(), contactGrain, taskFunc(b.loops.contactVelocities))
+	b.args = loopArgs{}
+}
+
+// contactVelocities sets args.d_k = D_kᵀ args.dv for the contacts k in
+// [lo, hi).
+func (b *Backend) contactVelocities(_, lo, hi int) {
+	for k := lo; k < hi; k++ {
+		b.contactVelocity(k, b.args.dv, b.args.d[3*k:3*k+3])
+	}
 }
 
 // Project sets dst_i = Π_Υi(x_i) with the contact's μ and cohesion impulse.
 func (p *problem) Project(dst, x engine.Vec) {
 	b := p.b
-	d, xv := vec(dst), vec(x)
-	b.pool.forChunks(b.con.Len(), func(_, lo, hi int) {
-		for k := lo; k < hi; k++ {
-			d[3*k], d[3*k+1], d[3*k+2] = ProjectCone(xv[3*k], xv[3*k+1], xv[3*k+2], b.con.Mu[k], b.coh[k])
-		}
-	})
+	b.args.d, b.args.x = vec(dst), vec(x)
+	b.pool.forChunks(b.con.Len(), contactGrain, taskFunc(b.loops.project))
+	b.args = loopArgs{}
+}
+
+// project sets args.d_k = Π(args.x_k) for the contacts k in [lo, hi).
+func (b *Backend) project(_, lo, hi int) {
+	d, xv, mu, coh := b.args.d, b.args.x, b.con.Mu, b.coh
+	for k := lo; k < hi; k++ {
+		d[3*k], d[3*k+1], d[3*k+2] = ProjectCone(xv[3*k], xv[3*k+1], xv[3*k+2], mu[k], coh[k])
+	}
 }
 
 // AntiRelax sets dst = r, then dst_i,n += μ_i‖(u_i,u, u_i,w)‖.
@@ -57,19 +72,24 @@ func (p *problem) AntiRelax(dst, u engine.Vec) {
 // Σ_j ρ_A,d,j²/J_A,j + ρ_B,d,j²/J_B,j.
 func (p *problem) BlockDiag(dst engine.Vec) {
 	b := p.b
-	d := vec(dst)
-	b.pool.forChunks(b.con.Len(), func(_, lo, hi int) {
-		for k := lo; k < hi; k++ {
-			ia, ib := int(b.con.A[k]), int(b.con.B[k])
-			tr := 3 * (b.invMass[ia] + b.invMass[ib]) // |d|² = 1 for n, u, w
-			for e := 0; e < 9; e++ {
-				j := e % 3
-				tr += b.rhoA[9*k+e]*b.rhoA[9*k+e]*b.invInertia[3*ia+j] + b.rhoB[9*k+e]*b.rhoB[9*k+e]*b.invInertia[3*ib+j]
-			}
-			g := tr / 3
-			d[3*k], d[3*k+1], d[3*k+2] = g, g, g
+	b.args.d = vec(dst)
+	b.pool.forChunks(b.con.Len(), contactGrain, taskFunc(b.loops.blockDiag))
+	b.args = loopArgs{}
+}
+
+// blockDiag is BlockDiag's loop over the contacts in [lo, hi).
+func (b *Backend) blockDiag(_, lo, hi int) {
+	d := b.args.d
+	for k := lo; k < hi; k++ {
+		ia, ib := int(b.con.A[k]), int(b.con.B[k])
+		tr := 3 * (b.invMass[ia] + b.invMass[ib]) // |d|² = 1 for n, u, w
+		for e := 0; e < 9; e++ {
+			j := e % 3
+			tr += b.rhoA[9*k+e]*b.rhoA[9*k+e]*b.invInertia[3*ia+j] + b.rhoB[9*k+e]*b.rhoB[9*k+e]*b.invInertia[3*ib+j]
 		}
-	})
+		g := tr / 3
+		d[3*k], d[3*k+1], d[3*k+2] = g, g, g
+	}
 }
 
 // Sweep runs one projected Gauss–Seidel sweep, matrix-free: it keeps

@@ -21,8 +21,13 @@ import (
 // Cost per iteration: two products with N (one at y_k, one at γ_{k+1}, the
 // latter reused by the residual and the anti-relaxation term) plus one per
 // step-size halving.
+//
+// It keeps its work vectors from solve to solve (see ReuseVec), so an APGD
+// must not run two solves at once.
 type APGD struct {
 	AntiRelax bool
+
+	work [11]Vec // g, x, xNew, y, best, ny, nxNew, tmp, dn; r, u (anti-relaxation)
 }
 
 // Name returns "apgd" or "apgd-ar".
@@ -54,22 +59,32 @@ func (a *APGD) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 		// The backend runs the same iterations on the device.
 		return d.SolveAPGD(gamma, opt, a.AntiRelax)
 	}
+	w := a.work[:9]
+	if a.AntiRelax {
+		w = a.work[:]
+	}
+	for i := range w {
+		w[i] = ReuseVec(p, w[i], n)
+	}
 	r0 := p.R()
 	r := r0
 	if a.AntiRelax {
-		r = p.NewVec(n)
+		r = w[9]
 		p.Copy(r, r0)
 	}
-	g := p.NewVec(n)     // gradient N y + r
-	x := p.NewVec(n)     // γ_k
-	xNew := p.NewVec(n)  // γ_{k+1}
-	y := p.NewVec(n)     // y_k
-	best := p.NewVec(n)  // γ̂
-	ny := p.NewVec(n)    // N y_k
-	nxNew := p.NewVec(n) // N γ_{k+1}
-	tmp := p.NewVec(n)   // scratch
-	u := p.NewVec(n)     // scratch for the anti-relaxation velocities
-	dn := p.NewVec(n)    // N(γ_{k+1} − y_k)
+	g := w[0]     // gradient N y + r
+	x := w[1]     // γ_k
+	xNew := w[2]  // γ_{k+1}
+	y := w[3]     // y_k
+	best := w[4]  // γ̂
+	ny := w[5]    // N y_k
+	nxNew := w[6] // N γ_{k+1}
+	tmp := w[7]   // scratch
+	dn := w[8]    // N(γ_{k+1} − y_k)
+	var u Vec     // the anti-relaxation velocities
+	if a.AntiRelax {
+		u = w[10]
+	}
 
 	// Lines 1–5: γ̂₀ = 1, y₀ = γ₀, θ₀ = 1, L from the secant between γ₀ and γ̂₀.
 	p.Project(x, gamma)

@@ -36,6 +36,26 @@ type LinAlg interface {
 	Read(dst []float64, src Vec)
 }
 
+// VecReuser is implemented by a LinAlg that can give a vector's storage a
+// new length, so that solvers and Sim keep their vectors from step to
+// step instead of allocating them while the number of contacts changes.
+type VecReuser interface {
+	// ReuseVec returns a vector of length n: v's storage when v was made
+	// by this LinAlg's kind and has room for n elements, else a new one
+	// (v may be nil). Its contents are unspecified; v must not be used
+	// afterwards.
+	ReuseVec(v Vec, n int) Vec
+}
+
+// ReuseVec returns a vector of length n from l, reusing v's storage when
+// l implements VecReuser, else l.NewVec(n). Its contents are unspecified.
+func ReuseVec(l LinAlg, v Vec, n int) Vec {
+	if r, ok := l.(VecReuser); ok {
+		return r.ReuseVec(v, n)
+	}
+	return l.NewVec(n)
+}
+
 // Problem is one cone-complementarity problem
 //
 //	min ½γᵀNγ + rᵀγ   subject to γ_i ∈ Υ_i, i = 1…nc,

@@ -88,7 +88,7 @@ func (s *Sim) Step() (StepStats, error) {
 	s.problem = p
 	tb := time.Now()
 	if s.gamma == nil || s.gamma.Len() != 3*nc {
-		s.gamma = p.NewVec(3 * nc)
+		s.gamma = ReuseVec(p, s.gamma, 3*nc)
 	}
 	if s.settings.WarmStart {
 		if err := s.backend.WarmStart(s.gamma); err != nil {

@@ -200,6 +200,16 @@ func (l *LinAlg) NewVec(n int) engine.Vec {
 	return v
 }
 
+// ReuseVec implements engine.VecReuser: v itself at length n when it is
+// a vector of l whose buffer holds n elements, else NewVec(n).
+func (l *LinAlg) ReuseVec(v engine.Vec, n int) engine.Vec {
+	if x, ok := v.(*Vec); ok && x != nil && x.l == l && x.buf != nil && x.buf.Len() >= n && n >= 0 {
+		x.n = n
+		return x
+	}
+	return l.NewVec(n)
+}
+
 // bury queues the buffer of a vector that is gone; it runs on the
 // cleanup goroutine.
 func (l *LinAlg) bury(b *Buffer) {

@@ -1,0 +1,61 @@
+package cpuref
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+)
+
+// reboxed is the number of allocations of a step whose contact count
+// differs from the previous step's: γ (Sim), r (R) and APGD's nine work
+// vectors keep their storage but take a new length, and a cpuref.Vec is a
+// slice, so each new length boxes a new 24-byte slice header into an
+// engine.Vec. A step with the previous step's contact count allocates
+// nothing.
+const reboxed = 11
+
+// TestStepAllocs: once a pile has settled (its contact count no longer
+// grows past the capacity its buffers already have), a whole Sim.Step on
+// the CPU path (collide, build, warm start, APGD, integrate) allocates
+// nothing but the reboxed slice headers: solver vectors, γ, contact lists
+// and the loops' operands are kept from step to step, and the worker pool
+// runs without closures.
+func TestStepAllocs(t *testing.T) {
+	for _, warm := range []bool{false, true} {
+		t.Run(fmt.Sprintf("warm=%v", warm), func(t *testing.T) {
+			steps := 150 // 1.5 s: the settle pile of 300 is at rest
+			if testing.Short() {
+				steps = 60
+			}
+			sim := settledSim(t, 300, steps, warm)
+			// Collect the garbage of the set-up and of earlier tests first:
+			// the cleanups of their unreachable worker pools allocate, and
+			// Mallocs counts the whole process.
+			runtime.GC()
+			runtime.GC()
+			var m0, m1 runtime.MemStats
+			prev, same, changed := -1, 0, 0
+			for range 20 {
+				runtime.ReadMemStats(&m0)
+				st, err := sim.Step()
+				runtime.ReadMemStats(&m1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				allocs := m1.Mallocs - m0.Mallocs
+				want := uint64(0)
+				if st.Contacts != prev {
+					want = reboxed
+					changed++
+				} else {
+					same++
+				}
+				if prev >= 0 && allocs != want {
+					t.Errorf("step %d (%d contacts, %d before): %d allocations, want %d", st.Step, st.Contacts, prev, allocs, want)
+				}
+				prev = st.Contacts
+			}
+			t.Logf("%d steps with the previous contact count, %d with another", same, changed)
+		})
+	}
+}
