@@ -29,6 +29,8 @@ const usage = `gpusim: rigid bodies with friction and contact (DVI / cone comple
 Usage:
   gpusim scenes                 list the built-in scenes and their parameters
   gpusim scenes --dump NAME     print a built-in scene as a scene file (JSON)
+  gpusim scenes --from RUN      print a scene starting from a run's end state
+                                (its output folder or a checkpoint file)
   gpusim run SCENE|FILE [flags] run a built-in scene or a scene file
   gpusim solvers                list the solvers
   gpusim solve PROBLEM [flags]  solve one cone-complementarity problem (FCLib-style folder)
@@ -107,14 +109,26 @@ func cli(args []string, stdout, stderr io.Writer) int {
 
 func cmdScenes(args []string, w io.Writer) error {
 	if len(args) > 0 {
-		if len(args) != 2 || (args[0] != "--dump" && args[0] != "-dump") {
-			return usageError{fmt.Errorf("usage: gpusim scenes [--dump NAME]")}
+		if len(args) != 2 || (args[0] != "--dump" && args[0] != "-dump" && args[0] != "--from" && args[0] != "-from") {
+			return usageError{fmt.Errorf("usage: gpusim scenes [--dump NAME | --from RUN_DIR|CHECKPOINT]")}
 		}
-		sc, err := scene.LoadBuiltin(args[1], nil)
-		if err != nil {
-			return usageError{err}
+		var doc *scene.Doc
+		if strings.HasSuffix(args[0], "from") {
+			sc, st, err := run.EndState(args[1])
+			if err != nil {
+				return usageError{err}
+			}
+			if doc, err = scene.FromState(sc.Doc, &sc.Model, st); err != nil {
+				return usageError{err}
+			}
+		} else {
+			sc, err := scene.LoadBuiltin(args[1], nil)
+			if err != nil {
+				return usageError{err}
+			}
+			doc = sc.Doc
 		}
-		data, err := scene.Dump(sc.Doc)
+		data, err := scene.Dump(doc)
 		if err != nil {
 			return err
 		}
