@@ -315,8 +315,8 @@ func TestCollideDeviceSubmits(t *testing.T) {
 }
 
 // TestCollideDeviceHostPairs: in a scene of spheres, boxes and
-// ellipsoids, the pairs without a closed form on the device (box–box,
-// ellipsoid–sphere, ellipsoid–box, ellipsoid–ellipsoid) go to cpuref's
+// ellipsoids, the pairs not computed on the device (ellipsoid–box,
+// ellipsoid–ellipsoid) go to cpuref's
 // narrowphase on the host and their contacts merge in pair order: the
 // whole list and the adjacency are cpuref's.
 func TestCollideDeviceHostPairs(t *testing.T) {

@@ -1,7 +1,8 @@
 #version 450
-// collide_narrow: the narrowphase of every candidate pair with a closed
-// form (cpuref's Narrow: sphereSphere, sphereBox, spherePlane,
-// ellipsoidPlane, boxPlane, with its swap into kind order and mirroring),
+// collide_narrow: the narrowphase of every candidate pair but
+// ellipsoid–ellipsoid and ellipsoid–box (cpuref's Narrow: sphereSphere,
+// sphereEllipsoid, sphereBox, spherePlane, ellipsoidPlane, boxBox,
+// boxPlane, with its swap into kind order and mirroring),
 // counting the contacts (modes 0 and 3) or writing them (mode 1) at the
 // pair's offset from the scan of the counts, as cpuref's Collider.Collide
 // does: contacts in pair order, within a pair in narrowphase order. The
@@ -11,7 +12,7 @@
 // m_j (m the speculative margins of collide_aabb):
 //
 //	cps := Narrow(shape_i, (pos_i, rot_i), shape_j, (pos_j, rot_j), env')
-//	mode 0: off[q] = len(cps)                       (closed form)
+//	mode 0: off[q] = len(cps)                       (kinds on the device)
 //	        off[q] = 0; fbList[3f:3f+3] = (q, i, j), f = atomicAdd(meta[6], 1)  (other kinds)
 //	mode 3: as mode 0 without the list
 //	mode 2: for each record f < meta[6] of fb (q, count, first): off[q] = count
@@ -23,8 +24,11 @@
 //	        (other kinds: the off[q+1] − off[q] contacts host[12(first+k):]
 //	        of its fb record, normal, pa, pb, phi, mu, cohesion, are copied)
 //
-// A pair of kinds without a closed form here (box–box, and an ellipsoid
-// with a sphere, an ellipsoid or a box) sets bit 1 of meta[5] in mode 0
+// Sphere–ellipsoid is Eberly's closest point (Newton on the secular
+// equation, as cpuref); box–box the separating axes, face clipping and
+// GJK on the boxes apart (cpuref/narrow_box.go, narrow_gjk.go). A pair of
+// kinds not computed here (an ellipsoid with an ellipsoid or a box; their
+// GJK/EPA/Newton stays on the host) sets bit 1 of meta[5] in mode 0
 // and goes to the list: the host runs cpuref's narrowphase on the listed
 // pairs and uploads their counts and contacts as fb (records sorted by q)
 // and host, and modes 3, 2 and 1 then place every pair's contacts. A
@@ -86,6 +90,9 @@ const uint PLANE = 3u;
 uint pi_, pj_, base;
 bool swapped;
 uint ncp;
+// The pair's least Φ among the contacts added since boxBox reset it
+// (cpuref's scan of out[n0:] there), kept by add.
+double least;
 
 bool finite(double x) { return !isnan(x) && !isinf(x); }
 
@@ -102,6 +109,7 @@ void add(dvec3 n, dvec3 a, dvec3 b, double phi, double env) {
 	}
 	uint k = ncp;
 	ncp++;
+	least = min(least, phi);
 	if (p.mode != 1u) {
 		return;
 	}
@@ -326,6 +334,764 @@ void boxPlane(dvec3 hb, Frame fb, Frame fp, double env) {
 	}
 }
 
+// ---- box–box (cpuref/narrow_box.go) ----
+
+double infinity() { return packDouble2x32(uvec2(0u, 0x7ff00000u)); }
+
+dvec3 axisOf(Frame f, int k) {
+	if (k == 0) {
+		return f.r0;
+	}
+	if (k == 1) {
+		return f.r1;
+	}
+	return f.r2;
+}
+
+// mul3 is mgl64's Mat3.Mul3x1 (m column-major, m[j][i] row i column j).
+dvec3 mul3(dmat3 m, dvec3 v) {
+	precise dvec3 r = dvec3(m[0][0] * v.x + m[1][0] * v.y + m[2][0] * v.z,
+		m[0][1] * v.x + m[1][1] * v.y + m[2][1] * v.z,
+		m[0][2] * v.x + m[1][2] * v.y + m[2][2] * v.z);
+	return r;
+}
+
+// Convex is cpuref's convexShape: an ellipsoid (centre c, Gram matrix g)
+// or a box (centre c, half-extents h along r[0], r[1], r[2]), with the
+// margin GJK takes off it.
+struct Convex {
+	bool ell;
+	dvec3 c;
+	dmat3 g;
+	dvec3 h;
+	dvec3 r[3];
+	double margin;
+};
+
+dvec3 support(Convex s, dvec3 d) {
+	if (s.ell) {
+		dvec3 gd = mul3(s.g, d);
+		double l = dot3(d, gd);
+		if (!(l > 0.0lf)) {
+			return s.c;
+		}
+		precise double inv = 1.0lf / sqrt(l);
+		precise dvec3 r = s.c + gd * inv;
+		return r;
+	}
+	precise dvec3 p = s.c;
+	for (int i = 0; i < 3; i++) {
+		if (dot3(d, s.r[i]) < 0.0lf) {
+			p = p - s.r[i] * s.h[i];
+		} else {
+			p = p + s.r[i] * s.h[i];
+		}
+	}
+	return p;
+}
+
+dvec3 coreSupport(Convex s, dvec3 d) {
+	precise dvec3 p = support(s, d);
+	double l = len3(d);
+	if (s.margin > 0.0lf && l > 0.0lf) {
+		precise double f = s.margin / l;
+		p = p - d * f;
+	}
+	return p;
+}
+
+// Simplex is cpuref's gjkSimplex: vertices p = a − b with their support
+// points, and the weights of the closest point.
+struct Simplex {
+	dvec3 p[4], a[4], b[4];
+	double w[4];
+	int n;
+};
+
+void keep(inout Simplex s, int i, int j, int k, double wi, double wj, double wk) {
+	Simplex v = s;
+	s.p[0] = v.p[i];
+	s.a[0] = v.a[i];
+	s.b[0] = v.b[i];
+	s.w[0] = wi;
+	s.n = 1;
+	if (j >= 0) {
+		s.p[1] = v.p[j];
+		s.a[1] = v.a[j];
+		s.b[1] = v.b[j];
+		s.w[1] = wj;
+		s.n = 2;
+	}
+	if (k >= 0) {
+		s.p[2] = v.p[k];
+		s.a[2] = v.a[k];
+		s.b[2] = v.b[k];
+		s.w[2] = wk;
+		s.n = 3;
+	}
+}
+
+dvec3 closestSegment(inout Simplex s) {
+	dvec3 a = s.p[0], b = s.p[1];
+	precise dvec3 ab = b - a;
+	precise double t = -dot3(a, ab);
+	if (t <= 0.0lf) {
+		keep(s, 0, -1, -1, 1.0lf, 0.0lf, 0.0lf);
+		return a;
+	}
+	double den = dot3(ab, ab);
+	if (t >= den) {
+		keep(s, 1, -1, -1, 1.0lf, 0.0lf, 0.0lf);
+		return b;
+	}
+	precise double u = t / den;
+	precise double u1 = 1.0lf - u;
+	s.w[0] = u1;
+	s.w[1] = u;
+	precise dvec3 r = a + ab * u;
+	return r;
+}
+
+Simplex edgeOf(Simplex s, int i, int j) {
+	Simplex e;
+	e.p[0] = s.p[i];
+	e.a[0] = s.a[i];
+	e.b[0] = s.b[i];
+	e.p[1] = s.p[j];
+	e.a[1] = s.a[j];
+	e.b[1] = s.b[j];
+	for (int k = 0; k < 4; k++) {
+		e.w[k] = 0.0lf;
+	}
+	e.n = 2;
+	return e;
+}
+
+dvec3 bestEdge(inout Simplex s) {
+	Simplex best;
+	dvec3 bestP = dvec3(0.0lf);
+	double bestD = infinity();
+	for (int k = 0; k < 3; k++) {
+		Simplex e = edgeOf(s, k, (k + 1) % 3);
+		dvec3 q = closestSegment(e);
+		double d = dot3(q, q);
+		if (d < bestD || k == 0) {
+			best = e;
+			bestP = q;
+			bestD = d;
+		}
+	}
+	s = best;
+	return bestP;
+}
+
+dvec3 closestTriangle(inout Simplex s) {
+	dvec3 a = s.p[0], b = s.p[1], c = s.p[2];
+	precise dvec3 ab = b - a;
+	precise dvec3 ac = c - a;
+	precise double d1 = -dot3(ab, a);
+	precise double d2 = -dot3(ac, a);
+	if (d1 <= 0.0lf && d2 <= 0.0lf) {
+		keep(s, 0, -1, -1, 1.0lf, 0.0lf, 0.0lf);
+		return a;
+	}
+	precise double d3 = -dot3(ab, b);
+	precise double d4 = -dot3(ac, b);
+	if (d3 >= 0.0lf && d4 <= d3) {
+		keep(s, 1, -1, -1, 1.0lf, 0.0lf, 0.0lf);
+		return b;
+	}
+	precise double vc = d1 * d4 - d3 * d2;
+	if (vc <= 0.0lf && d1 >= 0.0lf && d3 <= 0.0lf) {
+		precise double u = d1 / (d1 - d3);
+		keep(s, 0, 1, -1, 1.0lf - u, u, 0.0lf);
+		precise dvec3 r = a + ab * u;
+		return r;
+	}
+	precise double d5 = -dot3(ab, c);
+	precise double d6 = -dot3(ac, c);
+	if (d6 >= 0.0lf && d5 <= d6) {
+		keep(s, 2, -1, -1, 1.0lf, 0.0lf, 0.0lf);
+		return c;
+	}
+	precise double vb = d5 * d2 - d1 * d6;
+	if (vb <= 0.0lf && d2 >= 0.0lf && d6 <= 0.0lf) {
+		precise double u = d2 / (d2 - d6);
+		keep(s, 0, 2, -1, 1.0lf - u, u, 0.0lf);
+		precise dvec3 r = a + ac * u;
+		return r;
+	}
+	precise double va = d3 * d6 - d5 * d4;
+	precise double e43 = d4 - d3;
+	precise double e56 = d5 - d6;
+	if (va <= 0.0lf && e43 >= 0.0lf && e56 >= 0.0lf) {
+		precise double u = e43 / (e43 + e56);
+		keep(s, 1, 2, -1, 1.0lf - u, u, 0.0lf);
+		precise dvec3 r = b + (c - b) * u;
+		return r;
+	}
+	precise double den = va + vb + vc;
+	if (!(den > 0.0lf)) {
+		return bestEdge(s);
+	}
+	precise double u = vb / den;
+	precise double w = vc / den;
+	precise double w0 = 1.0lf - u - w;
+	s.w[0] = w0;
+	s.w[1] = u;
+	s.w[2] = w;
+	precise dvec3 r = a + ab * u + ac * w;
+	return r;
+}
+
+dvec3 closestTetrahedron(inout Simplex s) {
+	const ivec4 faces[4] = ivec4[4](ivec4(0, 1, 2, 3), ivec4(0, 2, 3, 1), ivec4(0, 3, 1, 2), ivec4(1, 3, 2, 0));
+	Simplex best;
+	dvec3 bestP = dvec3(0.0lf);
+	double bestD = infinity();
+	bool found = false;
+	for (int k = 0; k < 4; k++) {
+		ivec4 f = faces[k];
+		dvec3 a = s.p[f.x], b = s.p[f.y], c = s.p[f.z], d = s.p[f.w];
+		precise dvec3 ba = b - a;
+		precise dvec3 ca = c - a;
+		precise dvec3 da = d - a;
+		dvec3 nrm = cross3(ba, ca);
+		precise double so = -dot3(a, nrm);
+		double sd = dot3(da, nrm);
+		precise double ss = so * sd;
+		if (ss < 0.0lf || sd == 0.0lf) {
+			Simplex t = edgeOf(s, f.x, f.y);
+			t.p[2] = s.p[f.z];
+			t.a[2] = s.a[f.z];
+			t.b[2] = s.b[f.z];
+			t.n = 3;
+			dvec3 q = closestTriangle(t);
+			double dq = dot3(q, q);
+			if (!found || dq < bestD) {
+				best = t;
+				bestP = q;
+				bestD = dq;
+			}
+			found = true;
+		}
+	}
+	if (!found) {
+		return dvec3(0.0lf);
+	}
+	s = best;
+	return bestP;
+}
+
+dvec3 closest(inout Simplex s) {
+	if (s.n == 2) {
+		return closestSegment(s);
+	}
+	if (s.n == 3) {
+		return closestTriangle(s);
+	}
+	if (s.n == 4) {
+		return closestTetrahedron(s);
+	}
+	s.w[0] = 1.0lf;
+	return s.p[0];
+}
+
+void witnesses(Simplex s, out dvec3 pa, out dvec3 pb) {
+	precise dvec3 xa = dvec3(0.0lf);
+	precise dvec3 xb = dvec3(0.0lf);
+	for (int i = 0; i < s.n; i++) {
+		xa = xa + s.a[i] * s.w[i];
+		xb = xb + s.b[i] * s.w[i];
+	}
+	pa = xa;
+	pb = xb;
+}
+
+// gjkDistance is cpuref's (narrow_gjk.go): GJK on the cores of a and b.
+dvec3 gjkDistance(Convex a, Convex b, double env, double scale, double relTol, inout Simplex s,
+	out bool overlap, out bool beyond) {
+	precise dvec3 v = a.c - b.c;
+	s.n = 0;
+	overlap = false;
+	beyond = false;
+	if (dot3(v, v) == 0.0lf) {
+		overlap = true;
+		return v;
+	}
+	for (int it = 0; it < 64; it++) {
+		precise dvec3 mv = v * -1.0lf;
+		dvec3 sa = coreSupport(a, mv), sb = coreSupport(b, v);
+		precise dvec3 w = sa - sb;
+		double vv = dot3(v, v), vw = dot3(v, w);
+		precise double ev = env * sqrt(vv);
+		if (vw > 0.0lf && vw >= ev) {
+			beyond = true;
+			return v;
+		}
+		precise double gap = vv - vw;
+		precise double rv = relTol * vv;
+		if (gap <= rv) {
+			return v;
+		}
+		for (int i = 0; i < s.n; i++) {
+			if (s.p[i] == w) {
+				return v;
+			}
+		}
+		Simplex last = s;
+		s.p[s.n] = w;
+		s.a[s.n] = sa;
+		s.b[s.n] = sb;
+		s.n++;
+		dvec3 nv = closest(s);
+		if (s.n == 4) {
+			overlap = true;
+			return nv;
+		}
+		double nvv = dot3(nv, nv);
+		precise double touch = 1e-18lf * scale * scale; // gjkTouchTol²·scale²
+		if (nvv <= touch) {
+			overlap = true;
+			return nv;
+		}
+		if (it > 0 && nvv >= vv) {
+			s = last;
+			return v;
+		}
+		v = nv;
+	}
+	return v;
+}
+
+// sepBox is boxBox's sep: the separation of the boxes along unit l.
+double sepBox(dvec3 t, dvec3 l, dvec3 ha, Frame fa, dvec3 hb, Frame fb) {
+	precise double s = abs(dot3(t, l));
+	for (int k = 0; k < 3; k++) {
+		s = s - (ha[k] * abs(dot3(axisOf(fa, k), l)) + hb[k] * abs(dot3(axisOf(fb, k), l)));
+	}
+	return s;
+}
+
+// clipPolygon is cpuref's: poly[:np] clipped to x·d ≤ off.
+int clipPolygon(inout dvec3 poly[8], int np, dvec3 d, double off) {
+	if (np == 0) {
+		return 0;
+	}
+	dvec3 tmp[8] = poly;
+	int k = 0;
+	dvec3 prev = poly[np - 1];
+	precise double dp = off - dot3(prev, d);
+	for (int i = 0; i < np; i++) {
+		dvec3 cur = poly[i];
+		precise double dc = off - dot3(cur, d);
+		if ((dp >= 0.0lf) != (dc >= 0.0lf) && k < 8) {
+			precise double f = dp / (dp - dc);
+			precise dvec3 x = prev + (cur - prev) * f;
+			tmp[k] = x;
+			k++;
+		}
+		if (dc >= 0.0lf && k < 8) {
+			tmp[k] = cur;
+			k++;
+		}
+		prev = cur;
+		dp = dc;
+	}
+	poly = tmp;
+	return k;
+}
+
+// boxFace is cpuref's: the incident box's face clipped to the reference
+// face k (outward normal n).
+void boxFace(dvec3 hr, Frame fr, int k, dvec3 n, dvec3 hi, Frame fi, bool refIsB, double env) {
+	precise dvec3 fc = fr.c + n * hr[k];
+	int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+	dvec3 u = axisOf(fr, k1), v = axisOf(fr, k2);
+	int j = 0;
+	for (int i = 1; i < 3; i++) {
+		if (abs(dot3(axisOf(fi, i), n)) > abs(dot3(axisOf(fi, j), n))) {
+			j = i;
+		}
+	}
+	precise dvec3 m = axisOf(fi, j);
+	if (dot3(m, n) > 0.0lf) {
+		m = m * -1.0lf;
+	}
+	precise dvec3 ic = fi.c + m * hi[j];
+	int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+	precise dvec3 eu = axisOf(fi, j1) * hi[j1];
+	precise dvec3 ev = axisOf(fi, j2) * hi[j2];
+	dvec3 poly[8];
+	precise dvec3 p0 = ic + eu + ev;
+	precise dvec3 p1 = ic - eu + ev;
+	precise dvec3 p2 = ic - eu - ev;
+	precise dvec3 p3 = ic + eu - ev;
+	poly[0] = p0;
+	poly[1] = p1;
+	poly[2] = p2;
+	poly[3] = p3;
+	for (int i = 4; i < 8; i++) {
+		poly[i] = dvec3(0.0lf);
+	}
+	precise double fu = dot3(fc, u);
+	precise double fv = dot3(fc, v);
+	precise double o0 = fu + hr[k1];
+	precise double o1 = -fu + hr[k1];
+	precise double o2 = fv + hr[k2];
+	precise double o3 = -fv + hr[k2];
+	precise dvec3 mu_ = u * -1.0lf;
+	precise dvec3 mv = v * -1.0lf;
+	int np = 4;
+	np = clipPolygon(poly, np, u, o0);
+	np = clipPolygon(poly, np, mu_, o1);
+	np = clipPolygon(poly, np, v, o2);
+	np = clipPolygon(poly, np, mv, o3);
+	precise dvec3 nn = n;
+	if (refIsB) {
+		nn = n * -1.0lf;
+	}
+	for (int i = 0; i < np; i++) {
+		dvec3 pt = poly[i];
+		precise dvec3 pf = pt - fc;
+		double g = dot3(pf, n);
+		if (!(g < env)) {
+			continue;
+		}
+		precise dvec3 q = pt - n * g;
+		if (refIsB) {
+			add(nn, pt, q, g, env);
+		} else {
+			add(nn, q, pt, g, env);
+		}
+	}
+}
+
+// boxEdgeEdge is cpuref's: the closest points of the supporting edges
+// along A_i and B_j of the edge–edge axis l.
+void boxEdgeEdge(dvec3 ha, Frame fa, dvec3 hb, Frame fb, int i, int j, dvec3 l0, double s, double env) {
+	precise dvec3 l = l0;
+	precise dvec3 t = fb.c - fa.c;
+	if (dot3(t, l) < 0.0lf) {
+		l = l * -1.0lf;
+	}
+	precise dvec3 pa = fa.c;
+	precise dvec3 pb = fb.c;
+	for (int k = 0; k < 3; k++) {
+		if (k != i) {
+			double sg = 1.0lf;
+			if (dot3(axisOf(fa, k), l) < 0.0lf) {
+				sg = -1.0lf;
+			}
+			precise double e = sg * ha[k];
+			pa = pa + axisOf(fa, k) * e;
+		}
+		if (k != j) {
+			double sg = 1.0lf;
+			if (dot3(axisOf(fb, k), l) > 0.0lf) {
+				sg = -1.0lf;
+			}
+			precise double e = sg * hb[k];
+			pb = pb + axisOf(fb, k) * e;
+		}
+	}
+	dvec3 da = axisOf(fa, i), db = axisOf(fb, j);
+	precise dvec3 r = pa - pb;
+	double b = dot3(da, db), c = dot3(da, r), f = dot3(db, r);
+	precise double den = 1.0lf - b * b;
+	precise double sa = 0.0lf;
+	if (den > 0.0lf) {
+		sa = (b * f - c) / den;
+	}
+	precise double nha = -ha[i];
+	precise double nhb = -hb[j];
+	sa = max(nha, min(ha[i], sa));
+	precise double sbf = b * sa + f;
+	precise double sb = max(nhb, min(hb[j], sbf));
+	precise double sac = b * sb - c;
+	sa = max(nha, min(ha[i], sac));
+	precise dvec3 qa = pa + da * sa;
+	precise dvec3 qb = pb + db * sb;
+	add(l, qa, qb, s, env);
+}
+
+// boxBox is cpuref's: the best of the 15 separating axes (a face axis
+// unless an edge–edge axis is 5 % shallower), GJK's distance for boxes
+// apart.
+void boxBox(dvec3 ha, Frame fa, dvec3 hb, Frame fb, double env) {
+	precise dvec3 t = fb.c - fa.c;
+	precise double scale = len3(ha) + len3(hb);
+	precise double tl = len3(t) - scale;
+	if (tl >= env) {
+		return;
+	}
+	double best = -infinity();
+	int axis = -1;
+	for (int k = 0; k < 6; k++) {
+		dvec3 l = k < 3 ? axisOf(fa, k) : axisOf(fb, k - 3);
+		double s = sepBox(t, l, ha, fa, hb, fb);
+		if (!(s < env)) {
+			return;
+		}
+		if (s > best) {
+			best = s;
+			axis = k;
+		}
+	}
+	if (axis < 0) {
+		return;
+	}
+	double faceBest = best;
+	precise double thr = faceBest + 0.05lf * abs(faceBest) + 1e-9lf * scale; // boxEdgeBias, boxEdgeFloor
+	dvec3 edgeL = dvec3(0.0lf);
+	for (int i = 0; i < 3; i++) {
+		for (int j = 0; j < 3; j++) {
+			dvec3 l = cross3(axisOf(fa, i), axisOf(fb, j));
+			double ll = len3(l);
+			if (ll < 1e-6lf) { // boxParallel
+				continue;
+			}
+			precise double inv = 1.0lf / ll;
+			precise dvec3 lu = l * inv;
+			double s = sepBox(t, lu, ha, fa, hb, fb);
+			if (!(s < env)) {
+				return;
+			}
+			if (s > best && s > thr) {
+				best = s;
+				axis = 6 + 3 * i + j;
+				edgeL = lu;
+			}
+		}
+	}
+	double dist = 0.0lf;
+	dvec3 gn = dvec3(0.0lf), gpa = dvec3(0.0lf), gpb = dvec3(0.0lf);
+	bool apart = false;
+	if (best > 0.0lf) {
+		Convex ca, cb;
+		ca.ell = false;
+		ca.c = dvec3(0.0lf);
+		ca.g = dmat3(0.0lf);
+		ca.h = ha;
+		ca.r = dvec3[3](fa.r0, fa.r1, fa.r2);
+		ca.margin = 0.0lf;
+		cb.ell = false;
+		cb.c = t;
+		cb.g = dmat3(0.0lf);
+		cb.h = hb;
+		cb.r = dvec3[3](fb.r0, fb.r1, fb.r2);
+		cb.margin = 0.0lf;
+		Simplex sx;
+		sx.n = 0;
+		bool overlap, beyond;
+		dvec3 v = gjkDistance(ca, cb, env, scale, 1e-12lf, sx, overlap, beyond); // boxGJKTol
+		if (beyond) {
+			return;
+		}
+		if (!overlap && sx.n > 0) {
+			dist = len3(v);
+			witnesses(sx, gpa, gpb);
+			precise double f = -1.0lf / dist;
+			precise dvec3 n = v * f;
+			precise dvec3 xa = fa.c + gpa;
+			precise dvec3 xb = fa.c + gpb;
+			gn = n;
+			gpa = xa;
+			gpb = xb;
+			apart = true;
+		}
+	}
+	least = infinity();
+	if (axis >= 6) {
+		boxEdgeEdge(ha, fa, hb, fb, (axis - 6) / 3, (axis - 6) % 3, edgeL, best, env);
+	} else if (axis < 3) {
+		precise dvec3 n = axisOf(fa, axis);
+		if (dot3(t, n) < 0.0lf) {
+			n = n * -1.0lf;
+		}
+		boxFace(ha, fa, axis, n, hb, fb, false, env);
+	} else {
+		precise dvec3 n = axisOf(fb, axis - 3);
+		if (dot3(t, n) > 0.0lf) {
+			n = n * -1.0lf;
+		}
+		boxFace(hb, fb, axis - 3, n, ha, fa, true, env);
+	}
+	if (!apart) {
+		return;
+	}
+	precise double lim = dist + 1e-12lf * scale; // boxGJKTol
+	if (least > lim) {
+		add(gn, gpa, gpb, dist, env);
+	}
+}
+
+// ---- sphere–ellipsoid (cpuref/narrow_ellipsoid.go) ----
+
+double copysign(double x, double y) {
+	uvec2 bx = unpackDouble2x32(x), by = unpackDouble2x32(y);
+	bx.y = (bx.y & 0x7fffffffu) | (by.y & 0x80000000u);
+	return packDouble2x32(bx);
+}
+
+double secularRoot(double n0, double n1, double z2, double d0, double d1) {
+	precise double m0 = n0 - d0;
+	precise double m1 = n1 - d1;
+	double u = max(z2, max(m0, m1));
+	for (int it = 0; it < 100; it++) {
+		precise double u0 = u + d0;
+		precise double u1 = u + d1;
+		precise double a0 = n0 / u0;
+		precise double a1 = n1 / u1;
+		precise double a2 = z2 / u;
+		precise double f = a0 * a0 + a1 * a1 + a2 * a2 - 1.0lf;
+		if (!(f > 0.0lf)) {
+			break;
+		}
+		precise double df = 2.0lf * (a0 * a0 / u0 + a1 * a1 / u1 + a2 * a2 / u);
+		precise double next = u + f / df;
+		if (!(next > u)) {
+			break;
+		}
+		u = next;
+	}
+	return u;
+}
+
+dvec2 closestOctant2(double e0, double e1, double y0, double y1) {
+	if (y1 > 0.0lf) {
+		if (y0 > 0.0lf) {
+			precise double z0 = y0 / e0;
+			precise double z1 = y1 / e1;
+			precise double zz = z0 * z0 + z1 * z1;
+			if (zz == 1.0lf) {
+				return dvec2(y0, y1);
+			}
+			precise double q = e0 / e1;
+			precise double r0 = q * q;
+			precise double d0 = (e0 - e1) * (e0 + e1) / (e1 * e1);
+			precise double rz = r0 * z0;
+			double u = secularRoot(rz, 0.0lf, z1, d0, 0.0lf);
+			precise double x0 = r0 * y0 / (u + d0);
+			precise double x1 = y1 / u;
+			return dvec2(x0, x1);
+		}
+		return dvec2(0.0lf, e1);
+	}
+	precise double d0 = (e0 - e1) * (e0 + e1);
+	precise double n0 = e0 * y0;
+	if (n0 < d0) {
+		precise double q0 = n0 / d0;
+		precise double x0 = e0 * q0;
+		precise double x1 = e1 * sqrt(1.0lf - q0 * q0);
+		return dvec2(x0, x1);
+	}
+	return dvec2(e0, 0.0lf);
+}
+
+dvec3 closestOctant3(double e0, double e1, double e2, double y0, double y1, double y2) {
+	if (y2 > 0.0lf) {
+		if (y1 > 0.0lf) {
+			if (y0 > 0.0lf) {
+				precise double z0 = y0 / e0;
+				precise double z1 = y1 / e1;
+				precise double z2 = y2 / e2;
+				precise double zz = z0 * z0 + z1 * z1 + z2 * z2;
+				if (zz == 1.0lf) {
+					return dvec3(y0, y1, y2);
+				}
+				precise double q0 = e0 / e2;
+				precise double q1 = e1 / e2;
+				precise double r0 = q0 * q0;
+				precise double r1 = q1 * q1;
+				precise double d0 = (e0 - e2) * (e0 + e2) / (e2 * e2);
+				precise double d1 = (e1 - e2) * (e1 + e2) / (e2 * e2);
+				precise double rz0 = r0 * z0;
+				precise double rz1 = r1 * z1;
+				double u = secularRoot(rz0, rz1, z2, d0, d1);
+				precise double x0 = r0 * y0 / (u + d0);
+				precise double x1 = r1 * y1 / (u + d1);
+				precise double x2 = y2 / u;
+				return dvec3(x0, x1, x2);
+			}
+			dvec2 x = closestOctant2(e1, e2, y1, y2);
+			return dvec3(0.0lf, x.x, x.y);
+		}
+		if (y0 > 0.0lf) {
+			dvec2 x = closestOctant2(e0, e2, y0, y2);
+			return dvec3(x.x, 0.0lf, x.y);
+		}
+		return dvec3(0.0lf, 0.0lf, e2);
+	}
+	precise double d0 = (e0 - e2) * (e0 + e2);
+	precise double d1 = (e1 - e2) * (e1 + e2);
+	precise double n0 = e0 * y0;
+	precise double n1 = e1 * y1;
+	if (n0 < d0 && n1 < d1) {
+		precise double q0 = n0 / d0;
+		precise double q1 = n1 / d1;
+		precise double disc = 1.0lf - q0 * q0 - q1 * q1;
+		if (disc > 0.0lf) {
+			precise double x0 = e0 * q0;
+			precise double x1 = e1 * q1;
+			precise double x2 = e2 * sqrt(disc);
+			return dvec3(x0, x1, x2);
+		}
+	}
+	dvec2 x = closestOctant2(e0, e1, y0, y1);
+	return dvec3(x.x, x.y, 0.0lf);
+}
+
+dvec3 closestOnEllipsoid(dvec3 e, dvec3 y) {
+	int i0 = 0, i1 = 1, i2 = 2, t;
+	if (e[i0] < e[i1]) {
+		t = i0;
+		i0 = i1;
+		i1 = t;
+	}
+	if (e[i1] < e[i2]) {
+		t = i1;
+		i1 = i2;
+		i2 = t;
+	}
+	if (e[i0] < e[i1]) {
+		t = i0;
+		i0 = i1;
+		i1 = t;
+	}
+	dvec3 x0 = closestOctant3(e[i0], e[i1], e[i2], abs(y[i0]), abs(y[i1]), abs(y[i2]));
+	dvec3 x;
+	x[i0] = copysign(x0.x, y[i0]);
+	x[i1] = copysign(x0.y, y[i1]);
+	x[i2] = copysign(x0.z, y[i2]);
+	return x;
+}
+
+void sphereEllipsoid(double r, dvec3 c, dvec3 s, Frame fe, double env) {
+	precise dvec3 cc = c - fe.c;
+	dvec3 y = dirToBody(fe, cc);
+	precise double reach = len3(y) - r - max(s.x, max(s.y, s.z));
+	if (reach >= env) {
+		return;
+	}
+	dvec3 x = closestOnEllipsoid(s, y);
+	precise dvec3 m = dvec3(x.x / (s.x * s.x), x.y / (s.y * s.y), x.z / (s.z * s.z));
+	double l = len3(m);
+	if (l > 0.0lf) {
+		precise double inv = 1.0lf / l;
+		m = m * inv;
+	}
+	precise dvec3 yx = y - x;
+	precise double phi = dot3(yx, m) - r;
+	if (!(phi < env)) {
+		return;
+	}
+	dvec3 mw = dirToWorld(fe, m);
+	precise dvec3 n = mw * -1.0lf;
+	precise dvec3 a = c - mw * r;
+	add(n, a, toWorld(fe, x), phi, env);
+}
+
 // orderedBefore is cpuref's: compare position, orientation, size, in
 // that order, component by component.
 bool orderedBefore(uint a, uint b) {
@@ -350,9 +1116,10 @@ bool orderedBefore(uint a, uint b) {
 	return false;
 }
 
-// closedForm reports whether kinds ka ≤ kb pair by a closed form here.
-bool closedForm(uint ka, uint kb) {
-	return ka == SPHERE && kb != ELLIPSOID || kb == PLANE;
+// onDevice reports whether kinds ka ≤ kb pair on the device: all but
+// ellipsoid–ellipsoid and ellipsoid–box.
+bool onDevice(uint ka, uint kb) {
+	return ka == SPHERE || kb == PLANE || ka == BOX && kb == BOX;
 }
 
 // copyHost writes the host contacts of listed pair q at t0.
@@ -403,7 +1170,7 @@ void main() {
 		bool swap = ki > kj || ki == kj && orderedBefore(j, i);
 		uint ia = swap ? j : i, ib = swap ? i : j;
 		uint ka = swap ? kj : ki, kb = swap ? ki : kj;
-		if (!closedForm(ka, kb)) {
+		if (!onDevice(ka, kb)) {
 			if (p.mode == 1u) {
 				copyHost(q, off[q], off[q + 1u] - off[q]);
 				continue;
@@ -447,6 +1214,10 @@ void main() {
 			ellipsoidPlane(sa, fa, fb, env);
 		} else if (ka == BOX && kb == PLANE) {
 			boxPlane(sa, fa, fb, env);
+		} else if (ka == SPHERE && kb == ELLIPSOID) {
+			sphereEllipsoid(sa.x, fa.c, sb, fb, env);
+		} else if (ka == BOX && kb == BOX) {
+			boxBox(sa, fa, sb, fb, env);
 		}
 		if (p.mode != 1u) {
 			off[q] = ncp;

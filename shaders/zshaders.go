@@ -390,9 +390,10 @@ var CollideKeys = Module{
 //go:embed collide_keys.spv
 var collide_keysSPIRV string
 
-// CollideNarrow is collide_narrow.comp: the narrowphase of every candidate pair with a closed
-// form (cpuref's Narrow: sphereSphere, sphereBox, spherePlane,
-// ellipsoidPlane, boxPlane, with its swap into kind order and mirroring),
+// CollideNarrow is collide_narrow.comp: the narrowphase of every candidate pair but
+// ellipsoid–ellipsoid and ellipsoid–box (cpuref's Narrow: sphereSphere,
+// sphereEllipsoid, sphereBox, spherePlane, ellipsoidPlane, boxBox,
+// boxPlane, with its swap into kind order and mirroring),
 // counting the contacts (modes 0 and 3) or writing them (mode 1) at the
 // pair's offset from the scan of the counts, as cpuref's Collider.Collide
 // does: contacts in pair order, within a pair in narrowphase order. The
