@@ -140,16 +140,42 @@ func (b *Backend) contactVelocity(k int, v []float64, out []float64) {
 // bodyImpulse sets dv = M⁻¹ D x for every movable body: the sum over the
 // body's contacts, in contact order, of the impulse x_k applied through
 // D_k (force ∓Σ_d x_k,d d, body-frame torque Σ_d x_k,d ρ_d), scaled by
-// the inverse mass and inertia.
+// the inverse mass and inertia. It runs in two passes: per contact the
+// force F_k = Σ_d x_k,d d and the torques τ_A,k = Σ_d x_k,d ρ_A,d and
+// τ_B,k (each sum in the order d = n, u, w), then per body the sums of
+// −F_k or F_k and of τ_k over its contact list. F_k is computed once for
+// both bodies; the values are those of summing Σ_d (−x_k,d) d for A
+// directly, since negation is exact and rounding is symmetric.
 func (b *Backend) bodyImpulse(x Vec, dv []float64) {
+	b.imp = resizeF(b.imp, 9*b.con.Len())
 	b.args.x, b.args.dv = x, dv
+	b.pool.forChunks(b.con.Len(), contactGrain, taskFunc(b.loops.contactImpulse))
 	b.pool.forChunks(b.n, bodyGrain, taskFunc(b.loops.bodyImpulse))
 	b.args.x, b.args.dv = nil, nil
 }
 
-// bodyImpulses is bodyImpulse's loop over the bodies in [lo, hi).
+// contactImpulses sets imp_k = (F_k, τ_A,k, τ_B,k) for the contacts k in
+// [lo, hi) from the impulses args.x.
+func (b *Backend) contactImpulses(_, lo, hi int) {
+	x := b.args.x
+	for k := lo; k < hi; k++ {
+		g := (*[3]float64)(x[3*k : 3*k+3])
+		bs := (*[9]float64)(b.basis[9*k : 9*k+9])
+		ra := (*[9]float64)(b.rhoA[9*k : 9*k+9])
+		rb := (*[9]float64)(b.rhoB[9*k : 9*k+9])
+		o := (*[9]float64)(b.imp[9*k : 9*k+9])
+		g0, g1, g2 := g[0], g[1], g[2]
+		for j := 0; j < 3; j++ {
+			o[j] = g0*bs[j] + g1*bs[3+j] + g2*bs[6+j]
+			o[3+j] = g0*ra[j] + g1*ra[3+j] + g2*ra[6+j]
+			o[6+j] = g0*rb[j] + g1*rb[3+j] + g2*rb[6+j]
+		}
+	}
+}
+
+// bodyImpulses sets args.dv for the bodies in [lo, hi) from imp.
 func (b *Backend) bodyImpulses(_, lo, hi int) {
-	x, dv := b.args.x, b.args.dv
+	dv := b.args.dv
 	for i := lo; i < hi; i++ {
 		o := (*[6]float64)(dv[6*i : 6*i+6])
 		if b.fixed[i] {
@@ -159,26 +185,22 @@ func (b *Backend) bodyImpulses(_, lo, hi int) {
 		var f0, f1, f2, t0, t1, t2 float64
 		for _, e := range b.adj[b.adjOff[i]:b.adjOff[i+1]] {
 			k := int(e >> 1)
-			bs := (*[9]float64)(b.basis[9*k : 9*k+9])
-			g := (*[3]float64)(x[3*k : 3*k+3])
-			var rho *[9]float64
-			g0, g1, g2 := g[0], g[1], g[2]
+			m := (*[9]float64)(b.imp[9*k : 9*k+9])
 			if e&1 == 0 {
-				rho = (*[9]float64)(b.rhoA[9*k : 9*k+9])
-				g0, g1, g2 = -g0, -g1, -g2
-				f0 += g0*bs[0] + g1*bs[3] + g2*bs[6]
-				f1 += g0*bs[1] + g1*bs[4] + g2*bs[7]
-				f2 += g0*bs[2] + g1*bs[5] + g2*bs[8]
-				g0, g1, g2 = -g0, -g1, -g2
+				f0 -= m[0]
+				f1 -= m[1]
+				f2 -= m[2]
+				t0 += m[3]
+				t1 += m[4]
+				t2 += m[5]
 			} else {
-				rho = (*[9]float64)(b.rhoB[9*k : 9*k+9])
-				f0 += g0*bs[0] + g1*bs[3] + g2*bs[6]
-				f1 += g0*bs[1] + g1*bs[4] + g2*bs[7]
-				f2 += g0*bs[2] + g1*bs[5] + g2*bs[8]
+				f0 += m[0]
+				f1 += m[1]
+				f2 += m[2]
+				t0 += m[6]
+				t1 += m[7]
+				t2 += m[8]
 			}
-			t0 += g0*rho[0] + g1*rho[3] + g2*rho[6]
-			t1 += g0*rho[1] + g1*rho[4] + g2*rho[7]
-			t2 += g0*rho[2] + g1*rho[5] + g2*rho[8]
 		}
 		im := b.invMass[i]
 		ji := (*[3]float64)(b.invInertia[3*i : 3*i+3])
