@@ -41,6 +41,7 @@ type Backend struct {
 	// Warm start: the last step's impulses (keys: see Collider).
 	prevGamma []float64
 
+	apgd  apgdWork // SolveAPGD's vectors and loops
 	args  loopArgs // operands of the running parallel loop
 	loops struct { // the parallel loops' bodies, made once by New
 		contactVelocities, project, blockDiag, build taskFunc

@@ -488,7 +488,7 @@ func (g *Grid) sortKeys() {
 // large enough. The contents are not cleared.
 func resizeBuf[T any](s []T, n int) []T {
 	if cap(s) < n {
-		return make([]T, n)
+		return make([]T, n, n+n/4) // room for the counts of later steps
 	}
 	return s[:n]
 }

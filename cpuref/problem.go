@@ -25,13 +25,7 @@ func (p *problem) R() engine.Vec {
 
 // Schur sets dst = Dᵀ(M⁻¹(D x)): a gather per body, then a product per
 // contact. No N is assembled.
-func (p *problem) Schur(dst, x engine.Vec) {
-	b := p.b
-	b.bodyImpulse(vec(x), b.dv)
-	b.args.d, b.args.dv = vec(dst), b.dv
-	b.pool.forChunks(b.con.Len(), contactGrain, taskFunc(b.loops.contactVelocities))
-	b.args = loopArgs{}
-}
+func (p *problem) Schur(dst, x engine.Vec) { p.b.schur(vec(dst), vec(x)) }
 
 // contactVelocities sets args.d_k = D_kᵀ args.dv for the contacts k in
 // [lo, hi).

@@ -1,0 +1,368 @@
+package cpuref
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpusim/gpusim/engine"
+)
+
+// SolveAPGD implements engine.DeviceAPGD on the host: engine.APGD's
+// iterations (plain and anti-relaxed) with its vector operations fused
+// into fewer passes over memory. Every value is computed with the
+// operations, operands and order of engine.APGD.Solve on this problem's
+// LinAlg (a·x + b·y element by element, dot products summed per chunk of
+// 2048 elements and then in chunk order, Schur as bodyImpulse and
+// contactVelocity), so γ, the iterations, the residual, the objective and
+// the history are bit for bit those of engine.APGD on the same problem
+// without this method (TestSolveAPGDBits). One iteration without step-size
+// halving makes eight passes instead of twenty-two:
+//
+//	contacts: y = (1+β)γ_{k} − βγ_{k−1} (or γ_k after a restart), F and τ of D_k y
+//	bodies:   M⁻¹Dy
+//	contacts: Ny, g = Ny + r
+//	contacts: γ' = Π(y − t g), F and τ of D_k γ'
+//	bodies:   M⁻¹Dγ'
+//	contacts: Nγ'
+//	elements: γ'·Nγ', r·γ', (γ'−y)·(Nγ'−Ny), ‖γ'−y‖²
+//	contacts: [r = r₀ + a(Nγ' + r₀)], the residual vector
+//	elements: its squared norm, g·(γ'−γ_k)
+//
+// The work vectors are kept from solve to solve.
+func (p *problem) SolveAPGD(gamma engine.Vec, opt engine.SolveOptions, antiRelax bool) (engine.SolveStats, error) {
+	return p.b.solveAPGD(vec(gamma), opt, antiRelax)
+}
+
+var _ engine.DeviceAPGD = (*problem)(nil)
+
+// apgdWork is SolveAPGD's state: vectors of 3 per contact, the per-chunk
+// partial sums, and the operands of the running loop.
+type apgdWork struct {
+	g, x, xNew, y, best, ny, nx, tmp []float64
+	rAR                              []float64 // r of the anti-relaxed solve
+	r                                []float64 // r in use: the problem's or rAR
+	part                             [][4]float64
+
+	r0      Vec     // the problem's r
+	yMode   int     // impulseY: 0 y as it is, 1 y = γ', 2 y = a·γ' + b·γ
+	ya, yb  float64 // impulseY's a, b
+	negT    float64 // −t
+	gd      float64
+	ar      bool
+	dotA    []float64 // dots' operands (dot2Pairs)
+	dotB    []float64
+	loops   struct{ impulseY, velG, trial, vel, residual, dot4, dot2 taskFunc }
+	started bool
+}
+
+func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine.SolveStats, error) {
+	name := "apgd"
+	if ar {
+		name = "apgd-ar"
+	}
+	var st engine.SolveStats
+	nc := b.con.Len()
+	n := 3 * nc
+	w := &b.apgd
+	if !w.started {
+		l := &w.loops
+		l.impulseY, l.velG, l.trial, l.vel = b.apgdImpulseY, b.apgdVelG, b.apgdTrial, b.apgdVel
+		l.residual, l.dot4, l.dot2 = b.apgdResidual, b.apgdDot4, b.apgdDot2
+		w.started = true
+	}
+	for _, v := range []*[]float64{&w.g, &w.x, &w.xNew, &w.y, &w.best, &w.ny, &w.nx, &w.tmp} {
+		*v = resizeF(*v, n)
+	}
+	b.imp = resizeF(b.imp, 9*nc)
+	w.r0, w.r, w.gd, w.ar = b.r, b.r, opt.Gd, ar
+	if ar {
+		w.rAR = resizeF(w.rAR, n)
+		copy(w.rAR, b.r)
+		w.r = w.rAR
+	}
+	defer func() { w.r0, w.r, w.dotA, w.dotB, b.args = nil, nil, nil, nil, loopArgs{} }()
+
+	// Lines 1–5: γ̂₀ = 1, y₀ = γ₀, θ₀ = 1, L from the secant between γ₀ and γ̂₀.
+	x, xNew, y, best, g, tmp := w.x, w.xNew, w.y, w.best, w.g, w.tmp
+	b.args.d, b.args.x = x, gamma
+	b.pool.forChunks(nc, contactGrain, taskFunc(b.loops.project))
+	copy(y, x)
+	for i := range best {
+		best[i] = 1
+	}
+	for i := range tmp {
+		tmp[i] = x[i] + (-1)*best[i]
+	}
+	b.schur(g, tmp)
+	den := math.Sqrt(b.dot(tmp, tmp))
+	L := math.Sqrt(b.dot(g, g)) / den
+	if !(L > 0) || math.IsInf(L, 0) {
+		// As engine.APGD: unit curvature, corrected by the line search
+		// (NaN lands here too).
+		L = 1
+	}
+	t := 1 / L
+	theta := 1.0
+	rmin := math.Inf(1)
+	fBest := math.NaN()
+	w.yMode = 0
+
+	for k := 0; k < opt.MaxIter; k++ {
+		// Line 7: y (from the last iteration's γ' and γ), g = N y + r.
+		b.args.dv = b.dv
+		b.pool.forChunks(nc, contactGrain, w.loops.impulseY)
+		b.pool.forChunks(b.n, bodyGrain, taskFunc(b.loops.bodyImpulse))
+		if w.yMode != 0 {
+			// γ_k = γ' of the last iteration: x and xNew trade places.
+			w.x, w.xNew = w.xNew, w.x
+			x, xNew = w.x, w.xNew
+			w.yMode = 0
+		}
+		b.pool.forChunks(nc, contactGrain, w.loops.velG)
+		// Line 8: γ_{k+1} = Π(y_k − t g).
+		var fx float64
+		for bt := 0; ; bt++ {
+			w.negT = -t
+			b.pool.forChunks(nc, contactGrain, w.loops.trial)
+			b.pool.forChunks(b.n, bodyGrain, taskFunc(b.loops.bodyImpulse))
+			b.pool.forChunks(nc, contactGrain, w.loops.vel)
+			d := b.dots4(n)
+			fx = 0.5*d[0] + d[1]
+			// Line 9, in the form engine.APGD takes it.
+			dNd, dd := d[2], d[3]
+			if !(dNd > L*dd) {
+				break
+			}
+			if bt == 200 { // engine's apgdMaxBacktrack
+				return st, fmt.Errorf("%s: step size search did not end at iteration %d (L = %g): N or r is not finite", name, k, L)
+			}
+			// Lines 10–12.
+			L *= 2
+			t = 1 / L
+		}
+		if math.IsNaN(fx) {
+			return st, fmt.Errorf("%s: objective is NaN at iteration %d", name, k)
+		}
+		// Lines 14–15.
+		thetaNew := (-theta*theta + theta*math.Sqrt(theta*theta+4)) / 2
+		beta := theta * (1 - theta) / (theta*theta + thetaNew)
+		// Line 16 (with lines 33–37 first when anti-relaxed), and the
+		// restart test of line 24 in the same pass.
+		b.pool.forChunks(nc, contactGrain, w.loops.residual)
+		w.dotA, w.dotB = tmp, g
+		d := b.dots2(n)
+		res := math.Sqrt(d[0]) / (float64(n) * opt.Gd)
+		st.Iterations = k + 1
+		// Lines 17–20.
+		if res < rmin {
+			rmin = res
+			copy(best, xNew)
+			fBest = fx
+		}
+		// Line 24, else line 16: y_{k+1}, computed by the next iteration.
+		restart := d[1] > 0
+		if restart {
+			w.yMode = 1
+			thetaNew = 1
+		} else {
+			w.yMode, w.ya, w.yb = 2, 1+beta, -beta
+		}
+		if opt.History {
+			st.History = append(st.History, engine.IterRecord{Iter: k + 1, Residual: res, Objective: fx, Step: t, Restart: restart})
+		}
+		// Lines 21–23.
+		if res < opt.Tol {
+			break
+		}
+		// Lines 28–29.
+		L *= 0.9
+		t = 1 / L
+		theta = thetaNew
+	}
+	copy(gamma, best)
+	st.Residual = rmin
+	st.ProjGrad = rmin * float64(n)
+	st.Converged = rmin < opt.Tol
+	st.Objective = fBest
+	if ar {
+		// The objective with the problem's own r, as engine.APGD reports it.
+		b.schur(tmp, best)
+		st.Objective = 0.5*b.dot(best, tmp) + b.dot(b.r, best)
+	}
+	return st, nil
+}
+
+// dot is LinAlg.Dot on slices (no boxing into engine.Vec).
+func (b *Backend) dot(x, y []float64) float64 {
+	t := &b.pool.dot
+	t.x, t.y, t.part = x, y, b.pool
+	s := b.pool.sum(len(x), t)
+	*t = dotTask{}
+	return s
+}
+
+// schur sets dst = N x as problem.Schur does.
+func (b *Backend) schur(dst, x []float64) {
+	b.bodyImpulse(x, b.dv)
+	b.args.d, b.args.dv = dst, b.dv
+	b.pool.forChunks(b.con.Len(), contactGrain, taskFunc(b.loops.contactVelocities))
+	b.args = loopArgs{}
+}
+
+// impulseOf sets imp_k = (F_k, τ_A,k, τ_B,k) of the impulse (g0, g1, g2)
+// of contact k, as contactImpulses computes them.
+func (b *Backend) impulseOf(k int, g0, g1, g2 float64) {
+	bs := (*[9]float64)(b.basis[9*k : 9*k+9])
+	ra := (*[9]float64)(b.rhoA[9*k : 9*k+9])
+	rb := (*[9]float64)(b.rhoB[9*k : 9*k+9])
+	o := (*[9]float64)(b.imp[9*k : 9*k+9])
+	for j := 0; j < 3; j++ {
+		o[j] = g0*bs[j] + g1*bs[3+j] + g2*bs[6+j]
+		o[3+j] = g0*ra[j] + g1*ra[3+j] + g2*ra[6+j]
+		o[6+j] = g0*rb[j] + g1*rb[3+j] + g2*rb[6+j]
+	}
+}
+
+// apgdImpulseY sets y_k (yMode) and the impulse of y_k for the contacts
+// in [lo, hi).
+func (b *Backend) apgdImpulseY(_, lo, hi int) {
+	w := &b.apgd
+	y, xn, x, a, c := w.y, w.xNew, w.x, w.ya, w.yb
+	for k := lo; k < hi; k++ {
+		yk := (*[3]float64)(y[3*k : 3*k+3])
+		switch w.yMode {
+		case 1:
+			*yk = *(*[3]float64)(xn[3*k : 3*k+3])
+		case 2:
+			for d := 0; d < 3; d++ {
+				yk[d] = a*xn[3*k+d] + c*x[3*k+d]
+			}
+		}
+		b.impulseOf(k, yk[0], yk[1], yk[2])
+	}
+}
+
+// apgdVelG sets Ny_k = D_kᵀ dv and g_k = Ny_k + r_k for the contacts in
+// [lo, hi).
+func (b *Backend) apgdVelG(_, lo, hi int) {
+	w := &b.apgd
+	for k := lo; k < hi; k++ {
+		o := w.ny[3*k : 3*k+3]
+		b.contactVelocity(k, b.dv, o)
+		for d := 0; d < 3; d++ {
+			w.g[3*k+d] = 1*o[d] + 1*w.r[3*k+d]
+		}
+	}
+}
+
+// apgdTrial sets γ'_k = Π(y_k − t g_k) and its impulse for the contacts in
+// [lo, hi).
+func (b *Backend) apgdTrial(_, lo, hi int) {
+	w := &b.apgd
+	y, g, xn, nt := w.y, w.g, w.xNew, w.negT
+	for k := lo; k < hi; k++ {
+		a0 := 1*y[3*k] + nt*g[3*k]
+		a1 := 1*y[3*k+1] + nt*g[3*k+1]
+		a2 := 1*y[3*k+2] + nt*g[3*k+2]
+		a0, a1, a2 = ProjectCone(a0, a1, a2, b.con.Mu[k], b.coh[k])
+		xn[3*k], xn[3*k+1], xn[3*k+2] = a0, a1, a2
+		b.impulseOf(k, a0, a1, a2)
+	}
+}
+
+// apgdVel sets Nγ'_k = D_kᵀ dv for the contacts in [lo, hi).
+func (b *Backend) apgdVel(_, lo, hi int) {
+	w := &b.apgd
+	for k := lo; k < hi; k++ {
+		b.contactVelocity(k, b.dv, w.nx[3*k:3*k+3])
+	}
+}
+
+// apgdResidual sets, for the contacts in [lo, hi): when anti-relaxed,
+// r_k = r₀_k plus μ_k‖(u_u, u_w)‖ on the normal row, u = Nγ' + r₀; then
+// tmp_k = γ'_k − Π(γ'_k − g_d(Nγ'_k + r_k)).
+func (b *Backend) apgdResidual(_, lo, hi int) {
+	w := &b.apgd
+	xn, nx, r, tmp, ngd := w.xNew, w.nx, w.r, w.tmp, -w.gd
+	for k := lo; k < hi; k++ {
+		if w.ar {
+			r0 := w.r0
+			u1 := 1*nx[3*k+1] + 1*r0[3*k+1]
+			u2 := 1*nx[3*k+2] + 1*r0[3*k+2]
+			r[3*k], r[3*k+1], r[3*k+2] = r0[3*k], r0[3*k+1], r0[3*k+2]
+			r[3*k] += b.con.Mu[k] * math.Hypot(u1, u2)
+		}
+		var v [3]float64
+		for d := 0; d < 3; d++ {
+			v[d] = 1*nx[3*k+d] + 1*r[3*k+d]
+			v[d] = 1*xn[3*k+d] + ngd*v[d]
+		}
+		v[0], v[1], v[2] = ProjectCone(v[0], v[1], v[2], b.con.Mu[k], b.coh[k])
+		for d := 0; d < 3; d++ {
+			tmp[3*k+d] = 1*xn[3*k+d] + (-1)*v[d]
+		}
+	}
+}
+
+// dots4 returns γ'·Nγ', r·γ', (γ'−y)·(Nγ'−Ny) and ‖γ'−y‖², each summed as
+// LinAlg.Dot sums.
+func (b *Backend) dots4(n int) [4]float64 {
+	return b.chunkSums(n, 4, b.apgd.loops.dot4)
+}
+
+// dots2 returns dotA·dotA and dotB·(γ' − γ_k), summed as LinAlg.Dot sums.
+func (b *Backend) dots2(n int) [4]float64 {
+	return b.chunkSums(n, 2, b.apgd.loops.dot2)
+}
+
+// chunkSums runs t over the chunks of [0, n) (in parallel above vecGrain
+// elements), each storing m partial sums in part[c], and returns the m
+// sums of the partials in chunk order.
+func (b *Backend) chunkSums(n, m int, t taskFunc) [4]float64 {
+	w := &b.apgd
+	np := (n + chunk - 1) / chunk
+	if cap(w.part) < np {
+		w.part = make([][4]float64, np, np+np/4)
+	}
+	w.part = w.part[:np]
+	if n >= vecGrain {
+		b.pool.run(n, chunk, t)
+	} else {
+		for c := 0; c < np; c++ {
+			lo := c * chunk
+			t(c, lo, min(lo+chunk, n))
+		}
+	}
+	var s [4]float64
+	for j := 0; j < m; j++ {
+		for c := range w.part {
+			s[j] += w.part[c][j]
+		}
+	}
+	return s
+}
+
+func (b *Backend) apgdDot4(c, lo, hi int) {
+	w := &b.apgd
+	var s0, s1, s2, s3 float64
+	xn, nx, r, y, ny := w.xNew[lo:hi], w.nx[lo:hi], w.r[lo:hi], w.y[lo:hi], w.ny[lo:hi]
+	for i := range xn {
+		s0 += xn[i] * nx[i]
+		s1 += r[i] * xn[i]
+		d := 1*xn[i] + (-1)*y[i]
+		s2 += d * (1*nx[i] + (-1)*ny[i])
+		s3 += d * d
+	}
+	w.part[c] = [4]float64{s0, s1, s2, s3}
+}
+
+func (b *Backend) apgdDot2(c, lo, hi int) {
+	w := &b.apgd
+	var s0, s1 float64
+	a, g, xn, x := w.dotA[lo:hi], w.dotB[lo:hi], w.xNew[lo:hi], w.x[lo:hi]
+	for i := range a {
+		s0 += a[i] * a[i]
+		s1 += g[i] * (1*xn[i] + (-1)*x[i])
+	}
+	w.part[c] = [4]float64{s0, s1}
+}
