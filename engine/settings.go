@@ -45,6 +45,12 @@ func DefaultSettings() Settings {
 		Tol:     1e-6,
 		MaxIter: 500,
 		Gd:      1e-6,
+		// Warm start cuts the iterations to tol 1e-6 (max 1000) on the
+		// settle scene (n = 1000, t = 1–2 s) from 158 to 116 per step and on
+		// the pressure scene (n = 1000, 1000 kg slab, t = 2–4 s) from 938
+		// (160 of 200 steps at the cap) to 48, with the same residuals and
+		// heights.
+		WarmStart: true,
 		// Envelope 0 means automatic: 5% of the smallest bounding radius
 		// of the movable bodies (see Sim).
 		Envelope: 0,

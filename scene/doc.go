@@ -76,7 +76,7 @@
 //	tol                residual tolerance τ ≥ 0 (0: always max_iter); default 1e-6
 //	max_iter           iterations per step, ≥ 1; default 500
 //	gd                 g_d of the residual, > 0; default 1e-6
-//	warm_start         start from the previous step's impulses; default false
+//	warm_start         start from the previous step's impulses; default true
 //	envelope           collision envelope δ (m), 0 = automatic; default 0
 //	bin_size           broadphase bin edge (m), 0 = automatic; default 0
 //	max_recovery_speed cap on the penetration recovery speed (m/s), 0 = none
