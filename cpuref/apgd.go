@@ -13,7 +13,7 @@ import (
 // operations, operands and order of engine.APGD.Solve on this problem's
 // LinAlg (a·x + b·y element by element, dot products summed per chunk of
 // 2048 elements and then in chunk order, Schur as bodyImpulse and
-// contactVelocity), so γ, the iterations, the residual, the objective and
+// velocities), so γ, the iterations, the residual, the objective and
 // the history are bit for bit those of engine.APGD on the same problem
 // without this method (TestSolveAPGDBits). One iteration without step-size
 // halving makes eight passes instead of twenty-two:
@@ -209,49 +209,29 @@ func (b *Backend) schur(dst, x []float64) {
 	b.args = loopArgs{}
 }
 
-// impulseOf sets imp_k = (F_k, τ_A,k, τ_B,k) of the impulse (g0, g1, g2)
-// of contact k, as contactImpulses computes them.
-func (b *Backend) impulseOf(k int, g0, g1, g2 float64) {
-	bs := (*[9]float64)(b.basis[9*k : 9*k+9])
-	ra := (*[9]float64)(b.rhoA[9*k : 9*k+9])
-	rb := (*[9]float64)(b.rhoB[9*k : 9*k+9])
-	o := (*[9]float64)(b.imp[9*k : 9*k+9])
-	for j := 0; j < 3; j++ {
-		o[j] = g0*bs[j] + g1*bs[3+j] + g2*bs[6+j]
-		o[3+j] = g0*ra[j] + g1*ra[3+j] + g2*ra[6+j]
-		o[6+j] = g0*rb[j] + g1*rb[3+j] + g2*rb[6+j]
-	}
-}
-
 // apgdImpulseY sets y_k (yMode) and the impulse of y_k for the contacts
 // in [lo, hi).
 func (b *Backend) apgdImpulseY(_, lo, hi int) {
 	w := &b.apgd
 	y, xn, x, a, c := w.y, w.xNew, w.x, w.ya, w.yb
-	for k := lo; k < hi; k++ {
-		yk := (*[3]float64)(y[3*k : 3*k+3])
-		switch w.yMode {
-		case 1:
-			*yk = *(*[3]float64)(xn[3*k : 3*k+3])
-		case 2:
-			for d := 0; d < 3; d++ {
-				yk[d] = a*xn[3*k+d] + c*x[3*k+d]
-			}
+	switch w.yMode {
+	case 1:
+		copy(y[3*lo:3*hi], xn[3*lo:3*hi])
+	case 2:
+		for i := 3 * lo; i < 3*hi; i++ {
+			y[i] = a*xn[i] + c*x[i]
 		}
-		b.impulseOf(k, yk[0], yk[1], yk[2])
 	}
+	b.impulses(lo, hi, y)
 }
 
 // apgdVelG sets Ny_k = D_kᵀ dv and g_k = Ny_k + r_k for the contacts in
 // [lo, hi).
 func (b *Backend) apgdVelG(_, lo, hi int) {
 	w := &b.apgd
-	for k := lo; k < hi; k++ {
-		o := w.ny[3*k : 3*k+3]
-		b.contactVelocity(k, b.dv, o)
-		for d := 0; d < 3; d++ {
-			w.g[3*k+d] = 1*o[d] + 1*w.r[3*k+d]
-		}
+	b.velocities(lo, hi, b.dv, w.ny[3*lo:3*hi])
+	for i := 3 * lo; i < 3*hi; i++ {
+		w.g[i] = 1*w.ny[i] + 1*w.r[i]
 	}
 }
 
@@ -264,18 +244,15 @@ func (b *Backend) apgdTrial(_, lo, hi int) {
 		a0 := 1*y[3*k] + nt*g[3*k]
 		a1 := 1*y[3*k+1] + nt*g[3*k+1]
 		a2 := 1*y[3*k+2] + nt*g[3*k+2]
-		a0, a1, a2 = ProjectCone(a0, a1, a2, b.con.Mu[k], b.coh[k])
-		xn[3*k], xn[3*k+1], xn[3*k+2] = a0, a1, a2
-		b.impulseOf(k, a0, a1, a2)
+		xn[3*k], xn[3*k+1], xn[3*k+2] = ProjectCone(a0, a1, a2, b.con.Mu[k], b.coh[k])
 	}
+	b.impulses(lo, hi, xn)
 }
 
 // apgdVel sets Nγ'_k = D_kᵀ dv for the contacts in [lo, hi).
 func (b *Backend) apgdVel(_, lo, hi int) {
 	w := &b.apgd
-	for k := lo; k < hi; k++ {
-		b.contactVelocity(k, b.dv, w.nx[3*k:3*k+3])
-	}
+	b.velocities(lo, hi, b.dv, w.nx[3*lo:3*hi])
 }
 
 // apgdResidual sets, for the contacts in [lo, hi): when anti-relaxed,

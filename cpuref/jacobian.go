@@ -75,7 +75,7 @@ func (b *Backend) build(_, lo, hi int) {
 			copy(b.rhoB[9*k+3*d:], rb[:])
 		}
 		b.coh[k] = h * c.Cohesion[k]
-		b.contactVelocity(k, b.vfree, b.r[3*k:3*k+3])
+		b.velocities(k, k+1, b.vfree, b.r[3*k:3*k+3])
 		bn := c.Phi[k] / h
 		if capSpeed > 0 {
 			bn = math.Max(bn, -capSpeed)
@@ -118,22 +118,24 @@ func (b *Backend) freeVelocities(_, lo, hi int) {
 	}
 }
 
-// contactVelocity sets out = D_kᵀ v for the 6-per-body velocity vector v:
-// for each direction d of the contact frame,
-// d·(v_B − v_A) + ρ_A,d·ω̄_A + ρ_B,d·ω̄_B.
-func (b *Backend) contactVelocity(k int, v []float64, out []float64) {
-	ia, ib := int(b.con.A[k]), int(b.con.B[k])
-	va := (*[6]float64)(v[6*ia : 6*ia+6])
-	vb := (*[6]float64)(v[6*ib : 6*ib+6])
-	bs := (*[9]float64)(b.basis[9*k : 9*k+9])
-	ra := (*[9]float64)(b.rhoA[9*k : 9*k+9])
-	rb := (*[9]float64)(b.rhoB[9*k : 9*k+9])
-	o := (*[3]float64)(out[:3])
-	dx, dy, dz := vb[0]-va[0], vb[1]-va[1], vb[2]-va[2]
-	for d := 0; d < 9; d += 3 {
-		o[d/3] = bs[d]*dx + bs[d+1]*dy + bs[d+2]*dz +
-			ra[d]*va[3] + ra[d+1]*va[4] + ra[d+2]*va[5] +
-			rb[d]*vb[3] + rb[d+1]*vb[4] + rb[d+2]*vb[5]
+// velocities sets out[3(k−lo):3(k−lo)+3] = D_kᵀ v for the contacts k in
+// [lo, hi) and the 6-per-body velocity vector v: for each direction d of
+// the contact frame, d·(v_B − v_A) + ρ_A,d·ω̄_A + ρ_B,d·ω̄_B.
+func (b *Backend) velocities(lo, hi int, v []float64, out []float64) {
+	for k := lo; k < hi; k++ {
+		ia, ib := int(b.con.A[k]), int(b.con.B[k])
+		va := (*[6]float64)(v[6*ia : 6*ia+6])
+		vb := (*[6]float64)(v[6*ib : 6*ib+6])
+		bs := (*[9]float64)(b.basis[9*k : 9*k+9])
+		ra := (*[9]float64)(b.rhoA[9*k : 9*k+9])
+		rb := (*[9]float64)(b.rhoB[9*k : 9*k+9])
+		o := (*[3]float64)(out[3*(k-lo) : 3*(k-lo)+3])
+		dx, dy, dz := vb[0]-va[0], vb[1]-va[1], vb[2]-va[2]
+		for d := 0; d < 9; d += 3 {
+			o[d/3] = bs[d]*dx + bs[d+1]*dy + bs[d+2]*dz +
+				ra[d]*va[3] + ra[d+1]*va[4] + ra[d+2]*va[5] +
+				rb[d]*vb[3] + rb[d+1]*vb[4] + rb[d+2]*vb[5]
+		}
 	}
 }
 
@@ -154,10 +156,13 @@ func (b *Backend) bodyImpulse(x Vec, dv []float64) {
 	b.args.x, b.args.dv = nil, nil
 }
 
-// contactImpulses sets imp_k = (F_k, τ_A,k, τ_B,k) for the contacts k in
-// [lo, hi) from the impulses args.x.
-func (b *Backend) contactImpulses(_, lo, hi int) {
-	x := b.args.x
+// contactImpulses sets imp_k for the contacts k in [lo, hi) from the
+// impulses args.x.
+func (b *Backend) contactImpulses(_, lo, hi int) { b.impulses(lo, hi, b.args.x) }
+
+// impulses sets imp_k = (F_k, τ_A,k, τ_B,k) for the contacts k in [lo, hi)
+// from the impulses x (3 per contact).
+func (b *Backend) impulses(lo, hi int, x []float64) {
 	for k := lo; k < hi; k++ {
 		g := (*[3]float64)(x[3*k : 3*k+3])
 		bs := (*[9]float64)(b.basis[9*k : 9*k+9])

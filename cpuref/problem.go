@@ -30,9 +30,7 @@ func (p *problem) Schur(dst, x engine.Vec) { p.b.schur(vec(dst), vec(x)) }
 // contactVelocities sets args.d_k = D_kᵀ args.dv for the contacts k in
 // [lo, hi).
 func (b *Backend) contactVelocities(_, lo, hi int) {
-	for k := lo; k < hi; k++ {
-		b.contactVelocity(k, b.args.dv, b.args.d[3*k:3*k+3])
-	}
+	b.velocities(lo, hi, b.args.dv, b.args.d[3*lo:3*hi])
 }
 
 // Project sets dst_i = Π_Υi(x_i) with the contact's μ and cohesion impulse.
@@ -96,7 +94,7 @@ func (p *problem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
 	b.bodyImpulse(g, b.dv)
 	var u [3]float64
 	for k := 0; k < b.con.Len(); k++ {
-		b.contactVelocity(k, b.dv, u[:])
+		b.velocities(k, k+1, b.dv, u[:])
 		s := omega / dg[3*k]
 		x := g[3*k : 3*k+3]
 		n, tu, tw := ProjectCone(x[0]-s*(u[0]+b.r[3*k]), x[1]-s*(u[1]+b.r[3*k+1]), x[2]-s*(u[2]+b.r[3*k+2]), b.con.Mu[k], b.coh[k])
