@@ -20,7 +20,7 @@ const (
 	metaPairs           // candidate pairs
 	metaContacts        // contacts
 	metaAdj             // adjacency entries
-	metaFlags           // bit 0: bad grid input, 1: a pair kind computed on the host, 2: a non-finite contact
+	metaFlags           // bit 0: bad grid input, 1: a pair for the host (EPA overflow), 2: a non-finite contact
 	metaFallback        // pairs listed for the host's narrowphase
 	metaWords    = 8
 )
@@ -48,9 +48,10 @@ const maxDeviceBodies = 1 << 26
 // collide_scan, collide_bin, collide_pairs, collide_narrow and collide_adj
 // recorded after the pending step and submitted once, then the counts read
 // back from a host-visible buffer. It finds the contacts cpuref's Collider
-// finds, in the same order (see each kernel's header). Pairs that
-// collide_narrow does not compute (an ellipsoid with an ellipsoid or a
-// box) are listed by the kernel; when there are any, the
+// finds, in the same order (see each kernel's header). Pairs whose EPA
+// outgrows collide_narrow's polytope (an ellipsoid with an ellipsoid or a
+// box, overlapping deeper than their margins) are listed by the kernel;
+// when there are any, the
 // host reads back the list, runs cpuref's narrowphase on those pairs,
 // uploads their contacts, and a second submit places every pair's
 // contacts and builds the adjacency.

@@ -14,7 +14,7 @@ import (
 // hostCollider is the backend's host side of collision: cpuref's Collider
 // (the same code as the CPU backend) with the download/upload glue around
 // it, and the body arrays Load uploads. The device collider uses its
-// PairContacts for the pair kinds not computed on the device; the
+// PairContacts for the pairs whose EPA outgrows the device's polytope; the
 // whole collision runs here (collideHost) when a device kernel flags
 // input that cpuref rejects, for cpuref's error message, and for models
 // of 2²⁶ bodies or more.

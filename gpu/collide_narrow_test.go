@@ -12,6 +12,10 @@ import (
 	"github.com/gpusim/gpusim/engine"
 )
 
+// epaDeviceVerts is collide_narrow's EPA_VERTS, the bound of the device's
+// EPA polytope (cpuref's is 48), for the log.
+const epaDeviceVerts = 32
+
 // narrowEnvelope is the envelope (m) of the narrowphase twin scenes: gaps
 // below it give contacts.
 const narrowEnvelope = 0.005
@@ -97,13 +101,16 @@ func randomGap(r *rand.Rand) float64 {
 
 // narrowTwin collides the pairs on both backends and checks the device's
 // contacts against cpuref's (checkContacts: keys equal, values within
-// collideTol) with no pair sent to the host, then the mirror property:
+// collideTol) with no pair sent to the host but, where epa is set, those
+// whose EPA outgrew the device's polytope (checkHostPairs); then the
+// mirror property:
 // with every pair's bodies listed the other way round, the device gives
 // the same contacts mirrored (normal negated, points exchanged), exactly,
 // since the kernel orders a pair by kind and pose before computing, as
 // cpuref does (a pair of identical shapes in identical poses has no
-// mirror: both orders are the same pair). It returns the contacts.
-func narrowTwin(t *testing.T, pairs []narrowPair) *engine.Contacts {
+// mirror: both orders are the same pair). It returns the contacts and
+// the number of pairs computed on the host.
+func narrowTwin(t *testing.T, pairs []narrowPair, epa bool) (c *engine.Contacts, hosted int) {
 	t.Helper()
 	set := engine.DefaultSettings()
 	set.Envelope = narrowEnvelope
@@ -120,9 +127,7 @@ func narrowTwin(t *testing.T, pairs []narrowPair) *engine.Contacts {
 			t.Fatal("the model should collide on the device")
 		}
 		tw.collide(t)
-		if n := tw.gpu.dc.counts[metaFallback]; n != 0 {
-			t.Fatalf("%d of %d pairs went to the host", n, tw.gpu.dc.counts[metaPairs])
-		}
+		hosted = checkHostPairs(t, tw, m, epa)
 		checkContacts(t, tw)
 		if err := tw.gpu.ReadContacts(&cons[s]); err != nil {
 			t.Fatal(err)
@@ -141,7 +146,55 @@ func narrowTwin(t *testing.T, pairs []narrowPair) *engine.Contacts {
 			}
 		}
 	}
-	return c
+	return c, hosted
+}
+
+// checkHostPairs fails when the device sent a pair to the host, unless epa
+// is set and the pair is one whose EPA may have outgrown the device's
+// polytope: an ellipsoid with an ellipsoid or a box whose cores overlap.
+// EPA runs only then, so cpuref's Φ is at most −(m_a + m_b) (the margins,
+// 0.9 min(s)²/max(s) for an ellipsoid, 0 for a box) plus GJK's touching
+// tolerance 10⁻⁹·scale (gjkTouchTol, scale the sum of bounding radii); a
+// pair apart or barely overlapping on the host fails. It returns the
+// number of pairs on the host.
+func checkHostPairs(t *testing.T, tw *twin, m *engine.Model, epa bool) int {
+	t.Helper()
+	dc := &tw.gpu.dc
+	n := int(dc.counts[metaFallback])
+	if n == 0 {
+		return 0
+	}
+	if !epa {
+		t.Fatalf("%d of %d pairs went to the host", n, dc.counts[metaPairs])
+	}
+	margin := func(s engine.Shape) float64 {
+		if s.Kind != engine.Ellipsoid {
+			return 0
+		}
+		lo, hi := min(s.Size[0], s.Size[1], s.Size[2]), max(s.Size[0], s.Size[1], s.Size[2])
+		return 0.9 * lo * lo / hi
+	}
+	var c engine.Contacts
+	if err := tw.cpu.ReadContacts(&c); err != nil {
+		t.Fatal(err)
+	}
+	for f := range n {
+		i, j := int32(dc.list[3*f+1]), int32(dc.list[3*f+2])
+		si, sj := m.Bodies[i].Shape, m.Bodies[j].Shape
+		if si.Kind == engine.Box {
+			si, sj = sj, si
+		}
+		if si.Kind != engine.Ellipsoid || sj.Kind == engine.Sphere || sj.Kind == engine.Plane {
+			t.Fatalf("pair (%d, %d), a %v and a %v, went to the host", i, j, si.Kind, sj.Kind)
+		}
+		lim := -margin(si) - margin(sj) + 1e-9*(si.BoundingRadius()+sj.BoundingRadius())
+		for k := 0; k < c.Len(); k++ {
+			if (c.A[k] == i && c.B[k] == j || c.A[k] == j && c.B[k] == i) && !(c.Phi[k] <= lim) {
+				t.Fatalf("pair (%d, %d) went to the host with Φ = %v above %v: EPA does not run there", i, j, c.Phi[k], lim)
+			}
+		}
+	}
+	return n
 }
 
 // contactStats counts the pairs with contacts, the contacts apart (Φ > 0)
@@ -199,7 +252,7 @@ func TestCollideNarrowBoxBox(t *testing.T) {
 		narrowPair{sa: box(), sb: box(), ra: randomRot(r), rb: randomRot(r), same: true},
 		narrowPair{sa: b, sb: b, ra: id, rb: id, same: true}, // identical boxes, identical poses
 		narrowPair{sa: b, sb: b, ra: id, rb: id, dir: mgl64.Vec3{1, 0, 0}, gap: 0})
-	c := narrowTwin(t, pairs)
+	c, _ := narrowTwin(t, pairs, false)
 	np, apart, overlap, most := contactStats(c)
 	t.Logf("%d pairs in contact, %d contacts: %d apart, %d overlapping, at most %d in a pair", np, c.Len(), apart, overlap, most)
 	if np < len(pairs)/2 || apart == 0 || overlap == 0 || most < 4 {
@@ -242,9 +295,57 @@ func TestCollideNarrowSphereEllipsoid(t *testing.T) {
 		// Equal semi-axes: a spheroid and a ball-shaped ellipsoid.
 		narrowPair{sa: engine.EllipsoidShape(0.06, 0.06, 0.03), sb: s, ra: id, rb: id, dir: mgl64.Vec3{1, 1, 1}, gap: -0.01},
 		narrowPair{sa: engine.EllipsoidShape(0.05, 0.05, 0.05), sb: s, ra: randomRot(r), rb: id, dir: mgl64.Vec3{1, 2, 3}, gap: 0.001})
-	c := narrowTwin(t, pairs)
+	c, _ := narrowTwin(t, pairs, false)
 	np, apart, overlap, _ := contactStats(c)
 	t.Logf("%d pairs in contact, %d contacts: %d apart, %d overlapping", np, c.Len(), apart, overlap)
+	if np < len(pairs)/2 || apart == 0 || overlap == 0 {
+		t.Fatal("the scene should have pairs apart and overlapping")
+	}
+}
+
+// TestCollideNarrowEllipsoids: ellipsoid–ellipsoid and ellipsoid–box
+// pairs run on the device (GJK on the cores, EPA, Newton on the sphere and
+// over the box's normal fan, as cpuref) and give cpuref's contacts on
+// seeded random poses (touching, overlapping, apart within the envelope)
+// and degenerate ones: coincident centres, parallel and crossed axes,
+// spheroids, an ellipsoid on a box's face, edge and corner; only pairs
+// whose EPA outgrew the device's polytope go to the host; swapping the
+// bodies mirrors the contacts.
+func TestCollideNarrowEllipsoids(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 1))
+	ell := func() engine.Shape {
+		return engine.EllipsoidShape(0.03+0.09*r.Float64(), 0.03+0.09*r.Float64(), 0.03+0.09*r.Float64())
+	}
+	box := func() engine.Shape {
+		return engine.BoxShape(0.03+0.07*r.Float64(), 0.03+0.07*r.Float64(), 0.03+0.07*r.Float64())
+	}
+	id := mgl64.QuatIdent()
+	var pairs []narrowPair
+	for range 50 {
+		pairs = append(pairs,
+			narrowPair{sa: ell(), sb: ell(), ra: randomRot(r), rb: randomRot(r), dir: randomDir(r), gap: randomGap(r)},
+			narrowPair{sa: ell(), sb: box(), ra: randomRot(r), rb: randomRot(r), dir: randomDir(r), gap: randomGap(r)})
+	}
+	e := engine.EllipsoidShape(0.1, 0.06, 0.04)
+	b := engine.BoxShape(0.08, 0.05, 0.03)
+	for _, gap := range []float64{-0.02, 0, 0.002} {
+		for _, d := range []mgl64.Vec3{{0, 0, 1}, {1, 0, 0}, {1, 1, 0}, {1, 1, 1}} {
+			pairs = append(pairs,
+				narrowPair{sa: e, sb: e, ra: id, rb: id, dir: d, gap: gap},
+				narrowPair{sa: e, sb: ell(), ra: id, rb: mgl64.QuatRotate(math.Pi/2, mgl64.Vec3{0, 0, 1}), dir: d, gap: gap},
+				narrowPair{sa: e, sb: b, ra: id, rb: id, dir: d, gap: gap}, // face, edge, corner
+				narrowPair{sa: engine.EllipsoidShape(0.06, 0.06, 0.03), sb: b, ra: randomRot(r), rb: id, dir: d, gap: gap})
+		}
+	}
+	pairs = append(pairs,
+		narrowPair{sa: e, sb: e, ra: id, rb: id, same: true},
+		narrowPair{sa: ell(), sb: ell(), ra: randomRot(r), rb: randomRot(r), same: true},
+		narrowPair{sa: e, sb: b, ra: id, rb: id, same: true},
+		narrowPair{sa: ell(), sb: box(), ra: randomRot(r), rb: randomRot(r), same: true})
+	c, hosted := narrowTwin(t, pairs, true)
+	np, apart, overlap, _ := contactStats(c)
+	t.Logf("%d pairs in contact, %d contacts: %d apart, %d overlapping; %d pairs on the host (EPA beyond %d vertices)",
+		np, c.Len(), apart, overlap, hosted, epaDeviceVerts)
 	if np < len(pairs)/2 || apart == 0 || overlap == 0 {
 		t.Fatal("the scene should have pairs apart and overlapping")
 	}

@@ -1,19 +1,18 @@
 #version 450
-// collide_narrow: the narrowphase of every candidate pair but
-// ellipsoid–ellipsoid and ellipsoid–box (cpuref's Narrow: sphereSphere,
-// sphereEllipsoid, sphereBox, spherePlane, ellipsoidPlane, boxBox,
-// boxPlane, with its swap into kind order and mirroring),
-// counting the contacts (modes 0 and 3) or writing them (mode 1) at the
-// pair's offset from the scan of the counts, as cpuref's Collider.Collide
-// does: contacts in pair order, within a pair in narrowphase order. The
-// other pairs' contacts come from the host.
+// collide_narrow: the narrowphase of every candidate pair (cpuref's
+// Narrow, every pair of kinds, with its swap into kind order and
+// mirroring), counting the contacts (modes 0 and 3) or writing them (mode
+// 1) at the pair's offset from the scan of the counts, as cpuref's
+// Collider.Collide does: contacts in pair order, within a pair in
+// narrowphase order. The contacts of a pair whose EPA polytope outgrows
+// the device's bound come from the host.
 //
 // Loop, for each pair q = (i, j) of collide_pairs, with env' = env + m_i +
 // m_j (m the speculative margins of collide_aabb):
 //
 //	cps := Narrow(shape_i, (pos_i, rot_i), shape_j, (pos_j, rot_j), env')
-//	mode 0: off[q] = len(cps)                       (kinds on the device)
-//	        off[q] = 0; fbList[3f:3f+3] = (q, i, j), f = atomicAdd(meta[6], 1)  (other kinds)
+//	mode 0: off[q] = len(cps)
+//	        off[q] = 0; fbList[3f:3f+3] = (q, i, j), f = atomicAdd(meta[6], 1)  (EPA overflow)
 //	mode 3: as mode 0 without the list
 //	mode 2: for each record f < meta[6] of fb (q, count, first): off[q] = count
 //	mode 1: for k, c := range cps, at t = off[q] + k < cap:
@@ -21,14 +20,19 @@
 //	        pa = conj(rot_i).Rotate(c.PA − pos_i); pb = conj(rot_j).Rotate(c.PB − pos_j)
 //	        mu = min(μ_i, μ_j); cohesion = min(ĉ_i, ĉ_j)     // engine.CombineMaterials
 //
-//	        (other kinds: the off[q+1] − off[q] contacts host[12(first+k):]
+//	        (EPA overflow: the off[q+1] − off[q] contacts host[12(first+k):]
 //	        of its fb record, normal, pa, pb, phi, mu, cohesion, are copied)
 //
-// Sphere–ellipsoid is Eberly's closest point (Newton on the secular
-// equation, as cpuref); box–box the separating axes, face clipping and
-// GJK on the boxes apart (cpuref/narrow_box.go, narrow_gjk.go). A pair of
-// kinds not computed here (an ellipsoid with an ellipsoid or a box; their
-// GJK/EPA/Newton stays on the host) sets bit 1 of meta[5] in mode 0
+// Besides the closed forms: sphere–ellipsoid is Eberly's closest point
+// (Newton on the secular equation); box–box the separating axes, face
+// clipping and GJK for boxes apart; ellipsoid–ellipsoid and ellipsoid–box
+// GJK on the cores, EPA when they overlap, then Newton on the sphere (over
+// the box's normal fan), all as cpuref/narrow_*.go, with fixed-size
+// arrays for the simplex and the polytope. The device's EPA polytope holds
+// EPA_VERTS = 32 vertices (cpuref's 48; about 5 KB of private memory
+// per invocation); a pair whose EPA would grow beyond it where cpuref's goes
+// on (only pairs whose cores overlap: deeper than both margins) sets
+// bit 1 of meta[5] in mode 0 before adding any contact
 // and goes to the list: the host runs cpuref's narrowphase on the listed
 // pairs and uploads their counts and contacts as fb (records sorted by q)
 // and host, and modes 3, 2 and 1 then place every pair's contacts. A
@@ -36,7 +40,9 @@
 // operation is `precise` and written in cpuref's order (mgl64 Len, Dot,
 // Rotate, bodyFrame as in cpuref/narrow.go); math.Min and math.Max are
 // GLSL's min and max, which differ from Go's only in the sign of a zero
-// result.
+// result. Heavy functions (GJK, closestTriangle, boxFace, the
+// ellipsoid–box search) have one call site each: the kernel is inlined whole, and
+// lavapipe compiles it in about 20 s.
 // Bindings (set 0): 0 pos (3 float64 per body), 1 rot (4), 2 shape (5:
 // kind, size, R), 3 mat (2: μ, ĉ in N), 4 box (8: margin at 6), 5 pairA,
 // 6 pairB (uint32), all read; 7 off (uint32, pcap+1: written in mode 0,
@@ -544,57 +550,61 @@ dvec3 closestTriangle(inout Simplex s) {
 	return r;
 }
 
-dvec3 closestTetrahedron(inout Simplex s) {
+// closest is cpuref's gjkSimplex.closest: closestSegment for a segment,
+// closestTriangle for a triangle, and for a tetrahedron
+// (closestTetrahedron) the best of the faces whose plane separates the
+// origin from the opposite vertex (all four for a flat one), or the
+// origin when none does. The triangle and the faces share one call of
+// closestTriangle, which keeps the inlined kernel small.
+dvec3 closest(inout Simplex s) {
+	if (s.n == 2) {
+		return closestSegment(s);
+	}
+	if (s.n < 2) {
+		s.w[0] = 1.0lf;
+		return s.p[0];
+	}
 	const ivec4 faces[4] = ivec4[4](ivec4(0, 1, 2, 3), ivec4(0, 2, 3, 1), ivec4(0, 3, 1, 2), ivec4(1, 3, 2, 0));
 	Simplex best;
 	dvec3 bestP = dvec3(0.0lf);
 	double bestD = infinity();
 	bool found = false;
-	for (int k = 0; k < 4; k++) {
-		ivec4 f = faces[k];
-		dvec3 a = s.p[f.x], b = s.p[f.y], c = s.p[f.z], d = s.p[f.w];
-		precise dvec3 ba = b - a;
-		precise dvec3 ca = c - a;
-		precise dvec3 da = d - a;
-		dvec3 nrm = cross3(ba, ca);
-		precise double so = -dot3(a, nrm);
-		double sd = dot3(da, nrm);
-		precise double ss = so * sd;
-		if (ss < 0.0lf || sd == 0.0lf) {
-			Simplex t = edgeOf(s, f.x, f.y);
+	int nf = s.n == 4 ? 4 : 1;
+	for (int k = 0; k < nf; k++) {
+		Simplex t = s;
+		if (s.n == 4) {
+			ivec4 f = faces[k];
+			dvec3 a = s.p[f.x], b = s.p[f.y], c = s.p[f.z], d = s.p[f.w];
+			precise dvec3 ba = b - a;
+			precise dvec3 ca = c - a;
+			precise dvec3 da = d - a;
+			dvec3 nrm = cross3(ba, ca);
+			precise double so = -dot3(a, nrm);
+			double sd = dot3(da, nrm);
+			precise double ss = so * sd;
+			if (!(ss < 0.0lf || sd == 0.0lf)) {
+				continue;
+			}
+			t = edgeOf(s, f.x, f.y);
 			t.p[2] = s.p[f.z];
 			t.a[2] = s.a[f.z];
 			t.b[2] = s.b[f.z];
 			t.n = 3;
-			dvec3 q = closestTriangle(t);
-			double dq = dot3(q, q);
-			if (!found || dq < bestD) {
-				best = t;
-				bestP = q;
-				bestD = dq;
-			}
-			found = true;
 		}
+		dvec3 q = closestTriangle(t);
+		double dq = dot3(q, q);
+		if (!found || dq < bestD) {
+			best = t;
+			bestP = q;
+			bestD = dq;
+		}
+		found = true;
 	}
 	if (!found) {
 		return dvec3(0.0lf);
 	}
 	s = best;
 	return bestP;
-}
-
-dvec3 closest(inout Simplex s) {
-	if (s.n == 2) {
-		return closestSegment(s);
-	}
-	if (s.n == 3) {
-		return closestTriangle(s);
-	}
-	if (s.n == 4) {
-		return closestTetrahedron(s);
-	}
-	s.w[0] = 1.0lf;
-	return s.p[0];
 }
 
 void witnesses(Simplex s, out dvec3 pa, out dvec3 pb) {
@@ -742,11 +752,12 @@ void boxFace(dvec3 hr, Frame fr, int k, dvec3 n, dvec3 hi, Frame fi, bool refIsB
 	precise double o3 = -fv + hr[k2];
 	precise dvec3 mu_ = u * -1.0lf;
 	precise dvec3 mv = v * -1.0lf;
+	dvec3 dirs[4] = dvec3[4](u, mu_, v, mv);
+	double offs[4] = double[4](o0, o1, o2, o3);
 	int np = 4;
-	np = clipPolygon(poly, np, u, o0);
-	np = clipPolygon(poly, np, mu_, o1);
-	np = clipPolygon(poly, np, v, o2);
-	np = clipPolygon(poly, np, mv, o3);
+	for (int c = 0; c < 4; c++) {
+		np = clipPolygon(poly, np, dirs[c], offs[c]);
+	}
 	precise dvec3 nn = n;
 	if (refIsB) {
 		nn = n * -1.0lf;
@@ -815,15 +826,28 @@ void boxEdgeEdge(dvec3 ha, Frame fa, dvec3 hb, Frame fb, int i, int j, dvec3 l0,
 	add(l, qa, qb, s, env);
 }
 
-// boxBox is cpuref's: the best of the 15 separating axes (a face axis
-// unless an edge–edge axis is 5 % shallower), GJK's distance for boxes
-// apart.
-void boxBox(dvec3 ha, Frame fa, dvec3 hb, Frame fb, double env) {
+// BoxSat is the separating-axis stage of cpuref's boxBox: t = cb − ca,
+// the scale |ha| + |hb|, the best separation and its axis (0–2: a's
+// faces, 3–5: b's, 6 + 3i + j: A_i × B_j, unit edgeL).
+struct BoxSat {
+	dvec3 t;
+	double scale, best;
+	int axis;
+	dvec3 edgeL;
+};
+
+// boxSat is boxBox up to GJK: the best of the 15 separating axes (a face
+// axis unless an edge–edge axis is 5 % shallower); false when some axis
+// separates the boxes by env or more (no contact).
+bool boxSat(dvec3 ha, Frame fa, dvec3 hb, Frame fb, double env, out BoxSat r) {
 	precise dvec3 t = fb.c - fa.c;
 	precise double scale = len3(ha) + len3(hb);
+	r.t = t;
+	r.scale = scale;
+	r.edgeL = dvec3(0.0lf);
 	precise double tl = len3(t) - scale;
 	if (tl >= env) {
-		return;
+		return false;
 	}
 	double best = -infinity();
 	int axis = -1;
@@ -831,7 +855,7 @@ void boxBox(dvec3 ha, Frame fa, dvec3 hb, Frame fb, double env) {
 		dvec3 l = k < 3 ? axisOf(fa, k) : axisOf(fb, k - 3);
 		double s = sepBox(t, l, ha, fa, hb, fb);
 		if (!(s < env)) {
-			return;
+			return false;
 		}
 		if (s > best) {
 			best = s;
@@ -839,11 +863,10 @@ void boxBox(dvec3 ha, Frame fa, dvec3 hb, Frame fb, double env) {
 		}
 	}
 	if (axis < 0) {
-		return;
+		return false;
 	}
 	double faceBest = best;
 	precise double thr = faceBest + 0.05lf * abs(faceBest) + 1e-9lf * scale; // boxEdgeBias, boxEdgeFloor
-	dvec3 edgeL = dvec3(0.0lf);
 	for (int i = 0; i < 3; i++) {
 		for (int j = 0; j < 3; j++) {
 			dvec3 l = cross3(axisOf(fa, i), axisOf(fb, j));
@@ -855,72 +878,67 @@ void boxBox(dvec3 ha, Frame fa, dvec3 hb, Frame fb, double env) {
 			precise dvec3 lu = l * inv;
 			double s = sepBox(t, lu, ha, fa, hb, fb);
 			if (!(s < env)) {
-				return;
+				return false;
 			}
 			if (s > best && s > thr) {
 				best = s;
 				axis = 6 + 3 * i + j;
-				edgeL = lu;
+				r.edgeL = lu;
 			}
 		}
 	}
+	r.best = best;
+	r.axis = axis;
+	return true;
+}
+
+// boxContacts is the rest of cpuref's boxBox, after GJK (run when the
+// axes say apart, best > 0): the axis's contacts (face clipping or the
+// edge–edge contact) and, for boxes apart, GJK's closest points when the
+// axis's contacts all lie farther apart than they do.
+void boxContacts(dvec3 ha, Frame fa, dvec3 hb, Frame fb, double env, BoxSat r, dvec3 v, bool overlap, Simplex sx) {
 	double dist = 0.0lf;
 	dvec3 gn = dvec3(0.0lf), gpa = dvec3(0.0lf), gpb = dvec3(0.0lf);
 	bool apart = false;
-	if (best > 0.0lf) {
-		Convex ca, cb;
-		ca.ell = false;
-		ca.c = dvec3(0.0lf);
-		ca.g = dmat3(0.0lf);
-		ca.h = ha;
-		ca.r = dvec3[3](fa.r0, fa.r1, fa.r2);
-		ca.margin = 0.0lf;
-		cb.ell = false;
-		cb.c = t;
-		cb.g = dmat3(0.0lf);
-		cb.h = hb;
-		cb.r = dvec3[3](fb.r0, fb.r1, fb.r2);
-		cb.margin = 0.0lf;
-		Simplex sx;
-		sx.n = 0;
-		bool overlap, beyond;
-		dvec3 v = gjkDistance(ca, cb, env, scale, 1e-12lf, sx, overlap, beyond); // boxGJKTol
-		if (beyond) {
-			return;
-		}
-		if (!overlap && sx.n > 0) {
-			dist = len3(v);
-			witnesses(sx, gpa, gpb);
-			precise double f = -1.0lf / dist;
-			precise dvec3 n = v * f;
-			precise dvec3 xa = fa.c + gpa;
-			precise dvec3 xb = fa.c + gpb;
-			gn = n;
-			gpa = xa;
-			gpb = xb;
-			apart = true;
-		}
+	if (r.best > 0.0lf && !overlap && sx.n > 0) {
+		dist = len3(v);
+		witnesses(sx, gpa, gpb);
+		precise double f = -1.0lf / dist;
+		precise dvec3 n = v * f;
+		precise dvec3 xa = fa.c + gpa;
+		precise dvec3 xb = fa.c + gpb;
+		gn = n;
+		gpa = xa;
+		gpb = xb;
+		apart = true;
 	}
 	least = infinity();
-	if (axis >= 6) {
-		boxEdgeEdge(ha, fa, hb, fb, (axis - 6) / 3, (axis - 6) % 3, edgeL, best, env);
-	} else if (axis < 3) {
-		precise dvec3 n = axisOf(fa, axis);
-		if (dot3(t, n) < 0.0lf) {
-			n = n * -1.0lf;
-		}
-		boxFace(ha, fa, axis, n, hb, fb, false, env);
+	if (r.axis >= 6) {
+		boxEdgeEdge(ha, fa, hb, fb, (r.axis - 6) / 3, (r.axis - 6) % 3, r.edgeL, r.best, env);
 	} else {
-		precise dvec3 n = axisOf(fb, axis - 3);
-		if (dot3(t, n) > 0.0lf) {
+		// Face axis k of a (reference a) or of b (reference b).
+		bool refIsB = r.axis >= 3;
+		int k = r.axis;
+		Frame fr = fa, fi = fb;
+		dvec3 hr = ha, hi = hb;
+		if (refIsB) {
+			k = r.axis - 3;
+			fr = fb;
+			fi = fa;
+			hr = hb;
+			hi = ha;
+		}
+		precise dvec3 n = axisOf(fr, k);
+		double tn = dot3(r.t, n);
+		if (refIsB ? tn > 0.0lf : tn < 0.0lf) {
 			n = n * -1.0lf;
 		}
-		boxFace(hb, fb, axis - 3, n, ha, fa, true, env);
+		boxFace(hr, fr, k, n, hi, fi, refIsB, env);
 	}
 	if (!apart) {
 		return;
 	}
-	precise double lim = dist + 1e-12lf * scale; // boxGJKTol
+	precise double lim = dist + 1e-12lf * r.scale; // boxGJKTol
 	if (least > lim) {
 		add(gn, gpa, gpb, dist, env);
 	}
@@ -1092,6 +1110,772 @@ void sphereEllipsoid(double r, dvec3 c, dvec3 s, Frame fe, double env) {
 	add(n, a, toWorld(fe, x), phi, env);
 }
 
+// ---- ellipsoid–ellipsoid and ellipsoid–box (cpuref/narrow_gjk.go,
+// narrow_ellipsoid.go) ----
+
+// hypot is Go's math.Hypot for finite p, q.
+double hypot(double p, double q) {
+	double x = abs(p), y = abs(q);
+	double hi = max(x, y), lo = min(x, y);
+	if (hi == 0.0lf) {
+		return 0.0lf;
+	}
+	precise double r = lo / hi;
+	precise double h = hi * sqrt(1.0lf + r * r);
+	return h;
+}
+
+dvec3 normalize3(dvec3 v) {
+	precise double inv = 1.0lf / len3(v);
+	precise dvec3 r = v * inv;
+	return r;
+}
+
+// tangentPair is cpuref's: an orthonormal basis t1, t2 of the plane
+// orthogonal to unit n.
+void tangentPair(dvec3 n, out dvec3 t1, out dvec3 t2) {
+	dvec3 ax = dvec3(1.0lf, 0.0lf, 0.0lf);
+	if (abs(n.x) > 0.57lf) {
+		ax = dvec3(0.0lf, 1.0lf, 0.0lf);
+	}
+	t1 = normalize3(cross3(n, ax));
+	t2 = cross3(n, t1);
+}
+
+dvec3 diffSupport(Convex a, Convex b, dvec3 d) {
+	precise dvec3 md = d * -1.0lf;
+	precise dvec3 r = support(a, d) - support(b, md);
+	return r;
+}
+
+// The EPA polytope (cpuref's epaPolytope) with the device's bound of
+// EPA_VERTS vertices (cpuref's epaMaxVerts is 48): faces (vertex indices,
+// outward unit normal, offset), the horizon's edges and an interior point.
+// A pair whose polytope would outgrow the bound where cpuref's goes on
+// sets epaOverflow and goes to the host.
+const int EPA_VERTS = 32;
+const int EPA_FACES = 2 * EPA_VERTS - 4;
+const int EPA_EDGES = 3 * EPA_FACES;
+const int CPU_EPA_VERTS = 48, CPU_EPA_FACES = 2 * CPU_EPA_VERTS - 4, CPU_EPA_EDGES = 3 * CPU_EPA_FACES;
+dvec3 epaV[EPA_VERTS];
+int epaNV;
+ivec3 epaF[EPA_FACES];
+dvec3 epaN[EPA_FACES];
+double epaD[EPA_FACES];
+int epaNF;
+ivec2 epaE[EPA_EDGES];
+int epaNE;
+dvec3 epaIn;
+bool epaOverflow;
+
+void epaAddFace(int i, int j, int k) {
+	dvec3 a = epaV[i];
+	precise dvec3 ja = epaV[j] - a;
+	precise dvec3 ka = epaV[k] - a;
+	precise dvec3 n = cross3(ja, ka);
+	double l = len3(n);
+	if (!(l > 0.0lf)) {
+		n = a - epaIn;
+		l = len3(n);
+		if (!(l > 0.0lf)) {
+			n = dvec3(0.0lf, 0.0lf, 1.0lf);
+			l = 1.0lf;
+		}
+	}
+	precise double inv = 1.0lf / l;
+	n = n * inv;
+	precise dvec3 ai = a - epaIn;
+	if (dot3(n, ai) < 0.0lf) {
+		n = n * -1.0lf;
+		int t = j;
+		j = k;
+		k = t;
+	}
+	epaF[epaNF] = ivec3(i, j, k);
+	epaN[epaNF] = n;
+	epaD[epaNF] = dot3(n, a);
+	epaNF++;
+}
+
+// epaAddEdge is cpuref's addEdge; false: the list is full (cpuref's own
+// bound, or the device's: then epaOverflow).
+bool epaAddEdge(int i, int j) {
+	for (int k = 0; k < epaNE; k++) {
+		if (epaE[k] == ivec2(j, i)) {
+			epaNE--;
+			epaE[k] = epaE[epaNE];
+			return true;
+		}
+	}
+	if (epaNE == EPA_EDGES) {
+		epaOverflow = EPA_EDGES < CPU_EPA_EDGES;
+		return false;
+	}
+	epaE[epaNE] = ivec2(i, j);
+	epaNE++;
+	return true;
+}
+
+// epaInit is cpuref's epaPolytope.init.
+bool epaInit(Convex a, Convex b, Simplex s, double scale) {
+	precise double eps = 1e-12lf * scale;
+	for (int i = 0; i < s.n; i++) {
+		epaV[i] = s.p[i];
+	}
+	epaNV = s.n;
+	if (epaNV == 0) {
+		epaV[0] = diffSupport(a, b, dvec3(0.0lf, 0.0lf, 1.0lf));
+		epaNV = 1;
+	}
+	if (epaNV == 1) {
+		const dvec3 dirs[6] = dvec3[6](dvec3(1.0lf, 0.0lf, 0.0lf), dvec3(-1.0lf, 0.0lf, 0.0lf), dvec3(0.0lf, 1.0lf, 0.0lf),
+			dvec3(0.0lf, -1.0lf, 0.0lf), dvec3(0.0lf, 0.0lf, 1.0lf), dvec3(0.0lf, 0.0lf, -1.0lf));
+		for (int k = 0; k < 6; k++) {
+			dvec3 w = diffSupport(a, b, dirs[k]);
+			precise dvec3 d = w - epaV[0];
+			if (len3(d) > eps) {
+				epaV[1] = w;
+				epaNV = 2;
+				break;
+			}
+		}
+		if (epaNV < 2) {
+			return false;
+		}
+	}
+	if (epaNV == 2) {
+		precise dvec3 u = epaV[1] - epaV[0];
+		dvec3 t, t2;
+		tangentPair(normalize3(u), t, t2);
+		precise dvec3 mt = t * -1.0lf;
+		dvec3 dirs[4] = dvec3[4](t, mt, cross3(u, t), cross3(t, u));
+		precise double lim = eps * len3(u);
+		for (int k = 0; k < 4; k++) {
+			dvec3 w = diffSupport(a, b, dirs[k]);
+			precise dvec3 d = w - epaV[0];
+			if (len3(cross3(d, u)) > lim) {
+				epaV[2] = w;
+				epaNV = 3;
+				break;
+			}
+		}
+		if (epaNV < 3) {
+			return false;
+		}
+	}
+	if (epaNV == 3) {
+		precise dvec3 e1 = epaV[1] - epaV[0];
+		precise dvec3 e2 = epaV[2] - epaV[0];
+		precise dvec3 m = cross3(e1, e2);
+		double l = len3(m);
+		if (!(l > 0.0lf)) {
+			return false;
+		}
+		precise double inv = 1.0lf / l;
+		m = m * inv;
+		dvec3 w = diffSupport(a, b, m);
+		precise dvec3 d = w - epaV[0];
+		if (dot3(d, m) <= eps) {
+			precise dvec3 mm = m * -1.0lf;
+			w = diffSupport(a, b, mm);
+			d = w - epaV[0];
+			precise double meps = -eps;
+			if (dot3(d, m) >= meps) {
+				return false;
+			}
+		}
+		epaV[3] = w;
+		epaNV = 4;
+	}
+	precise dvec3 in_ = (epaV[0] + epaV[1] + epaV[2] + epaV[3]) * 0.25lf;
+	epaIn = in_;
+	const ivec3 faces[4] = ivec3[4](ivec3(0, 1, 2), ivec3(0, 3, 1), ivec3(0, 2, 3), ivec3(1, 3, 2));
+	epaNF = 0;
+	for (int k = 0; k < 4; k++) {
+		epaAddFace(faces[k].x, faces[k].y, faces[k].z);
+	}
+	return true;
+}
+
+// epaExpand is cpuref's epaPolytope.expand: the nearest face's normal.
+dvec3 epaExpand(Convex a, Convex b, double scale) {
+	precise double tol = 1e-4lf * scale; // epaRelTol
+	for (int guard = 0; guard <= CPU_EPA_VERTS; guard++) {
+		int bi = 0;
+		for (int i = 1; i < epaNF; i++) {
+			if (epaD[i] < epaD[bi]) {
+				bi = i;
+			}
+		}
+		dvec3 bn = epaN[bi];
+		double bd = epaD[bi];
+		dvec3 w = diffSupport(a, b, bn);
+		precise double gain = dot3(w, bn) - bd;
+		if (!(gain > tol) || epaNV == CPU_EPA_VERTS) {
+			return bn;
+		}
+		if (epaNV == EPA_VERTS) {
+			epaOverflow = true;
+			return bn;
+		}
+		int vi = epaNV;
+		epaV[vi] = w;
+		epaNV++;
+		epaNE = 0;
+		for (int i = 0; i < epaNF;) {
+			ivec3 f = epaF[i];
+			precise dvec3 wf = w - epaV[f.x];
+			if (i == bi || dot3(epaN[i], wf) > 0.0lf) {
+				if (!epaAddEdge(f.x, f.y) || !epaAddEdge(f.y, f.z) || !epaAddEdge(f.z, f.x)) {
+					return bn;
+				}
+				epaNF--;
+				epaF[i] = epaF[epaNF];
+				epaN[i] = epaN[epaNF];
+				epaD[i] = epaD[epaNF];
+				if (bi == i) {
+					bi = -1;
+				} else if (bi == epaNF) {
+					bi = i;
+				}
+				continue;
+			}
+			i++;
+		}
+		if (epaNF + epaNE > CPU_EPA_FACES) {
+			return bn;
+		}
+		if (epaNF + epaNE > EPA_FACES) {
+			epaOverflow = true;
+			return bn;
+		}
+		for (int k = 0; k < epaNE; k++) {
+			epaAddFace(epaE[k].x, epaE[k].y, vi);
+		}
+	}
+	return epaN[0];
+}
+
+// SupportFunc is cpuref's supportFunc: f(n) = c·n + Σ √(nᵀG_k n).
+struct SupportFunc {
+	dvec3 c;
+	dmat3 g[2];
+	int ng;
+};
+
+double sfValue(SupportFunc f, dvec3 n) {
+	precise double v = dot3(f.c, n);
+	for (int k = 0; k < f.ng; k++) {
+		v = v + sqrt(dot3(n, mul3(f.g[k], n)));
+	}
+	return v;
+}
+
+double sfDerivs(SupportFunc f, dvec3 n, out dvec3 grad, out dmat3 hess) {
+	precise double v = dot3(f.c, n);
+	precise dvec3 gr = f.c;
+	precise dmat3 h = dmat3(0.0lf);
+	for (int k = 0; k < f.ng; k++) {
+		dvec3 gn = mul3(f.g[k], n);
+		precise double l = sqrt(dot3(n, gn));
+		v = v + l;
+		precise double il = 1.0lf / l;
+		precise double il3 = 1.0lf / (l * l * l);
+		gr = gr + gn * il;
+		for (int i = 0; i < 3; i++) {
+			for (int j = 0; j < 3; j++) {
+				h[j][i] = h[j][i] + (f.g[k][j][i] * il - gn[i] * gn[j] * il3);
+			}
+		}
+	}
+	grad = gr;
+	hess = h;
+	return v;
+}
+
+dvec3 retract(dvec3 n, dvec3 t1, dvec3 t2, double s1, double s2, int held) {
+	precise dvec3 m = n + t1 * s1 + t2 * s2;
+	dvec3 r = normalize3(m);
+	if (held >= 0) {
+		r[held] = 0.0lf;
+	}
+	return r;
+}
+
+// sfMinimize is cpuref's supportFunc.minimize: Riemannian Newton on the
+// sphere (held ≥ 0: on the great circle n_held = 0).
+dvec3 sfMinimize(SupportFunc f, dvec3 n0, int held, double scale) {
+	dvec3 n = n0;
+	precise double gtol = 1e-13lf * scale; // newtonGradTol
+	for (int it = 0; it < 50; it++) {
+		dvec3 grad;
+		dmat3 hess;
+		double v = sfDerivs(f, n, grad, hess);
+		dvec3 t1 = dvec3(0.0lf), t2 = dvec3(0.0lf);
+		int dim = 2;
+		if (held >= 0) {
+			dvec3 ax = dvec3(0.0lf);
+			ax[held] = 1.0lf;
+			t1 = cross3(ax, n);
+			double l = len3(t1);
+			if (l > 0.0lf) {
+				precise double inv = 1.0lf / l;
+				precise dvec3 tt = t1 * inv;
+				t1 = tt;
+			}
+			dim = 1;
+		} else {
+			tangentPair(n, t1, t2);
+		}
+		double lam = dot3(n, grad);
+		double g1 = dot3(t1, grad), g2 = dot3(t2, grad);
+		if (hypot(g1, g2) <= gtol) {
+			break;
+		}
+		dvec3 h1 = mul3(hess, t1), h2 = mul3(hess, t2);
+		precise double a = dot3(t1, h1) - lam;
+		precise double b = dot3(t1, h2);
+		precise double d = dot3(t2, h2) - lam;
+		if (dim == 1) {
+			b = 0.0lf;
+			d = 1.0lf;
+		}
+		precise double det = a * d - b * b;
+		bool newton = a > 0.0lf && det > 0.0lf;
+		precise double s1, s2;
+		if (newton) {
+			s1 = -(d * g1 - b * g2) / det;
+			s2 = -(a * g2 - b * g1) / det;
+		} else {
+			precise double k = 0.5lf / hypot(g1, g2); // newtonMaxStep
+			s1 = -k * g1;
+			s2 = -k * g2;
+		}
+		if (dim == 1) {
+			s2 = 0.0lf;
+		}
+		double l = hypot(s1, s2);
+		if (l > 0.5lf) {
+			s1 = s1 * 0.5lf / l;
+			s2 = s2 * 0.5lf / l;
+		}
+		if (newton && l <= 1e-6lf) { // newtonFinalStep
+			n = retract(n, t1, t2, s1, s2, held);
+			break;
+		}
+		bool moved = false;
+		for (int h = 0; h < 30; h++) { // newtonMaxHalvings
+			dvec3 m = retract(n, t1, t2, s1, s2, held);
+			if (sfValue(f, m) < v) {
+				n = m;
+				moved = true;
+				break;
+			}
+			s1 = s1 / 2.0lf;
+			s2 = s2 / 2.0lf;
+		}
+		if (!moved) {
+			break;
+		}
+	}
+	return n;
+}
+
+// EllBoxFunc is cpuref's ellipsoidBoxFunc: f(n) = e·n + √(nᵀGn) + Σ h_i |n_i|.
+struct EllBoxFunc {
+	dvec3 e;
+	dmat3 g;
+	dvec3 h;
+};
+
+double ebValue(EllBoxFunc f, dvec3 n) {
+	precise double v = dot3(f.e, n) + sqrt(dot3(n, mul3(f.g, n))) + f.h.x * abs(n.x) + f.h.y * abs(n.y) + f.h.z * abs(n.z);
+	return v;
+}
+
+// The function bestProbes and the deep starts minimise: ebF when
+// probeBox, else sfF.
+SupportFunc sfF;
+EllBoxFunc ebF;
+bool probeBox;
+
+double probeValue(dvec3 d) { return probeBox ? ebValue(ebF, d) : sfValue(sfF, d); }
+
+void probeTry(dvec3 d, inout double vals[3], inout dvec3 outs[3]) {
+	double v = probeValue(d);
+	if (!(v < vals[2])) {
+		return;
+	}
+	int k = 2;
+	while (k > 0 && v < vals[k - 1]) {
+		vals[k] = vals[k - 1];
+		outs[k] = outs[k - 1];
+		k--;
+	}
+	vals[k] = v;
+	outs[k] = d;
+}
+
+// bestProbes is cpuref's (deepStarts = 3).
+void bestProbes(dvec3 ax1[3], dvec3 ax2[3], out dvec3 outs[3]) {
+	double vals[3] = double[3](infinity(), infinity(), infinity());
+	outs = dvec3[3](dvec3(0.0lf), dvec3(0.0lf), dvec3(0.0lf));
+	for (int i = -1; i <= 1; i++) {
+		for (int j = -1; j <= 1; j++) {
+			for (int k = -1; k <= 1; k++) {
+				dvec3 d = dvec3(double(i), double(j), double(k));
+				if (d != dvec3(0.0lf)) {
+					precise double inv = 1.0lf / len3(d);
+					precise dvec3 u = d * inv;
+					probeTry(u, vals, outs);
+				}
+			}
+		}
+	}
+	for (int i = 0; i < 3; i++) {
+		precise dvec3 m1 = ax1[i] * -1.0lf;
+		precise dvec3 m2 = ax2[i] * -1.0lf;
+		probeTry(ax1[i], vals, outs);
+		probeTry(m1, vals, outs);
+		probeTry(ax2[i], vals, outs);
+		probeTry(m2, vals, outs);
+	}
+}
+
+// cellMinimum is cpuref's ellipsoidBoxFunc.cellMinimum.
+dvec3 cellMinimum(EllBoxFunc f, dvec3 sigma, dvec3 n, double scale, out bool ok) {
+	dvec3 s = dvec3(0.0lf);
+	int held = -1, z = 0;
+	for (int i = 0; i < 3; i++) {
+		if (sigma[i] == 0.0lf) {
+			held = i;
+			z++;
+		} else if (sigma[i] * n[i] > 0.0lf) {
+			s[i] = n[i];
+		}
+	}
+	double l = len3(s);
+	if (z == 2 || !(l > 0.0lf)) {
+		s = sigma;
+		l = len3(sigma);
+	}
+	precise double inv = 1.0lf / l;
+	precise dvec3 su = s * inv;
+	s = su;
+	dvec3 m = s;
+	ok = false;
+	if (z < 2) {
+		SupportFunc sf;
+		precise dvec3 c = f.e + dvec3(sigma.x * f.h.x, sigma.y * f.h.y, sigma.z * f.h.z);
+		sf.c = c;
+		sf.g[0] = f.g;
+		sf.g[1] = dmat3(0.0lf);
+		sf.ng = 1;
+		m = sfMinimize(sf, s, held, scale);
+		double t = 1.0lf;
+		int cut = -1;
+		for (int i = 0; i < 3; i++) {
+			if (sigma[i] != 0.0lf && sigma[i] * m[i] < 0.0lf) {
+				precise double ti = s[i] / (s[i] - m[i]);
+				if (ti < t) {
+					t = ti;
+					cut = i;
+				}
+			}
+		}
+		if (cut >= 0) {
+			precise dvec3 u = s + (m - s) * t;
+			dvec3 uu = u;
+			uu[cut] = 0.0lf;
+			for (int i = 0; i < 3; i++) {
+				if (sigma[i] * uu[i] < 0.0lf) {
+					uu[i] = 0.0lf;
+				}
+			}
+			double ul = len3(uu);
+			if (ul > 0.0lf) {
+				precise double iu = 1.0lf / ul;
+				precise dvec3 r = uu * iu;
+				return r;
+			}
+			return s;
+		}
+	}
+	dvec3 gn = mul3(f.g, m);
+	double gl = sqrt(dot3(m, gn));
+	for (int i = 0; i < 3; i++) {
+		precise double pi = f.e[i] + gn[i] / gl;
+		if (sigma[i] == 0.0lf && abs(pi) > f.h[i]) {
+			return m;
+		}
+	}
+	ok = true;
+	return m;
+}
+
+// searchCells is cpuref's ellipsoidBoxFunc.searchCells (cellTol = 0.05).
+dvec3 searchCells(EllBoxFunc f, dvec3 n, double scale, out double bestF, out bool verified) {
+	// choices[i] lists the signs σ_i near n (0: n_i held at 0), as
+	// integers: a double array of constants here came out of the compiler
+	// with −0 for 0 (lavapipe), which cpuref's +0 would not match in sign.
+	ivec3 choices[3];
+	int nc[3];
+	for (int i = 0; i < 3; i++) {
+		if (n[i] > 0.05lf) {
+			choices[i] = ivec3(1, 0, 0);
+			nc[i] = 1;
+		} else if (n[i] < -0.05lf) {
+			choices[i] = ivec3(-1, 0, 0);
+			nc[i] = 1;
+		} else {
+			choices[i] = ivec3(0, 1, -1);
+			nc[i] = 3;
+		}
+	}
+	dvec3 best = n;
+	bestF = infinity();
+	verified = false;
+	for (int zeros = 2; zeros >= 0 && !verified; zeros--) {
+		for (int j0 = 0; j0 < nc[0]; j0++) {
+			for (int j1 = 0; j1 < nc[1]; j1++) {
+				for (int j2 = 0; j2 < nc[2]; j2++) {
+					dvec3 sigma = dvec3(ivec3(choices[0][j0], choices[1][j1], choices[2][j2]));
+					int z = 0;
+					for (int i = 0; i < 3; i++) {
+						if (sigma[i] == 0.0lf) {
+							z++;
+						}
+					}
+					if (z != zeros) {
+						continue;
+					}
+					bool ok;
+					dvec3 m = cellMinimum(f, sigma, n, scale, ok);
+					double v = ebValue(f, m);
+					if (v < bestF) {
+						best = m;
+						bestF = v;
+						verified = ok;
+					}
+				}
+			}
+		}
+	}
+	return best;
+}
+
+// ebMinimize is cpuref's ellipsoidBoxFunc.minimize (ellipsoidBoxRounds = 16).
+dvec3 ebMinimize(EllBoxFunc f, dvec3 n0, double scale) {
+	dvec3 best = n0;
+	double bestF = ebValue(f, n0);
+	for (int r = 0; r < 16; r++) {
+		double v;
+		bool ok;
+		dvec3 n = searchCells(f, best, scale, v, ok);
+		if (!(v < bestF)) {
+			break;
+		}
+		best = n;
+		bestF = v;
+		if (ok) {
+			break;
+		}
+	}
+	return best;
+}
+
+double ellipsoidMargin(dvec3 s) {
+	double lo = min(s.x, min(s.y, s.z)), hi = max(s.x, max(s.y, s.z));
+	precise double m = 0.9lf * lo * lo / hi;
+	return m;
+}
+
+dmat3 ellipsoidGram(dvec3 s, dvec3 r[3]) {
+	precise dmat3 g = dmat3(0.0lf);
+	for (int k = 0; k < 3; k++) {
+		dvec3 q = r[k];
+		precise double s2 = s[k] * s[k];
+		for (int i = 0; i < 3; i++) {
+			for (int j = 0; j < 3; j++) {
+				g[j][i] = g[j][i] + s2 * q[i] * q[j];
+			}
+		}
+	}
+	return g;
+}
+
+// ellipsoidSetup is the start of cpuref's ellipsoidEllipsoid (box
+// false: a with semi-axes sa in frame fa, b with sb in fb, working in
+// world axes about b's centre) or ellipsoidBox (box true: sb the box's
+// half-extents, working in the box's frame): the shapes' support data
+// (a.r, b.r: the axes bestProbes uses) and the scale; false when the
+// bounding spheres are env or more apart.
+bool ellipsoidSetup(bool box, dvec3 sa, Frame fa, dvec3 sb, Frame fb, double env, out Convex a, out Convex b,
+	out double scale) {
+	dvec3 ar[3] = dvec3[3](fa.r0, fa.r1, fa.r2), br[3] = dvec3[3](fb.r0, fb.r1, fb.r2);
+	double ra = max(sa.x, max(sa.y, sa.z)), rb;
+	precise dvec3 c = fa.c - fb.c;
+	if (box) {
+		c = dirToBody(fb, c);
+		rb = len3(sb);
+		ar = dvec3[3](dirToBody(fb, fa.r0), dirToBody(fb, fa.r1), dirToBody(fb, fa.r2));
+		br = dvec3[3](dvec3(1.0lf, 0.0lf, 0.0lf), dvec3(0.0lf, 1.0lf, 0.0lf), dvec3(0.0lf, 0.0lf, 1.0lf));
+	} else {
+		rb = max(sb.x, max(sb.y, sb.z));
+	}
+	precise double sc = ra + rb;
+	scale = sc;
+	a.ell = true;
+	a.c = c;
+	a.g = ellipsoidGram(sa, ar);
+	a.h = dvec3(0.0lf);
+	a.r = ar;
+	a.margin = ellipsoidMargin(sa);
+	b.ell = !box;
+	b.c = dvec3(0.0lf);
+	b.g = box ? dmat3(0.0lf) : ellipsoidGram(sb, br);
+	b.h = box ? sb : dvec3(0.0lf);
+	b.r = br;
+	b.margin = box ? 0.0lf : ellipsoidMargin(sb);
+	precise double reach = len3(c) - ra - rb;
+	return !(reach >= env);
+}
+
+// ellipsoidContacts is the rest of cpuref's ellipsoidEllipsoid or
+// ellipsoidBox after GJK on the cores (firstNormal: −v/|v| apart, else
+// EPA), Newton from that normal and, deep, from the best probes; the
+// contact at the support points along the least minimum's normal.
+void ellipsoidContacts(bool box, Convex a, Convex b, Frame fb, double env, double scale, dvec3 v, bool overlap,
+	Simplex sx) {
+	bool deep = overlap;
+	dvec3 n0;
+	if (!overlap) {
+		precise double f = -1.0lf / len3(v);
+		precise dvec3 nv = v * f;
+		n0 = nv;
+	} else if (epaInit(a, b, sx, scale)) {
+		n0 = epaExpand(a, b, scale);
+		if (epaOverflow) {
+			return;
+		}
+	} else {
+		precise dvec3 d = b.c - a.c;
+		double l = len3(d);
+		n0 = dvec3(0.0lf, 0.0lf, 1.0lf);
+		if (l > 0.0lf) {
+			precise double inv = 1.0lf / l;
+			precise dvec3 dn = d * inv;
+			n0 = dn;
+		}
+	}
+	probeBox = box;
+	if (box) {
+		ebF.e = a.c;
+		ebF.g = a.g;
+		ebF.h = b.h;
+	} else {
+		sfF.c = a.c;
+		sfF.g[0] = a.g;
+		sfF.g[1] = b.g;
+		sfF.ng = 2;
+	}
+	// From n0, then (deep) from the best probes: the least minimum.
+	dvec3 starts[3];
+	if (deep) {
+		bestProbes(a.r, b.r, starts);
+	}
+	dvec3 n = n0;
+	double best = 0.0lf;
+	for (int k = -1; k < (deep ? 3 : 0); k++) {
+		dvec3 s = k < 0 ? n0 : starts[k];
+		dvec3 m = box ? ebMinimize(ebF, s, scale) : sfMinimize(sfF, s, -1, scale);
+		double vm = probeValue(m);
+		if (k < 0 || vm < best) {
+			n = m;
+			best = vm;
+		}
+	}
+	double phi = -best;
+	if (!(phi < env)) {
+		return;
+	}
+	dvec3 pa = support(a, n);
+	if (!box) {
+		precise dvec3 mn = n * -1.0lf;
+		precise dvec3 wa = fb.c + pa;
+		precise dvec3 wb = fb.c + support(b, mn);
+		add(n, wa, wb, phi, env);
+		return;
+	}
+	dvec3 pb;
+	for (int i = 0; i < 3; i++) {
+		if (n[i] > 0.0lf) {
+			pb[i] = -b.h[i];
+		} else if (n[i] < 0.0lf) {
+			pb[i] = b.h[i];
+		} else {
+			precise double nh = -b.h[i];
+			pb[i] = max(nh, min(b.h[i], pa[i]));
+		}
+	}
+	add(dirToWorld(fb, n), toWorld(fb, pa), toWorld(fb, pb), phi, env);
+}
+
+// convexPair is cpuref's boxBox, ellipsoidEllipsoid and ellipsoidBox
+// (ka ≤ kb): their GJK runs at one call site, which keeps the inlined
+// kernel small.
+void convexPair(uint ka, uint kb, dvec3 sa, Frame fa, dvec3 sb, Frame fb, double env) {
+	bool boxes = ka == BOX;
+	Convex a, b;
+	double scale, genv, rel;
+	bool run;
+	BoxSat r;
+	if (boxes) {
+		if (!boxSat(sa, fa, sb, fb, env, r)) {
+			return;
+		}
+		scale = r.scale;
+		a.ell = false;
+		a.c = dvec3(0.0lf);
+		a.g = dmat3(0.0lf);
+		a.h = sa;
+		a.r = dvec3[3](fa.r0, fa.r1, fa.r2);
+		a.margin = 0.0lf;
+		b.ell = false;
+		b.c = r.t;
+		b.g = dmat3(0.0lf);
+		b.h = sb;
+		b.r = dvec3[3](fb.r0, fb.r1, fb.r2);
+		b.margin = 0.0lf;
+		genv = env;
+		rel = 1e-12lf; // boxGJKTol
+		run = r.best > 0.0lf;
+	} else {
+		if (!ellipsoidSetup(kb == BOX, sa, fa, sb, fb, env, a, b, scale)) {
+			return;
+		}
+		precise double e = env + a.margin + b.margin;
+		genv = e;
+		rel = 0.5lf; // gjkRelTol
+		run = true;
+	}
+	Simplex sx;
+	sx.n = 0;
+	bool overlap = false, beyond = false;
+	dvec3 v = dvec3(0.0lf);
+	if (run) {
+		v = gjkDistance(a, b, genv, scale, rel, sx, overlap, beyond);
+	}
+	if (beyond) {
+		return;
+	}
+	if (boxes) {
+		boxContacts(sa, fa, sb, fb, env, r, v, overlap, sx);
+	} else {
+		ellipsoidContacts(kb == BOX, a, b, fb, env, scale, v, overlap, sx);
+	}
+}
+
 // orderedBefore is cpuref's: compare position, orientation, size, in
 // that order, component by component.
 bool orderedBefore(uint a, uint b) {
@@ -1114,12 +1898,6 @@ bool orderedBefore(uint a, uint b) {
 		}
 	}
 	return false;
-}
-
-// onDevice reports whether kinds ka ≤ kb pair on the device: all but
-// ellipsoid–ellipsoid and ellipsoid–box.
-bool onDevice(uint ka, uint kb) {
-	return ka == SPHERE || kb == PLANE || ka == BOX && kb == BOX;
 }
 
 // copyHost writes the host contacts of listed pair q at t0.
@@ -1170,23 +1948,6 @@ void main() {
 		bool swap = ki > kj || ki == kj && orderedBefore(j, i);
 		uint ia = swap ? j : i, ib = swap ? i : j;
 		uint ka = swap ? kj : ki, kb = swap ? ki : kj;
-		if (!onDevice(ka, kb)) {
-			if (p.mode == 1u) {
-				copyHost(q, off[q], off[q + 1u] - off[q]);
-				continue;
-			}
-			off[q] = 0u;
-			if (p.mode == 0u) {
-				atomicOr(meta[5], 2u);
-				uint f = atomicAdd(meta[6], 1u);
-				if (f < p.pcap) {
-					fbList[3u * f] = q;
-					fbList[3u * f + 1u] = i;
-					fbList[3u * f + 2u] = j;
-				}
-			}
-			continue;
-		}
 		precise double env = p.env + box[8u * i + 6u] + box[8u * j + 6u];
 		// A sphere's frame is only its centre.
 		Frame fa, fb;
@@ -1204,6 +1965,7 @@ void main() {
 		swapped = swap;
 		base = p.mode == 1u ? off[q] : 0u;
 		ncp = 0u;
+		epaOverflow = false;
 		if (ka == SPHERE && kb == SPHERE) {
 			sphereSphere(sa.x, fa.c, sb.x, fb.c, env);
 		} else if (ka == SPHERE && kb == BOX) {
@@ -1216,8 +1978,28 @@ void main() {
 			boxPlane(sa, fa, fb, env);
 		} else if (ka == SPHERE && kb == ELLIPSOID) {
 			sphereEllipsoid(sa.x, fa.c, sb, fb, env);
-		} else if (ka == BOX && kb == BOX) {
-			boxBox(sa, fa, sb, fb, env);
+		} else if (ka != SPHERE && kb != PLANE) {
+			// box–box, ellipsoid–ellipsoid, ellipsoid–box
+			convexPair(ka, kb, sa, fa, sb, fb, env);
+		}
+		if (epaOverflow) {
+			// EPA outgrew the device's polytope before any contact was
+			// added: the host computes the pair.
+			if (p.mode == 1u) {
+				copyHost(q, off[q], off[q + 1u] - off[q]);
+				continue;
+			}
+			off[q] = 0u;
+			if (p.mode == 0u) {
+				atomicOr(meta[5], 2u);
+				uint f = atomicAdd(meta[6], 1u);
+				if (f < p.pcap) {
+					fbList[3u * f] = q;
+					fbList[3u * f + 1u] = i;
+					fbList[3u * f + 2u] = j;
+				}
+			}
+			continue;
 		}
 		if (p.mode != 1u) {
 			off[q] = ncp;

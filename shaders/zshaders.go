@@ -390,14 +390,13 @@ var CollideKeys = Module{
 //go:embed collide_keys.spv
 var collide_keysSPIRV string
 
-// CollideNarrow is collide_narrow.comp: the narrowphase of every candidate pair but
-// ellipsoid–ellipsoid and ellipsoid–box (cpuref's Narrow: sphereSphere,
-// sphereEllipsoid, sphereBox, spherePlane, ellipsoidPlane, boxBox,
-// boxPlane, with its swap into kind order and mirroring),
-// counting the contacts (modes 0 and 3) or writing them (mode 1) at the
-// pair's offset from the scan of the counts, as cpuref's Collider.Collide
-// does: contacts in pair order, within a pair in narrowphase order. The
-// other pairs' contacts come from the host.
+// CollideNarrow is collide_narrow.comp: the narrowphase of every candidate pair (cpuref's
+// Narrow, every pair of kinds, with its swap into kind order and
+// mirroring), counting the contacts (modes 0 and 3) or writing them (mode
+// 1) at the pair's offset from the scan of the counts, as cpuref's
+// Collider.Collide does: contacts in pair order, within a pair in
+// narrowphase order. The contacts of a pair whose EPA polytope outgrows
+// the device's bound come from the host.
 var CollideNarrow = Module{
 	Name:  "collide_narrow",
 	SPIRV: collide_narrowSPIRV,
