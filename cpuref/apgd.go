@@ -240,12 +240,10 @@ func (b *Backend) apgdVelG(_, lo, hi int) {
 func (b *Backend) apgdTrial(_, lo, hi int) {
 	w := &b.apgd
 	y, g, xn, nt := w.y, w.g, w.xNew, w.negT
-	for k := lo; k < hi; k++ {
-		a0 := 1*y[3*k] + nt*g[3*k]
-		a1 := 1*y[3*k+1] + nt*g[3*k+1]
-		a2 := 1*y[3*k+2] + nt*g[3*k+2]
-		xn[3*k], xn[3*k+1], xn[3*k+2] = ProjectCone(a0, a1, a2, b.con.Mu[k], b.coh[k])
+	for i := 3 * lo; i < 3*hi; i++ {
+		xn[i] = 1*y[i] + nt*g[i]
 	}
+	projectCones(xn, xn, b.con.Mu, b.coh, lo, hi)
 	b.impulses(lo, hi, xn)
 }
 
@@ -261,23 +259,21 @@ func (b *Backend) apgdVel(_, lo, hi int) {
 func (b *Backend) apgdResidual(_, lo, hi int) {
 	w := &b.apgd
 	xn, nx, r, tmp, ngd := w.xNew, w.nx, w.r, w.tmp, -w.gd
-	for k := lo; k < hi; k++ {
-		if w.ar {
-			r0 := w.r0
+	if w.ar {
+		r0 := w.r0
+		for k := lo; k < hi; k++ {
 			u1 := 1*nx[3*k+1] + 1*r0[3*k+1]
 			u2 := 1*nx[3*k+2] + 1*r0[3*k+2]
 			r[3*k], r[3*k+1], r[3*k+2] = r0[3*k], r0[3*k+1], r0[3*k+2]
 			r[3*k] += b.con.Mu[k] * math.Hypot(u1, u2)
 		}
-		var v [3]float64
-		for d := 0; d < 3; d++ {
-			v[d] = 1*nx[3*k+d] + 1*r[3*k+d]
-			v[d] = 1*xn[3*k+d] + ngd*v[d]
-		}
-		v[0], v[1], v[2] = ProjectCone(v[0], v[1], v[2], b.con.Mu[k], b.coh[k])
-		for d := 0; d < 3; d++ {
-			tmp[3*k+d] = 1*xn[3*k+d] + (-1)*v[d]
-		}
+	}
+	for i := 3 * lo; i < 3*hi; i++ {
+		tmp[i] = 1*xn[i] + ngd*(1*nx[i]+1*r[i])
+	}
+	projectCones(tmp, tmp, b.con.Mu, b.coh, lo, hi)
+	for i := 3 * lo; i < 3*hi; i++ {
+		tmp[i] = 1*xn[i] + (-1)*tmp[i]
 	}
 }
 

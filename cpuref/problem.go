@@ -43,10 +43,7 @@ func (p *problem) Project(dst, x engine.Vec) {
 
 // project sets args.d_k = Π(args.x_k) for the contacts k in [lo, hi).
 func (b *Backend) project(_, lo, hi int) {
-	d, xv, mu, coh := b.args.d, b.args.x, b.con.Mu, b.coh
-	for k := lo; k < hi; k++ {
-		d[3*k], d[3*k+1], d[3*k+2] = ProjectCone(xv[3*k], xv[3*k+1], xv[3*k+2], mu[k], coh[k])
-	}
+	projectCones(b.args.d, b.args.x, b.con.Mu, b.coh, lo, hi)
 }
 
 // AntiRelax sets dst = r, then dst_i,n += μ_i‖(u_i,u, u_i,w)‖.

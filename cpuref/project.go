@@ -28,3 +28,27 @@ func ProjectCone(xn, xu, xw, mu, c float64) (float64, float64, float64) {
 	s := mu * np / t
 	return np - c, xu * s, xw * s
 }
+
+// projectCones sets d_k = ProjectCone(x_k, μ_k, c_k) for the contacts k in
+// [lo, hi) (3 per contact, d may alias x): ProjectCone's arithmetic
+// written out in the loop, which the compiler does not inline
+// (TestProjectConesBits).
+func projectCones(d, x, mu, coh []float64, lo, hi int) {
+	for k := lo; k < hi; k++ {
+		xn, xu, xw, m, c := x[3*k], x[3*k+1], x[3*k+2], mu[k], coh[k]
+		n := xn + c
+		t := math.Sqrt(xu*xu + xw*xw)
+		switch {
+		case m == 0:
+			d[3*k], d[3*k+1], d[3*k+2] = math.Max(n, 0)-c, 0, 0
+		case t <= m*n:
+			d[3*k], d[3*k+1], d[3*k+2] = xn, xu, xw
+		case m*t <= -n:
+			d[3*k], d[3*k+1], d[3*k+2] = -c, 0, 0
+		default:
+			np := (m*t + n) / (m*m + 1)
+			s := m * np / t
+			d[3*k], d[3*k+1], d[3*k+2] = np-c, xu*s, xw*s
+		}
+	}
+}

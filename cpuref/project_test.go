@@ -68,3 +68,33 @@ func TestProjectConeCases(t *testing.T) {
 		}
 	}
 }
+
+// TestProjectConesBits: projectCones gives ProjectCone's values bit for bit
+// on random points inside, outside and in the polar cone, with μ = 0 and
+// with cohesion.
+func TestProjectConesBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const nc = 4000
+	x, mu, coh := make([]float64, 3*nc), make([]float64, nc), make([]float64, nc)
+	for k := range nc {
+		for d := range 3 {
+			x[3*k+d] = rng.NormFloat64()
+		}
+		if rng.IntN(5) > 0 {
+			mu[k] = rng.Float64()
+		}
+		if rng.IntN(3) == 0 {
+			coh[k] = rng.Float64()
+		}
+	}
+	d := make([]float64, 3*nc)
+	projectCones(d, x, mu, coh, 0, nc)
+	for k := range nc {
+		n, u, w := ProjectCone(x[3*k], x[3*k+1], x[3*k+2], mu[k], coh[k])
+		for i, v := range [3]float64{n, u, w} {
+			if math.Float64bits(d[3*k+i]) != math.Float64bits(v) {
+				t.Fatalf("contact %d, component %d: %v, ProjectCone %v", k, i, d[3*k+i], v)
+			}
+		}
+	}
+}
