@@ -53,7 +53,7 @@
 // (uint32, 3 per listed pair, written in mode 0); 19 fb (uint32, 3 per
 // record) and 20 host (12 float64 per host contact), read.
 // Push constants: double env (m), uint mode, uint pcap, uint cap (20 bytes).
-// Dispatch: (min(⌈pcap/64⌉, max group count), 1, 1) workgroups of 64; a
+// Dispatch: (min(⌈pcap/64⌉, 16), 1, 1) workgroups of 64; a
 // grid-stride loop covers the meta[2] pairs (mode 2: meta[6] records).
 layout(local_size_x = 64) in;
 
