@@ -61,7 +61,11 @@ func checkStartOverlap(m *engine.Model, be engine.Backend) error {
 	}
 	sort.SliceStable(found, func(i, j int) bool { return found[i].depth/found[i].size > found[j].depth/found[j].size })
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "%d pairs of bodies overlap at the start by more than %g of the smaller body's size; the worst:", len(found), MaxStartOverlap)
+	pairs, verb := "pairs of bodies overlap", "the worst:"
+	if len(found) == 1 {
+		pairs, verb = "pair of bodies overlaps", ""
+	}
+	fmt.Fprintf(&sb, "%d %s at the start by more than %g %% of the smaller body's size;%s", len(found), pairs, 100*MaxStartOverlap, strings.TrimSuffix(" "+verb, " "))
 	for i, f := range found {
 		if i == 5 {
 			fmt.Fprintf(&sb, " …")

@@ -114,7 +114,7 @@ func badInputs() []badInput {
 			[]string{"s.json: the scene has no movable bodies"}},
 		{"scene: bodies overlapping at the start (> 5 %)", scene(sceneFile(steel, "",
 			sphere(`{"type": "sphere", "radius": 1}`, `"mass": 1`)+", "+`{"shape": {"type": "sphere", "radius": 1}, "pos": [1, 0, 2], "mass": 1}`)),
-			runArgs("s.json"), []string{"s.json: 1 pairs of bodies overlap at the start", "bodies 0 (sphere) and 1 (sphere) by 1 m"}},
+			runArgs("s.json"), []string{"s.json: 1 pair of bodies overlaps at the start", "bodies 0 (sphere) and 1 (sphere) by 1 m"}},
 		{"scene: missing file", nil, runArgs("nofile.json"), []string{"nofile.json", "no such file"}},
 		{"scene: unknown built-in", nil, runArgs("nope"), []string{`"nope"`}},
 		{"scene: none given", nil, []string{"run", "--out", "out"}, []string{"run takes one scene name or file, got 0 arguments"}},
