@@ -20,8 +20,7 @@ import (
 //
 //	contacts: y = (1+β)γ_{k} − βγ_{k−1} (or γ_k after a restart), F and τ of D_k y
 //	bodies:   M⁻¹Dy
-//	contacts: Ny, g = Ny + r
-//	contacts: γ' = Π(y − t g), F and τ of D_k γ'
+//	contacts: Ny, g = Ny + r, γ' = Π(y − t g), F and τ of D_k γ'
 //	bodies:   M⁻¹Dγ'
 //	contacts: Nγ'
 //	elements: γ'·Nγ', r·γ', (γ'−y)·(Nγ'−Ny), ‖γ'−y‖²
@@ -118,12 +117,15 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 			x, xNew = w.x, w.xNew
 			w.yMode = 0
 		}
+		// Line 8: γ_{k+1} = Π(y_k − t g), the first trial in the same pass.
+		w.negT = -t
 		b.pool.forChunks(nc, contactGrain, w.loops.velG)
-		// Line 8: γ_{k+1} = Π(y_k − t g).
 		var fx float64
 		for bt := 0; ; bt++ {
-			w.negT = -t
-			b.pool.forChunks(nc, contactGrain, w.loops.trial)
+			if bt > 0 {
+				w.negT = -t
+				b.pool.forChunks(nc, contactGrain, w.loops.trial)
+			}
 			b.pool.forChunks(b.n, bodyGrain, taskFunc(b.loops.bodyImpulse))
 			b.pool.forChunks(nc, contactGrain, w.loops.vel)
 			d := b.dots4(n)
@@ -226,13 +228,14 @@ func (b *Backend) apgdImpulseY(_, lo, hi int) {
 }
 
 // apgdVelG sets Ny_k = D_kᵀ dv and g_k = Ny_k + r_k for the contacts in
-// [lo, hi).
-func (b *Backend) apgdVelG(_, lo, hi int) {
+// [lo, hi), then makes the first trial there (apgdTrial).
+func (b *Backend) apgdVelG(c, lo, hi int) {
 	w := &b.apgd
 	b.velocities(lo, hi, b.dv, w.ny[3*lo:3*hi])
 	for i := 3 * lo; i < 3*hi; i++ {
 		w.g[i] = 1*w.ny[i] + 1*w.r[i]
 	}
+	b.apgdTrial(c, lo, hi) // the first trial needs only contact k's y_k and g_k
 }
 
 // apgdTrial sets γ'_k = Π(y_k − t g_k) and its impulse for the contacts in
