@@ -66,7 +66,8 @@ const maxDeviceBodies = 1 << 26
 // cohesion, sub, adj (2ccap)) and the kept keys prevA, prevB, prevSub;
 // fbList (3 uint32 per listed pair: pair, A, B), fbRec (3 per listed pair:
 // pair, count, first host contact) and hostCon (12 float64 per host
-// contact: normal, pa, pb, phi, mu, cohesion) for the host's pairs.
+// contact: normal, pa, pb, phi, mu, cohesion) for the host's pairs;
+// pairN (4 float64 per pair: collide_narrow's ellipsoid-pair normals).
 type deviceCollider struct {
 	on bool // see onDevice
 	k  struct {
@@ -74,7 +75,7 @@ type deviceCollider struct {
 	}
 	shape, mat, box, planeN, cell, specialOff, special, slots, adjCursor, pairOff *Buffer
 	entries, pairA, pairB, off, sub, prevA, prevB, prevSub, meta, out             *Buffer
-	fbList, fbRec, hostCon, cand                                                  *Buffer
+	fbList, fbRec, hostCon, cand, pairN                                           *Buffer
 
 	slotCount, brickBits int
 	ecap, pcap, ccap     int
@@ -95,7 +96,7 @@ type deviceCollider struct {
 func (c *deviceCollider) buffers() []**Buffer {
 	return []**Buffer{&c.shape, &c.mat, &c.box, &c.planeN, &c.cell, &c.specialOff, &c.special, &c.slots,
 		&c.adjCursor, &c.pairOff, &c.entries, &c.pairA, &c.pairB, &c.off, &c.sub, &c.prevA, &c.prevB,
-		&c.prevSub, &c.meta, &c.out, &c.fbList, &c.fbRec, &c.hostCon, &c.cand}
+		&c.prevSub, &c.meta, &c.out, &c.fbList, &c.fbRec, &c.hostCon, &c.cand, &c.pairN}
 }
 
 func (c *deviceCollider) release() {
@@ -192,7 +193,7 @@ func (b *Backend) growCollider() error {
 		buf  *Buffer
 		size int64
 	}{
-		{c.entries, 4 * e}, {c.pairA, 4 * p}, {c.pairB, 4 * p}, {c.off, 4 * (p + 1)}, {c.fbList, 12 * p},
+		{c.entries, 4 * e}, {c.pairA, 4 * p}, {c.pairB, 4 * p}, {c.off, 4 * (p + 1)}, {c.fbList, 12 * p}, {c.pairN, 32 * p},
 		{b.a, 4 * k}, {b.b, 4 * k}, {b.normal, 24 * k}, {b.pa, 24 * k}, {b.pb, 24 * k}, {b.phi, 8 * k},
 		{b.mu, 8 * k}, {b.cohesion, 8 * k}, {c.sub, 4 * k}, {b.adj, 8 * k},
 		{c.prevA, 4 * k}, {c.prevB, 4 * k}, {c.prevSub, 4 * k}, {b.prevGamma, 24 * k},
@@ -418,7 +419,7 @@ func (b *Backend) recordNarrow(mode uint32) {
 	g[0] = min(g[0], narrowGroups)
 	l.record(c.k.narrow, g, Push{}.F64(b.host.envelope).U32(mode).U32(uint32(c.pcap)).U32(uint32(c.ccap)),
 		b.pos, b.rot, c.shape, c.mat, c.box, c.pairA, c.pairB, c.off, b.a, b.b, b.normal, b.pa, b.pb, b.phi,
-		b.mu, b.cohesion, c.sub, c.meta, c.fbList, c.fbRec, c.hostCon)
+		b.mu, b.cohesion, c.sub, c.meta, c.fbList, c.fbRec, c.hostCon, c.pairN)
 }
 
 // recordPlace records the scan of the pairs' contact counts, the contacts'

@@ -51,7 +51,11 @@
 // 15 cohesion (1 float64 per contact), 16 sub (uint32), written in mode 1;
 // 17 meta (uint32: pairs at 2, flags at 5, listed pairs at 6); 18 fbList
 // (uint32, 3 per listed pair, written in mode 0); 19 fb (uint32, 3 per
-// record) and 20 host (12 float64 per host contact), read.
+// record) and 20 host (12 float64 per host contact), read; 21 pairN (4
+// float64 per pair: the ellipsoid pairs' normal from GJK/EPA/Newton and
+// a state, 0 none, 1 normal, 2 EPA overflow; written in mode 0, read in
+// modes 3 and 1, which compute the contact from it instead of searching
+// again: the same operations on the same normal, so the same bits).
 // Push constants: double env (m), uint mode, uint pcap, uint cap (20 bytes).
 // Dispatch: (min(⌈pcap/64⌉, 16), 1, 1) workgroups of 64; a
 // grid-stride loop covers the meta[2] pairs (mode 2: meta[6] records).
@@ -78,6 +82,7 @@ layout(std430, set = 0, binding = 17) buffer Meta { uint meta[]; };
 layout(std430, set = 0, binding = 18) writeonly buffer FbList { uint fbList[]; };
 layout(std430, set = 0, binding = 19) readonly buffer Fb { uint fbRec[]; };
 layout(std430, set = 0, binding = 20) readonly buffer Host { double host[]; };
+layout(std430, set = 0, binding = 21) buffer PairN { double pairN[]; };
 
 layout(push_constant) uniform Push {
 	double env;
@@ -93,7 +98,7 @@ const uint PLANE = 3u;
 
 // The pair being processed: its bodies in the caller's order, whether
 // Narrow swapped them, its first contact's index, and the count so far.
-uint pi_, pj_, base;
+uint pi_, pj_, base, pq_;
 bool swapped;
 uint ncp;
 // The pair's least Φ among the contacts added since boxBox reset it
@@ -1741,6 +1746,24 @@ bool ellipsoidSetup(bool box, dvec3 sa, Frame fa, dvec3 sb, Frame fb, double env
 	return !(reach >= env);
 }
 
+// setProbe makes the support function of a − b the one probeValue
+// evaluates: ebF (box) or sfF.
+void setProbe(bool box, Convex a, Convex b) {
+	probeBox = box;
+	if (box) {
+		ebF.e = a.c;
+		ebF.g = a.g;
+		ebF.h = b.h;
+	} else {
+		sfF.c = a.c;
+		sfF.g[0] = a.g;
+		sfF.g[1] = b.g;
+		sfF.ng = 2;
+	}
+}
+
+void ellipsoidFinish(bool box, Convex a, Convex b, Frame fb, double env, dvec3 n);
+
 // ellipsoidContacts is the rest of cpuref's ellipsoidEllipsoid or
 // ellipsoidBox after GJK on the cores (firstNormal: −v/|v| apart, else
 // EPA), Newton from that normal and, deep, from the best probes; the
@@ -1756,6 +1779,7 @@ void ellipsoidContacts(bool box, Convex a, Convex b, Frame fb, double env, doubl
 	} else if (epaInit(a, b, sx, scale)) {
 		n0 = epaExpand(a, b, scale);
 		if (epaOverflow) {
+			pairN[4u * pq_ + 3u] = 2.0lf;
 			return;
 		}
 	} else {
@@ -1768,17 +1792,7 @@ void ellipsoidContacts(bool box, Convex a, Convex b, Frame fb, double env, doubl
 			n0 = dn;
 		}
 	}
-	probeBox = box;
-	if (box) {
-		ebF.e = a.c;
-		ebF.g = a.g;
-		ebF.h = b.h;
-	} else {
-		sfF.c = a.c;
-		sfF.g[0] = a.g;
-		sfF.g[1] = b.g;
-		sfF.ng = 2;
-	}
+	setProbe(box, a, b);
 	// From n0, then (deep) from the best probes: the least minimum.
 	dvec3 starts[3];
 	if (deep) {
@@ -1795,6 +1809,20 @@ void ellipsoidContacts(bool box, Convex a, Convex b, Frame fb, double env, doubl
 			best = vm;
 		}
 	}
+	for (int c = 0; c < 3; c++) {
+		pairN[4u * pq_ + uint(c)] = n[c];
+	}
+	pairN[4u * pq_ + 3u] = 1.0lf;
+	ellipsoidFinish(box, a, b, fb, env, n);
+}
+
+// ellipsoidFinish is the end of cpuref's ellipsoidEllipsoid or
+// ellipsoidBox: with best the value of the support function at the
+// least minimum's normal n, Φ = −best and the contact at the support
+// points along n.
+void ellipsoidFinish(bool box, Convex a, Convex b, Frame fb, double env, dvec3 n) {
+	setProbe(box, a, b);
+	double best = probeValue(n);
 	double phi = -best;
 	if (!(phi < env)) {
 		return;
@@ -1851,7 +1879,21 @@ void convexPair(uint ka, uint kb, dvec3 sa, Frame fa, dvec3 sb, Frame fb, double
 		rel = 1e-12lf; // boxGJKTol
 		run = r.best > 0.0lf;
 	} else {
+		if (p.mode == 0u) {
+			pairN[4u * pq_ + 3u] = 0.0lf;
+		}
 		if (!ellipsoidSetup(kb == BOX, sa, fa, sb, fb, env, a, b, scale)) {
+			return;
+		}
+		if (p.mode != 0u) {
+			// Modes 3 and 1: mode 0's normal (or its overflow).
+			double st = pairN[4u * pq_ + 3u];
+			if (st == 2.0lf) {
+				epaOverflow = true;
+			} else if (st == 1.0lf) {
+				dvec3 n = dvec3(pairN[4u * pq_], pairN[4u * pq_ + 1u], pairN[4u * pq_ + 2u]);
+				ellipsoidFinish(kb == BOX, a, b, fb, env, n);
+			}
 			return;
 		}
 		precise double e = env + a.margin + b.margin;
@@ -1962,6 +2004,7 @@ void main() {
 		dvec3 sa = sizeOf(ia), sb = sizeOf(ib);
 		pi_ = i;
 		pj_ = j;
+		pq_ = q;
 		swapped = swap;
 		base = p.mode == 1u ? off[q] : 0u;
 		ncp = 0u;

@@ -422,6 +422,7 @@ var CollideNarrow = Module{
 		{Binding: 18, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 19, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 20, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 21, Kind: StorageBuffer},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  20,
