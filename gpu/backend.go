@@ -20,21 +20,25 @@ import (
 // Per step:
 //
 //   - Collide: on the device (see deviceCollider): the collide_* kernels
-//     (margins and AABBs, grid binning, candidate pairs, closed-form
-//     narrowphase for sphere–sphere, sphere–box, sphere–plane, box–plane
-//     and ellipsoid–plane, contacts, adjacency) are recorded after the
-//     last step's Integrate and submitted together, one submit, and the
-//     counts read back from host-visible memory. Pairs of other kinds
-//     (box–box, an ellipsoid with a sphere, an ellipsoid or a box) are
-//     read back and run through cpuref's narrowphase on the host, and a
-//     second submit merges their contacts in pair order. Outgrown buffers
-//     grow and the kernels run again.
+//     (margins and AABBs, grid binning, candidate pairs, the narrowphase of
+//     every pair kind cpuref has — closed forms for sphere–sphere,
+//     sphere–box, sphere–plane, box–plane and ellipsoid–plane; SAT and
+//     clipping for box–box; Eberly's closest point for sphere–ellipsoid;
+//     GJK, EPA and Newton for ellipsoid–ellipsoid and ellipsoid–box —,
+//     contacts, adjacency) are recorded after the last step's Integrate
+//     and submitted together, one submit, and the counts read back from
+//     host-visible memory. An ellipsoid pair whose EPA polytope outgrows
+//     the device's 32 vertices is read back and run through cpuref's
+//     narrowphase on the host, and a second submit merges its contacts in
+//     pair order. Outgrown buffers grow and the kernels run again.
 //   - Build: free_velocity and jacobian, recorded, not submitted.
 //   - the solver: Problem's Schur (body_impulse + contact_velocity),
 //     Project, AntiRelax, BlockDiag and Sweep record into the LinAlg's
 //     open batch with the vector operations; only Dot, Read, Write and
-//     Cones submit. The solver's scalars (step sizes, residuals) live on
-//     the host, so every Dot is a submit and a read-back.
+//     Cones submit. APGD and APGD-AR run on the device (SolveAPGD, see
+//     apgd.go): scalars in a device buffer, 16 iterations per submit. The
+//     other solvers keep their scalars on the host, so each of their Dots
+//     is a submit and a read-back.
 //   - FixedForce: fixed_force and three sum passes, one submit.
 //   - Integrate: body_impulse and integrate, and copies of γ and the
 //     contact keys for the next WarmStart, recorded; the next Collide or

@@ -29,11 +29,12 @@
 //     square root are correctly rounded, as on llvmpipe); the body →
 //     contact adjacency makes M⁻¹Dx a deterministic gather, without float
 //     atomics. Collision detection runs in the collide_* kernels (grid
-//     broadphase, closed-form narrowphase, contacts, adjacency, warm-start
-//     keys; see deviceCollider), with cpuref's narrowphase on the host for
-//     the pair kinds that have no closed form there. Device-side solver
-//     scalars are the next step (each Dot of a solver is a submit and a
-//     read-back today). Submits reports the submissions so far.
+//     broadphase, the narrowphase of every pair kind, contacts, adjacency,
+//     warm-start keys; see deviceCollider), with cpuref's narrowphase on
+//     the host only for ellipsoid pairs whose EPA outgrows the device's
+//     bound. APGD and APGD-AR keep their scalars on the device (16
+//     iterations per submit); the other solvers' Dots are each a submit
+//     and a read-back. Submits reports the submissions so far.
 //
 // cgo stays inside this package (vkshim.c and the files that call it);
 // without cgo, or outside linux/amd64 and linux/arm64, Devices and New
