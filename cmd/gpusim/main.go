@@ -228,7 +228,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		duration = fs.Float64("duration", 0, "simulated time (s); default: the scene's")
 		tol      = fs.Float64("tol", -1, "solver tolerance on the residual of eq. 25 (0: always run --max-iter)")
 		maxIter  = fs.Int("max-iter", 0, "solver iteration cap")
-		warm     = fs.Bool("warm-start", false, "start each solve from the last step's impulses")
+		warm     = fs.Bool("warm-start", engine.DefaultSettings().WarmStart, "start each solve from the last step's impulses (overrides the scene's settings.warm_start; --warm-start=false turns it off)")
 		workers  = fs.Int("workers", 0, "goroutines of the CPU path (0: all cores)")
 		out      = fs.String("out", "", "output folder (default out/SCENE)")
 		trace    = fs.String("trace", "", "comma-separated body ids to trace (0-based, scene order)")
