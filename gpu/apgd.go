@@ -40,8 +40,8 @@ import (
 // accepted; when the step size must be halved the block ends in phase
 // trial, and the next block skips its start and tries again with 2L. So
 // halvings move work into later blocks (or the next submit) and change no
-// value: the sequence of operations is the host's. apgdBlocks blocks go
-// into a submit (fewer when MaxIter leaves fewer iterations); after the
+// value: the sequence of operations is the host's. 16 to 64 blocks go
+// into a submit (see apgdBlocks; fewer when MaxIter leaves fewer iterations); after the
 // iteration that stops the solve, the phase is done and every later kernel
 // of the submit returns at once.
 //
@@ -68,11 +68,19 @@ func gate(phases ...uint32) uint32 {
 	return m
 }
 
-// apgdBlocks is the number of iteration blocks recorded per submit: at
-// least 16 iterations less the step-size halvings per submit, so a solve of
-// k iterations takes about ⌈k/16⌉ submits; after the solve stops, at most
-// 15 blocks of kernels that return at once run in vain.
-const apgdBlocks = 16
+// apgdBlocks and apgdMaxBlocks bound the iteration blocks recorded per
+// submit: the first submit of a solve records apgdBlocks, each further one
+// twice as many as the last, up to apgdMaxBlocks (and never more than the
+// iterations left). A block completes an iteration or one step-size
+// halving, so a solve of k iterations takes about log₂(k/16) + 1 submits up
+// to k = 112 and ⌈(k − 112)/64⌉ more beyond (100 iterations: 3 submits,
+// 500: 10). Doubling keeps the blocks that run in vain after the solve
+// stops (kernels that return at once) below the blocks that did work, and
+// below 64.
+const (
+	apgdBlocks    = 16
+	apgdMaxBlocks = 64
+)
 
 // apgdMaxBacktrack is engine's bound on the halvings of one iteration (in
 // apgd_scalar.comp too).
@@ -193,15 +201,15 @@ func (p *problem) SolveAPGD(gamma engine.Vec, opt engine.SolveOptions, antiRelax
 	return st, p.Err()
 }
 
-// run records the solve, submits apgdBlocks blocks at a time until the
+// run records the solve, submits blocks (see apgdBlocks) until the
 // device's phase is done, and returns the scalars.
 func (a *apgdRun) run(name string) (apgdScalars, error) {
 	p := a.p
 	var sc apgdScalars
 	a.init()
 	last := [3]uint32{math.MaxUint32, 0, 0}
-	for {
-		blocks := min(apgdBlocks, max(1, a.opt.MaxIter-int(sc.u32(sIter))))
+	for per := apgdBlocks; ; per = min(2*per, apgdMaxBlocks) {
+		blocks := min(per, max(1, a.opt.MaxIter-int(sc.u32(sIter))))
 		for range blocks {
 			a.block()
 		}
