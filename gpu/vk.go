@@ -95,16 +95,20 @@ func (r Result) Error() string {
 
 // check turns a VkResult into an error for op, wrapping ErrDeviceLost
 // where the device is gone and ErrOutOfMemory where memory ran out.
-func check(op string, r C.int32_t) error {
+func check(op string, r C.int32_t) error { return checkResult(op, Result(r)) }
+
+// checkResult maps a VkResult to nil, ErrDeviceLost, ErrOutOfMemory or a
+// Result error, each wrapped with op.
+func checkResult(op string, r Result) error {
 	switch r {
-	case C.GS_SUCCESS:
+	case 0: // VK_SUCCESS
 		return nil
-	case C.GS_ERROR_DEVICE_LOST:
-		return fmt.Errorf("gpu: %s: %w (%v)", op, ErrDeviceLost, Result(r))
-	case C.GS_ERROR_OUT_OF_HOST_MEMORY, -2: // -2: VK_ERROR_OUT_OF_DEVICE_MEMORY
-		return fmt.Errorf("gpu: %s: %w (%v)", op, ErrOutOfMemory, Result(r))
+	case -4: // VK_ERROR_DEVICE_LOST
+		return fmt.Errorf("gpu: %s: %w (%v)", op, ErrDeviceLost, r)
+	case -1, -2: // VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY
+		return fmt.Errorf("gpu: %s: %w (%v)", op, ErrOutOfMemory, r)
 	}
-	return fmt.Errorf("gpu: %s: %w", op, Result(r))
+	return fmt.Errorf("gpu: %s: %w", op, r)
 }
 
 // vkVersion formats a Vulkan API version.
