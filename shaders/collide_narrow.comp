@@ -515,7 +515,8 @@ dvec3 closestTriangle(inout Simplex s) {
 	precise double vc = d1 * d4 - d3 * d2;
 	if (vc <= 0.0lf && d1 >= 0.0lf && d3 <= 0.0lf) {
 		precise double u = d1 / (d1 - d3);
-		keep(s, 0, 1, -1, 1.0lf - u, u, 0.0lf);
+		precise double u1 = 1.0lf - u;
+		keep(s, 0, 1, -1, u1, u, 0.0lf);
 		precise dvec3 r = a + ab * u;
 		return r;
 	}
@@ -528,7 +529,8 @@ dvec3 closestTriangle(inout Simplex s) {
 	precise double vb = d5 * d2 - d1 * d6;
 	if (vb <= 0.0lf && d2 >= 0.0lf && d6 <= 0.0lf) {
 		precise double u = d2 / (d2 - d6);
-		keep(s, 0, 2, -1, 1.0lf - u, u, 0.0lf);
+		precise double u1 = 1.0lf - u;
+		keep(s, 0, 2, -1, u1, u, 0.0lf);
 		precise dvec3 r = a + ac * u;
 		return r;
 	}
@@ -537,7 +539,8 @@ dvec3 closestTriangle(inout Simplex s) {
 	precise double e56 = d5 - d6;
 	if (va <= 0.0lf && e43 >= 0.0lf && e56 >= 0.0lf) {
 		precise double u = e43 / (e43 + e56);
-		keep(s, 1, 2, -1, 1.0lf - u, u, 0.0lf);
+		precise double u1 = 1.0lf - u;
+		keep(s, 1, 2, -1, u1, u, 0.0lf);
 		precise dvec3 r = b + (c - b) * u;
 		return r;
 	}
@@ -1552,10 +1555,11 @@ dvec3 cellMinimum(EllBoxFunc f, dvec3 sigma, dvec3 n, double scale, out bool ok)
 	dvec3 s = dvec3(0.0lf);
 	int held = -1, z = 0;
 	for (int i = 0; i < 3; i++) {
+		precise double sn = sigma[i] * n[i];
 		if (sigma[i] == 0.0lf) {
 			held = i;
 			z++;
-		} else if (sigma[i] * n[i] > 0.0lf) {
+		} else if (sn > 0.0lf) {
 			s[i] = n[i];
 		}
 	}
@@ -1580,7 +1584,8 @@ dvec3 cellMinimum(EllBoxFunc f, dvec3 sigma, dvec3 n, double scale, out bool ok)
 		double t = 1.0lf;
 		int cut = -1;
 		for (int i = 0; i < 3; i++) {
-			if (sigma[i] != 0.0lf && sigma[i] * m[i] < 0.0lf) {
+			precise double sm = sigma[i] * m[i];
+			if (sigma[i] != 0.0lf && sm < 0.0lf) {
 				precise double ti = s[i] / (s[i] - m[i]);
 				if (ti < t) {
 					t = ti;
@@ -1593,7 +1598,8 @@ dvec3 cellMinimum(EllBoxFunc f, dvec3 sigma, dvec3 n, double scale, out bool ok)
 			dvec3 uu = u;
 			uu[cut] = 0.0lf;
 			for (int i = 0; i < 3; i++) {
-				if (sigma[i] * uu[i] < 0.0lf) {
+				precise double suu = sigma[i] * uu[i];
+				if (suu < 0.0lf) {
 					uu[i] = 0.0lf;
 				}
 			}
