@@ -16,16 +16,21 @@ import (
 // velocities), so γ, the iterations, the residual, the objective and
 // the history are bit for bit those of engine.APGD on the same problem
 // without this method (TestSolveAPGDBits). One iteration without step-size
-// halving makes eight passes instead of twenty-two:
+// halving makes four passes instead of engine.APGD's twenty, with one
+// product with N:
 //
-//	contacts: y = (1+β)γ_{k} − βγ_{k−1} (or γ_k after a restart), F and τ of D_k y
-//	bodies:   M⁻¹Dy
-//	contacts: Ny, g = Ny + r, γ' = Π(y − t g), F and τ of D_k γ'
+//	contacts: y = (1+β)γ_k − βγ_{k−1}, Ny likewise from Nγ_k and Nγ_{k−1}
+//	          (or γ_k and Nγ_k after a restart), g = Ny + r,
+//	          γ' = Π(y − t g), F and τ of D_k γ'
 //	bodies:   M⁻¹Dγ'
-//	contacts: Nγ'
-//	elements: γ'·Nγ', r·γ', (γ'−y)·(Nγ'−Ny), ‖γ'−y‖²
-//	contacts: [r = r₀ + a(Nγ' + r₀)], the residual vector
-//	elements: its squared norm, g·(γ'−γ_k)
+//	contacts: Nγ', [r' = r₀ + a(Nγ' + r₀)], the residual vector of γ'
+//	elements: γ'·Nγ', r·γ', (γ'−y)·(Nγ'−Ny), ‖γ'−y‖², the residual
+//	          vector's squared norm, g·(γ'−γ_k)
+//
+// The residual of a trial is taken with the trial (engine.APGD takes it
+// once the trial is accepted; a rejected trial's is dropped, the values
+// are the same), and the anti-relaxed r' goes to a second vector that
+// becomes r when the trial is accepted.
 //
 // The work vectors are kept from solve to solve.
 func (p *problem) SolveAPGD(gamma engine.Vec, opt engine.SolveOptions, antiRelax bool) (engine.SolveStats, error) {
@@ -37,20 +42,18 @@ var _ engine.DeviceAPGD = (*problem)(nil)
 // apgdWork is SolveAPGD's state: vectors of 3 per contact, the per-chunk
 // partial sums, and the operands of the running loop.
 type apgdWork struct {
-	g, x, xNew, y, best, ny, nx, tmp []float64
-	rAR                              []float64 // r of the anti-relaxed solve
-	r                                []float64 // r in use: the problem's or rAR
-	part                             [][4]float64
+	g, x, xNew, y, best, ny, nx, nxNew, tmp []float64
+	rAR, rAR2                               []float64 // r of the anti-relaxed solve, and the next one
+	r, rNext                                []float64 // r in use (the problem's or rAR), the trial's (r or rAR2)
+	part                                    [][6]float64
 
 	r0      Vec     // the problem's r
-	yMode   int     // impulseY: 0 y as it is, 1 y = γ', 2 y = a·γ' + b·γ
-	ya, yb  float64 // impulseY's a, b
+	yMode   int     // trialY: 0 y as it is, 1 y = γ_k, 2 y = a·γ_k + b·γ_{k−1}
+	ya, yb  float64 // trialY's a, b
 	negT    float64 // −t
 	gd      float64
 	ar      bool
-	dotA    []float64 // dots' operands (dot2Pairs)
-	dotB    []float64
-	loops   struct{ impulseY, velG, trial, vel, residual, dot4, dot2 taskFunc }
+	loops   struct{ trialY, trial, velRes, dot6 taskFunc }
 	started bool
 }
 
@@ -65,21 +68,20 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 	w := &b.apgd
 	if !w.started {
 		l := &w.loops
-		l.impulseY, l.velG, l.trial, l.vel = b.apgdImpulseY, b.apgdVelG, b.apgdTrial, b.apgdVel
-		l.residual, l.dot4, l.dot2 = b.apgdResidual, b.apgdDot4, b.apgdDot2
+		l.trialY, l.trial, l.velRes, l.dot6 = b.apgdTrialY, b.apgdTrial, b.apgdVelRes, b.apgdDot6
 		w.started = true
 	}
-	for _, v := range []*[]float64{&w.g, &w.x, &w.xNew, &w.y, &w.best, &w.ny, &w.nx, &w.tmp} {
+	for _, v := range []*[]float64{&w.g, &w.x, &w.xNew, &w.y, &w.best, &w.ny, &w.nx, &w.nxNew, &w.tmp} {
 		*v = resizeF(*v, n)
 	}
 	b.imp = resizeF(b.imp, 9*nc)
-	w.r0, w.r, w.gd, w.ar = b.r, b.r, opt.Gd, ar
+	w.r0, w.r, w.rNext, w.gd, w.ar = b.r, b.r, b.r, opt.Gd, ar
 	if ar {
-		w.rAR = resizeF(w.rAR, n)
+		w.rAR, w.rAR2 = resizeF(w.rAR, n), resizeF(w.rAR2, n)
 		copy(w.rAR, b.r)
-		w.r = w.rAR
+		w.r, w.rNext = w.rAR, w.rAR2
 	}
-	defer func() { w.r0, w.r, w.dotA, w.dotB, b.args = nil, nil, nil, nil, loopArgs{} }()
+	defer func() { w.r0, w.r, w.rNext, b.args = nil, nil, nil, loopArgs{} }()
 
 	// Lines 1–5: γ̂₀ = 1, y₀ = γ₀, θ₀ = 1, L from the secant between γ₀ and γ̂₀.
 	x, xNew, y, best, g, tmp := w.x, w.xNew, w.y, w.best, w.g, w.tmp
@@ -104,31 +106,37 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 	theta := 1.0
 	rmin := math.Inf(1)
 	fBest := math.NaN()
+	// N γ₀, and N y₀ = N γ₀ (engine.APGD's Schur and Copy).
+	b.schur(w.nx, x)
+	copy(w.ny, w.nx)
 	w.yMode = 0
 
 	for k := 0; k < opt.MaxIter; k++ {
-		// Line 7: y (from the last iteration's γ' and γ), g = N y + r.
-		b.args.dv = b.dv
-		b.pool.forChunks(nc, contactGrain, w.loops.impulseY)
-		b.pool.forChunks(b.n, bodyGrain, taskFunc(b.loops.bodyImpulse))
 		if w.yMode != 0 {
-			// γ_k = γ' of the last iteration: x and xNew trade places.
+			// γ_k = γ' of the last iteration: x and xNew, Nγ_k and Nγ'
+			// trade places (xNew keeps γ_{k−1} for trialY, which reads
+			// it before the trial overwrites it).
 			w.x, w.xNew = w.xNew, w.x
+			w.nx, w.nxNew = w.nxNew, w.nx
 			x, xNew = w.x, w.xNew
-			w.yMode = 0
 		}
-		// Line 8: γ_{k+1} = Π(y_k − t g), the first trial in the same pass.
+		// Lines 7–8: y_k and N y_k (from the last iteration's γ_k and
+		// γ_{k−1}), g = N y_k + r, and the first trial
+		// γ_{k+1} = Π(y_k − t g) with its impulse, in one pass.
 		w.negT = -t
-		b.pool.forChunks(nc, contactGrain, w.loops.velG)
+		b.args.dv = b.dv
+		b.pool.forChunks(nc, contactGrain, w.loops.trialY)
+		w.yMode = 0
 		var fx float64
+		var d [6]float64
 		for bt := 0; ; bt++ {
 			if bt > 0 {
 				w.negT = -t
 				b.pool.forChunks(nc, contactGrain, w.loops.trial)
 			}
 			b.pool.forChunks(b.n, bodyGrain, taskFunc(b.loops.bodyImpulse))
-			b.pool.forChunks(nc, contactGrain, w.loops.vel)
-			d := b.dots4(n)
+			b.pool.forChunks(nc, contactGrain, w.loops.velRes)
+			d = b.dots6(n)
 			fx = 0.5*d[0] + d[1]
 			// Line 9, in the form engine.APGD takes it.
 			dNd, dd := d[2], d[3]
@@ -148,12 +156,13 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 		// Lines 14–15.
 		thetaNew := (-theta*theta + theta*math.Sqrt(theta*theta+4)) / 2
 		beta := theta * (1 - theta) / (theta*theta + thetaNew)
-		// Line 16 (with lines 33–37 first when anti-relaxed), and the
-		// restart test of line 24 in the same pass.
-		b.pool.forChunks(nc, contactGrain, w.loops.residual)
-		w.dotA, w.dotB = tmp, g
-		d := b.dots2(n)
-		res := math.Sqrt(d[0]) / (float64(n) * opt.Gd)
+		// Line 16 (with lines 33–37 first when anti-relaxed: r' becomes
+		// r), and the restart test of line 24, from the accepted trial's
+		// pass.
+		if ar {
+			w.r, w.rNext = w.rNext, w.r
+		}
+		res := math.Sqrt(d[4]) / (float64(n) * opt.Gd)
 		st.Iterations = k + 1
 		// Lines 17–20.
 		if res < rmin {
@@ -162,7 +171,7 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 			fBest = fx
 		}
 		// Line 24, else line 16: y_{k+1}, computed by the next iteration.
-		restart := d[1] > 0
+		restart := d[5] > 0
 		if restart {
 			w.yMode = 1
 			thetaNew = 1
@@ -211,31 +220,30 @@ func (b *Backend) schur(dst, x []float64) {
 	b.args = loopArgs{}
 }
 
-// apgdImpulseY sets y_k (yMode) and the impulse of y_k for the contacts
-// in [lo, hi).
-func (b *Backend) apgdImpulseY(_, lo, hi int) {
+// apgdTrialY sets, for the contacts in [lo, hi), y_k and N y_k (yMode),
+// g_k = N y_k + r_k, and then makes the first trial there (apgdTrial; it
+// needs only contact k's y_k and g_k, and overwrites γ_{k−1} in xNew after
+// y_k is taken from it).
+func (b *Backend) apgdTrialY(c, lo, hi int) {
 	w := &b.apgd
-	y, xn, x, a, c := w.y, w.xNew, w.x, w.ya, w.yb
+	y, ny, g, r := w.y[3*lo:3*hi], w.ny[3*lo:3*hi], w.g[3*lo:3*hi], w.r[3*lo:3*hi]
+	x, xo, nx, nxo, a, e := w.x[3*lo:3*hi], w.xNew[3*lo:3*hi], w.nx[3*lo:3*hi], w.nxNew[3*lo:3*hi], w.ya, w.yb
 	switch w.yMode {
 	case 1:
-		copy(y[3*lo:3*hi], xn[3*lo:3*hi])
+		copy(y, x)
+		copy(ny, nx)
 	case 2:
-		for i := 3 * lo; i < 3*hi; i++ {
-			y[i] = a*xn[i] + c*x[i]
+		for i := range y {
+			y[i] = a*x[i] + e*xo[i]
+		}
+		for i := range ny {
+			ny[i] = a*nx[i] + e*nxo[i]
 		}
 	}
-	b.impulses(lo, hi, y)
-}
-
-// apgdVelG sets Ny_k = D_kᵀ dv and g_k = Ny_k + r_k for the contacts in
-// [lo, hi), then makes the first trial there (apgdTrial).
-func (b *Backend) apgdVelG(c, lo, hi int) {
-	w := &b.apgd
-	b.velocities(lo, hi, b.dv, w.ny[3*lo:3*hi])
-	for i := 3 * lo; i < 3*hi; i++ {
-		w.g[i] = 1*w.ny[i] + 1*w.r[i]
+	for i := range g {
+		g[i] = 1*ny[i] + 1*r[i]
 	}
-	b.apgdTrial(c, lo, hi) // the first trial needs only contact k's y_k and g_k
+	b.apgdTrial(c, lo, hi)
 }
 
 // apgdTrial sets γ'_k = Π(y_k − t g_k) and its impulse for the contacts in
@@ -250,18 +258,14 @@ func (b *Backend) apgdTrial(_, lo, hi int) {
 	b.impulses(lo, hi, xn)
 }
 
-// apgdVel sets Nγ'_k = D_kᵀ dv for the contacts in [lo, hi).
-func (b *Backend) apgdVel(_, lo, hi int) {
+// apgdVelRes sets, for the contacts in [lo, hi), Nγ'_k = D_kᵀ dv; when
+// anti-relaxed, r'_k = r₀_k plus μ_k‖(u_u, u_w)‖ on the normal row,
+// u = Nγ' + r₀ (else r' is r); then tmp_k = γ'_k − Π(γ'_k − g_d(Nγ'_k + r'_k)),
+// the residual vector of the trial.
+func (b *Backend) apgdVelRes(_, lo, hi int) {
 	w := &b.apgd
-	b.velocities(lo, hi, b.dv, w.nx[3*lo:3*hi])
-}
-
-// apgdResidual sets, for the contacts in [lo, hi): when anti-relaxed,
-// r_k = r₀_k plus μ_k‖(u_u, u_w)‖ on the normal row, u = Nγ' + r₀; then
-// tmp_k = γ'_k − Π(γ'_k − g_d(Nγ'_k + r_k)).
-func (b *Backend) apgdResidual(_, lo, hi int) {
-	w := &b.apgd
-	xn, nx, r, tmp, ngd := w.xNew, w.nx, w.r, w.tmp, -w.gd
+	b.velocities(lo, hi, b.dv, w.nxNew[3*lo:3*hi])
+	xn, nx, r, tmp, ngd := w.xNew, w.nxNew, w.rNext, w.tmp, -w.gd
 	if w.ar {
 		r0 := w.r0
 		for k := lo; k < hi; k++ {
@@ -280,25 +284,20 @@ func (b *Backend) apgdResidual(_, lo, hi int) {
 	}
 }
 
-// dots4 returns γ'·Nγ', r·γ', (γ'−y)·(Nγ'−Ny) and ‖γ'−y‖², each summed as
-// LinAlg.Dot sums.
-func (b *Backend) dots4(n int) [4]float64 {
-	return b.chunkSums(n, 4, b.apgd.loops.dot4)
-}
-
-// dots2 returns dotA·dotA and dotB·(γ' − γ_k), summed as LinAlg.Dot sums.
-func (b *Backend) dots2(n int) [4]float64 {
-	return b.chunkSums(n, 2, b.apgd.loops.dot2)
+// dots6 returns γ'·Nγ', r·γ', (γ'−y)·(Nγ'−Ny), ‖γ'−y‖², ‖tmp‖² and
+// g·(γ' − γ_k), each summed as LinAlg.Dot sums.
+func (b *Backend) dots6(n int) [6]float64 {
+	return b.chunkSums(n, 6, b.apgd.loops.dot6)
 }
 
 // chunkSums runs t over the chunks of [0, n) (in parallel above vecGrain
 // elements), each storing m partial sums in part[c], and returns the m
 // sums of the partials in chunk order.
-func (b *Backend) chunkSums(n, m int, t taskFunc) [4]float64 {
+func (b *Backend) chunkSums(n, m int, t taskFunc) [6]float64 {
 	w := &b.apgd
 	np := (n + chunk - 1) / chunk
 	if cap(w.part) < np {
-		w.part = make([][4]float64, np, np+np/4)
+		w.part = make([][6]float64, np, np+np/4)
 	}
 	w.part = w.part[:np]
 	if n >= vecGrain {
@@ -309,7 +308,7 @@ func (b *Backend) chunkSums(n, m int, t taskFunc) [4]float64 {
 			t(c, lo, min(lo+chunk, n))
 		}
 	}
-	var s [4]float64
+	var s [6]float64
 	for j := 0; j < m; j++ {
 		for c := range w.part {
 			s[j] += w.part[c][j]
@@ -318,27 +317,19 @@ func (b *Backend) chunkSums(n, m int, t taskFunc) [4]float64 {
 	return s
 }
 
-func (b *Backend) apgdDot4(c, lo, hi int) {
+func (b *Backend) apgdDot6(c, lo, hi int) {
 	w := &b.apgd
-	var s0, s1, s2, s3 float64
-	xn, nx, r, y, ny := w.xNew[lo:hi], w.nx[lo:hi], w.r[lo:hi], w.y[lo:hi], w.ny[lo:hi]
+	var s0, s1, s2, s3, s4, s5 float64
+	xn, nx, r, y, ny := w.xNew[lo:hi], w.nxNew[lo:hi], w.r[lo:hi], w.y[lo:hi], w.ny[lo:hi]
+	tmp, g, x := w.tmp[lo:hi], w.g[lo:hi], w.x[lo:hi]
 	for i := range xn {
 		s0 += xn[i] * nx[i]
 		s1 += r[i] * xn[i]
 		d := 1*xn[i] + (-1)*y[i]
 		s2 += d * (1*nx[i] + (-1)*ny[i])
 		s3 += d * d
+		s4 += tmp[i] * tmp[i]
+		s5 += g[i] * (1*xn[i] + (-1)*x[i])
 	}
-	w.part[c] = [4]float64{s0, s1, s2, s3}
-}
-
-func (b *Backend) apgdDot2(c, lo, hi int) {
-	w := &b.apgd
-	var s0, s1 float64
-	a, g, xn, x := w.dotA[lo:hi], w.dotB[lo:hi], w.xNew[lo:hi], w.x[lo:hi]
-	for i := range a {
-		s0 += a[i] * a[i]
-		s1 += g[i] * (1*xn[i] + (-1)*x[i])
-	}
-	w.part[c] = [4]float64{s0, s1}
+	w.part[c] = [6]float64{s0, s1, s2, s3, s4, s5}
 }

@@ -18,16 +18,22 @@ import (
 // which removes the relaxation of eq. 10 and solves the De Saxcé problem.
 // Its Residual is eq. 25 with the anti-relaxed r of the returned γ.
 //
-// Cost per iteration: two products with N (one at y_k, one at γ_{k+1}, the
-// latter reused by the residual and the anti-relaxation term) plus one per
-// step-size halving.
+// Cost per iteration: one product with N, at the trial γ_{k+1} (reused by
+// the line search, the residual and the anti-relaxation term), plus one per
+// step-size halving. N y_k is not taken as a product: y_k is a combination
+// of γ_k and γ_{k−1} (or γ_k after a restart), so N y_k is the same
+// combination of Nγ_k and Nγ_{k−1}, which the iterations before computed.
+// Each Nγ is a fresh product, so the two ways differ by a rounding of the
+// combination and no error accumulates from iteration to iteration (the
+// paper's listing takes both products: twice the work for the same
+// iterates up to rounding).
 //
 // It keeps its work vectors from solve to solve (see ReuseVec), so an APGD
 // must not run two solves at once.
 type APGD struct {
 	AntiRelax bool
 
-	work [11]Vec // g, x, xNew, y, best, ny, nxNew, tmp, dn; r, u (anti-relaxation)
+	work [12]Vec // g, x, xNew, y, best, ny, nxNew, tmp, dn, nx; r, u (anti-relaxation)
 }
 
 // Name returns "apgd" or "apgd-ar".
@@ -59,7 +65,7 @@ func (a *APGD) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 		// The backend runs the same iterations on the device.
 		return d.SolveAPGD(gamma, opt, a.AntiRelax)
 	}
-	w := a.work[:9]
+	w := a.work[:10]
 	if a.AntiRelax {
 		w = a.work[:]
 	}
@@ -69,7 +75,7 @@ func (a *APGD) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 	r0 := p.R()
 	r := r0
 	if a.AntiRelax {
-		r = w[9]
+		r = w[10]
 		p.Copy(r, r0)
 	}
 	g := w[0]     // gradient N y + r
@@ -81,9 +87,10 @@ func (a *APGD) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 	nxNew := w[6] // N γ_{k+1}
 	tmp := w[7]   // scratch
 	dn := w[8]    // N(γ_{k+1} − y_k)
+	nx := w[9]    // N γ_k
 	var u Vec     // the anti-relaxation velocities
 	if a.AntiRelax {
-		u = w[10]
+		u = w[11]
 	}
 
 	// Lines 1–5: γ̂₀ = 1, y₀ = γ₀, θ₀ = 1, L from the secant between γ₀ and γ̂₀.
@@ -106,10 +113,14 @@ func (a *APGD) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 	theta := 1.0
 	rmin := math.Inf(1)
 	fBest := math.NaN()
+	if opt.MaxIter > 0 {
+		// N γ₀, and N y₀ = N γ₀.
+		p.Schur(nx, x)
+		p.Copy(ny, nx)
+	}
 
 	for k := 0; k < opt.MaxIter; k++ {
 		// Line 7: g = N y_k + r.
-		p.Schur(ny, y)
 		p.Axpby(g, 1, ny, 1, r)
 		// Line 8: γ_{k+1} = Π(y_k − t g).
 		var fx float64
@@ -162,14 +173,17 @@ func (a *APGD) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 			p.Copy(best, xNew)
 			fBest = fx
 		}
-		// Line 24: adaptive restart; else line 16: y_{k+1}.
+		// Line 24: adaptive restart; else line 16: y_{k+1}, and N y_{k+1}
+		// as the same combination of Nγ_{k+1} and Nγ_k.
 		p.Axpby(tmp, 1, xNew, -1, x)
 		restart := p.Dot(g, tmp) > 0
 		if restart {
 			p.Copy(y, xNew)
+			p.Copy(ny, nxNew)
 			thetaNew = 1
 		} else {
 			p.Axpby(y, 1+beta, xNew, -beta, x)
+			p.Axpby(ny, 1+beta, nxNew, -beta, nx)
 		}
 		if opt.History {
 			st.History = append(st.History, IterRecord{Iter: k + 1, Residual: res, Objective: fx, Step: t, Restart: restart})
@@ -182,7 +196,10 @@ func (a *APGD) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 		L *= 0.9
 		t = 1 / L
 		theta = thetaNew
-		p.Copy(x, xNew)
+		// γ_k ← γ_{k+1} and Nγ_k ← Nγ_{k+1}: the vectors trade places
+		// (xNew and nxNew are overwritten by the next trial).
+		x, xNew = xNew, x
+		nx, nxNew = nxNew, nx
 	}
 	if st.Iterations == 0 {
 		// MaxIter = 0: return the projected guess.

@@ -29,12 +29,15 @@ import (
 // Every kernel first reads s.phase and returns at once unless it is one of
 // the phases in its gate mask. One iteration is recorded as a block:
 //
-//	start  (gate start):          ny = N y, g = ny + r
 //	trial  (gate start | trial):  γ' = Π(y − t g), Nγ', four dots, scalar: accept
 //	                              (phase accept) or L = 2L (phase trial)
 //	accept (gate accept):         [r = r₀ + a(Nγ' + r₀)], residual vector, two
 //	                              dots, scalar: res, best, restart, stop (phase step)
-//	step   (gate step):           best, y, x updated; scalar: L = 0.9L or done
+//	step   (gate step):           best, y, N y, g = N y + r, x, Nγ updated;
+//	                              scalar: L = 0.9L or done
+//
+// One product with N per trial, as engine.APGD: N y is the combination of
+// Nγ_{k+1} and Nγ_k that y is of γ_{k+1} and γ_k (init takes N γ₀).
 //
 // A block with one trial completes an iteration when its first trial is
 // accepted; when the step size must be halved the block ends in phase
@@ -132,9 +135,9 @@ type apgdRun struct {
 	s, hist *Buffer
 	chunks  int
 	partial *Vec // apgd_dot's partials, 4 per chunk (a Vec, so that it lives as long as a)
-	// γ_k, γ_{k+1}, y_k, g, N y_k, N γ_{k+1}, best, scratch, r (the
-	// anti-relaxed one, or r₀)
-	x, xNew, y, g, ny, nxNew, best, tmp, r *Vec
+	// γ_k, γ_{k+1}, y_k, g, N y_k, N γ_k, N γ_{k+1}, best, scratch, r
+	// (the anti-relaxed one, or r₀)
+	x, xNew, y, g, ny, nx, nxNew, best, tmp, r *Vec
 	r0, gamma                              *Vec
 	histCap                                int
 }
@@ -264,7 +267,7 @@ func (a *apgdRun) setup() error {
 	}
 	a.chunks = (a.n + dotChunk - 1) / dotChunk
 	vec := func() *Vec { return a.p.vec(a.p.NewVec(a.n)) }
-	a.x, a.xNew, a.y, a.g, a.ny, a.nxNew, a.best, a.tmp = vec(), vec(), vec(), vec(), vec(), vec(), vec(), vec()
+	a.x, a.xNew, a.y, a.g, a.ny, a.nx, a.nxNew, a.best, a.tmp = vec(), vec(), vec(), vec(), vec(), vec(), vec(), vec(), vec()
 	a.r0 = a.p.vec(a.p.R())
 	a.r = a.r0
 	if a.ar {
@@ -294,7 +297,8 @@ func (a *apgdRun) release() {
 }
 
 // init records lines 1–5: x = Π(γ₀), y = x, best = 1, tmp = x − best,
-// g = N tmp, then L from ‖g‖/‖tmp‖ (engine.APGD's calls, in its order).
+// g = N tmp, then L from ‖g‖/‖tmp‖, then N y = N γ₀, g = N y + r and a
+// copy of N γ₀ (engine.APGD's calls and values).
 func (a *apgdRun) init() {
 	p := a.p
 	p.Project(a.x, a.gamma)
@@ -308,14 +312,15 @@ func (a *apgdRun) init() {
 	st := gate(apgdStart)
 	a.dots(0, st, a.tmp, a.g, a.g, a.g, a.g)
 	a.scalar(0, st)
+	a.schur(a.ny, a.x, st, true)
+	p.Copy(a.nx, a.ny)
 }
 
 // block records one iteration block (see above).
 func (a *apgdRun) block() {
 	p, b := a.p, a.p.b
-	start, trial := gate(apgdStart), gate(apgdStart, apgdTrial)
+	trial := gate(apgdStart, apgdTrial)
 	accept, step := gate(apgdAccept), gate(apgdStep)
-	a.schur(a.ny, a.y, start, true)
 	p.record(a.k.step, p.groupsNC(a.k.step), Push{}.U32(uint32(b.nc)).U32(trial),
 		a.xNew.buf, a.y.buf, a.g.buf, b.mu, b.coh, a.s)
 	a.schur(a.nxNew, a.xNew, trial, false)
@@ -330,7 +335,7 @@ func (a *apgdRun) block() {
 	a.dots(2, accept, a.tmp, a.g, a.xNew, a.x, a.x)
 	a.scalar(2, accept)
 	p.record(a.k.next, p.groups(a.k.next, a.n), Push{}.U32(uint32(a.n)).U32(step),
-		a.best.buf, a.y.buf, a.x.buf, a.xNew.buf, a.s)
+		a.best.buf, a.y.buf, a.x.buf, a.xNew.buf, a.ny.buf, a.nx.buf, a.nxNew.buf, a.g.buf, a.r.buf, a.s)
 	a.scalar(3, step)
 }
 

@@ -4,16 +4,25 @@
 // paper, for every element i; run only while the solver's phase is one of
 // those in the gate mask.
 //
+// N y is not a product: it is the same combination of Nγ_{k+1} and Nγ_k
+// (engine.APGD's doc says why), and g = N y + r of the next iteration is
+// taken here too, with r as the iteration left it.
+//
 // Loop: if (gate & (1 << s.phase)) == 0 return; then for i := 0; i < n; i++:
 //
 //	if s.flags&1 != 0 { best[i] = xNew[i] }                // a better residual
-//	if s.flags&2 != 0 { y[i] = xNew[i] }                   // restart
-//	else { y[i] = (1 + β)·xNew[i] + (−β)·x[i] }            // axpby.comp's products and sum
-//	x[i] = xNew[i]
+//	if s.flags&2 != 0 { y[i] = xNew[i]; ny[i] = nxNew[i] } // restart
+//	else {                                                 // axpby.comp's products and sum
+//		y[i] = (1 + β)·xNew[i] + (−β)·x[i]
+//		ny[i] = (1 + β)·nxNew[i] + (−β)·nx[i]
+//	}
+//	g[i] = ny[i] + r[i]                                    // axpby's 1·ny + 1·r
+//	x[i] = xNew[i]; nx[i] = nxNew[i]
 //
 // every operation `precise`: engine.APGD's Copy and Axpby bit for bit.
 // Bindings (set 0): 0 best, 1 y (written), 2 x (read and written), 3 xNew
-// (read); n float64 each; 4 s (read; the solver's scalars).
+// (read), 4 ny (written), 5 nx (read and written), 6 nxNew (read), 7 g
+// (written), 8 r (read); n float64 each; 9 s (read; the solver's scalars).
 // Push constants: uint n, uint gate (8 bytes).
 // Dispatch: (min(⌈n/256⌉, max group count), 1, 1) workgroups of 256; a
 // grid-stride loop covers any n.
@@ -23,7 +32,12 @@ layout(std430, set = 0, binding = 0) writeonly buffer Best { double best[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Y { double y[]; };
 layout(std430, set = 0, binding = 2) buffer X { double x[]; };
 layout(std430, set = 0, binding = 3) readonly buffer XNew { double xNew[]; };
-layout(std430, set = 0, binding = 4) readonly buffer Scalars {
+layout(std430, set = 0, binding = 4) writeonly buffer NY { double ny[]; };
+layout(std430, set = 0, binding = 5) buffer NX { double nx[]; };
+layout(std430, set = 0, binding = 6) readonly buffer NXNew { double nxNew[]; };
+layout(std430, set = 0, binding = 7) writeonly buffer G { double g[]; };
+layout(std430, set = 0, binding = 8) readonly buffer R { double r[]; };
+layout(std430, set = 0, binding = 9) readonly buffer Scalars {
 	double L;        // Lipschitz estimate
 	double t;        // step size 1/L
 	double theta;    // θ_k
@@ -60,14 +74,25 @@ void main() {
 		if (improved) {
 			best[i] = xn;
 		}
+		double nxn = nxNew[i];
+		double nyi;
 		if (restart) {
 			y[i] = xn;
+			nyi = nxn;
 		} else {
 			precise double ax = a * xn;
 			precise double bx = b * x[i];
 			precise double yi = ax + bx;
 			y[i] = yi;
+			precise double anx = a * nxn;
+			precise double bnx = b * nx[i];
+			precise double nyc = anx + bnx;
+			nyi = nyc;
 		}
+		ny[i] = nyi;
+		precise double gi = nyi + r[i];
+		g[i] = gi;
 		x[i] = xn;
+		nx[i] = nxn;
 	}
 }
