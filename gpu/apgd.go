@@ -138,8 +138,8 @@ type apgdRun struct {
 	// γ_k, γ_{k+1}, y_k, g, N y_k, N γ_k, N γ_{k+1}, best, scratch, r
 	// (the anti-relaxed one, or r₀)
 	x, xNew, y, g, ny, nx, nxNew, best, tmp, r *Vec
-	r0, gamma                              *Vec
-	histCap                                int
+	r0, gamma                                  *Vec
+	histCap                                    int
 }
 
 // SolveAPGD implements engine.DeviceAPGD: engine.APGD's iterations on the
