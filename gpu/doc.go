@@ -32,9 +32,10 @@
 //     broadphase, the narrowphase of every pair kind, contacts, adjacency,
 //     warm-start keys; see deviceCollider), with cpuref's narrowphase on
 //     the host only for ellipsoid pairs whose EPA outgrows the device's
-//     bound. APGD and APGD-AR keep their scalars on the device (16
-//     iterations per submit); the other solvers' Dots are each a submit
-//     and a read-back. Submits reports the submissions so far.
+//     bound. APGD and APGD-AR keep their scalars on the device (16 to 64
+//     iterations per submit, one Schur product per iteration); the other
+//     solvers' Dots are each a submit and a read-back (backend.go says
+//     why). Submits reports the submissions so far.
 //
 // cgo stays inside this package (vkshim.c and the files that call it);
 // without cgo, or outside linux/amd64 and linux/arm64, Devices and New
