@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/gpusim/gpusim/cpuref"
+	"github.com/gpusim/gpusim/internal/atomicfile"
 )
 
 // Meta is what Write puts in meta.json.
@@ -127,25 +128,7 @@ func WriteVector(path string, v []float64) error {
 // partial file. A bufio.Writer keeps its first error, which is reported at
 // Flush.
 func writeAtomic(path string, fill func(w *bufio.Writer)) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
-	if err != nil {
-		return fmt.Errorf("ccp: %w", err)
-	}
-	w := bufio.NewWriterSize(tmp, 1<<16)
-	fill(w)
-	ferr := w.Flush()
-	serr := tmp.Sync()
-	cerr := tmp.Close()
-	if err := errors.Join(ferr, serr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("ccp: write %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("ccp: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.Write(path, func(w *bufio.Writer) error { fill(w); return nil }); err != nil {
 		return fmt.Errorf("ccp: %w", err)
 	}
 	return nil

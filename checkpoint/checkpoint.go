@@ -8,10 +8,10 @@ import (
 	"hash/crc32"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/internal/atomicfile"
 )
 
 // Version is the format version Write writes and Read reads.
@@ -163,29 +163,8 @@ func Write(path string, c *Checkpoint) error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path))
-	if err != nil {
+	if err := atomicfile.WriteBytes(path, data); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
-	}
-	_, werr := tmp.Write(data)
-	serr := tmp.Sync()
-	cerr := tmp.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("checkpoint: write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	serr = d.Sync()
-	if err := errors.Join(serr, d.Close()); err != nil {
-		return fmt.Errorf("checkpoint: sync folder %s: %w", dir, err)
 	}
 	return nil
 }

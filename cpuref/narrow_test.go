@@ -1094,5 +1094,24 @@ func FuzzNarrow(f *testing.F) {
 				t.Fatalf("%v %+v – %v %+v: contact %+v (|n| − 1 = %g, envelope %g)", a, pa, b, pb, c, d, envelope)
 			}
 		}
+		// The pair swapped gives the mirrored contacts, bit for bit —
+		// unless the two are the same shape at the same pose, a pair that
+		// is its own mirror (no order tells A from B; Narrow then returns
+		// the same contacts both ways).
+		if !orderedBefore(a, pa, b, pb) && !orderedBefore(b, pb, a, pa) {
+			return
+		}
+		ms, err := Narrow(b, pb, a, pa, envelope, nil)
+		if err != nil {
+			t.Fatalf("%v–%v swapped: %v", b.Kind, a.Kind, err)
+		}
+		if len(ms) != len(cs) {
+			t.Fatalf("%v %+v – %v %+v: %d contacts, %d swapped", a, pa, b, pb, len(cs), len(ms))
+		}
+		for k, x := range cs {
+			if y := ms[k]; x.Phi != y.Phi || x.Normal != y.Normal.Mul(-1) || x.PA != y.PB || x.PB != y.PA {
+				t.Fatalf("%v %+v – %v %+v: contact %d %+v, swapped %+v", a, pa, b, pb, k, x, y)
+			}
+		}
 	})
 }

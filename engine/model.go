@@ -200,6 +200,9 @@ func (m *Model) Validate() error {
 	if !finite3(m.Gravity) {
 		return fmt.Errorf("gravity %v is not finite", m.Gravity)
 	}
+	if math.IsInf(m.Gravity.Len(), 0) {
+		return fmt.Errorf("gravity %v is too large: its magnitude overflows float64", m.Gravity)
+	}
 	for i, mt := range m.Materials {
 		if !(mt.Friction >= 0) || math.IsInf(mt.Friction, 0) {
 			return fmt.Errorf("material %d (%q): friction %v must be ≥ 0 and finite", i, mt.Name, mt.Friction)
@@ -227,6 +230,9 @@ func (b *Body) validate(nmat int) error {
 		if !finite3(v.x) {
 			return fmt.Errorf("%s %v is not finite", v.name, v.x)
 		}
+		if math.IsInf(v.x.Len(), 0) {
+			return fmt.Errorf("%s %v is too large: its magnitude overflows float64", v.name, v.x)
+		}
 	}
 	q := b.Rot
 	n := q.Len()
@@ -242,10 +248,19 @@ func (b *Body) validate(nmat int) error {
 	if !(b.Mass > 0) || math.IsInf(b.Mass, 0) {
 		return fmt.Errorf("mass %v must be positive and finite", b.Mass)
 	}
+	if math.IsInf(1/b.Mass, 0) {
+		return fmt.Errorf("mass %v is too small: its inverse overflows float64", b.Mass)
+	}
 	for k, j := range b.Inertia {
 		if !(j > 0) || math.IsInf(j, 0) {
 			return fmt.Errorf("inertia %d is %v, must be positive and finite", k, j)
 		}
+		if math.IsInf(1/j, 0) {
+			return fmt.Errorf("inertia %d is %v, too small: its inverse overflows float64", k, j)
+		}
+	}
+	if a := b.Force.Mul(1 / b.Mass); math.IsInf(a.Len(), 0) {
+		return fmt.Errorf("force %v on mass %v gives an acceleration whose magnitude overflows float64", b.Force, b.Mass)
 	}
 	return nil
 }

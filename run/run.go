@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -17,6 +15,7 @@ import (
 	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
 	"github.com/gpusim/gpusim/gpu"
+	"github.com/gpusim/gpusim/internal/atomicfile"
 	"github.com/gpusim/gpusim/scene"
 	"github.com/gpusim/gpusim/vtk"
 )
@@ -174,12 +173,19 @@ func newBackend(kind string, gopt gpu.Options, workers int) (b engine.Backend, n
 	return nil, "", fmt.Errorf("unknown backend %q (want auto, cpu or vulkan)", kind)
 }
 
-// Steps returns how many steps a scene runs.
+// Steps returns how many steps a scene runs (scene.StepCount; 0 when
+// that is an error, which CheckLength reports).
 func Steps(sc *scene.Scene) int {
-	if sc.Steps > 0 {
-		return sc.Steps
-	}
-	return int(math.Round(sc.Duration / sc.Settings.Dt))
+	n, _ := scene.StepCount(sc.Duration, sc.Steps, sc.Settings.Dt)
+	return n
+}
+
+// CheckLength reports a run length that scene.StepCount rejects: fewer
+// than one step or more than scene.MaxSteps (a scene's own length is
+// checked when it is built; flags and resumed runs change it).
+func CheckLength(sc *scene.Scene) error {
+	_, err := scene.StepCount(sc.Duration, sc.Steps, sc.Settings.Dt)
+	return err
 }
 
 // Run runs the scene to its end, writing the outputs into opt.OutDir as
@@ -188,6 +194,9 @@ func Steps(sc *scene.Scene) int {
 func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 	if opt.Backend == "" {
 		opt.Backend = "auto"
+	}
+	if err := CheckLength(sc); err != nil {
+		return nil, fmt.Errorf("%s: %w", sc.Source, err)
 	}
 	for _, id := range sc.Trace {
 		if id < 0 || id >= len(sc.Model.Bodies) {
@@ -242,7 +251,7 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 			return nil, err
 		}
 	}
-	stepTimes := make([]float64, 0, steps)
+	var stepTimes stepTimer
 	start := time.Now()
 	var last engine.StepStats
 	var runErr error
@@ -267,7 +276,7 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 				break
 			}
 		}
-		stepTimes = append(stepTimes, st.StepSeconds)
+		stepTimes.add(st.StepSeconds)
 		sum.CollideSecondsSum += st.CollideSeconds
 		sum.SolveSecondsSum += st.SolveSeconds
 		sum.BuildSecondsSum += st.BuildSeconds
@@ -312,18 +321,10 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 	if stepFailed {
 		runErr = grd.stop(sim, ckp, sum, runErr)
 	}
-	if n := len(stepTimes); n > 0 {
+	if n := stepTimes.n; n > 0 {
 		sum.IterationsMean = float64(sum.IterationsTotal) / float64(n)
-		total := 0.0
-		for _, s := range stepTimes {
-			total += s
-		}
-		sum.StepSecondsMean = total / float64(n)
-		slices.Sort(stepTimes)
-		sum.StepSecondsMedian = stepTimes[n/2]
-		if n%2 == 0 {
-			sum.StepSecondsMedian = (stepTimes[n/2-1] + stepTimes[n/2]) / 2
-		}
+		sum.StepSecondsMean = stepTimes.mean()
+		sum.StepSecondsMedian = stepTimes.median()
 	}
 	if stepFailed {
 		state = grd.good().state
@@ -420,19 +421,7 @@ func writeJSONAtomic(path string, v any) error {
 	if err != nil {
 		return fmt.Errorf("run: encode %s: %w", filepath.Base(path), err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
-	if err != nil {
-		return fmt.Errorf("run: %w", err)
-	}
-	_, werr := tmp.Write(append(data, '\n'))
-	serr := tmp.Sync()
-	cerr := tmp.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("run: write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.WriteBytes(path, append(data, '\n')); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/internal/atomicfile"
 )
 
 // writers hold the CSV outputs of a run. The rows of a step go to
@@ -135,24 +136,19 @@ func (w *writers) trace(step int, t float64, ids []int, s *engine.State) error {
 // into place.
 func (w *writers) final(s *engine.State) error {
 	path := filepath.Join(w.dir, "final.csv")
-	tmp, err := os.CreateTemp(w.dir, ".tmp-final.csv")
+	err := atomicfile.Write(path, func(bw *bufio.Writer) error {
+		bw.WriteString(bodyHeader + "\n")
+		for i := 0; i < s.Len(); i++ {
+			w.buf = w.buf[:0]
+			w.body(s, i)
+			w.endRow()
+			if _, err := bw.Write(w.buf); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("run: %w", err)
-	}
-	bw := bufio.NewWriter(tmp)
-	bw.WriteString(bodyHeader + "\n")
-	var werr error
-	for i := 0; i < s.Len() && werr == nil; i++ {
-		w.buf = w.buf[:0]
-		w.body(s, i)
-		w.endRow()
-		_, werr = bw.Write(w.buf)
-	}
-	if err := errors.Join(werr, bw.Flush(), tmp.Sync(), tmp.Close()); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("run: write final.csv: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
 	return nil

@@ -111,7 +111,7 @@ func (d *Doc) buildScene(source string, lim limits) (*Scene, error) {
 	if err := settings.Validate(); err != nil {
 		return nil, err
 	}
-	if err := checkRun(r.Run, len(b.model.Bodies)); err != nil {
+	if err := checkRun(r.Run, len(b.model.Bodies), settings.Dt); err != nil {
 		return nil, err
 	}
 	var domain *Region
@@ -145,7 +145,7 @@ func defaultName(source string) string {
 	return strings.TrimSuffix(base, filepath.Ext(base))
 }
 
-func checkRun(r RunSpec, nbodies int) error {
+func checkRun(r RunSpec, nbodies int, dt float64) error {
 	if r.Steps < 0 {
 		return errAt("run.steps", "%d must be ≥ 0", r.Steps)
 	}
@@ -155,6 +155,13 @@ func checkRun(r RunSpec, nbodies int) error {
 		}
 	} else if err := checkNonNegative("run.duration", *r.Duration); err != nil {
 		return err
+	}
+	if _, err := StepCount(*r.Duration, r.Steps, dt); err != nil {
+		p := "run.duration"
+		if r.Steps > 0 {
+			p = "run.steps"
+		}
+		return errAt(p, "%v", err)
 	}
 	seen := map[int]int{}
 	for i, id := range r.Trace {
@@ -639,4 +646,30 @@ func rotationTo(n mgl64.Vec3) mgl64.Quat {
 		return mgl64.Quat{W: 0, V: mgl64.Vec3{1, 0, 0}}
 	}
 	return scaleQuat(q, 1/l)
+}
+
+// MaxSteps bounds the steps of one run (10⁹: at a microsecond a step,
+// a quarter of an hour of wall time per million bodies·steps is far
+// beyond it); longer runs are split with checkpoints.
+const MaxSteps = 1_000_000_000
+
+// StepCount returns the steps a run of the given length takes: steps when
+// it is positive, else duration/dt rounded to the nearest integer. It is
+// an error when that is below 1 (a duration under half a time step) or
+// above MaxSteps.
+func StepCount(duration float64, steps int, dt float64) (int, error) {
+	if steps > 0 {
+		if steps > MaxSteps {
+			return 0, fmt.Errorf("%d steps is more than the limit of %d in one run (split it with --checkpoint and --resume)", steps, MaxSteps)
+		}
+		return steps, nil
+	}
+	n := math.Round(duration / dt)
+	switch {
+	case !(n <= MaxSteps):
+		return 0, fmt.Errorf("%g s at dt = %g s is %g steps, more than the limit of %d in one run (split it with --checkpoint and --resume)", duration, dt, n, MaxSteps)
+	case n < 1:
+		return 0, fmt.Errorf("%g s is less than half a time step (dt = %g s): the run would take no step", duration, dt)
+	}
+	return int(n), nil
 }

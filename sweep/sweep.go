@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gpusim/gpusim/gpu"
+	"github.com/gpusim/gpusim/internal/atomicfile"
 	"github.com/gpusim/gpusim/run"
 )
 
@@ -128,23 +129,7 @@ func WriteManifest(dir string, m *Manifest) error {
 // and renames it over path, so a reader (or a scheduler task writing the
 // same file) never sees a partial file.
 func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
-	if err != nil {
-		return fmt.Errorf("sweep: %w", err)
-	}
-	_, werr := tmp.Write(data)
-	serr := tmp.Sync()
-	cerr := tmp.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("sweep: write %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("sweep: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.WriteBytes(path, data); err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
 	return nil

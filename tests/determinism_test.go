@@ -61,15 +61,18 @@ func sameBits(a, b fingerprint) string {
 // parallel loops work on fixed partitions and every sum runs in a fixed
 // order (cpuref/parallel.go). The loops only go parallel from two grains
 // of work (8192 contacts, 32768 vector elements, 4096 bodies), so the
-// scene is settle with 4000 spheres: about 12 000 contacts once the pile
-// forms. Warm start is on (the default) so the persistent-contact matching
+// scene is settle with 4200 spheres (4205 bodies with the walls): about
+// 12 000 contacts once the pile forms. Warm start is on (the default) so the persistent-contact matching
 // is covered too.
 func TestDeterminismCPUWorkers(t *testing.T) {
 	steps := 120 // 1.2 s at h = 0.01 s: the spheres have landed and piled up
 	if testing.Short() {
 		steps = 40
 	}
-	sc := loadScene(t, "settle", "n=4000", "settings.warm_start=true")
+	sc := loadScene(t, "settle", "n=4200", "settings.warm_start=true")
+	if n := len(sc.Model.Bodies); n < 2*2048 {
+		t.Fatalf("%d bodies: the test needs the body loops past two grains of 2048", n)
+	}
 	var ref fingerprint
 	for i, workers := range []int{1, 2, 3, 1} {
 		f := runFingerprint(t, &sc.Model, sc.Settings, cpuref.New(workers), steps)

@@ -6,14 +6,14 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/gpusim/gpusim/internal/atomicfile"
 )
 
 // Array is a named data array: Components values per tuple, held as float64
@@ -280,20 +280,7 @@ func WriteFile(path string, p *PolyData) error {
 // writeAtomic writes data to a temporary file beside path, syncs it and
 // renames it over path.
 func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
-	if err != nil {
-		return fmt.Errorf("vtk: %w", err)
-	}
-	_, werr := tmp.Write(data)
-	merr := tmp.Chmod(0o644) // CreateTemp makes 0600; outputs are ordinary files
-	serr := tmp.Sync()
-	cerr := tmp.Close()
-	if err := errors.Join(werr, merr, serr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("vtk: write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.WriteBytes(path, data); err != nil {
 		return fmt.Errorf("vtk: %w", err)
 	}
 	return nil

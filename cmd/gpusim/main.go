@@ -297,6 +297,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := sc.Settings.Validate(); err != nil {
 		return usageError{err}
 	}
+	if err := run.CheckLength(sc); err != nil {
+		return usageError{err}
+	}
+	if ck != nil && ck.Step > run.Steps(sc) {
+		return usageError{fmt.Errorf("--resume: the checkpoint is at step %d, past the run's end at step %d (--steps and --duration count from the start of the run)", ck.Step, run.Steps(sc))}
+	}
 	if dumpStep > 0 {
 		if n := run.Steps(sc); dumpStep > n {
 			return usageError{fmt.Errorf("--dump-problem: step %d is past the run's last step %d", dumpStep, n)}

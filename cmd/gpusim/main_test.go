@@ -83,6 +83,13 @@ func TestRunWritesOutputs(t *testing.T) {
 	if sum["steps"].(float64) != 20 {
 		t.Errorf("summary.json steps = %v, want 20", sum["steps"])
 	}
+	// Outputs are ordinary files, readable by the group and others (the
+	// atomically written ones come from a temporary file, 0600 by default).
+	for _, f := range []string{"stats.csv", "trace.csv", "final.csv", "summary.json"} {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Mode().Perm() != 0o644 {
+			t.Errorf("%s: mode %v (%v), want -rw-r--r--", f, fi.Mode().Perm(), err)
+		}
+	}
 }
 
 func TestRunBadInput(t *testing.T) {

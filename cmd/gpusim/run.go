@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -147,10 +148,16 @@ func progressBar(w io.Writer) func(run.Progress) {
 			return
 		}
 		last = time.Now()
-		rate := float64(p.Step-p.Start) / p.Elapsed.Seconds()
-		eta := time.Duration(float64(p.Steps-p.Step) / rate * float64(time.Second))
-		fmt.Fprintf(w, "\r\x1b[Kstep %d/%d  t = %.4g s  contacts %d  iterations %d  residual %.3g  %.1f steps/s  ETA %v",
-			p.Step, p.Steps, p.Time, p.Contacts, p.Iterations, p.Residual, rate, eta.Round(time.Second))
+		rate := 0.0
+		if p.Elapsed > 0 {
+			rate = float64(p.Step-p.Start) / p.Elapsed.Seconds()
+		}
+		eta := "?"
+		if rate > 0 && !math.IsInf(rate, 0) {
+			eta = time.Duration(float64(p.Steps-p.Step) / rate * float64(time.Second)).Round(time.Second).String()
+		}
+		fmt.Fprintf(w, "\r\x1b[Kstep %d/%d  t = %.4g s  contacts %d  iterations %d  residual %.3g  %.1f steps/s  ETA %s",
+			p.Step, p.Steps, p.Time, p.Contacts, p.Iterations, p.Residual, rate, eta)
 	}
 }
 

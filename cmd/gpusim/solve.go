@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/gpusim/gpusim/ccp"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/internal/atomicfile"
 )
 
 // solveSummary is what summary.json of gpusim solve holds.
@@ -232,25 +232,7 @@ func iterTime(k, n int, wall float64) float64 {
 // writeFile writes data to a temporary file beside path and renames it
 // into place.
 func writeFile(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
+	return atomicfile.WriteBytes(path, data)
 }
 
 // fileName makes a problem name safe as one path element.
