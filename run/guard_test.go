@@ -272,3 +272,41 @@ func TestOpenBackendOutOfMemory(t *testing.T) {
 		t.Errorf("vulkan with 16 KiB: %v; want gpu.ErrOutOfMemory naming the scene and the load", err)
 	}
 }
+
+// TestGuardStopsDivergence makes a step give body 1 a speed that crosses
+// the guard domain in one step (what a diverged solve produces: impulses,
+// and so velocities, out of scale) and checks that the run stops at that
+// step with the speed guard's reason, naming the body, with the outputs
+// and a checkpoint of step 0.
+func TestGuardStopsDivergence(t *testing.T) {
+	// The domain of pushedScene over 10 steps: edge 4 m grown by 10 × 4 m
+	// on each side, so maxSpeed = 84 m / 0.01 s = 8400 m/s; 1e7 N on 1 kg
+	// gives 1e5 m/s in the first step.
+	out := filepath.Join(t.TempDir(), "run")
+	sum, err := Run(context.Background(), pushedScene(t, 1e7, 10, false), Options{Backend: "cpu", OutDir: out})
+	var ge *GuardError
+	if !errors.As(err, &ge) {
+		t.Fatalf("run ended with %v, want a guard error", err)
+	}
+	// Body 0 may be named too: body 1's speculative margin (h²·1e7 m/s² =
+	// 1000 m) takes in the pair, and the relaxed cone of the positive-gap
+	// contact (u_n + Φ/h ≥ μ‖u_t‖, u_t ≈ 1e5 m/s) pushes the two apart.
+	if ge.Step != 1 || !slices.Contains(ge.Bodies, 1) {
+		t.Fatalf("guard error at step %d for bodies %v, want step 1 and body 1: %v", ge.Step, ge.Bodies, err)
+	}
+	for _, s := range []string{"step 1:", "bodies faster than 8.4e+03 m/s", "the solver diverged", "body 1 at", "the outputs hold step 0"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q does not contain %q", err, s)
+		}
+	}
+	ck := filepath.Join(out, "checkpoints", checkpoint.FileName(0))
+	if sum == nil || sum.Steps != 0 || sum.Checkpoint != ck {
+		t.Fatalf("summary %+v: want steps 0 and checkpoint %s", sum, ck)
+	}
+	if _, err := checkpoint.Read(ck); err != nil {
+		t.Errorf("checkpoint of the last good step: %v", err)
+	}
+	if rows := statsSteps(t, filepath.Join(out, "stats.csv")); len(rows) != 0 {
+		t.Errorf("stats.csv has steps %v, want none", rows)
+	}
+}
