@@ -38,6 +38,10 @@ type Machine struct {
 	GoVersion string   `json:"go"`
 	OS        string   `json:"os"`
 	Backends  []string `json:"backends"` // as the backends name themselves, device included
+	// GCPercent is the garbage collector's target in the case processes
+	// (gpusim's default 10, or GOGC): it sets how far peak memory runs
+	// above the live heap.
+	GCPercent int `json:"gc_percent"`
 }
 
 // Config says what Run measures.
@@ -206,6 +210,10 @@ func Commit() string {
 
 func machine() Machine {
 	m := Machine{CPU: "unknown", Cores: runtime.NumCPU(), GoVersion: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH}
+	// The case processes inherit this process's setting (gpusim's main sets
+	// it the same way in both).
+	m.GCPercent = debug.SetGCPercent(-1)
+	debug.SetGCPercent(m.GCPercent)
 	if f, err := os.Open("/proc/cpuinfo"); err == nil {
 		defer f.Close()
 		sc := bufio.NewScanner(f)
@@ -234,8 +242,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "Commit `%s`, %s.  \n", r.Commit, r.Date.Format(time.RFC3339))
-	fmt.Fprintf(b, "Machine: %s, %d cores, %s, %s; backends: %s.  \n", r.Machine.CPU, r.Machine.Cores, r.Machine.GoVersion,
-		r.Machine.OS, strings.Join(r.Machine.Backends, "; "))
+	fmt.Fprintf(b, "Machine: %s, %d cores, %s, %s, GOGC=%d; backends: %s.  \n", r.Machine.CPU, r.Machine.Cores, r.Machine.GoVersion,
+		r.Machine.OS, r.Machine.GCPercent, strings.Join(r.Machine.Backends, "; "))
 	if r.Command != "" {
 		fmt.Fprintf(b, "Command: `%s`\n", r.Command)
 	}
