@@ -2,7 +2,6 @@ package cpuref
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
@@ -19,9 +18,9 @@ func (b *Backend) Collide() (int, error) {
 // and omega (rad/s, body frame), inverse masses invMass (1/kg) and external
 // forces force (N, world), in engine.State's layouts: AABBs inflated by
 // the envelope plus each body's speculative margin, grid broadphase,
-// narrowphase on each candidate pair with Φ < envelope + m_A + m_B, then
-// the pair's closing bound (PairContacts). Contacts come sorted by (A, B)
-// and, within a pair, in narrowphase order, so the list is deterministic.
+// narrowphase on each candidate pair, keeping contacts with
+// Φ < envelope + m_A + m_B. Contacts come sorted by (A, B) and, within a
+// pair, in narrowphase order, so the list is deterministic.
 //
 // The speculative margin m_i = h(‖v_i‖ + ‖ω_i‖R_i) + h²‖g + F_i/m_i‖ bounds
 // how far body i can move in the coming step (R_i its bounding radius).
@@ -30,40 +29,19 @@ func (b *Backend) Collide() (int, error) {
 // missed because the bodies closed more than the envelope in one step
 // would start the next step deeply overlapped and be pushed apart at
 // Φ/h: the margin removes that tunnelling and its explosive recovery.
-//
-// The margins bound each body's motion in any direction; a contact found
-// with them is then kept only if its two bodies can close its gap in the
-// step along its normal n (A → B): Φ < envelope + max(0, (d_A − d_B)·n)
-// + h‖ω_A‖R_A + h‖ω_B‖R_B, with d_i = h(v_i + h·a_i) the free-flight
-// displacement of body i and a_i = g + F_i/m_i. For convex shapes the gap
-// after a relative translation d is at least Φ − d·n (the distance to a
-// convex set is a convex function of the translation), and rotation moves
-// a surface point by at most h‖ω‖R, so no contact that can close is
-// dropped. What is dropped matters: a positive-gap contact between bodies
-// sliding past each other (‖u_t‖ large, no approach) would still act
-// through the relaxed cone, u_n + Φ/h ≥ μ‖u_t‖, and push them apart at up
-// to μ‖u_t‖ − Φ/h without their ever touching — with a body shot past
-// another at 1e5 m/s, by 1e4 m/s.
 func (c *Collider) Collide(pos, rot, vel, omega, invMass, force []float64) (int, error) {
 	env := c.envelope
 	h := c.dt
 	for i := 0; i < c.n; i++ {
 		p, q := vec3At(pos, i), quatAt(rot, i)
 		m := 0.0
-		var d mgl64.Vec3
-		rw := 0.0
 		if !c.fixed[i] {
-			vv := vec3At(vel, i)
-			v := vv.Len()
+			v := vec3At(vel, i).Len()
 			w := vec3At(omega, i).Len()
 			f := vec3At(force, i).Mul(invMass[i])
-			a := c.gravity.Add(f)
-			m = h*(v+w*c.shapes[i].BoundingRadius()) + h*h*a.Len()
-			d = vv.Add(a.Mul(h)).Mul(h)
-			rw = h * (w * c.shapes[i].BoundingRadius())
+			m = h*(v+w*c.shapes[i].BoundingRadius()) + h*h*c.gravity.Add(f).Len()
 		}
 		c.margin[i] = m
-		c.motion[4*i], c.motion[4*i+1], c.motion[4*i+2], c.motion[4*i+3] = d[0], d[1], d[2], rw
 		box, ok := ShapeAABB(c.shapes[i], p, q, env+m)
 		c.boxes[i], c.bounded[i] = box, ok
 		if !ok {
@@ -109,12 +87,7 @@ func (c *Collider) PairContacts(i, j int, pos, rot []float64, env float64, con *
 		return 0, cps, fmt.Errorf("cpuref: bodies %d and %d: %w", i, j, err)
 	}
 	mu, coh := engine.CombineMaterials(c.mats[c.material[i]], c.mats[c.material[j]])
-	kept := 0
 	for _, cp := range cps {
-		if !c.canClose(i, j, cp) {
-			continue
-		}
-		kept++
 		if !finite(cp.Phi) || !finite(cp.Normal[0]) || !finite(cp.Normal[1]) || !finite(cp.Normal[2]) {
 			return 0, cps, fmt.Errorf("cpuref: bodies %d and %d: narrowphase gave a non-finite contact", i, j)
 		}
@@ -129,17 +102,7 @@ func (c *Collider) PairContacts(i, j int, pos, rot []float64, env float64, con *
 		con.Mu = append(con.Mu, mu)
 		con.Cohesion = append(con.Cohesion, coh)
 	}
-	return kept, cps, nil
-}
-
-// canClose reports whether bodies i and j can close the gap of contact cp
-// in the coming step: Φ < envelope + max(0, (d_i − d_j)·n) + (w_i + w_j),
-// with motion's displacement bounds d and rotation bounds w (see Collide).
-// The envelope alone keeps every contact below it.
-func (c *Collider) canClose(i, j int, cp ContactPoint) bool {
-	mi, mj := c.motion[4*i:4*i+4], c.motion[4*j:4*j+4]
-	dd := mgl64.Vec3{mi[0] - mj[0], mi[1] - mj[1], mi[2] - mj[2]}
-	return cp.Phi < c.envelope+math.Max(dd.Dot(cp.Normal), 0)+(mi[3]+mj[3])
+	return len(cps), cps, nil
 }
 
 // buildAdjacency makes the body → contact lists (CSR) by a counting sort

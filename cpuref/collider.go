@@ -26,7 +26,6 @@ type Collider struct {
 	grid    Grid
 	boxes   []AABB
 	margin  []float64 // speculative margin per body (m), see Collide
-	motion  []float64 // per body: its displacement bound h(v + h·a) (3, m) and h‖ω‖R (m), see Collide
 	bounded []bool
 	planeP  []mgl64.Vec3
 	planeN  []mgl64.Vec3
@@ -41,12 +40,6 @@ type Collider struct {
 	// Warm start: the keys of the last integrated step's contacts.
 	prevA, prevB, prevSub []int32
 }
-
-// Motion returns the per-body motion bounds of the last Collide, 4 per
-// body: the displacement bound h(v + h·a) (m, world) and h‖ω‖R (m), which
-// PairContacts' closing test reads. The Vulkan backend fills it from the
-// device before it runs PairContacts on the host.
-func (c *Collider) Motion() []float64 { return c.motion }
 
 // Load takes the model's constant collision data (shapes, materials,
 // fixed flags, gravity) and the settings' step, envelope and bin size, the
@@ -69,7 +62,6 @@ func (c *Collider) Load(m *engine.Model, s *engine.Settings) {
 	c.fixed = make([]bool, n)
 	c.boxes = make([]AABB, n)
 	c.margin = make([]float64, n)
-	c.motion = make([]float64, 4*n)
 	c.bounded = make([]bool, n)
 	c.planeP = make([]mgl64.Vec3, n)
 	c.planeN = make([]mgl64.Vec3, n)

@@ -67,9 +67,7 @@ const maxDeviceBodies = 1 << 26
 // fbList (3 uint32 per listed pair: pair, A, B), fbRec (3 per listed pair:
 // pair, count, first host contact) and hostCon (12 float64 per host
 // contact: normal, pa, pb, phi, mu, cohesion) for the host's pairs;
-// pairN (4 float64 per pair: collide_narrow's ellipsoid-pair normals);
-// motion (4 float64 per body: collide_aabb's displacement and rotation
-// bounds, for collide_narrow's closing test).
+// pairN (4 float64 per pair: collide_narrow's ellipsoid-pair normals).
 type deviceCollider struct {
 	on bool // see onDevice
 	k  struct {
@@ -77,7 +75,7 @@ type deviceCollider struct {
 	}
 	shape, mat, box, planeN, cell, specialOff, special, slots, adjCursor, pairOff *Buffer
 	entries, pairA, pairB, off, sub, prevA, prevB, prevSub, meta, out             *Buffer
-	fbList, fbRec, hostCon, cand, pairN, motion                                   *Buffer
+	fbList, fbRec, hostCon, cand, pairN                                           *Buffer
 
 	slotCount, brickBits int
 	ecap, pcap, ccap     int
@@ -98,7 +96,7 @@ type deviceCollider struct {
 func (c *deviceCollider) buffers() []**Buffer {
 	return []**Buffer{&c.shape, &c.mat, &c.box, &c.planeN, &c.cell, &c.specialOff, &c.special, &c.slots,
 		&c.adjCursor, &c.pairOff, &c.entries, &c.pairA, &c.pairB, &c.off, &c.sub, &c.prevA, &c.prevB,
-		&c.prevSub, &c.meta, &c.out, &c.fbList, &c.fbRec, &c.hostCon, &c.cand, &c.pairN, &c.motion}
+		&c.prevSub, &c.meta, &c.out, &c.fbList, &c.fbRec, &c.hostCon, &c.cand, &c.pairN}
 }
 
 func (c *deviceCollider) release() {
@@ -149,7 +147,7 @@ func (b *Backend) loadCollider(m *engine.Model) error {
 	sizes := map[**Buffer]int64{
 		&c.shape: 40 * n64, &c.mat: 16 * n64, &c.box: 64 * n64, &c.planeN: 24 * n64, &c.cell: 16 * n64,
 		&c.specialOff: 4 * (n64 + 1), &c.special: 4 * n64, &c.slots: 4 * (2*s64 + 2), &c.adjCursor: 8 * (n64/2 + 1),
-		&c.pairOff: 4 * (n64 + 1), &c.meta: 4 * metaWords, &c.cand: 4 * candPerBody * n64, &c.motion: 32 * n64,
+		&c.pairOff: 4 * (n64 + 1), &c.meta: 4 * metaWords, &c.cand: 4 * candPerBody * n64,
 	}
 	for _, p := range c.buffers() {
 		var err error
@@ -309,7 +307,7 @@ func (b *Backend) hostPairs() error {
 	for _, r := range []struct {
 		dst []float64
 		src *Buffer
-	}{{h.pos, b.pos}, {h.rot, b.rot}, {c.boxes, c.box}, {h.col.Motion(), c.motion}} {
+	}{{h.pos, b.pos}, {h.rot, b.rot}, {c.boxes, c.box}} {
 		if err := r.src.ReadFloat64(r.dst, 0); err != nil {
 			return err
 		}
@@ -382,7 +380,7 @@ func (b *Backend) recordCollide() {
 	l.record(c.k.aabb, l.groups(c.k.aabb, max(n, c.slotCount+1)),
 		Push{}.F64(g[0]).F64(g[1]).F64(g[2]).F64(b.settings.Dt).F64(b.host.envelope).F64(c.inv).U32(uint32(n)).U32(S),
 		b.pos, b.rot, b.vel, b.omega, b.invMass, b.force, b.fixedBody, c.shape, c.box, c.planeN, c.cell,
-		c.specialOff, c.slots, c.meta, c.motion)
+		c.specialOff, c.slots, c.meta)
 	scan(c.specialOff, n, none, metaSpecial)
 	bin := func(mode uint32) {
 		l.record(c.k.bin, l.groups(c.k.bin, n), Push{}.U32(uint32(n)).U32(S).U32(uint32(c.brickBits)).U32(mode).U32(uint32(c.ecap)),
@@ -421,7 +419,7 @@ func (b *Backend) recordNarrow(mode uint32) {
 	g[0] = min(g[0], narrowGroups)
 	l.record(c.k.narrow, g, Push{}.F64(b.host.envelope).U32(mode).U32(uint32(c.pcap)).U32(uint32(c.ccap)),
 		b.pos, b.rot, c.shape, c.mat, c.box, c.pairA, c.pairB, c.off, b.a, b.b, b.normal, b.pa, b.pb, b.phi,
-		b.mu, b.cohesion, c.sub, c.meta, c.fbList, c.fbRec, c.hostCon, c.pairN, c.motion)
+		b.mu, b.cohesion, c.sub, c.meta, c.fbList, c.fbRec, c.hostCon, c.pairN)
 }
 
 // recordPlace records the scan of the pairs' contact counts, the contacts'

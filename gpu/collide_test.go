@@ -403,10 +403,9 @@ func BenchmarkCollide(b *testing.B) {
 	}
 }
 
-// TestKernelCollideAabb: collide_aabb's margins, motion bounds and boxes
-// are cpuref's (Collider.Collide's margin and motion, ShapeAABB) and its
-// plane normals mgl64's Rotate of +z, bit for bit, on the random scene of
-// every shape.
+// TestKernelCollideAabb: collide_aabb's margins and boxes are cpuref's
+// (Collider.Collide's margin, ShapeAABB) and its plane normals mgl64's
+// Rotate of +z, bit for bit, on the random scene of every shape.
 func TestKernelCollideAabb(t *testing.T) {
 	requireUnfusedGo(t)
 	tw := newTwin(t, randomModel(21, 800), engine.DefaultSettings())
@@ -420,31 +419,17 @@ func TestKernelCollideAabb(t *testing.T) {
 	if err := gb.dc.planeN.ReadFloat64(planeN, 0); err != nil {
 		t.Fatal(err)
 	}
-	motion := make([]float64, 4*gb.n)
-	if err := gb.dc.motion.ReadFloat64(motion, 0); err != nil {
-		t.Fatal(err)
-	}
 	dt := tw.set.Dt
-	moving := 0
 	planes := 0
 	for i, s := range h.col.Shapes() {
 		p := mgl64.Vec3{h.pos[3*i], h.pos[3*i+1], h.pos[3*i+2]}
 		q := mgl64.Quat{W: h.rot[4*i], V: mgl64.Vec3{h.rot[4*i+1], h.rot[4*i+2], h.rot[4*i+3]}}
 		m := 0.0
-		wantMotion := make([]float64, 4)
 		if !h.fixed[i] {
-			vv := mgl64.Vec3{h.vel[3*i], h.vel[3*i+1], h.vel[3*i+2]}
-			v := vv.Len()
+			v := mgl64.Vec3{h.vel[3*i], h.vel[3*i+1], h.vel[3*i+2]}.Len()
 			w := mgl64.Vec3{h.omega[3*i], h.omega[3*i+1], h.omega[3*i+2]}.Len()
 			f := mgl64.Vec3{h.force[3*i], h.force[3*i+1], h.force[3*i+2]}.Mul(h.invMass[i])
-			a := h.gravity.Add(f)
-			m = dt*(v+w*s.BoundingRadius()) + dt*dt*a.Len()
-			d := vv.Add(a.Mul(dt)).Mul(dt)
-			wantMotion = []float64{d[0], d[1], d[2], dt * (w * s.BoundingRadius())}
-			moving++
-		}
-		if j := bitsEqual(wantMotion, motion[4*i:4*i+4]); j >= 0 {
-			t.Fatalf("body %d (%v): motion %v, want %v", i, s.Kind, motion[4*i:4*i+4], wantMotion)
+			m = dt*(v+w*s.BoundingRadius()) + dt*dt*h.gravity.Add(f).Len()
 		}
 		want, ok := cpuref.ShapeAABB(s, p, q, h.envelope+m)
 		if !ok {
@@ -460,8 +445,8 @@ func TestKernelCollideAabb(t *testing.T) {
 			t.Fatalf("body %d (%v): box and margin %v, want %v", i, s.Kind, box[8*i:8*i+7], w)
 		}
 	}
-	if planes == 0 || moving == 0 {
-		t.Fatalf("%d planes and %d movable bodies in the scene: want some of each", planes, moving)
+	if planes == 0 {
+		t.Fatal("no plane in the scene")
 	}
 }
 

@@ -288,11 +288,10 @@ func TestGuardStopsDivergence(t *testing.T) {
 	if !errors.As(err, &ge) {
 		t.Fatalf("run ended with %v, want a guard error", err)
 	}
-	// Only body 1: its speculative margin (h²·1e7 m/s² = 1000 m) takes the
-	// pair into the narrowphase, but it moves past body 0 without closing
-	// their gap, so there is no contact to push body 0 (cpuref's
-	// TestCollideClosingBound).
-	if ge.Step != 1 || len(ge.Bodies) != 1 || ge.Bodies[0] != 1 {
+	// Body 0 may be named too: body 1's speculative margin (h²·1e7 m/s² =
+	// 1000 m) takes in the pair, and the relaxed cone of the positive-gap
+	// contact (u_n + Φ/h ≥ μ‖u_t‖, u_t ≈ 1e5 m/s) pushes the two apart.
+	if ge.Step != 1 || !slices.Contains(ge.Bodies, 1) {
 		t.Fatalf("guard error at step %d for bodies %v, want step 1 and body 1: %v", ge.Step, ge.Bodies, err)
 	}
 	for _, s := range []string{"step 1:", "bodies faster than 8.4e+03 m/s", "the solver diverged", "body 1 at", "the outputs hold step 0"} {

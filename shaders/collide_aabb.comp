@@ -6,13 +6,10 @@
 //
 // Loop, for each body i (ShapeAABB and quatRows as in cpuref/broad.go):
 //
-//	m := 0; d := 0; w := 0
+//	m := 0
 //	if !fixed[i] {
-//		a = g + F_i·(1/m_i)
-//		m = h·(|v_i| + |ω_i|·R_i) + (h·h)·|a|      // mgl64 Len
-//		d = (v_i + a·h)·h; w = h·(|ω_i|·R_i)       // collide_narrow's closing bound
+//		m = h·(|v_i| + |ω_i|·R_i) + (h·h)·|g + F_i·(1/m_i)|      // mgl64 Len
 //	}
-//	motion[4i:4i+4] = (d, w)
 //	box[8i:8i+8] = (lo, hi, m, 0): ShapeAABB(shape_i, pos_i, rot_i, env + m)
 //	plane:   cell[4i+3] = 2<<24, planeN[3i:3i+3] = rot_i.Rotate(0, 0, 1)
 //	bounded: l_k = floor(lo_k·inv), u_k = floor(hi_k·inv), cells = Π (u_k − l_k + 1)
@@ -33,8 +30,7 @@
 // bounding radius R, m), all read; 8 box (8 float64 per body: min, max,
 // margin, 0), 9 planeN (3 float64 per body, planes only), 10 cell (4 int32
 // per body), 11 specialOff (uint32, n+1), 12 slots (uint32, 2·slots+2),
-// 13 meta (uint32, bit 0 of meta[5] set on error), 14 motion (4 float64
-// per body: d in m, w in m), all written.
+// 13 meta (uint32, bit 0 of meta[5] set on error), all written.
 // Push constants: double gx, gy, gz (m/s²), double h (s), double env (m),
 // double inv (1/bin size, 1/m), uint n, uint slots (56 bytes).
 // Dispatch: (min(⌈max(n, slots + 1)/64⌉, max group count), 1, 1)
@@ -55,7 +51,6 @@ layout(std430, set = 0, binding = 10) writeonly buffer Cell { int cell[]; };
 layout(std430, set = 0, binding = 11) writeonly buffer SpecialOff { uint specialOff[]; };
 layout(std430, set = 0, binding = 12) writeonly buffer Slots { uint slots[]; };
 layout(std430, set = 0, binding = 13) buffer Meta { uint meta[]; };
-layout(std430, set = 0, binding = 14) writeonly buffer Motion { double motion[]; };
 
 layout(push_constant) uniform Push {
 	double gx, gy, gz;
@@ -93,7 +88,6 @@ void main() {
 		double px = pos[3u * i], py = pos[3u * i + 1u], pz = pos[3u * i + 2u];
 		double qw = rot[4u * i], qx = rot[4u * i + 1u], qy = rot[4u * i + 2u], qz = rot[4u * i + 3u];
 		precise double m = 0.0lf;
-		precise double d0 = 0.0lf, d1 = 0.0lf, d2 = 0.0lf, rw = 0.0lf;
 		if (fixedBody[i] == 0u) {
 			double v = len3(vel[3u * i], vel[3u * i + 1u], vel[3u * i + 2u]);
 			double w = len3(omega[3u * i], omega[3u * i + 1u], omega[3u * i + 2u]);
@@ -103,19 +97,7 @@ void main() {
 			precise double a2 = p.gz + force[3u * i + 2u] * im;
 			double a = len3(a0, a1, a2);
 			m = p.h * (v + w * shape[5u * i + 4u]) + p.h * p.h * a;
-			precise double s0 = vel[3u * i] + a0 * p.h;
-			precise double s1 = vel[3u * i + 1u] + a1 * p.h;
-			precise double s2 = vel[3u * i + 2u] + a2 * p.h;
-			d0 = s0 * p.h;
-			d1 = s1 * p.h;
-			d2 = s2 * p.h;
-			precise double wr = w * shape[5u * i + 4u];
-			rw = p.h * wr;
 		}
-		motion[4u * i] = d0;
-		motion[4u * i + 1u] = d1;
-		motion[4u * i + 2u] = d2;
-		motion[4u * i + 3u] = rw;
 		if (kind > BOX) {
 			// A plane: unbounded; its outward normal is mgl64's
 			// rot.Rotate((0, 0, 1)) = v + c·(2w) + (2V) × c, c = V × v.

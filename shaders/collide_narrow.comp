@@ -11,9 +11,6 @@
 // m_j (m the speculative margins of collide_aabb):
 //
 //	cps := Narrow(shape_i, (pos_i, rot_i), shape_j, (pos_j, rot_j), env')
-//	cps := those c of cps that i and j can close (cpuref's canClose):
-//	       c.Phi < env + max((d_i − d_j)·c.Normal, 0) + (w_i + w_j),
-//	       (d, w) = motion of collide_aabb
 //	mode 0: off[q] = len(cps)
 //	        off[q] = 0; fbList[3f:3f+3] = (q, i, j), f = atomicAdd(meta[6], 1)  (EPA overflow)
 //	mode 3: as mode 0 without the list
@@ -54,8 +51,7 @@
 // 15 cohesion (1 float64 per contact), 16 sub (uint32), written in mode 1;
 // 17 meta (uint32: pairs at 2, flags at 5, listed pairs at 6); 18 fbList
 // (uint32, 3 per listed pair, written in mode 0); 19 fb (uint32, 3 per
-// record) and 20 host (12 float64 per host contact), read; 22 motion (4
-// float64 per body, collide_aabb's), read; 21 pairN (4
+// record) and 20 host (12 float64 per host contact), read; 21 pairN (4
 // float64 per pair: the ellipsoid pairs' normal from GJK/EPA/Newton and
 // a state, 0 none, 1 normal, 2 EPA overflow; written in mode 0, read in
 // modes 3 and 1, which compute the contact from it instead of searching
@@ -87,7 +83,6 @@ layout(std430, set = 0, binding = 18) writeonly buffer FbList { uint fbList[]; }
 layout(std430, set = 0, binding = 19) readonly buffer Fb { uint fbRec[]; };
 layout(std430, set = 0, binding = 20) readonly buffer Host { double host[]; };
 layout(std430, set = 0, binding = 21) buffer PairN { double pairN[]; };
-layout(std430, set = 0, binding = 22) readonly buffer Motion { double motion[]; };
 
 layout(push_constant) uniform Push {
 	double env;
@@ -117,37 +112,24 @@ dvec3 vec3At(uint i);
 dvec4 quatAt(uint i);
 
 // add counts the contact (n, a, b, phi) of the ordered pair when phi is
-// below env and its bodies can close it (cpuref's canClose, on the
-// normal as Narrow returns it: mirrored when the pair was swapped) and, in
-// mode 1, writes it, its points in the bodies' frames. least takes every
-// contact below env, as cpuref's boxBox scans Narrow's output before
-// PairContacts filters it.
+// below env and, in mode 1, writes it: mirrored when the pair was
+// swapped, its points in the bodies' frames.
 void add(dvec3 n, dvec3 a, dvec3 b, double phi, double env) {
 	if (!(phi < env)) {
 		return;
 	}
+	uint k = ncp;
+	ncp++;
 	least = min(least, phi);
+	if (p.mode != 1u) {
+		return;
+	}
 	if (swapped) {
 		precise dvec3 nm = n * -1.0lf;
 		n = nm;
 		dvec3 t = a;
 		a = b;
 		b = t;
-	}
-	uint mi = 4u * pi_, mj = 4u * pj_;
-	precise double dd0 = motion[mi] - motion[mj];
-	precise double dd1 = motion[mi + 1u] - motion[mj + 1u];
-	precise double dd2 = motion[mi + 2u] - motion[mj + 2u];
-	precise double cl = dd0 * n.x + dd1 * n.y + dd2 * n.z;
-	precise double rs = motion[mi + 3u] + motion[mj + 3u];
-	precise double bound = p.env + max(cl, 0.0lf) + rs;
-	if (!(phi < bound)) {
-		return;
-	}
-	uint k = ncp;
-	ncp++;
-	if (p.mode != 1u) {
-		return;
 	}
 	if (!finite(phi) || !finite(n.x) || !finite(n.y) || !finite(n.z)) {
 		atomicOr(meta[5], 4u);
