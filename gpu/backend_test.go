@@ -443,6 +443,12 @@ func rss(t *testing.T) int64 {
 // host state, so a backend that leaked its buffers or itself would grow
 // by ≥ 100 MB over the rounds.
 //
+// The child runs twice: with the validation layer, for its object
+// tracker, and without it, for the resident memory, since the layer keeps
+// bookkeeping of its own per device (measured on lavapipe: +15 to +18 MB
+// over 20 rounds with it, flat within 2 MB without it; the test failed
+// at random against its 16 MB bound when it measured with the layer on).
+//
 // The measurement runs in a child process with MALLOC_ARENA_MAX=1: glibc
 // gives each thread that allocates its own arena and keeps it, and every
 // device starts new driver threads (lavapipe's rasteriser pool), so with
@@ -454,15 +460,17 @@ func TestNewCloseNoLeak(t *testing.T) {
 		skipOrFail(t, err)
 	}
 	if os.Getenv("GPUSIM_LEAK_CHILD") != "1" {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestNewCloseNoLeak$", "-test.v", "-test.count=1")
-		cmd.Env = append(os.Environ(), "GPUSIM_LEAK_CHILD=1", "MALLOC_ARENA_MAX=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("child process: %v\n%s", err, out)
-		}
-		for _, line := range strings.Split(string(out), "\n") {
-			if _, msg, ok := strings.Cut(line, "backend_test.go:"); ok {
-				t.Log("child:", msg)
+		for _, validation := range []string{"1", "0"} {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestNewCloseNoLeak$", "-test.v", "-test.count=1")
+			cmd.Env = append(os.Environ(), "GPUSIM_LEAK_CHILD=1", "MALLOC_ARENA_MAX=1", "GPUSIM_VALIDATION="+validation)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("child process (GPUSIM_VALIDATION=%s): %v\n%s", validation, err, out)
+			}
+			for _, line := range strings.Split(string(out), "\n") {
+				if _, msg, ok := strings.Cut(line, "backend_test.go:"); ok {
+					t.Log("child:", msg)
+				}
 			}
 		}
 		return
@@ -526,7 +534,7 @@ func TestNewCloseNoLeak(t *testing.T) {
 	// leak of the backend's buffers.
 	grow := after - before
 	t.Logf("validation %v: resident memory %d MB before, %d MB after %d rounds (%+.1f MB)", opt.Validation, before>>20, after>>20, rounds, float64(grow)/(1<<20))
-	if grow > 16<<20 {
+	if !opt.Validation && grow > 16<<20 {
 		t.Errorf("resident memory grew by %.1f MB over %d New/Close rounds", float64(grow)/(1<<20), rounds)
 	}
 }
