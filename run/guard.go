@@ -250,6 +250,9 @@ func OpenBackend(kind string, opt Options, m *engine.Model, s engine.Settings) (
 	if err != nil {
 		return nil, nil, "", err
 	}
+	if opt.wrapBackend != nil {
+		be = opt.wrapBackend(be)
+	}
 	sim, err = engine.NewSim(m, s, be)
 	if err == nil {
 		return sim, be, notice, nil

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -308,5 +309,56 @@ func TestGuardStopsDivergence(t *testing.T) {
 	}
 	if rows := statsSteps(t, filepath.Join(out, "stats.csv")); len(rows) != 0 {
 		t.Errorf("stats.csv has steps %v, want none", rows)
+	}
+}
+
+// lostDevice is a backend whose device is lost in the update of step
+// failAt (1-based; Integrate runs once a step): what the Vulkan backend
+// returns then.
+type lostDevice struct {
+	engine.Backend
+	calls, failAt int
+}
+
+func (b *lostDevice) Integrate(gamma engine.Vec, h float64) error {
+	b.calls++
+	if b.calls == b.failAt {
+		return fmt.Errorf("gpu: integrate: submit: %w", gpu.ErrDeviceLost)
+	}
+	return b.Backend.Integrate(gamma, h)
+}
+
+// TestStepErrorEndsRun: an error of the step itself (here a lost device at
+// step 6) ends the run as a guard does: the error names the step and
+// wraps the cause, and stats.csv, trace.csv, final.csv, summary.json and a
+// checkpoint hold step 5, the last good one.
+func TestStepErrorEndsRun(t *testing.T) {
+	const failAt = 6
+	out := filepath.Join(t.TempDir(), "run")
+	opt := Options{Backend: "cpu", OutDir: out, wrapBackend: func(b engine.Backend) engine.Backend {
+		return &lostDevice{Backend: b, failAt: failAt}
+	}}
+	sum, err := Run(context.Background(), pushedScene(t, 9.81, 20, false), opt)
+	if !errors.Is(err, gpu.ErrDeviceLost) {
+		t.Fatalf("run ended with %v, want an error wrapping ErrDeviceLost", err)
+	}
+	good := failAt - 1
+	ck := filepath.Join(out, "checkpoints", checkpoint.FileName(good))
+	for _, s := range []string{fmt.Sprintf("step %d:", failAt), "Vulkan device lost", "checkpoint of step " + fmt.Sprint(good), ck} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q does not contain %q", err, s)
+		}
+	}
+	if sum == nil || sum.Steps != good || sum.Checkpoint != ck {
+		t.Fatalf("summary %+v: want steps %d and checkpoint %s", sum, good, ck)
+	}
+	if c, err := checkpoint.Read(ck); err != nil || c.Step != good {
+		t.Errorf("checkpoint: %v (step %v), want step %d", err, c, good)
+	}
+	if rows := statsSteps(t, filepath.Join(out, "stats.csv")); len(rows) != good || rows[len(rows)-1] != good {
+		t.Errorf("stats.csv has steps %v, want 1…%d", rows, good)
+	}
+	if _, err := os.Stat(filepath.Join(out, "final.csv")); err != nil {
+		t.Errorf("final.csv: %v", err)
 	}
 }

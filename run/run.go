@@ -60,6 +60,10 @@ type Options struct {
 	// VTKContacts adds the contacts as line cells with their forces.
 	VTKEvery    int
 	VTKContacts bool
+
+	// wrapBackend, if set, wraps the backend the run opens (tests: a
+	// backend that fails the way a device can).
+	wrapBackend func(engine.Backend) engine.Backend
 }
 
 // Progress describes a run in progress.
