@@ -104,13 +104,13 @@ func MeasuresGd(p *Problem, gamma []float64, gd float64) Report {
 		}
 		g := gamma[3*i : 3*i+3]
 		ui := u[3*i : 3*i+3]
-		ut := math.Hypot(ui[1], ui[2])
+		ut := hypot(ui[1], ui[2])
 		// ‖γ − Π(γ − g_d u)‖ / g_d: the squares are summed here and the
 		// root taken and divided by g_d at the end, as in check.py.
 		chrono += distSq(g, [3]float64{g[0] - gd*ui[0], g[1] - gd*ui[1], g[2] - gd*ui[2]}, mu, c)
 		nat += distSq(g, [3]float64{g[0] - ui[0], g[1] - ui[1], g[2] - ui[2]}, mu, c)
 		fc += distSq(g, [3]float64{g[0] - (ui[0] + mu*ut), g[1] - ui[1], g[2] - ui[2]}, mu, c)
-		rep.MaxConeViolation = math.Max(rep.MaxConeViolation, math.Hypot(g[1], g[2])-mu*(g[0]+c))
+		rep.MaxConeViolation = math.Max(rep.MaxConeViolation, hypot(g[1], g[2])-mu*(g[0]+c))
 		rep.MaxDualViolation = math.Max(rep.MaxDualViolation, mu*ut-ui[0])
 		compl += (g[0]+c)*ui[0] + g[1]*ui[1] + g[2]*ui[2]
 	}
@@ -133,8 +133,8 @@ func distSq(g []float64, x [3]float64, mu, c float64) float64 {
 }
 
 // projectCone is check.py's proj_cone (Siconos projectionOnCone) on the
-// cone shifted by c: with n = x_n + c and t = ‖(x_u, x_w)‖ (math.Hypot, as
-// numpy's hypot),
+// cone shifted by c: with n = x_n + c and t = ‖(x_u, x_w)‖ (hypot,
+// correctly rounded as numpy's),
 //
 //	polar (μt ≤ −n):  (−c, 0, 0)
 //	inside (t ≤ μn):  x
@@ -143,7 +143,7 @@ func distSq(g []float64, x [3]float64, mu, c float64) float64 {
 // It is cpuref.ProjectCone up to the rounding of the tangential norm.
 func projectCone(xn, xu, xw, mu, c float64) (float64, float64, float64) {
 	n := xn + c
-	t := math.Hypot(xu, xw)
+	t := hypot(xu, xw)
 	if mu*t <= -n {
 		return -c, 0, 0
 	}

@@ -163,8 +163,8 @@ func TestMeasuresAgainstCheckPy(t *testing.T) {
 }
 
 // measureTolerances bounds |Go − check.py| for each measure. The two
-// compute the same sums in the same order except for the tangential norms
-// (math.Hypot and numpy's hypot may differ in the last bit) and the norms
+// compute the same sums in the same order, with correctly rounded
+// tangential norms on both sides (our hypot, numpy's from glibc), except for the norms
 // (numpy's dot may add in another order), so the measures agree to a few
 // ulps of the numbers they are made of: ε·(the terms) before cancellation.
 // A residual is a difference of nearly equal numbers near a solution, so

@@ -60,13 +60,6 @@ var fclibCases = []fclibCase{
 	{solver: "spg", maxIter: 100000, projGradTol: 0.5e-8, measure: "ccp_res_chrono", bound: 1e-8, known: map[string]string{
 		"Confeti-ex03-Fc3D-SBM": "as for apgd: the bound is below the measure's float64 resolution (≥ 2.4e-8 per " +
 			"component one ulp off at |γ_k| ≥ 4096, g_d = 1/162²)",
-		"LMGC_100_PR_PerioBox-i00361-60-03000": "spg's γ meets the bound as check.py computes it, not as ccp.Measures " +
-			"does: at its stop the residual through cpuref.ProjectCone is 2.8e-9, and so is check.py's formula " +
-			"evaluated with a correctly rounded hypot (Python's math.hypot, as numpy's np.hypot from glibc), but " +
-			"Go's math.Hypot, which ccp.Measures uses, returns 10193.758742547334 for contact 40 (γ = (33979.2, " +
-			"10075.2, −1550.3), μ = 0.3, exactly on the cone surface) where the correctly rounded value is " +
-			"…332: one ulp, 1.8e-12, divided by g_d = 1/180², gives ccp.Measures' 6.1e-8 (at |γ_t| ≈ 1e4 on the " +
-			"cone surface the measure is at float64's resolution: 0 or ≥ 5.9e-8 from that contact)",
 	}},
 	{solver: "pdip", maxIter: 200, projGradTol: 0.5e-8, measure: "ccp_res_chrono", bound: 1e-8, known: map[string]string{
 		"Confeti-ex03-Fc3D-SBM": "as for apgd: the bound is below the measure's float64 resolution (≥ 2.4e-8 per " +
