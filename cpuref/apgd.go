@@ -285,15 +285,10 @@ func (b *Backend) apgdVelRes(_, lo, hi int) {
 }
 
 // dots6 returns γ'·Nγ', r·γ', (γ'−y)·(Nγ'−Ny), ‖γ'−y‖², ‖tmp‖² and
-// g·(γ' − γ_k), each summed as LinAlg.Dot sums.
+// g·(γ' − γ_k), each summed as LinAlg.Dot sums: apgdDot6 stores the six
+// sums of each chunk of [0, n) in part[c] (the chunks in parallel above
+// vecGrain elements), and each total adds the chunks' sums in order.
 func (b *Backend) dots6(n int) [6]float64 {
-	return b.chunkSums(n, 6, b.apgd.loops.dot6)
-}
-
-// chunkSums runs t over the chunks of [0, n) (in parallel above vecGrain
-// elements), each storing m partial sums in part[c], and returns the m
-// sums of the partials in chunk order.
-func (b *Backend) chunkSums(n, m int, t taskFunc) [6]float64 {
 	w := &b.apgd
 	np := (n + chunk - 1) / chunk
 	if cap(w.part) < np {
@@ -301,15 +296,15 @@ func (b *Backend) chunkSums(n, m int, t taskFunc) [6]float64 {
 	}
 	w.part = w.part[:np]
 	if n >= vecGrain {
-		b.pool.run(n, chunk, t)
+		b.pool.run(n, chunk, w.loops.dot6)
 	} else {
 		for c := 0; c < np; c++ {
 			lo := c * chunk
-			t(c, lo, min(lo+chunk, n))
+			w.loops.dot6(c, lo, min(lo+chunk, n))
 		}
 	}
 	var s [6]float64
-	for j := 0; j < m; j++ {
+	for j := range s {
 		for c := range w.part {
 			s[j] += w.part[c][j]
 		}
