@@ -648,9 +648,10 @@ func rotationTo(n mgl64.Vec3) mgl64.Quat {
 	return scaleQuat(q, 1/l)
 }
 
-// MaxSteps bounds the steps of one run (10⁹: at a microsecond a step,
-// a quarter of an hour of wall time per million bodies·steps is far
-// beyond it); longer runs are split with checkpoints.
+// MaxSteps bounds the steps of one run: 10⁹ steps is 10⁷ s of simulated
+// time at h = 0.01 s, and a quarter of an hour of wall time even at 1 µs a
+// step (a scene of a few bodies); a run's per-step bookkeeping stays
+// bounded up to it. Longer runs are split with checkpoints.
 const MaxSteps = 1_000_000_000
 
 // StepCount returns the steps a run of the given length takes: steps when
