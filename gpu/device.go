@@ -11,6 +11,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"os"
 	"runtime/cgo"
 	"unsafe"
 
@@ -215,6 +216,10 @@ func describe(v *C.gs_vk, cpd C.gs_obj) (DeviceInfo, []memoryType, int) {
 		var ex C.gs_extras
 		C.gs_device_extras(v, cpd, &ex)
 		info.SubgroupSize = uint32(ex.subgroup_size)
+		info.UUID = *(*[16]byte)(unsafe.Pointer(&ex.uuid[0]))
+		if ex.pci_valid != 0 {
+			info.PCI = fmt.Sprintf("%04x:%02x:%02x.%x", uint32(ex.pci_domain), uint32(ex.pci_bus), uint32(ex.pci_device), uint32(ex.pci_function))
+		}
 		info.Float32AtomicAdd = ex.buffer_f32_atomic_add != 0
 		info.Float64AtomicAdd = ex.buffer_f64_atomic_add != 0
 	}
@@ -253,7 +258,11 @@ func Open(opt Options) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	i, err := pick(in.infos, opt.Device)
+	var cuda *string
+	if v, ok := os.LookupEnv("CUDA_VISIBLE_DEVICES"); ok {
+		cuda = &v
+	}
+	i, err := pick(in.infos, opt.Device, cuda)
 	if err == nil && in.family[i] < 0 {
 		err = fmt.Errorf("gpu: %w: device %s has no compute queue", ErrNoDevice, in.infos[i])
 	}

@@ -47,7 +47,18 @@ func TestOpenBogusDevice(t *testing.T) {
 
 func TestOpenByNameAndIndex(t *testing.T) {
 	d := requireDevice(t)
-	for _, sel := range []string{"0", strings.ToUpper(d.Info.Name[:4])} {
+	sels := []string{"0", strings.ToUpper(d.Info.Name[:4])}
+	// Vulkan 1.1 devices have a UUID (lavapipe's is a hash of the driver
+	// build), and it selects the device, whole or as a prefix.
+	if u := d.Info.UUIDString(); u != "" {
+		sels = append(sels, u, u[:12], strings.ReplaceAll(strings.TrimPrefix(u, "GPU-"), "-", ""))
+	} else if d.Info.API >= "1.1" {
+		t.Errorf("%s (Vulkan %s) has no UUID", d.Info, d.Info.API)
+	}
+	if d.Info.PCI != "" {
+		sels = append(sels, d.Info.PCI)
+	}
+	for _, sel := range sels {
 		if d.Info.Index != 0 && sel == "0" {
 			continue
 		}

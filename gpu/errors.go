@@ -21,4 +21,14 @@ var (
 	// VK_ERROR_DEVICE_LOST or a submission never completes: the Device
 	// must be closed.
 	ErrDeviceLost error = &sentinel{"Vulkan device lost", nil}
+	// ErrBadSelection is returned (wrapped) when Options.Device or
+	// CUDA_VISIBLE_DEVICES names no device, several, or is malformed: the
+	// user's input is wrong, so it does not wrap engine.ErrUnavailable.
+	ErrBadSelection error = &sentinel{"bad device selection", nil}
 )
+
+// badSelection is an error that errors.Is matches with ErrBadSelection.
+type badSelection struct{ error }
+
+func (badSelection) Is(target error) bool { return target == ErrBadSelection }
+func (e badSelection) Unwrap() error      { return e.error }

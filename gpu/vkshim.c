@@ -33,7 +33,9 @@ enum {
 	ST_MEMORY_BARRIER = 46,
 	ST_PHYSICAL_DEVICE_FEATURES_2 = 1000059000,
 	ST_PHYSICAL_DEVICE_PROPERTIES_2 = 1000059001,
+	ST_PHYSICAL_DEVICE_ID_PROPERTIES = 1000071004,
 	ST_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES = 1000094000,
+	ST_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT = 1000212000,
 	ST_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT = 1000128004,
 	ST_VALIDATION_FEATURES_EXT = 1000247000,
 	ST_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT = 1000260000,
@@ -154,6 +156,22 @@ typedef struct {
 	uint32_t supportedOperations;
 	uint32_t quadOperationsInAllStages;
 } subgroup_properties;
+
+typedef struct {
+	int32_t sType;
+	void *pNext;
+	uint8_t deviceUUID[16];
+	uint8_t driverUUID[16];
+	uint8_t deviceLUID[8];
+	uint32_t deviceNodeMask;
+	uint32_t deviceLUIDValid;
+} id_properties;
+
+typedef struct {
+	int32_t sType;
+	void *pNext;
+	uint32_t pciDomain, pciBus, pciDevice, pciFunction;
+} pci_bus_info_properties;
 
 typedef struct {
 	int32_t sType;
@@ -715,12 +733,26 @@ void gs_device_extras(gs_vk *vk, gs_obj pd, gs_extras *out) {
 	if (vk->GetPhysicalDeviceProperties2 == NULL) {
 		return;
 	}
-	subgroup_properties sg = {.sType = ST_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+	pci_bus_info_properties pci = {.sType = ST_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT};
+	id_properties id = {.sType = ST_PHYSICAL_DEVICE_ID_PROPERTIES};
+	subgroup_properties sg = {.sType = ST_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES, .pNext = &id};
+	int has_pci = has_device_extension(vk, pd, "VK_EXT_pci_bus_info");
+	if (has_pci) {
+		id.pNext = &pci;
+	}
 	physical_device_properties2 props = {.sType = ST_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sg};
 	vk->GetPhysicalDeviceProperties2(pd, &props);
 	out->subgroup_size = sg.subgroupSize;
 	out->subgroup_stages = sg.supportedStages;
 	out->subgroup_ops = sg.supportedOperations;
+	memcpy(out->uuid, id.deviceUUID, sizeof out->uuid);
+	if (has_pci) {
+		out->pci_valid = 1;
+		out->pci_domain = pci.pciDomain;
+		out->pci_bus = pci.pciBus;
+		out->pci_device = pci.pciDevice;
+		out->pci_function = pci.pciFunction;
+	}
 	if (vk->GetPhysicalDeviceFeatures2 == NULL || !has_device_extension(vk, pd, "VK_EXT_shader_atomic_float")) {
 		return;
 	}

@@ -81,6 +81,9 @@ typedef struct {
 	uint32_t atomic_float_ext; // VK_EXT_shader_atomic_float is offered
 	uint32_t buffer_f32_atomics, buffer_f32_atomic_add;
 	uint32_t buffer_f64_atomics, buffer_f64_atomic_add;
+	uint8_t uuid[16];    // VkPhysicalDeviceIDProperties.deviceUUID
+	uint32_t pci_valid;  // VK_EXT_pci_bus_info is offered; then the address
+	uint32_t pci_domain, pci_bus, pci_device, pci_function;
 } gs_extras;
 
 void gs_device_extras(gs_vk *vk, gs_obj pd, gs_extras *out);

@@ -137,44 +137,67 @@ type Final struct {
 // implementation such as lavapipe, which runs the kernels several times
 // slower than the Go path) it returns the CPU backend and a notice saying
 // why. "vulkan" uses any Vulkan device, CPU ones included, or fails.
+// Without a device named, the choice is among the devices that a
+// scheduler's CUDA_VISIBLE_DEVICES leaves visible (gpu.Visible); the
+// notice then also says which those are.
 func NewBackend(kind, device string, validation bool, workers int) (b engine.Backend, notice string, err error) {
 	return newBackend(kind, gpu.Options{Device: device, Validation: validation}, workers)
 }
 
 // newBackend is NewBackend with all of the Vulkan device's options.
 func newBackend(kind string, gopt gpu.Options, workers int) (b engine.Backend, notice string, err error) {
+	// visNote says how CUDA_VISIBLE_DEVICES (a scheduler's assignment)
+	// restricted the automatic choice of device.
+	var visNote string
+	withNote := func(s string) string {
+		if visNote == "" {
+			return s
+		}
+		if s == "" {
+			return visNote
+		}
+		return visNote + "; " + s
+	}
 	switch kind {
 	case "cpu":
 		return cpuref.New(workers), "", nil
-	case "auto":
-		if gopt.Device == "" {
-			devs, err := gpu.Devices()
-			if err != nil {
-				if !errors.Is(err, engine.ErrUnavailable) {
-					return nil, "", err
-				}
+	case "auto", "vulkan":
+		if gopt.Device != "" {
+			break
+		}
+		devs, err := gpu.Devices()
+		if err != nil {
+			if kind == "auto" && errors.Is(err, engine.ErrUnavailable) {
 				return cpuref.New(workers), fmt.Sprintf("no Vulkan backend (%v); running on the CPU path", err), nil
 			}
-			hardware := false
-			for _, d := range devs {
-				hardware = hardware || (d.Float64 && d.Type != gpu.CPUDevice)
+			if !errors.Is(err, engine.ErrUnavailable) {
+				return nil, "", err
 			}
-			if !hardware {
-				return cpuref.New(workers), "no GPU with float64 among the Vulkan devices (only CPU implementations); running on the CPU path (--backend vulkan forces Vulkan)", nil
-			}
+			break // gpu.New says it again
 		}
-		fallthrough
-	case "vulkan":
-		vb, err := gpu.New(gopt)
-		if err == nil {
-			return vb, "", nil
-		}
-		if kind == "vulkan" || !errors.Is(err, engine.ErrUnavailable) {
+		vis, note, err := gpu.Visible(devs)
+		if err != nil {
 			return nil, "", err
 		}
-		return cpuref.New(workers), fmt.Sprintf("no Vulkan backend (%v); running on the CPU path", err), nil
+		visNote = note
+		hardware := false
+		for _, d := range vis {
+			hardware = hardware || (d.Float64 && d.Type != gpu.CPUDevice)
+		}
+		if kind == "auto" && !hardware {
+			return cpuref.New(workers), withNote("no GPU with float64 among the Vulkan devices (only CPU implementations); running on the CPU path (--backend vulkan forces Vulkan)"), nil
+		}
+	default:
+		return nil, "", fmt.Errorf("unknown backend %q (want auto, cpu or vulkan)", kind)
 	}
-	return nil, "", fmt.Errorf("unknown backend %q (want auto, cpu or vulkan)", kind)
+	vb, err := gpu.New(gopt)
+	if err == nil {
+		return vb, withNote(""), nil
+	}
+	if kind == "vulkan" || !errors.Is(err, engine.ErrUnavailable) {
+		return nil, "", err
+	}
+	return cpuref.New(workers), withNote(fmt.Sprintf("no Vulkan backend (%v); running on the CPU path", err)), nil
 }
 
 // Steps returns how many steps a scene runs (scene.StepCount; 0 when

@@ -213,46 +213,61 @@ type plan struct {
 	devices []string // per job slot; "" lets the backend choose
 	cpu     bool
 	why     string
+	note    string // how CUDA_VISIBLE_DEVICES restricted the devices, or ""
 }
 
 // DefaultJobs returns the number of runs at once when none is given: one
 // per usable GPU when the runs use Vulkan ("vulkan": devices with float64;
 // "auto": such devices that are not CPU implementations, the rule of
 // run.NewBackend), else one per CPU core (runtime.NumCPU), with a line
-// saying which. cpu reports that the runs use the CPU path.
-func DefaultJobs(backend string) (jobs int, cpu bool, why string) {
-	p := newPlan(backend)
-	return p.jobs, p.cpu, p.why
+// saying which. cpu reports that the runs use the CPU path. The GPUs are
+// those CUDA_VISIBLE_DEVICES leaves visible (gpu.Visible), so that a
+// scheduler's job that was given some of a node's GPUs uses those; a bad
+// value of it is an error wrapping gpu.ErrBadSelection.
+func DefaultJobs(backend string) (jobs int, cpu bool, why string, err error) {
+	p, err := newPlan(backend)
+	return p.jobs, p.cpu, p.why + p.note, err
 }
 
-func newPlan(backend string) plan {
+func newPlan(backend string) (plan, error) {
 	cpuPlan := func(why string) plan {
 		n := runtime.NumCPU()
 		return plan{jobs: n, cpu: true, why: fmt.Sprintf("%s: %d runs at once (one per CPU core)", why, n)}
 	}
 	if backend == "cpu" {
-		return cpuPlan("backend cpu")
+		return cpuPlan("backend cpu"), nil
 	}
 	infos, err := gpu.Devices()
 	if err != nil {
 		if backend == "vulkan" {
-			return plan{jobs: 1, why: fmt.Sprintf("backend vulkan: %v", err)}
+			return plan{jobs: 1, why: fmt.Sprintf("backend vulkan: %v", err)}, nil
 		}
-		return cpuPlan(fmt.Sprintf("no Vulkan (%v), runs on the CPU path", err))
+		return cpuPlan(fmt.Sprintf("no Vulkan (%v), runs on the CPU path", err)), nil
+	}
+	// A scheduler's CUDA_VISIBLE_DEVICES gives the sweep its GPUs; a bad
+	// value is reported by the first run, which reads it again.
+	vis, note, err := gpu.Visible(infos)
+	if err != nil {
+		return plan{}, fmt.Errorf("sweep: %w", err)
+	}
+	if note != "" {
+		note = " (" + note + ")"
 	}
 	var devs []string
-	for _, d := range infos {
+	for _, d := range vis {
 		if d.Float64 && (backend == "vulkan" || d.Type != gpu.CPUDevice) {
 			devs = append(devs, strconv.Itoa(d.Index))
 		}
 	}
 	switch {
 	case len(devs) == 0 && backend == "auto":
-		return cpuPlan("no GPU with float64, runs on the CPU path")
+		p := cpuPlan("no GPU with float64, runs on the CPU path")
+		p.note = note
+		return p, nil
 	case len(devs) <= 1:
-		return plan{jobs: 1, devices: []string{""}, why: "one Vulkan device: one run at a time"}
+		return plan{jobs: 1, devices: []string{""}, why: "one Vulkan device: one run at a time", note: note}, nil
 	}
-	return plan{jobs: len(devs), devices: devs, why: fmt.Sprintf("%d Vulkan devices: one run on each at a time", len(devs))}
+	return plan{jobs: len(devs), devices: devs, why: fmt.Sprintf("%d Vulkan devices: one run on each at a time", len(devs)), note: note}, nil
 }
 
 // Execute runs the runs of the spec listed in the manifest already written
@@ -298,7 +313,10 @@ func Execute(ctx context.Context, s *Spec, opt Options) (*Report, error) {
 	if len(queue) == 0 {
 		return rep, nil
 	}
-	p := newPlan(s.Backend)
+	p, err := newPlan(s.Backend)
+	if err != nil {
+		return nil, err
+	}
 	if opt.Jobs > 0 {
 		p.jobs = opt.Jobs
 		p.why = fmt.Sprintf("--jobs %d", opt.Jobs)
@@ -308,7 +326,7 @@ func Execute(ctx context.Context, s *Spec, opt Options) (*Report, error) {
 		rep.Workers = max(1, runtime.NumCPU()/p.jobs)
 	}
 	rep.Jobs = p.jobs
-	log.Info("sweep", "runs", len(queue), "jobs", p.jobs, "plan", p.why, "workers_per_run", rep.Workers)
+	log.Info("sweep", "runs", len(queue), "jobs", p.jobs, "plan", p.why+p.note, "workers_per_run", rep.Workers)
 
 	var (
 		mu      sync.Mutex

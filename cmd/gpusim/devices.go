@@ -36,6 +36,18 @@ func cmdDevices(args []string, stdout, stderr io.Writer) error {
 		}
 		writeDevice(stdout, d)
 	}
+	// A scheduler's GPU assignment restricts the automatic choice.
+	vis, note, err := gpu.Visible(infos)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		var idx []string
+		for _, d := range vis {
+			idx = append(idx, fmt.Sprint(d.Index))
+		}
+		fmt.Fprintf(stdout, "\n%s\n(devices the automatic choice may take: %s)\n", note, strings.Join(idx, ", "))
+	}
 	return nil
 }
 
@@ -48,6 +60,13 @@ func writeDevice(w io.Writer, d gpu.DeviceInfo) {
 	}
 	fmt.Fprintf(w, "%d  %s\n", d.Index, d.Name)
 	fmt.Fprintf(w, "   type              %s, Vulkan %s, vendor %#04x, device %#04x\n", d.Type, d.API, d.VendorID, d.DeviceID)
+	if u := d.UUIDString(); u != "" || d.PCI != "" {
+		pci := d.PCI
+		if pci == "" {
+			pci = "unknown"
+		}
+		fmt.Fprintf(w, "   uuid              %s; PCI %s\n", u, pci)
+	}
 	var heaps []string
 	for i, h := range d.Heaps {
 		var flags []string

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/gpu"
 	"github.com/gpusim/gpusim/run"
 	"github.com/gpusim/gpusim/scene"
 )
@@ -119,7 +120,8 @@ func cli(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "gpusim: %v\n", err)
 	var ue usageError
-	if errors.As(err, &ue) {
+	// A --device or CUDA_VISIBLE_DEVICES that names no device is input.
+	if errors.As(err, &ue) || errors.Is(err, gpu.ErrBadSelection) {
 		return exitUsage
 	}
 	return exitFailure

@@ -171,3 +171,24 @@ func TestSweepCLIFailedRun(t *testing.T) {
 		t.Errorf("run 0 did not complete: %v", err)
 	}
 }
+
+// A malformed CUDA_VISIBLE_DEVICES (a scheduler's GPU assignment) stops a
+// sweep that may use Vulkan before any run starts, with exit status 2 and
+// the variable named; a run says so too. The CPU backend ignores it.
+func TestSweepCLIBadCUDAVisible(t *testing.T) {
+	t.Setenv("CUDA_VISIBLE_DEVICES", "gpu0")
+	spec := writeSpec(t, strings.Replace(sweepSpec, `"backend": "cpu"`, `"backend": "auto"`, 1))
+	out := filepath.Join(t.TempDir(), "sw")
+	code, _, stderr := runCLI(t, "sweep", spec, "--out", out)
+	if code != exitUsage || !strings.Contains(stderr, `CUDA_VISIBLE_DEVICES="gpu0"`) || len(runDirs(t, out)) != 0 {
+		t.Errorf("sweep: exit %d, runs %v, stderr %q; want exit %d naming the variable and no run", code, runDirs(t, out), stderr, exitUsage)
+	}
+	code, _, stderr = runCLI(t, "run", "rolling-ball", "--steps", "1", "--out", t.TempDir(), "--quiet")
+	if code != exitUsage || !strings.Contains(stderr, "neither an index nor a GPU UUID") {
+		t.Errorf("run: exit %d, stderr %q; want exit %d naming the entry", code, stderr, exitUsage)
+	}
+	code, _, stderr = runCLI(t, "sweep", writeSpec(t, sweepSpec), "--out", filepath.Join(t.TempDir(), "cpu"))
+	if code != exitOK {
+		t.Errorf("backend cpu: exit %d, %s", code, stderr)
+	}
+}
