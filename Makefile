@@ -3,7 +3,7 @@ GO      ?= go
 SCENE   ?= settle
 BIN     := bin/gpusim
 
-.PHONY: all build test test-short run bench lint fmt clean shaders check-shaders fuzz soak
+.PHONY: all build test test-short run bench lint fmt clean shaders check-shaders fuzz soak test-slurm
 
 all: build
 
@@ -33,6 +33,12 @@ bench:
 # GPUSIM_SOAK_STEPS=2000 there, or run on a real GPU).
 soak:
 	$(GO) test -tags soak -count=1 -timeout 6h -run '^TestSoak$$' -v ./tests
+
+# The Slurm array of docs/slurm/sweep.sbatch on a one-node Slurm cluster
+# started on this machine: runs, a cancelled task, resubmission, collect
+# (tests/cluster/slurm-local.sh; needs root; about a minute; CI runs it).
+test-slurm:
+	tests/cluster/slurm-local.sh
 
 # A short run of every fuzz target (FUZZTIME each; CI runs it). New
 # failing inputs land in the package's testdata/fuzz/ and then run as
