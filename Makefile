@@ -3,7 +3,7 @@ GO      ?= go
 SCENE   ?= settle
 BIN     := bin/gpusim
 
-.PHONY: all build test test-short run bench lint fmt clean shaders check-shaders fuzz soak test-slurm
+.PHONY: all build test test-short run bench lint fmt clean shaders check-shaders fuzz soak test-slurm test-k8s
 
 all: build
 
@@ -39,6 +39,14 @@ soak:
 # (tests/cluster/slurm-local.sh; needs root; about a minute; CI runs it).
 test-slurm:
 	tests/cluster/slurm-local.sh
+
+# The Indexed Job of docs/k8s/sweep-job.yaml in the image of
+# docs/docker/Dockerfile, without Docker or Kubernetes: a debootstrap of
+# the runtime stage's Debian, its RUN lines in a chroot, pods as chrooted
+# processes (tests/cluster/k8s-local.py; needs root and debootstrap; about a
+# minute; CI runs it).
+test-k8s:
+	tests/cluster/k8s-local.py
 
 # A short run of every fuzz target (FUZZTIME each; CI runs it). New
 # failing inputs land in the package's testdata/fuzz/ and then run as

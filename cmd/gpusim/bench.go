@@ -34,7 +34,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		out      = fs.String("out", "out/bench", "output folder: bench.md and bench.json")
 		quick    = fs.Bool("quick", false, "the CI-sized matrix: tiny N, 2 steps")
 		scaling  = fs.Bool("scaling", false, "the scaling series instead of the matrix: settle from a settled-like state, N = 1000 … 64 000")
-		device   = fs.String("device", "", "Vulkan device: index or name substring")
+		device   = fs.String("device", "", "Vulkan device: index, UUID (GPU-…), PCI address or name substring; default: the best GPU among those CUDA_VISIBLE_DEVICES leaves visible")
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: gpusim bench [flags]\n\nCases of the matrix: %s\nQuick matrix: %s\nScaling series: %s\n\nFlags:\n",

@@ -239,7 +239,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var (
 		backend  = fs.String("backend", "auto", "auto (Vulkan if available, else CPU), cpu or vulkan")
-		device   = fs.String("device", "", "Vulkan device: index or name substring")
+		device   = fs.String("device", "", "Vulkan device: index, UUID (GPU-…), PCI address or name substring; default: the best GPU among those CUDA_VISIBLE_DEVICES leaves visible")
 		vkValid  = fs.Bool("vk-validation", false, "turn on the Vulkan validation layers (errors fail the run)")
 		vkMemory = fs.Int64("vk-memory-limit", 0, "cap the Vulkan device's buffers at this many bytes, as a smaller GPU would (for testing)")
 		solver   = fs.String("solver", "", "solver (see gpusim solvers); default: the scene's")
