@@ -192,6 +192,14 @@ def build_image(work):
             fail("runtime stage: %s is not handled here" % instr)
     if not img.entrypoint:
         fail("no ENTRYPOINT")
+    # The NVIDIA Vulkan ICD that the container toolkit mounts from the host
+    # (libGLX_nvidia.so.0) needs these from the image; without them the
+    # loader skips it and a GPU node runs on the CPU.
+    p = img.run(["ldconfig", "-p"], stdout=subprocess.PIPE, text=True)
+    libs, _ = p.communicate()
+    for lib in ("libvulkan.so.1", "libXext.so.6", "libEGL.so.1"):
+        if lib not in libs:
+            fail("the image lacks %s" % lib)
     return img
 
 
