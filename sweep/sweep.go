@@ -219,7 +219,9 @@ type plan struct {
 // DefaultJobs returns the number of runs at once when none is given: one
 // per usable GPU when the runs use Vulkan ("vulkan": devices with float64;
 // "auto": such devices that are not CPU implementations, the rule of
-// run.NewBackend), else one per CPU core (runtime.NumCPU), with a line
+// run.NewBackend), else one per CPU the process may use
+// (runtime.GOMAXPROCS: the CPUs of its affinity mask and cgroup CPU limit,
+// or the GOMAXPROCS variable), with a line
 // saying which. cpu reports that the runs use the CPU path. The GPUs are
 // those CUDA_VISIBLE_DEVICES leaves visible (gpu.Visible), so that a
 // scheduler's job that was given some of a node's GPUs uses those; a bad
@@ -231,7 +233,7 @@ func DefaultJobs(backend string) (jobs int, cpu bool, why string, err error) {
 
 func newPlan(backend string) (plan, error) {
 	cpuPlan := func(why string) plan {
-		n := runtime.NumCPU()
+		n := runtime.GOMAXPROCS(0)
 		return plan{jobs: n, cpu: true, why: fmt.Sprintf("%s: %d runs at once (one per CPU core)", why, n)}
 	}
 	if backend == "cpu" {
@@ -280,7 +282,7 @@ func newPlan(backend string) (plan, error) {
 // only if every run asked for is complete.
 //
 // With several runs at once on the CPU path, each run's
-// settings.workers is set to NumCPU / jobs (at least 1), unless the spec
+// settings.workers is set to GOMAXPROCS / jobs (at least 1), unless the spec
 // sets settings.workers itself.
 func Execute(ctx context.Context, s *Spec, opt Options) (*Report, error) {
 	log := opt.Log
@@ -323,7 +325,7 @@ func Execute(ctx context.Context, s *Spec, opt Options) (*Report, error) {
 	}
 	p.jobs = min(p.jobs, len(queue))
 	if p.cpu && p.jobs > 1 && !s.setsWorkers() {
-		rep.Workers = max(1, runtime.NumCPU()/p.jobs)
+		rep.Workers = max(1, runtime.GOMAXPROCS(0)/p.jobs)
 	}
 	rep.Jobs = p.jobs
 	log.Info("sweep", "runs", len(queue), "jobs", p.jobs, "plan", p.why+p.note, "workers_per_run", rep.Workers)

@@ -148,6 +148,7 @@ done
 # Each task saw the GPU Slurm gave it, and gpusim said what it made of it.
 grep -q "GPU [01]" "$shared/gpusim-sweep-${job}_0.out" || fail "task 0 got no GPU: $(cat "$shared/gpusim-sweep-${job}_0.out")"
 grep -q "CUDA_VISIBLE_DEVICES" "$shared/gpusim-sweep-${job}_0.out" || fail "gpusim did not report CUDA_VISIBLE_DEVICES: $(cat "$shared/gpusim-sweep-${job}_0.out")"
+grep -q ", 4 CPUs" "$shared/gpusim-sweep-${job}_0.out" || fail "task 0 did not take its 4 CPUs (--cpus-per-task) as GOMAXPROCS: $(cat "$shared/gpusim-sweep-${job}_0.out")"
 echo "slurm-local: array done: $((runs - 1)) runs complete, run $victim incomplete"
 
 # 3. Resubmit the whole array, then collect once it is over.
