@@ -23,7 +23,7 @@ func sweepCLI(args []string, stdout, stderr io.Writer, getenv func(string) strin
 	fs.SetOutput(stderr)
 	var (
 		out     = fs.String("out", "", "sweep folder (default out/sweep-NAME, NAME the spec's name)")
-		jobs    = fs.Int("jobs", 0, "runs at once (default: one per GPU for Vulkan runs, else one per CPU core)")
+		jobs    = fs.Int("jobs", 0, "runs at once (default: one per GPU for Vulkan runs, the GPUs CUDA_VISIBLE_DEVICES leaves if set, else one per CPU core)")
 		index   = fs.Int("index", -1, "run only run I (0-based; for scheduler arrays)")
 		fromEnv = fs.Bool("index-from-env", false, "run only the run numbered by SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX")
 		list    = fs.Bool("list", false, "write the manifest, print the runs (a line each) and run nothing")
