@@ -216,6 +216,10 @@ def main():
     job = jobs[0]["spec"]
     if job.get("completionMode") != "Indexed":
         fail("completionMode is %r, want Indexed" % job.get("completionMode"))
+    # A replacement pod must not start while the pod it replaces still
+    # writes the same run folder.
+    if job.get("podReplacementPolicy") != "Failed":
+        fail("podReplacementPolicy is %r, want Failed" % job.get("podReplacementPolicy"))
     completions, parallelism = int(job["completions"]), int(job.get("parallelism", 1))
     pod = job["template"]["spec"]
     (ctr,) = pod["containers"]
