@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -164,6 +165,9 @@ func newBackend(kind string, gopt gpu.Options, workers int) (b engine.Backend, n
 	case "auto", "vulkan":
 		if gopt.Device != "" {
 			break
+		}
+		if _, set := os.LookupEnv("CUDA_VISIBLE_DEVICES"); kind == "vulkan" && !set {
+			break // nothing to check before gpu.New
 		}
 		devs, err := gpu.Devices()
 		if err != nil {
