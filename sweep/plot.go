@@ -59,6 +59,12 @@ func PlotFile(x, y string) string {
 	return "collect-" + clean(y) + "-vs-" + clean(x) + ".png"
 }
 
+// PlotOptions are Plot's options.
+type PlotOptions struct {
+	// LogX and LogY: logarithmic x and y axes.
+	LogX, LogY bool
+}
+
 // point is the runs of one line at one x.
 type point struct {
 	x  float64
@@ -78,8 +84,12 @@ type errPoints struct {
 // each x; where more than one run shares a point (several seeds, with over
 // the seed keys) the point carries an error bar of ± one sample standard
 // deviation. x must take numeric values; a done run that lacks y (escaped
-// in a scene without a box) is left out.
-func (c *Collection) Plot(x, y string, over []string) (string, error) {
+// in a scene without a box) is left out. opt.LogX and opt.LogY make the
+// axes logarithmic (for parameters spread over decades, such as a
+// logspace of slab masses); every value plotted on such an axis must then
+// be positive, and an error bar that would reach zero or below is cut at
+// a tenth of its point's value.
+func (c *Collection) Plot(x, y string, over []string, opt PlotOptions) (string, error) {
 	if err := c.checkXY(x, y); err != nil {
 		return "", err
 	}
@@ -99,6 +109,12 @@ func (c *Collection) Plot(x, y string, over []string) (string, error) {
 		xv, err := strconv.ParseFloat(string(raw), 64)
 		if err != nil {
 			return "", fmt.Errorf("sweep: --x %s: run %d's value %s is not a number", x, row.Run.Index, raw)
+		}
+		if opt.LogX && !(xv > 0) {
+			return "", fmt.Errorf("sweep: --x %s on a log axis: run %d's value %s is not positive", x, row.Run.Index, raw)
+		}
+		if opt.LogY && !(v > 0) {
+			return "", fmt.Errorf("sweep: --y %s on a log axis: run %d's value %g is not positive", y, row.Run.Index, v)
 		}
 		var label []string
 		for _, p := range row.Run.Params {
@@ -129,6 +145,14 @@ func (c *Collection) Plot(x, y string, over []string) (string, error) {
 	}
 	pl.X.Label.Text = x
 	pl.Y.Label.Text = y
+	if opt.LogX {
+		pl.X.Scale, pl.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		pl.X.Label.Text += " (log scale)"
+	}
+	if opt.LogY {
+		pl.Y.Scale, pl.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		pl.Y.Label.Text += " (log scale)"
+	}
 	pl.Add(plotter.NewGrid())
 	for i, g := range groups {
 		pts := lines[g]
@@ -145,8 +169,12 @@ func (c *Collection) Plot(x, y string, over []string) (string, error) {
 		bars := false
 		for _, p := range pts {
 			m, sd := meanStd(p.ys)
+			low := sd
+			if opt.LogY && m-low <= 0 {
+				low = 0.9 * m // the log axis has no zero
+			}
 			ep.XYs = append(ep.XYs, plotter.XY{X: p.x, Y: m})
-			ep.YErrors = append(ep.YErrors, struct{ Low, High float64 }{sd, sd})
+			ep.YErrors = append(ep.YErrors, struct{ Low, High float64 }{low, sd})
 			bars = bars || len(p.ys) > 1
 		}
 		col := lineColors[i%len(lineColors)]
@@ -170,8 +198,8 @@ func (c *Collection) Plot(x, y string, over []string) (string, error) {
 		}
 	}
 	pl.Legend.Top = true
-	pad(&pl.X)
-	pad(&pl.Y)
+	pad(&pl.X, opt.LogX)
+	pad(&pl.Y, opt.LogY)
 	img := vgimg.New(plotWidth, plotHeight)
 	pl.Draw(draw.New(img))
 	var buf bytes.Buffer
@@ -187,8 +215,18 @@ func (c *Collection) Plot(x, y string, over []string) (string, error) {
 
 // pad widens an axis by 5 % of its span on each side (a zero span by
 // 5 % of its value, or by 1), so that points and error bars at the ends
-// stay off the frame.
-func pad(a *plot.Axis) {
+// stay off the frame; a log axis by 5 % of its span in decades (a zero
+// span by a factor 1.1).
+func pad(a *plot.Axis, log bool) {
+	if log {
+		f := math.Pow(a.Max/a.Min, 0.05)
+		if !(f > 1) || math.IsInf(f, 0) {
+			f = 1.1
+		}
+		a.Min /= f
+		a.Max *= f
+		return
+	}
 	span := a.Max - a.Min
 	if span == 0 {
 		span = math.Abs(a.Max)

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -408,7 +409,7 @@ func TestCollectPlot(t *testing.T) {
 	if got := DefaultOver(c.Manifest.Keys, "materials.0.friction"); !reflect.DeepEqual(got, []string{"generators.0.seed"}) {
 		t.Errorf("default over %v, want the seed key", got)
 	}
-	path, err := c.Plot("materials.0.friction", "max_speed_m_s", DefaultOver(c.Manifest.Keys, "materials.0.friction"))
+	path, err := c.Plot("materials.0.friction", "max_speed_m_s", DefaultOver(c.Manifest.Keys, "materials.0.friction"), PlotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -452,11 +453,11 @@ func TestCollectPlot(t *testing.T) {
 		{"friction", "max_speed_m_s", `--x "friction" is not a varied parameter`},
 		{"materials.0.friction", "speed", `--y "speed" is not a result column`},
 	} {
-		if _, err := c.Plot(bad.x, bad.y, nil); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := c.Plot(bad.x, bad.y, nil, PlotOptions{}); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("--x %s --y %s: error %v", bad.x, bad.y, err)
 		}
 	}
-	if _, err := c.Plot("materials.0.friction", "wall_s", []string{"materials.0.friction"}); err == nil {
+	if _, err := c.Plot("materials.0.friction", "wall_s", []string{"materials.0.friction"}, PlotOptions{}); err == nil {
 		t.Error("averaging over x itself was accepted")
 	}
 }
@@ -485,10 +486,10 @@ func TestPlotNonNumericX(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Plot("settings.solver", "max_speed_m_s", nil); err == nil || !strings.Contains(err.Error(), `run 0's value "apgd" is not a number`) {
+	if _, err := c.Plot("settings.solver", "max_speed_m_s", nil, PlotOptions{}); err == nil || !strings.Contains(err.Error(), `run 0's value "apgd" is not a number`) {
 		t.Errorf("string x: error %v", err)
 	}
-	path, err := c.Plot("mu", "max_speed_m_s", nil)
+	path, err := c.Plot("mu", "max_speed_m_s", nil, PlotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -497,5 +498,54 @@ func TestPlotNonNumericX(t *testing.T) {
 	}
 	if _, err := os.Stat(path); err != nil {
 		t.Error(err)
+	}
+}
+
+// Log axes: a parameter spread over decades plots on a log x axis, a
+// positive result on a log y axis, and the picture differs from the
+// linear one; a value that is not positive on a log axis is an error
+// naming the run.
+func TestPlotLogAxes(t *testing.T) {
+	s, dir := prepare(t, `{"scene": "rolling-ball", "base": ["run.steps=3"], "backend": "cpu",
+		"vary": {"v0": {"logspace": [0.1, 10, 3]}}}`)
+	if _, err := Execute(context.Background(), s, Options{Dir: dir, Jobs: 1}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Collect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(path string) []byte {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	path, err := c.Plot("v0", "max_speed_m_s", nil, PlotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	linear := read(path)
+	if _, err := c.Plot("v0", "max_speed_m_s", nil, PlotOptions{LogX: true, LogY: true}); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(read(path), linear) {
+		t.Error("the log-log plot is the linear one")
+	}
+	// The plane carries the ball: the force on it is negative.
+	if _, err := c.Plot("v0", "fixed_force_z_N", nil, PlotOptions{LogY: true}); err == nil || !strings.Contains(err.Error(), "run 0's value") || !strings.Contains(err.Error(), "not positive") {
+		t.Errorf("negative y on a log axis: %v", err)
+	}
+	s, dir = prepare(t, `{"scene": "rolling-ball", "base": ["run.steps=3"], "backend": "cpu", "vary": {"v0": [0, 1]}}`)
+	if _, err := Execute(context.Background(), s, Options{Dir: dir, Jobs: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = Collect(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Plot("v0", "max_speed_m_s", nil, PlotOptions{LogX: true}); err == nil || !strings.Contains(err.Error(), "run 0's value 0 is not positive") {
+		t.Errorf("zero x on a log axis: %v", err)
 	}
 }

@@ -21,9 +21,10 @@ func cmdCollect(args []string, stdout, stderr io.Writer) error {
 		x    = fset.String("x", "", "plot against this varied parameter (with --y)")
 		y    = fset.String("y", "", "plot this result column (with --x): "+strings.Join(sweep.ResultNames(), ", "))
 		over = fset.String("over", "", "comma-separated varied parameters to average over in the plot (default: the keys ending in seed; \"none\" for none)")
+		logs = fset.String("log", "", "logarithmic plot axes: x, y or xy")
 	)
 	fset.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: gpusim collect SWEEP_DIR [--x PARAM --y RESULT [--over KEYS]]
+		fmt.Fprintf(stderr, `Usage: gpusim collect SWEEP_DIR [--x PARAM --y RESULT [--over KEYS] [--log x|y|xy]]
 
 Writes SWEEP_DIR/collect.csv: a row per run of the sweep's manifest with its
 index, varied parameters, status (done, failed, interrupted, incomplete,
@@ -45,6 +46,21 @@ Flags:
 	}
 	if (*x == "") != (*y == "") {
 		return usageError{errors.New("--x and --y go together")}
+	}
+	var popt sweep.PlotOptions
+	switch *logs {
+	case "":
+	case "x":
+		popt.LogX = true
+	case "y":
+		popt.LogY = true
+	case "xy", "yx":
+		popt.LogX, popt.LogY = true, true
+	default:
+		return usageError{fmt.Errorf("--log %q: want x, y or xy", *logs)}
+	}
+	if *logs != "" && *x == "" {
+		return usageError{errors.New("--log goes with --x and --y")}
 	}
 	c, err := sweep.Collect(pos[0])
 	if err != nil {
@@ -76,7 +92,7 @@ Flags:
 	default:
 		keys = strings.Split(*over, ",")
 	}
-	png, err := c.Plot(*x, *y, keys)
+	png, err := c.Plot(*x, *y, keys, popt)
 	if err != nil {
 		return usageError{err}
 	}

@@ -192,3 +192,24 @@ func TestSweepCLIBadCUDAVisible(t *testing.T) {
 		t.Errorf("backend cpu: exit %d, %s", code, stderr)
 	}
 }
+
+// collect --log: x, y or xy with --x and --y; anything else is exit 2.
+func TestCollectCLILog(t *testing.T) {
+	spec := writeSpec(t, sweepSpec)
+	out := filepath.Join(t.TempDir(), "sw")
+	if code, _, stderr := runCLI(t, "sweep", spec, "--out", out); code != exitOK {
+		t.Fatalf("sweep: exit %d: %s", code, stderr)
+	}
+	if code, stdout, stderr := runCLI(t, "collect", out, "--x", "materials.0.friction", "--y", "max_speed_m_s", "--log", "xy"); code != exitOK || !strings.Contains(stdout, ".png") {
+		t.Errorf("--log xy: exit %d, %s %s", code, stdout, stderr)
+	}
+	for _, args := range [][]string{
+		{"--x", "materials.0.friction", "--y", "max_speed_m_s", "--log", "z"},
+		{"--log", "x"},
+		{"--x", "materials.0.friction", "--y", "fixed_force_z_N", "--log", "y"}, // negative values
+	} {
+		if code, _, stderr := runCLI(t, append([]string{"collect", out}, args...)...); code != exitUsage || !strings.Contains(stderr, "log") {
+			t.Errorf("collect %v: exit %d, %s; want %d", args, code, stderr, exitUsage)
+		}
+	}
+}
