@@ -179,6 +179,9 @@ func (b *Backend) release() error {
 // Name returns "vulkan: " and the device's name.
 func (b *Backend) Name() string { return "vulkan: " + b.d.Info.Name }
 
+// DeviceInfo describes the device the backend runs on.
+func (b *Backend) DeviceInfo() DeviceInfo { return b.d.Info }
+
 // Submits returns the number of queue submissions on the backend's device
 // so far: batches, uploads, downloads.
 func (b *Backend) Submits() int { return b.d.Submits() }

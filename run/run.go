@@ -87,11 +87,16 @@ type Summary struct {
 	Description string             `json:"description,omitempty"`
 	Params      map[string]float64 `json:"params,omitempty"`
 	Backend     string             `json:"backend"`
-	Settings    engine.Settings    `json:"settings"`
-	Envelope    float64            `json:"envelope_m"`
-	Bodies      int                `json:"bodies"`
-	Steps       int                `json:"steps"`
-	SimTime     float64            `json:"sim_time_s"`
+	// Host is the machine's name (os.Hostname) and Device the Vulkan
+	// device the run used (none on the CPU path): so that a run of a
+	// sweep on a cluster can be traced to its node and GPU.
+	Host     string          `json:"host,omitempty"`
+	Device   *DeviceSummary  `json:"device,omitempty"`
+	Settings engine.Settings `json:"settings"`
+	Envelope float64         `json:"envelope_m"`
+	Bodies   int             `json:"bodies"`
+	Steps    int             `json:"steps"`
+	SimTime  float64         `json:"sim_time_s"`
 	// Wall-clock figures (s).
 	WallSeconds       float64 `json:"wall_s"`
 	StepSecondsMedian float64 `json:"step_s_median"`
@@ -116,6 +121,14 @@ type Summary struct {
 	Final Final `json:"final"`
 	// Doc is the resolved scene document.
 	Doc *scene.Doc `json:"scene_doc,omitempty"`
+}
+
+// DeviceSummary identifies a Vulkan device in summary.json.
+type DeviceSummary struct {
+	Index int    `json:"index"` // in vkEnumeratePhysicalDevices' order
+	Name  string `json:"name"`
+	UUID  string `json:"uuid,omitempty"` // "GPU-…", as nvidia-smi -L prints it
+	PCI   string `json:"pci,omitempty"`  // "0000:3b:00.0"
 }
 
 // Final holds the end-of-run observables.
@@ -271,6 +284,11 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 		Backend: be.Name(), Settings: sc.Settings, Bodies: len(sc.Model.Bodies), Doc: sc.Doc}
 	if cb, ok := be.(interface{ Envelope() float64 }); ok {
 		sum.Envelope = cb.Envelope()
+	}
+	sum.Host, _ = os.Hostname()
+	if db, ok := be.(interface{ DeviceInfo() gpu.DeviceInfo }); ok {
+		d := db.DeviceInfo()
+		sum.Device = &DeviceSummary{Index: d.Index, Name: d.Name, UUID: d.UUIDString(), PCI: d.PCI}
 	}
 	var state engine.State
 	var frames *vtk.Recorder

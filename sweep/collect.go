@@ -75,13 +75,15 @@ type Row struct {
 // Summary holds the fields of a run's summary.json (run.Summary) that
 // collect uses.
 type Summary struct {
-	Backend           string    `json:"backend"`
-	Steps             int       `json:"steps"`
-	WallSeconds       float64   `json:"wall_s"`
-	StepSecondsMedian float64   `json:"step_s_median"`
-	IterationsMean    float64   `json:"iterations_mean"`
-	NotConverged      int       `json:"steps_not_converged"`
-	Final             run.Final `json:"final"`
+	Backend           string             `json:"backend"`
+	Host              string             `json:"host"`
+	Device            *run.DeviceSummary `json:"device"`
+	Steps             int                `json:"steps"`
+	WallSeconds       float64            `json:"wall_s"`
+	StepSecondsMedian float64            `json:"step_s_median"`
+	IterationsMean    float64            `json:"iterations_mean"`
+	NotConverged      int                `json:"steps_not_converged"`
+	Final             run.Final          `json:"final"`
 }
 
 // Collection is a sweep folder's runs and their results.
@@ -168,10 +170,11 @@ func findResult(name string) *result {
 }
 
 // Header is the CSV header: index, each varied key, status, backend,
-// steps, then the result columns.
+// device (the Vulkan device's UUID, else its PCI address, else its index;
+// empty on the CPU path), host, steps, then the result columns.
 func (c *Collection) Header() []string {
 	h := append([]string{"index"}, c.Manifest.Keys...)
-	h = append(h, "status", "backend", "steps")
+	h = append(h, "status", "backend", "device", "host", "steps")
 	return append(h, c.Results...)
 }
 
@@ -188,13 +191,24 @@ func (c *Collection) Record(i int) []string {
 	rec = append(rec, row.Status)
 	s := row.Summary
 	if s == nil {
-		rec = append(rec, "", "")
+		rec = append(rec, "", "", "", "")
 		for range c.Results {
 			rec = append(rec, "")
 		}
 		return rec
 	}
-	rec = append(rec, s.Backend, strconv.Itoa(s.Steps))
+	dev := ""
+	if d := s.Device; d != nil {
+		switch {
+		case d.UUID != "":
+			dev = d.UUID
+		case d.PCI != "":
+			dev = d.PCI
+		default:
+			dev = strconv.Itoa(d.Index)
+		}
+	}
+	rec = append(rec, s.Backend, dev, s.Host, strconv.Itoa(s.Steps))
 	for _, name := range c.Results {
 		r := findResult(name)
 		v, ok := r.value(s)

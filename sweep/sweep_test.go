@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image/color"
 	"image/png"
 	"math"
@@ -18,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/gpusim/gpusim/run"
 )
 
 // smallSpec is 4 runs of settle, 30 spheres for 5 steps, on the CPU path:
@@ -344,7 +347,7 @@ func TestCollectMatchesSummaries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantHeader := "index,materials.0.friction,generators.0.seed,status,backend,steps," + strings.Join(ResultNames(), ",")
+	wantHeader := "index,materials.0.friction,generators.0.seed,status,backend,device,host,steps," + strings.Join(ResultNames(), ",")
 	if strings.Join(rows[0], ",") != wantHeader || len(rows) != 5 {
 		t.Fatalf("header %v and %d rows; want %s and 4 rows", rows[0], len(rows)-1, wantHeader)
 	}
@@ -369,6 +372,9 @@ func TestCollectMatchesSummaries(t *testing.T) {
 		}
 		if col("status") != StatusDone || col("backend") != "cpu" {
 			t.Errorf("row %d: status %s, backend %s", i, col("status"), col("backend"))
+		}
+		if host, _ := os.Hostname(); col("host") != host || col("device") != "" {
+			t.Errorf("row %d: host %q, device %q; want %q and none on the CPU path", i, col("host"), col("device"), host)
 		}
 		var sum map[string]any
 		data, err := os.ReadFile(filepath.Join(dir, "runs", "000"+strconv.Itoa(i), "summary.json"))
@@ -547,5 +553,59 @@ func TestPlotLogAxes(t *testing.T) {
 	}
 	if _, err := c.Plot("v0", "max_speed_m_s", nil, PlotOptions{LogX: true}); err == nil || !strings.Contains(err.Error(), "run 0's value 0 is not positive") {
 		t.Errorf("zero x on a log axis: %v", err)
+	}
+}
+
+// With two Vulkan devices (lavapipe listed twice through
+// VK_ICD_FILENAMES) a Vulkan sweep runs two runs at once, each job slot
+// on its own device: summary.json records which, and both are used.
+func TestSweepTwoDevices(t *testing.T) {
+	icds, _ := filepath.Glob("/usr/share/vulkan/icd.d/lvp_icd.*.json")
+	if len(icds) == 0 {
+		if os.Getenv("GPUSIM_REQUIRE_VULKAN") == "1" {
+			t.Fatal("no lavapipe ICD under /usr/share/vulkan/icd.d")
+		}
+		t.Skip("no lavapipe ICD")
+	}
+	data, err := os.ReadFile(icds[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := filepath.Join(t.TempDir(), "lvp2.json")
+	if err := os.WriteFile(second, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("VK_ICD_FILENAMES", icds[0]+":"+second)
+	t.Setenv("CUDA_VISIBLE_DEVICES", "") // hides NVIDIA GPUs only: lavapipe stays
+	jobs, cpu, why, err := DefaultJobs("vulkan")
+	if err != nil || jobs != 2 || cpu {
+		t.Fatalf("DefaultJobs(vulkan) = %d, %v, %q, %v; want 2 Vulkan jobs", jobs, cpu, why, err)
+	}
+	s, dir := prepare(t, `{"scene": "rolling-ball", "base": ["run.steps=20"], "backend": "vulkan",
+		"vary": {"mu": [0.1, 0.2, 0.3, 0.4]}}`)
+	rep, err := Execute(context.Background(), s, Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Jobs != 2 || len(rep.Done) != 4 {
+		t.Fatalf("jobs %d, done %v; want 2 and 4 runs", rep.Jobs, rep.Done)
+	}
+	used := map[int]int{}
+	for i := range 4 {
+		var sum struct {
+			Backend string
+			Device  *run.DeviceSummary
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "runs", fmt.Sprintf("%04d", i), "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &sum); err != nil || sum.Device == nil || !strings.HasPrefix(sum.Backend, "vulkan") {
+			t.Fatalf("run %d: backend %q, device %+v, %v", i, sum.Backend, sum.Device, err)
+		}
+		used[sum.Device.Index]++
+	}
+	if len(used) != 2 {
+		t.Errorf("runs per device %v; want both devices used", used)
 	}
 }
