@@ -347,6 +347,7 @@ func Execute(ctx context.Context, s *Spec, opt Options) (*Report, error) {
 			}
 		}
 	}
+	start := time.Now()
 	for slot := range p.jobs {
 		device := ""
 		if len(p.devices) > 0 {
@@ -368,6 +369,14 @@ func Execute(ctx context.Context, s *Spec, opt Options) (*Report, error) {
 					rep.Incomplete = append(rep.Incomplete, i)
 				default:
 					rep.Failed = append(rep.Failed, Failure{i, err})
+				}
+				// Progress of a local sweep: runs finished and an estimate
+				// of the time left from the mean so far.
+				if finished := len(rep.Done) + len(rep.Failed); len(queue) > 1 && ctx.Err() == nil {
+					el := time.Since(start)
+					left := time.Duration(float64(el) / float64(finished) * float64(len(queue)-finished))
+					log.Info("progress", "finished", fmt.Sprintf("%d/%d", finished, len(queue)), "failed", len(rep.Failed),
+						"elapsed", el.Round(time.Second).String(), "left_about", left.Round(time.Second).String())
 				}
 				mu.Unlock()
 			}
