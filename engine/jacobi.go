@@ -112,6 +112,10 @@ func (j *Jacobi) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, erro
 			return st, fmt.Errorf("%s: the estimate of ρ(BN) is not a number (N not finite, or the start vector in its null space): set Omega", j.Name())
 		}
 	}
+	if d, ok := p.(DeviceJacobi); ok {
+		// The backend runs the same iterations on the device.
+		return d.SolveJacobi(gamma, inv, omega, lambda, opt)
+	}
 	r := p.R()
 	p.Project(gamma, gamma)
 	p.Schur(nx, gamma)

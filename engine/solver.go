@@ -60,6 +60,17 @@ type DeviceAPGD interface {
 	SolveAPGD(gamma Vec, opt SolveOptions, antiRelax bool) (SolveStats, error)
 }
 
+// DeviceJacobi is implemented by a Problem whose backend runs the
+// iterations of Jacobi itself, with the scalars kept on the device.
+// Jacobi.Solve calls it once it has ω, λ and inv = B (1/g_i on the rows of
+// contact i); SolveJacobi projects gamma and must then compute what
+// Jacobi.Solve's own iterations compute on the Problem's LinAlg: the same
+// iterates, stopping test, statistics, history and errors, leaving the
+// last iterate in gamma.
+type DeviceJacobi interface {
+	SolveJacobi(gamma, inv Vec, omega, lambda float64, opt SolveOptions) (SolveStats, error)
+}
+
 type solverInfo struct {
 	doc string
 	new func() Solver

@@ -1,7 +1,8 @@
 #version 450
 // apgd_dot: the first pass of the device APGD solver's dot products
-// (gpu/apgd.go): up to four at once, each summed over chunks of 2048
-// elements exactly as dot.comp sums one (apgd_sum.comp is the second pass);
+// (gpu/apgd.go; the device Jacobi solver's too, gpu/jacobi.go): up to four
+// at once, each summed over chunks of 2048 elements exactly as dot.comp
+// sums one (apgd_sum.comp is the second pass);
 // run only while the solver's phase is one of those in the gate mask.
 //
 // The pairs (a_q, b_q) of each mode, with d = v0 − v3 and e = v1 − v4
@@ -11,6 +12,8 @@
 //	mode 1: v0·v1, v2·v0, d·e, d·d       (trial: γ'ᵀNγ', rᵀγ', ΔᵀNΔ, ‖Δ‖²)
 //	mode 2: v0·v0, v1·(v2 − v3)          (accept: residual², gᵀ(γ_{k+1} − γ_k))
 //	mode 3: v0·v1, v2·v0                 (objective: γ̂ᵀNγ̂, r₀ᵀγ̂)
+//	mode 4: v0·v0, v1·v2, v3·v1          (device Jacobi, gpu/jacobi.go:
+//	                                      residual², γᵀNγ, rᵀγ)
 //
 // Loop, for each pair q and chunk c (one workgroup per chunk; thread t of
 // 256), dot.comp's:
@@ -70,7 +73,7 @@ void main() {
 	}
 	uint t = gl_LocalInvocationID.x;
 	uint nc = (p.n + CHUNK - 1) / CHUNK;
-	uint pairs = p.mode == 1u ? 4u : 2u;
+	uint pairs = p.mode == 1u ? 4u : (p.mode == 4u ? 3u : 2u);
 	for (uint c = gl_WorkGroupID.x; c < nc; c += gl_NumWorkGroups.x) {
 		uint lo = c * CHUNK;
 		uint hi = min(lo + CHUNK, p.n);
@@ -101,6 +104,13 @@ void main() {
 				precise double b = v1[i] * d;
 				acc0 = acc0 + a;
 				acc1 = acc1 + b;
+			} else if (p.mode == 4u) {
+				precise double a = v0[i] * v0[i];
+				precise double b = v1[i] * v2[i];
+				precise double c = v3[i] * v1[i];
+				acc0 = acc0 + a;
+				acc1 = acc1 + b;
+				acc2 = acc2 + c;
 			} else {
 				precise double a = v0[i] * v1[i];
 				precise double b = v2[i] * v0[i];

@@ -100,8 +100,9 @@ var ApgdContactVelocity = Module{
 var apgd_contact_velocitySPIRV string
 
 // ApgdDot is apgd_dot.comp: the first pass of the device APGD solver's dot products
-// (gpu/apgd.go): up to four at once, each summed over chunks of 2048
-// elements exactly as dot.comp sums one (apgd_sum.comp is the second pass);
+// (gpu/apgd.go; the device Jacobi solver's too, gpu/jacobi.go): up to four
+// at once, each summed over chunks of 2048 elements exactly as dot.comp
+// sums one (apgd_sum.comp is the second pass);
 // run only while the solver's phase is one of those in the gate mask.
 var ApgdDot = Module{
 	Name:  "apgd_dot",
@@ -625,6 +626,48 @@ var Integrate = Module{
 //go:embed integrate.spv
 var integrateSPIRV string
 
+// JacobiScalar is jacobi_scalar.comp: the scalar steps of the device Jacobi solver (gpu/jacobi.go),
+// one invocation; engine.Jacobi's host arithmetic (its progress and loop
+// test), operation for operation, on the dot products apgd_sum.comp left
+// in s.dots: ‖γ − Π(γ − g_d(Nγ + r))‖², γᵀNγ, rᵀγ. It runs only while the
+// solver's phase is one of those in the gate mask.
+var JacobiScalar = Module{
+	Name:  "jacobi_scalar",
+	SPIRV: jacobi_scalarSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer},
+		{Binding: 1, Kind: StorageBuffer, WriteOnly: true},
+	},
+	LocalSize: [3]uint32{1, 1, 1},
+	PushSize:  44,
+}
+
+//go:embed jacobi_scalar.spv
+var jacobi_scalarSPIRV string
+
+// JacobiStep is jacobi_step.comp: one iteration of projected Jacobi, Algorithm 2 of the APGD
+// paper without the immediate update of its line 6 (engine.Jacobi), for
+// every contact k; run only while the device Jacobi solver's phase is one
+// of those in the gate mask (gpu/jacobi.go).
+var JacobiStep = Module{
+	Name:  "jacobi_step",
+	SPIRV: jacobi_stepSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  32,
+}
+
+//go:embed jacobi_step.spv
+var jacobi_stepSPIRV string
+
 // Jacobian is jacobian.comp: for every contact k, the Jacobian block D_k of eq. 4 of the
 // APGD paper and r_k = D_kᵀ vfree + b_k (cpuref's Build): the contact frame
 // (n, u, w), the rotational rows ρ_A,d = d̄_A × s̄_A and ρ_B,d = s̄_B × d̄_B
@@ -741,5 +784,5 @@ var sweepSPIRV string
 
 // All returns every module, by name.
 func All() []Module {
-	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, Integrate, Jacobian, MulElem, Project, Sum, Sweep}
+	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, Integrate, JacobiScalar, JacobiStep, Jacobian, MulElem, Project, Sum, Sweep}
 }

@@ -1,0 +1,124 @@
+#version 450
+// jacobi_step: one iteration of projected Jacobi, Algorithm 2 of the APGD
+// paper without the immediate update of its line 6 (engine.Jacobi), for
+// every contact k; run only while the device Jacobi solver's phase is one
+// of those in the gate mask (gpu/jacobi.go).
+//
+// Loop: if (gate & (1 << s.phase)) == 0 return; then for each contact k,
+// d = 0, 1, 2 (i = 3k + d):
+//
+//	u_i := 1·nx[i] + 1·r[i]                // Axpby(step, 1, nx, 1, r)
+//	v_i := inv[i]·u_i                      // MulElem(step, inv, step)
+//	z_i := 1·γ[i] + (−ω)·v_i               // Axpby(step, 1, γ, −ω, step)
+//	(p_0, p_1, p_2) := Π_k(z)              // Project(step, step): project.comp's branches
+//	γ[i] = λ·p_d + (1 − λ)·γ[i]            // Axpby(γ, λ, step, 1 − λ, γ)
+//
+// engine.Jacobi's iteration on the Vulkan backend (three Axpby, a MulElem,
+// a Project and an Axpby, with −ω and 1 − λ computed on the host) operation
+// for operation, every one `precise`: the same values bit for bit. γ is
+// read and written in place: contact k's rows depend only on contact k's.
+// Bindings (set 0): 0 γ (read and written; 3 float64 per contact), 1 nx =
+// Nγ, 2 r, 3 inv = 1/g_k on contact k's rows (3 per contact), 4 mu, 5 coh
+// (1 per contact), 6 s (read; the solver's scalars, layout in gpu/apgd.go).
+// Push constants: double negOmega, double lambda, double oneMinusLambda,
+// uint nc, uint gate (32 bytes).
+// Dispatch: (min(⌈nc/64⌉, max group count), 1, 1) workgroups of 64; a
+// grid-stride loop covers any nc.
+layout(local_size_x = 64) in;
+
+layout(std430, set = 0, binding = 0) buffer Gamma { double gamma[]; };
+layout(std430, set = 0, binding = 1) readonly buffer NX { double nx[]; };
+layout(std430, set = 0, binding = 2) readonly buffer R { double r[]; };
+layout(std430, set = 0, binding = 3) readonly buffer Inv { double inv[]; };
+layout(std430, set = 0, binding = 4) readonly buffer Mu { double mu[]; };
+layout(std430, set = 0, binding = 5) readonly buffer Coh { double coh[]; };
+layout(std430, set = 0, binding = 6) readonly buffer Scalars {
+	double L;        // Lipschitz estimate
+	double t;        // step size 1/L
+	double theta;    // θ_k
+	double thetaNew; // θ_{k+1}
+	double beta;     // β_{k+1}
+	double fx;       // f(γ_{k+1}) of the accepted trial
+	double res;      // r(γ_{k+1}), eq. 25
+	double rmin;     // smallest residual so far
+	double fBest;    // objective at the best iterate
+	double dots[4];  // the reductions of apgd_sum
+	uint phase;      // 0 start, 1 trial, 2 accept, 3 step, 4 done
+	uint flags;      // 1 improved, 2 restart, 4 stop
+	uint iter;       // iterations completed
+	uint bt;         // step-size halvings of this iteration
+	uint err;        // 0, 1 backtracking did not end, 2 objective NaN
+	uint pad;
+} s;
+layout(push_constant) uniform Push {
+	double negOmega;
+	double lambda;
+	double oneMinusLambda;
+	uint nc;
+	uint gate;
+} p;
+
+// proj is project.comp's Π_Υ of (xn, xu, xw) for friction μ = m and
+// cohesion impulse c, branch for branch and operation for operation.
+void proj(double xn, double xu, double xw, double m, double c, out double on, out double ou, out double ow) {
+	precise double n = xn + c;
+	precise double t = sqrt(xu * xu + xw * xw);
+	precise double mn = m * n;
+	precise double mt = m * t;
+	if (m == 0.0lf) {
+		double mx = n;
+		if (!(n > 0.0lf) && !isnan(n)) {
+			mx = 0.0lf;
+		}
+		precise double o = mx - c;
+		on = o;
+		ou = 0.0lf;
+		ow = 0.0lf;
+	} else if (t <= mn) {
+		on = xn;
+		ou = xu;
+		ow = xw;
+	} else if (mt <= -n) {
+		on = -c;
+		ou = 0.0lf;
+		ow = 0.0lf;
+	} else {
+		precise double np = (mt + n) / (m * m + 1.0lf);
+		precise double sc = m * np / t;
+		precise double o0 = np - c;
+		precise double o1 = xu * sc;
+		precise double o2 = xw * sc;
+		on = o0;
+		ou = o1;
+		ow = o2;
+	}
+}
+void main() {
+	if ((p.gate & (1u << s.phase)) == 0u) {
+		return;
+	}
+	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+	for (uint k = gl_GlobalInvocationID.x; k < p.nc; k += stride) {
+		double z[3];
+		for (uint d = 0u; d < 3u; d++) {
+			uint i = 3u * k + d;
+			precise double a0 = 1.0lf * nx[i];
+			precise double b0 = 1.0lf * r[i];
+			precise double u = a0 + b0;
+			precise double v = inv[i] * u;
+			precise double a1 = 1.0lf * gamma[i];
+			precise double b1 = p.negOmega * v;
+			precise double zi = a1 + b1;
+			z[d] = zi;
+		}
+		double pz[3];
+		proj(z[0], z[1], z[2], mu[k], coh[k], pz[0], pz[1], pz[2]);
+		for (uint d = 0u; d < 3u; d++) {
+			uint i = 3u * k + d;
+			precise double a2 = p.lambda * pz[d];
+			precise double b2 = p.oneMinusLambda * gamma[i];
+			precise double o = a2 + b2;
+			gamma[i] = o;
+		}
+	}
+}
