@@ -107,7 +107,11 @@ func (j *Jacobi) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, erro
 		return st, err
 	}
 	if j.Omega == 0 {
-		omega = 1 / spectralRadius(p, step, inv, nx, tmp)
+		rho, err := spectralRadius(p, step, inv, nx, tmp)
+		if err != nil {
+			return st, fmt.Errorf("%s: %w", j.Name(), err)
+		}
+		omega = 1 / rho
 		if math.IsNaN(omega) {
 			return st, fmt.Errorf("%s: the estimate of ρ(BN) is not a number (N not finite, or the start vector in its null space): set Omega", j.Name())
 		}
@@ -234,14 +238,19 @@ func (g *GaussSeidel) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats,
 // spectralRadius returns max(1, ρ̂), ρ̂ the Rayleigh quotient vᵀNv / vᵀGv
 // after jacobiPowerIters steps of v ← G⁻¹Nv from a fixed pseudo-random v,
 // with G = diag(g_i) in diag and G⁻¹ in inv: an estimate from below of
-// ρ(G⁻¹N) (see Jacobi). It overwrites v and w.
-func spectralRadius(p Problem, diag, inv, v, w Vec) float64 {
+// ρ(G⁻¹N) (see Jacobi). It overwrites v and w. A Problem that implements
+// DeviceJacobi runs the iteration on the device.
+func spectralRadius(p Problem, diag, inv, v, w Vec) (float64, error) {
 	start := make([]float64, v.Len())
 	for k := range start {
 		// Weyl's sequence: deterministic, spread over [0.5, 1.5).
 		start[k] = 0.5 + math.Mod(float64(k+1)*0.6180339887498949, 1)
 	}
 	p.Write(v, start)
+	if d, ok := p.(DeviceJacobi); ok {
+		rho, err := d.JacobiRho(diag, inv, v, w, jacobiPowerIters)
+		return math.Max(rho, 1), err
+	}
 	rho := 0.0
 	for range jacobiPowerIters {
 		p.MulElem(w, diag, v)
@@ -251,7 +260,7 @@ func spectralRadius(p Problem, diag, inv, v, w Vec) float64 {
 		p.MulElem(v, inv, w)
 		p.Axpby(v, 1/math.Sqrt(p.Dot(v, v)), v, 0, v)
 	}
-	return math.Max(rho, 1)
+	return math.Max(rho, 1), nil
 }
 
 // relaxation returns ω and λ, the defaults for zero values, or an error

@@ -67,8 +67,14 @@ type DeviceAPGD interface {
 // Jacobi.Solve's own iterations compute on the Problem's LinAlg: the same
 // iterates, stopping test, statistics, history and errors, leaving the
 // last iterate in gamma.
+//
+// JacobiRho runs the power iteration of Jacobi's estimate of ρ(BN) on the
+// device: steps times w = G v, a = vᵀw, w = N v, ρ = vᵀw / a, v = B w,
+// v = v/√(vᵀv) (G = diag(g_i) in diag, B in inv), from the start already in
+// v, with the LinAlg's operations and values, and returns the last ρ.
 type DeviceJacobi interface {
 	SolveJacobi(gamma, inv Vec, omega, lambda float64, opt SolveOptions) (SolveStats, error)
+	JacobiRho(diag, inv, v, w Vec, steps int) (float64, error)
 }
 
 type solverInfo struct {

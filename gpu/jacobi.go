@@ -167,4 +167,71 @@ func (p *problem) SolveJacobi(gamma, inv engine.Vec, omega, lambda float64, opt 
 	return st, p.Err()
 }
 
+// JacobiRho implements engine.DeviceJacobi's power iteration: steps of
+// MulElem, a dot into s.L (jacobi_power mode 0), Schur, a dot and the
+// quotient into s.t (mode 1), MulElem, a dot and jacobi_scale, all in one
+// submit, and returns the last quotient. The LinAlg calls are those of
+// engine's spectralRadius, and the dots and scalars compute its values bit
+// for bit, so ω is the host-driven solve's.
+func (p *problem) JacobiRho(diag, inv, v, w engine.Vec, steps int) (float64, error) {
+	dv, iv, vv, wv := p.contactVec("JacobiRho", diag), p.contactVec("JacobiRho", inv), p.contactVec("JacobiRho", v), p.contactVec("JacobiRho", w)
+	if p.Err() != nil {
+		return math.NaN(), p.Err()
+	}
+	n := vv.n
+	if n == 0 {
+		return 0, nil
+	}
+	d := p.b.d
+	var dot, sum, power, scale *Kernel
+	for _, m := range []struct {
+		k **Kernel
+		m shaders.Module
+	}{{&dot, shaders.ApgdDot}, {&sum, shaders.ApgdSum}, {&power, shaders.JacobiPower}, {&scale, shaders.JacobiScale}} {
+		var err error
+		if *m.k, err = d.Kernel(m.m); err != nil {
+			return math.NaN(), err
+		}
+	}
+	s, err := d.NewHostBuffer(apgdScalarBytes)
+	if err != nil {
+		return math.NaN(), err
+	}
+	defer s.Release()
+	var sc apgdScalars // phase 0: apgd_dot and apgd_sum run
+	if err := s.write(0, sc.raw[:]); err != nil {
+		return math.NaN(), err
+	}
+	chunks := (n + dotChunk - 1) / dotChunk
+	partial := p.vec(p.NewVec(2 * chunks))
+	if err := p.Err(); err != nil {
+		return math.NaN(), err
+	}
+	run := gate(apgdStart)
+	groups := [3]uint32{uint32(min(chunks, int(d.Info.MaxWorkgroupCount[0]))), 1, 1}
+	// dotInto records s.dots[0] = x·y (apgd_dot mode 3's first pair).
+	dotInto := func(x, y *Vec) {
+		p.record(dot, groups, Push{}.U32(uint32(n)).U32(3).U32(run), partial.buf, x.buf, y.buf, x.buf, x.buf, x.buf, s)
+		p.record(sum, [3]uint32{1, 1, 1}, Push{}.U32(uint32(chunks)).U32(run), s, partial.buf)
+	}
+	for range steps {
+		p.MulElem(wv, dv, vv)
+		dotInto(vv, wv)
+		p.record(power, [3]uint32{1, 1, 1}, Push{}.U32(0), s)
+		p.Schur(wv, vv)
+		dotInto(vv, wv)
+		p.record(power, [3]uint32{1, 1, 1}, Push{}.U32(1), s)
+		p.MulElem(vv, iv, wv)
+		dotInto(vv, vv)
+		p.record(scale, p.groups(scale, n), Push{}.U32(uint32(n)), vv.buf, s)
+	}
+	if err := p.Flush(); err != nil {
+		return math.NaN(), err
+	}
+	if err := s.read(sc.raw[:], 0); err != nil {
+		return math.NaN(), err
+	}
+	return sc.f64(1), p.Err() // s.t
+}
+
 var _ engine.DeviceJacobi = (*problem)(nil)

@@ -626,6 +626,23 @@ var Integrate = Module{
 //go:embed integrate.spv
 var integrateSPIRV string
 
+// JacobiPower is jacobi_power.comp: the scalar steps of the device estimate of ρ(BN) that
+// engine.Jacobi takes its step ω from (engine's spectralRadius: the power
+// iteration v ← B N v and the Rayleigh quotient vᵀNv / vᵀB⁻¹v), one
+// invocation, on the dot product apgd_sum.comp left in s.dots[0]:
+var JacobiPower = Module{
+	Name:  "jacobi_power",
+	SPIRV: jacobi_powerSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer},
+	},
+	LocalSize: [3]uint32{1, 1, 1},
+	PushSize:  4,
+}
+
+//go:embed jacobi_power.spv
+var jacobi_powerSPIRV string
+
 // JacobiScalar is jacobi_scalar.comp: the scalar steps of the device Jacobi solver (gpu/jacobi.go),
 // one invocation; engine.Jacobi's host arithmetic (its progress and loop
 // test), operation for operation, on the dot products apgd_sum.comp left
@@ -644,6 +661,31 @@ var JacobiScalar = Module{
 
 //go:embed jacobi_scalar.spv
 var jacobi_scalarSPIRV string
+
+// JacobiScale is jacobi_scale.comp: v = a·v + 0·v with a = 1/sqrt(s.dots[0]), the normalisation
+// of the power iteration in engine's spectralRadius
+// (Axpby(v, 1/√(vᵀv), v, 0, v), with vᵀv left in s.dots[0] by
+// apgd_sum.comp): axpby.comp's two rounded products and sum, and the host's
+// 1/√ as two correctly rounded operations, every one `precise`
+// (gpu/jacobi.go).
+// Bindings (set 0): 0 v (read and written; n float64), 1 s (read; the
+// solver's scalars, layout in gpu/apgd.go).
+// Push constants: uint n (4 bytes).
+// Dispatch: (min(⌈n/256⌉, max group count), 1, 1) workgroups of 256; a
+// grid-stride loop covers any n.
+var JacobiScale = Module{
+	Name:  "jacobi_scale",
+	SPIRV: jacobi_scaleSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{256, 1, 1},
+	PushSize:  4,
+}
+
+//go:embed jacobi_scale.spv
+var jacobi_scaleSPIRV string
 
 // JacobiStep is jacobi_step.comp: one iteration of projected Jacobi, Algorithm 2 of the APGD
 // paper without the immediate update of its line 6 (engine.Jacobi), for
@@ -784,5 +826,5 @@ var sweepSPIRV string
 
 // All returns every module, by name.
 func All() []Module {
-	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, Integrate, JacobiScalar, JacobiStep, Jacobian, MulElem, Project, Sum, Sweep}
+	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, MulElem, Project, Sum, Sweep}
 }

@@ -1,0 +1,48 @@
+#version 450
+// jacobi_scale: v = a·v + 0·v with a = 1/sqrt(s.dots[0]), the normalisation
+// of the power iteration in engine's spectralRadius
+// (Axpby(v, 1/√(vᵀv), v, 0, v), with vᵀv left in s.dots[0] by
+// apgd_sum.comp): axpby.comp's two rounded products and sum, and the host's
+// 1/√ as two correctly rounded operations, every one `precise`
+// (gpu/jacobi.go).
+// Bindings (set 0): 0 v (read and written; n float64), 1 s (read; the
+// solver's scalars, layout in gpu/apgd.go).
+// Push constants: uint n (4 bytes).
+// Dispatch: (min(⌈n/256⌉, max group count), 1, 1) workgroups of 256; a
+// grid-stride loop covers any n.
+layout(local_size_x = 256) in;
+
+layout(std430, set = 0, binding = 0) buffer V { double v[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Scalars {
+	double L;        // Lipschitz estimate
+	double t;        // step size 1/L
+	double theta;    // θ_k
+	double thetaNew; // θ_{k+1}
+	double beta;     // β_{k+1}
+	double fx;       // f(γ_{k+1}) of the accepted trial
+	double res;      // r(γ_{k+1}), eq. 25
+	double rmin;     // smallest residual so far
+	double fBest;    // objective at the best iterate
+	double dots[4];  // the reductions of apgd_sum
+	uint phase;      // 0 start, 1 trial, 2 accept, 3 step, 4 done
+	uint flags;      // 1 improved, 2 restart, 4 stop
+	uint iter;       // iterations completed
+	uint bt;         // step-size halvings of this iteration
+	uint err;        // 0, 1 backtracking did not end, 2 objective NaN
+	uint pad;
+} s;
+layout(push_constant) uniform Push {
+	uint n;
+} p;
+
+void main() {
+	precise double root = sqrt(s.dots[0]);
+	precise double a = 1.0lf / root;
+	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+	for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) {
+		precise double ax = a * v[i];
+		precise double by = 0.0lf * v[i];
+		precise double r = ax + by;
+		v[i] = r;
+	}
+}
