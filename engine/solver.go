@@ -77,6 +77,16 @@ type DeviceJacobi interface {
 	JacobiRho(diag, inv, v, w Vec, steps int) (float64, error)
 }
 
+// DeviceSPG is implemented by a Problem whose backend runs the iterations
+// of SPG (P-SPG-FB) itself, with the scalars kept on the device. SPG.Solve
+// calls it once it has the preconditioner (diag = P, inv = P⁻¹);
+// SolveSPG must compute what SPG.Solve's own iterations compute on the
+// Problem's LinAlg: the same iterates, line searches, fall-back iterate,
+// statistics, history and errors, leaving x_FB in gamma.
+type DeviceSPG interface {
+	SolveSPG(gamma, diag, inv Vec, opt SolveOptions) (SolveStats, error)
+}
+
 type solverInfo struct {
 	doc string
 	new func() Solver

@@ -118,6 +118,10 @@ func (s *SPG) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error) 
 	if err := blockDiag(s.Name(), p, diag, inv); err != nil {
 		return st, err
 	}
+	if d, ok := p.(DeviceSPG); ok {
+		// The backend runs the same iterations on the device.
+		return d.SolveSPG(gamma, diag, inv, opt)
+	}
 
 	// Lines 1–3.
 	p.Project(x, gamma)

@@ -100,7 +100,7 @@ var ApgdContactVelocity = Module{
 var apgd_contact_velocitySPIRV string
 
 // ApgdDot is apgd_dot.comp: the first pass of the device APGD solver's dot products
-// (gpu/apgd.go; the device Jacobi solver's too, gpu/jacobi.go): up to four
+// (gpu/apgd.go; the device Jacobi and SPG solvers' too): up to four
 // at once, each summed over chunks of 2048 elements exactly as dot.comp
 // sums one (apgd_sum.comp is the second pass);
 // run only while the solver's phase is one of those in the gate mask.
@@ -776,6 +776,51 @@ var Project = Module{
 //go:embed project.spv
 var projectSPIRV string
 
+// SpgScalar is spg_scalar.comp: the scalar steps of the device P-SPG-FB solver (gpu/spg.go),
+// one invocation: engine.SPG's host arithmetic, operation for operation, on
+// the dot products apgd_sum.comp left in s.dots. It runs only while the
+// solver's phase is the one in the gate mask. With n = 3n_c, DONE = 4:
+var SpgScalar = Module{
+	Name:  "spg_scalar",
+	SPIRV: spg_scalarSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer},
+		{Binding: 1, Kind: StorageBuffer, WriteOnly: true},
+	},
+	LocalSize: [3]uint32{1, 1, 1},
+	PushSize:  36,
+}
+
+//go:embed spg_scalar.spv
+var spg_scalarSPIRV string
+
+// SpgVec is spg_vec.comp: the vector operations of the device P-SPG-FB solver
+// (gpu/spg.go), engine.SPG's LinAlg calls fused, for every contact k and
+// its rows i = 3k + d; run only while the solver's phase is the one in the
+// gate mask (mode 5: in any phase).
+var SpgVec = Module{
+	Name:  "spg_vec",
+	SPIRV: spg_vecSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer},
+		{Binding: 1, Kind: StorageBuffer},
+		{Binding: 2, Kind: StorageBuffer},
+		{Binding: 3, Kind: StorageBuffer},
+		{Binding: 4, Kind: StorageBuffer},
+		{Binding: 5, Kind: StorageBuffer},
+		{Binding: 6, Kind: StorageBuffer},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 10, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  12,
+}
+
+//go:embed spg_vec.spv
+var spg_vecSPIRV string
+
 // Sum is sum.comp: dst_index = Σ src_i over i in [0, n), in a fixed order: the second
 // pass of the deterministic dot product (dot.comp writes the src partials).
 var Sum = Module{
@@ -826,5 +871,5 @@ var sweepSPIRV string
 
 // All returns every module, by name.
 func All() []Module {
-	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, MulElem, Project, Sum, Sweep}
+	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, MulElem, Project, SpgScalar, SpgVec, Sum, Sweep}
 }

@@ -1,0 +1,191 @@
+//go:build linux && cgo && (amd64 || arm64)
+
+package gpu
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/engine"
+)
+
+// hostSPG hides the problem's SolveSPG, so that engine.SPG drives the
+// iterations from the host through the Problem's methods.
+type hostSPG struct{ engine.Problem }
+
+// spgSubmitBound is the submits a device SPG solve of iter iterations may
+// take: the read-back of the preconditioner (engine.SPG's, on the host),
+// then one submit per 16, 32, 64, 64, … blocks, each an iteration or a
+// reduction of λ (rare), counted generously as one per 10 iterations, plus
+// 2.
+func spgSubmitBound(iter int) int { return (iter+9)/10 + 3 }
+
+// TestDeviceSPG: device P-SPG-FB on random cone problems (the random scene
+// of kernels_test.go) against the host-driven solve on the same backend and
+// the solve on cpuref in the GPU's dot order, bit for bit (x_FB,
+// iterations, residual, objective, history), for a fixed number of
+// iterations, to a tolerance and with none; and within the submit bound
+// above (the host-driven solve takes about eight submits per iteration).
+func TestDeviceSPG(t *testing.T) {
+	tw, cp, gp := randomTwin(t, 41, 300, 0)
+	r := rand.New(rand.NewPCG(41, 1))
+	gamma0 := make([]float64, 3*tw.nc)
+	for i := range gamma0 {
+		gamma0[i] = 1e-3 * r.NormFloat64()
+	}
+	set := engine.DefaultSettings()
+	for _, c := range []struct {
+		name string
+		opt  engine.SolveOptions
+	}{
+		{"fixed", engine.SolveOptions{MaxIter: 80, Gd: set.Gd, History: true}},
+		// The random problem is hard for first-order methods (residual
+		// 0.035 after 80 iterations): a tolerance reached within them.
+		{"tolerance", engine.SolveOptions{Tol: 0.036, MaxIter: 400, Gd: set.Gd}},
+		{"none", engine.SolveOptions{MaxIter: 0, Gd: set.Gd, History: true}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			solve := func(p engine.Problem, la engine.LinAlg) ([]float64, engine.SolveStats) {
+				t.Helper()
+				g := vecOf(la, gamma0)
+				st, err := (&engine.SPG{}).Solve(p, g, c.opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return readVec(la, g), st
+			}
+			if err := tw.gpu.sync(); err != nil {
+				t.Fatal(err)
+			}
+			s0 := tw.gpu.Submits()
+			dg, dst := solve(gp, gp)
+			submits := tw.gpu.Submits() - s0
+			if b := spgSubmitBound(dst.Iterations); submits > b {
+				t.Errorf("%d submits for %d iterations, over %d", submits, dst.Iterations, b)
+			}
+			if c.opt.Tol > 0 && (!dst.Converged || dst.Iterations >= c.opt.MaxIter) {
+				t.Errorf("%d iterations, residual %g: the tolerance %g was meant to stop the solve", dst.Iterations, dst.Residual, c.opt.Tol)
+			}
+			same := func(what string, g []float64, st engine.SolveStats) {
+				t.Helper()
+				if i := bitsEqual(dg, g); i >= 0 {
+					t.Errorf("γ[%d] = %v on the device, %v %s", i, dg[i], g[i], what)
+				}
+				if dst.Iterations != st.Iterations || dst.Residual != st.Residual || dst.Converged != st.Converged ||
+					dst.ProjGrad != st.ProjGrad || math.Float64bits(dst.Objective) != math.Float64bits(st.Objective) ||
+					len(dst.History) != len(st.History) {
+					t.Errorf("stats %+v on the device, %+v %s", dst, st, what)
+					return
+				}
+				for k := range st.History {
+					if dst.History[k] != st.History[k] {
+						t.Errorf("iteration %d: %+v on the device, %+v %s", k+1, dst.History[k], st.History[k], what)
+						return
+					}
+				}
+			}
+			s1 := tw.gpu.Submits()
+			hg, hst := solve(hostSPG{gp}, gp)
+			same("driven from the host", hg, hst)
+			if goFusesMultiplyAdd {
+				t.Log("bit-identity with cpuref not checked: Go may fuse multiply-adds on this target")
+			} else {
+				og, ost := solve(gpuOrder{cp}, cp)
+				same("on cpuref with the GPU's dot order", og, ost)
+			}
+			t.Logf("%d iterations, residual %.3g: %d submits on the device, %d driven from the host",
+				dst.Iterations, dst.Residual, submits, tw.gpu.Submits()-s1)
+		})
+	}
+}
+
+// A device SPG solve whose objective is not finite fails with engine.SPG's
+// error, as the host-driven solve does.
+func TestDeviceSPGNotFinite(t *testing.T) {
+	tw, _, gp := randomTwin(t, 42, 300, 0)
+	gamma0 := make([]float64, 3*tw.nc)
+	gamma0[0] = math.Inf(1)
+	opt := engine.SolveOptions{MaxIter: 20, Gd: engine.DefaultSettings().Gd}
+	_, derr := (&engine.SPG{}).Solve(gp, vecOf(gp, gamma0), opt)
+	_, herr := (&engine.SPG{}).Solve(hostSPG{gp}, vecOf(gp, gamma0), opt)
+	if derr == nil || herr == nil || derr.Error() != herr.Error() || !strings.Contains(derr.Error(), "not finite") {
+		t.Errorf("device: %v\nhost:   %v\nwant the same error", derr, herr)
+	}
+}
+
+// countSchur counts the products with N of a host-driven solve.
+type countSchur struct {
+	engine.Problem
+	n *int
+}
+
+func (c countSchur) Schur(d, x engine.Vec) { *c.n++; c.Problem.Schur(d, x) }
+
+// The paths the random problem from a small guess does not take: from a
+// guess of unit scale the line search reduces λ once in 200 iterations
+// (so a block ends in the trial phase and the next goes on from there);
+// on contacts that all separate (zero gravity, gaps inside the envelope,
+// tolerance 0) γ = 0 is optimal, the preconditioned direction is zero,
+// and the solver takes line 8's direction and α_max (no curvature). Device
+// and host-driven solves agree bit for bit on both.
+func TestDeviceSPGPaths(t *testing.T) {
+	set := engine.DefaultSettings()
+	check := func(t *testing.T, gp engine.Problem, gamma0 []float64, opt engine.SolveOptions) int {
+		t.Helper()
+		g := vecOf(gp, gamma0)
+		dst, err := (&engine.SPG{}).Solve(gp, g, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		products := 0
+		h := vecOf(gp, gamma0)
+		hst, err := (&engine.SPG{}).Solve(countSchur{hostSPG{gp}, &products}, h, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dg, hg := readVec(gp, g), readVec(gp, h)
+		if i := bitsEqual(dg, hg); i >= 0 {
+			t.Errorf("γ[%d] = %v on the device, %v driven from the host", i, dg[i], hg[i])
+		}
+		if dst.Iterations != hst.Iterations || dst.Residual != hst.Residual || dst.Objective != hst.Objective || len(dst.History) != len(hst.History) {
+			t.Errorf("stats %+v on the device, %+v driven from the host", dst, hst)
+		}
+		for k := range hst.History {
+			if dst.History[k] != hst.History[k] {
+				t.Errorf("iteration %d: %+v on the device, %+v driven from the host", k+1, dst.History[k], hst.History[k])
+				break
+			}
+		}
+		return products - 1 - hst.Iterations // the reductions of λ
+	}
+	t.Run("backtrack", func(t *testing.T) {
+		tw, _, gp := randomTwin(t, 41, 300, 0)
+		r := rand.New(rand.NewPCG(7, 1))
+		gamma0 := make([]float64, 3*tw.nc)
+		for i := range gamma0 {
+			gamma0[i] = r.NormFloat64()
+		}
+		if bt := check(t, gp, gamma0, engine.SolveOptions{MaxIter: 200, Gd: set.Gd, History: true}); bt < 1 {
+			t.Errorf("%d reductions of λ: the case no longer tests them", bt)
+		}
+	})
+	t.Run("separating", func(t *testing.T) {
+		m := &engine.Model{Materials: []engine.Material{{Name: "m", Friction: 0.3}}}
+		for i := range 3 {
+			b := engine.Body{Shape: engine.SphereShape(0.1), Pos: mgl64.Vec3{0.201 * float64(i), 0, 0}, Rot: mgl64.QuatIdent()}
+			b.SetMass(1)
+			m.Bodies = append(m.Bodies, b)
+		}
+		s := set
+		s.Envelope = 0.01
+		tw := newTwin(t, m, s)
+		if tw.nc != 2 {
+			t.Fatalf("%d contacts, want the 2 separating ones", tw.nc)
+		}
+		_, gp := tw.build(t, s.Dt)
+		check(t, gp, make([]float64, 3*tw.nc), engine.SolveOptions{MaxIter: 5, Gd: set.Gd, History: true})
+	})
+}

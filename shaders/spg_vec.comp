@@ -1,0 +1,156 @@
+#version 450
+// spg_vec: the vector operations of the device P-SPG-FB solver
+// (gpu/spg.go), engine.SPG's LinAlg calls fused, for every contact k and
+// its rows i = 3k + d; run only while the solver's phase is the one in the
+// gate mask (mode 5: in any phase).
+//
+//	mode 0 (lines 5–6):  y_i = inv_i·g_i                    // MulElem(y, inv, g)
+//	                     z_i = 1·x_i + (−α̂)·y_i             // Axpby(d, 1, x, −α̂, y)
+//	                     d_i = 1·Π_k(z)_d + (−1)·x_i        // Project(d, d), Axpby(d, 1, d, −1, x)
+//	mode 1 (line 8):     z_i = 1·x_i + (−α̂)·g_i, d_i as in mode 0
+//	mode 2 (line 11):    xNew_i = 1·x_i + λ·d_i             // Axpby(xNew, 1, x, λ, d)
+//	mode 3 (line 17):    y_i = 1·gNew_i + (−1)·g_i          // Axpby(y, 1, gNew, −1, g)
+//	mode 4:              x_i = xNew_i, g_i = gNew_i         // the host's swap of x, xNew and g, gNew
+//	mode 5 (line 22):    best_i = x_i if s.flags & 1        // Copy(best, x) when w ≤ w_min
+//
+// α̂ and λ are read from the solver's scalars. Every operation `precise`
+// and in the host's order: the values of engine.SPG on the Vulkan
+// backend, bit for bit.
+// Bindings (set 0): 0 d, 1 y, 2 x, 3 g, 4 xNew, 5 gNew, 6 best, 7 inv
+// (3 float64 per contact), 8 mu, 9 coh (1 per contact), 10 s (read; the
+// solver's scalars, layout in gpu/spg.go).
+// Push constants: uint nc, uint mode, uint gate (12 bytes).
+// Dispatch: (min(⌈nc/64⌉, max group count), 1, 1) workgroups of 64; a
+// grid-stride loop covers any nc.
+layout(local_size_x = 64) in;
+
+layout(std430, set = 0, binding = 0) buffer D { double d[]; };
+layout(std430, set = 0, binding = 1) buffer Y { double y[]; };
+layout(std430, set = 0, binding = 2) buffer X { double x[]; };
+layout(std430, set = 0, binding = 3) buffer G { double g[]; };
+layout(std430, set = 0, binding = 4) buffer XNew { double xNew[]; };
+layout(std430, set = 0, binding = 5) buffer GNew { double gNew[]; };
+layout(std430, set = 0, binding = 6) buffer Best { double best[]; };
+layout(std430, set = 0, binding = 7) readonly buffer Inv { double inv[]; };
+layout(std430, set = 0, binding = 8) readonly buffer Mu { double mu[]; };
+layout(std430, set = 0, binding = 9) readonly buffer Coh { double coh[]; };
+layout(std430, set = 0, binding = 10) readonly buffer Scalars {
+	double alpha;     // α̂_j
+	double lambda;    // λ of the line search
+	double dg;        // ⟨d_j, g_j⟩
+	double f;         // f(x_j)
+	double fNew;      // f(x_j + λd_j)
+	double fMax;      // max of the last N_GLL + 1 objectives
+	double w;         // the last residual (eq. 25)
+	double wMin;      // the smallest residual so far (x_FB's)
+	double fBest;     // f(x_FB)
+	double dots[4];   // the reductions of apgd_sum
+	uint phase;       // 0 dir, 1 dir2, 2 trial, 3 accept, 4 done, 5 resid
+	uint flags;       // 1: x_FB = x_{j+1} (the last residual is the smallest)
+	uint iter;        // iterations completed
+	uint bt;          // reductions of λ in this line search
+	uint err;         // 0; 1 initial guess, 2 objective, 3 residual not finite
+	uint nHist;       // objectives in fHist
+	double fHist[11]; // f(x_{j−i}), i = 0…N_GLL
+	double step;      // λα̂ of the accepted step, for the history
+} s;
+layout(push_constant) uniform Push {
+	uint nc;
+	uint mode;
+	uint gate;
+} p;
+
+// proj is project.comp's Π_Υ of (xn, xu, xw) for friction μ = m and
+// cohesion impulse c, branch for branch and operation for operation.
+void proj(double xn, double xu, double xw, double m, double c, out double on, out double ou, out double ow) {
+	precise double n = xn + c;
+	precise double t = sqrt(xu * xu + xw * xw);
+	precise double mn = m * n;
+	precise double mt = m * t;
+	if (m == 0.0lf) {
+		double mx = n;
+		if (!(n > 0.0lf) && !isnan(n)) {
+			mx = 0.0lf;
+		}
+		precise double o = mx - c;
+		on = o;
+		ou = 0.0lf;
+		ow = 0.0lf;
+	} else if (t <= mn) {
+		on = xn;
+		ou = xu;
+		ow = xw;
+	} else if (mt <= -n) {
+		on = -c;
+		ou = 0.0lf;
+		ow = 0.0lf;
+	} else {
+		precise double np = (mt + n) / (m * m + 1.0lf);
+		precise double sc = m * np / t;
+		precise double o0 = np - c;
+		precise double o1 = xu * sc;
+		precise double o2 = xw * sc;
+		on = o0;
+		ou = o1;
+		ow = o2;
+	}
+}
+void main() {
+	if (p.mode == 5u) {
+		if ((s.flags & 1u) == 0u) {
+			return;
+		}
+	} else if ((p.gate & (1u << s.phase)) == 0u) {
+		return;
+	}
+	double na = -s.alpha;
+	double lam = s.lambda;
+	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+	for (uint k = gl_GlobalInvocationID.x; k < p.nc; k += stride) {
+		if (p.mode <= 1u) {
+			double z[3];
+			for (uint e = 0u; e < 3u; e++) {
+				uint i = 3u * k + e;
+				double v = g[i];
+				if (p.mode == 0u) {
+					precise double pv = inv[i] * g[i];
+					y[i] = pv;
+					v = pv;
+				}
+				precise double a0 = 1.0lf * x[i];
+				precise double b0 = na * v;
+				precise double zi = a0 + b0;
+				z[e] = zi;
+			}
+			double pz[3];
+			proj(z[0], z[1], z[2], mu[k], coh[k], pz[0], pz[1], pz[2]);
+			for (uint e = 0u; e < 3u; e++) {
+				uint i = 3u * k + e;
+				precise double a1 = 1.0lf * pz[e];
+				precise double b1 = -1.0lf * x[i];
+				precise double o = a1 + b1;
+				d[i] = o;
+			}
+			continue;
+		}
+		for (uint e = 0u; e < 3u; e++) {
+			uint i = 3u * k + e;
+			if (p.mode == 2u) {
+				precise double a = 1.0lf * x[i];
+				precise double b = lam * d[i];
+				precise double o = a + b;
+				xNew[i] = o;
+			} else if (p.mode == 3u) {
+				precise double a = 1.0lf * gNew[i];
+				precise double b = -1.0lf * g[i];
+				precise double o = a + b;
+				y[i] = o;
+			} else if (p.mode == 4u) {
+				x[i] = xNew[i];
+				g[i] = gNew[i];
+			} else {
+				best[i] = x[i];
+			}
+		}
+	}
+}
