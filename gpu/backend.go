@@ -36,18 +36,15 @@ import (
 //     Project, AntiRelax, BlockDiag and Sweep record into the LinAlg's
 //     open batch with the vector operations; only Dot, Read, Write and
 //     Cones submit. APGD and APGD-AR run on the device (SolveAPGD, see
-//     apgd.go), and so does Jacobi with the power iteration of its ω
-//     (SolveJacobi and JacobiRho, jacobi.go): scalars in a device buffer,
-//     16 to 64 iterations per submit. The other solvers keep their
-//     scalars on the host, so each of their Dots is a submit and a
-//     read-back: gs because its sweep is sequential (one invocation walks
-//     the contacts in order, as Algorithm 2's Gauss–Seidel must; a
-//     parallel GS needs a contact colouring, which changes the
-//     algorithm), pdip because its Newton steps are inner PCG/BiCGSTAB
-//     solves with data-dependent lengths and a line search, spg only
-//     because it has not been ported to device scalars yet (its
-//     structure allows it: one Schur product per line-search trial and a
-//     few reductions, as APGD).
+//     apgd.go), and so do Jacobi with the power iteration of its ω
+//     (SolveJacobi and JacobiRho, jacobi.go) and SPG (SolveSPG, spg.go):
+//     scalars in a device buffer, 16 to 64 iterations per submit. gs and
+//     pdip keep their scalars on the host, so each of their Dots is a
+//     submit and a read-back: gs because its sweep is sequential (one
+//     invocation walks the contacts in order, as Algorithm 2's
+//     Gauss–Seidel must; a parallel GS needs a contact colouring, which
+//     changes the algorithm), pdip because its Newton steps are inner
+//     PCG/BiCGSTAB solves with data-dependent lengths and a line search.
 //   - FixedForce: fixed_force and three sum passes, one submit.
 //   - Integrate: body_impulse and integrate, and copies of γ and the
 //     contact keys for the next WarmStart, recorded; the next Collide or

@@ -143,7 +143,8 @@ func (p *problem) SolveSPG(gamma, diag, inv engine.Vec, opt engine.SolveOptions)
 	var sc apgdScalars
 	last := [3]uint32{math.MaxUint32, 0, 0}
 	for per := apgdBlocks; ; per = min(2*per, apgdMaxBlocks) {
-		for range per {
+		blocks := min(per, max(1, opt.MaxIter-int(sc.u32(sIter))))
+		for range blocks {
 			vecOp(0, dir)
 			dots(3, 2, dir, dd, g, dd, dd, dd)
 			scal(1, dir)
