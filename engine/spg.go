@@ -106,6 +106,13 @@ func (s *SPG) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error) 
 	r := p.R()
 	diag := p.NewVec(n) // P = diag(g_i)
 	inv := p.NewVec(n)  // P⁻¹
+	if err := blockDiag(s.Name(), p, diag, inv); err != nil {
+		return st, err
+	}
+	if d, ok := p.(DeviceSPG); ok {
+		// The backend runs the same iterations on the device.
+		return d.SolveSPG(gamma, diag, inv, opt)
+	}
 	x := p.NewVec(n)    // x_j
 	xNew := p.NewVec(n) // x_{j+1}
 	g := p.NewVec(n)    // g_j
@@ -115,13 +122,6 @@ func (s *SPG) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error) 
 	y := p.NewVec(n)    // p_j, then y_j
 	tmp := p.NewVec(n)  // scratch
 	best := p.NewVec(n) // x_FB
-	if err := blockDiag(s.Name(), p, diag, inv); err != nil {
-		return st, err
-	}
-	if d, ok := p.(DeviceSPG); ok {
-		// The backend runs the same iterations on the device.
-		return d.SolveSPG(gamma, diag, inv, opt)
-	}
 
 	// Lines 1–3.
 	p.Project(x, gamma)
