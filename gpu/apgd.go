@@ -207,33 +207,8 @@ func (p *problem) SolveAPGD(gamma engine.Vec, opt engine.SolveOptions, antiRelax
 // run records the solve, submits blocks (see apgdBlocks) until the
 // device's phase is done, and returns the scalars.
 func (a *apgdRun) run(name string) (apgdScalars, error) {
-	p := a.p
-	var sc apgdScalars
 	a.init()
-	last := [3]uint32{math.MaxUint32, 0, 0}
-	for per := apgdBlocks; ; per = min(2*per, apgdMaxBlocks) {
-		blocks := min(per, max(1, a.opt.MaxIter-int(sc.u32(sIter))))
-		for range blocks {
-			a.block()
-		}
-		a.tail()
-		if err := p.Flush(); err != nil {
-			return sc, err
-		}
-		if err := a.s.read(sc.raw[:], 0); err != nil {
-			return sc, err
-		}
-		if sc.u32(sPhase) == apgdDone {
-			return sc, nil
-		}
-		// Every block either completes an iteration or halves the step, so
-		// a submit that changes neither is a bug, not a slow solve.
-		now := [3]uint32{sc.u32(sPhase), sc.u32(sIter), sc.u32(sBT)}
-		if now == last {
-			return sc, fmt.Errorf("gpu: %s: the device solver made no progress at iteration %d", name, now[1])
-		}
-		last = now
-	}
+	return runBlocks(a.p, a.s, a.opt.MaxIter, name, a.block, a.tail)
 }
 
 // setup builds the kernels and makes the buffers and vectors of a solve.

@@ -36,11 +36,6 @@ const (
 	sRes = 6 // its residual
 )
 
-// jacobiKernels are the device Jacobi solver's kernels.
-type jacobiKernels struct {
-	step, scalar, bodyImpulse, contactVelocity, residual, dot, sum *Kernel
-}
-
 // SolveJacobi implements engine.DeviceJacobi (see above), recorded into
 // the open batch; the last iterate is left in gamma.
 func (p *problem) SolveJacobi(gamma, inv engine.Vec, omega, lambda float64, opt engine.SolveOptions) (engine.SolveStats, error) {
@@ -54,92 +49,47 @@ func (p *problem) SolveJacobi(gamma, inv engine.Vec, omega, lambda float64, opt 
 	if n == 0 {
 		return st, nil
 	}
-	d, b := p.b.d, p.b
-	var k jacobiKernels
-	for _, m := range []struct {
+	b := p.b
+	var step, scalar *Kernel
+	type km = struct {
 		k **Kernel
 		m shaders.Module
-	}{
-		{&k.step, shaders.JacobiStep}, {&k.scalar, shaders.JacobiScalar},
-		{&k.bodyImpulse, shaders.ApgdBodyImpulse}, {&k.contactVelocity, shaders.ApgdContactVelocity},
-		{&k.residual, shaders.ApgdResidual}, {&k.dot, shaders.ApgdDot}, {&k.sum, shaders.ApgdSum},
-	} {
-		var err error
-		if *m.k, err = d.Kernel(m.m); err != nil {
-			return st, err
-		}
 	}
-	s, err := d.NewHostBuffer(apgdScalarBytes)
+	if err := kernels(b.d, km{&step, shaders.JacobiStep}, km{&scalar, shaders.JacobiScalar}); err != nil {
+		return st, err
+	}
+	ds, err := newDevSolve(p, n, apgdScalarBytes, opt)
 	if err != nil {
 		return st, err
 	}
-	defer s.Release()
-	hist, histCap := s, 0 // bound but never written when histCap is 0
-	if opt.History && opt.MaxIter > 0 {
-		histCap = opt.MaxIter
-		if hist, err = d.NewHostBuffer(8 * 3 * int64(histCap)); err != nil {
-			return st, err
-		}
-		defer hist.Release()
-	}
-	var sc apgdScalars // phase 0 (running), iter 0, err 0
-	if err := s.write(0, sc.raw[:]); err != nil {
-		return st, err
-	}
-	chunks := (n + dotChunk - 1) / dotChunk
+	defer ds.release()
 	nx, tmp := p.vec(p.NewVec(n)), p.vec(p.NewVec(n))
-	partial := p.vec(p.NewVec(3 * chunks))
 	r := p.vec(p.R())
 	if err := p.Err(); err != nil {
 		return st, err
 	}
 	run := gate(apgdStart)
-	maxIter := uint32(max(0, min(opt.MaxIter, math.MaxUint32)))
 	// progress records the residual and objective of γ (with nx = Nγ) and
 	// jacobi_scalar of the given mode.
 	progress := func(mode uint32) {
-		p.record(k.residual, p.groupsNC(k.residual), Push{}.F64(opt.Gd).U32(uint32(b.nc)).U32(run),
-			tmp.buf, gv.buf, nx.buf, r.buf, b.mu, b.coh, s)
-		groups := [3]uint32{uint32(min(chunks, int(d.Info.MaxWorkgroupCount[0]))), 1, 1}
-		p.record(k.dot, groups, Push{}.U32(uint32(n)).U32(4).U32(run),
-			partial.buf, tmp.buf, gv.buf, nx.buf, r.buf, r.buf, s)
-		p.record(k.sum, [3]uint32{3, 1, 1}, Push{}.U32(uint32(chunks)).U32(run), s, partial.buf)
-		p.record(k.scalar, [3]uint32{1, 1, 1},
-			Push{}.F64(opt.Tol).F64(opt.Gd).F64(omega).U32(mode).U32(run).U32(uint32(n)).U32(maxIter).U32(uint32(histCap)),
-			s, hist)
+		ds.resid(tmp, gv, nx, r, run)
+		ds.dots(4, 3, run, tmp, gv, nx, r, r)
+		p.record(scalar, [3]uint32{1, 1, 1},
+			Push{}.F64(opt.Tol).F64(opt.Gd).F64(omega).U32(mode).U32(run).U32(uint32(n)).U32(ds.maxIter()).U32(uint32(ds.histCap)),
+			ds.s, ds.hist)
 	}
 	// The start: γ = Π(γ₀), Nγ, and the initial guess's residual.
 	p.Project(gv, gv)
 	p.Schur(nx, gv)
 	progress(0)
-	last := uint32(math.MaxUint32)
-	for per := apgdBlocks; ; per = min(2*per, apgdMaxBlocks) {
-		blocks := min(per, max(1, opt.MaxIter-int(sc.u32(sIter))))
-		for range blocks {
-			p.record(k.step, p.groupsNC(k.step),
-				Push{}.F64(-omega).F64(lambda).F64(1-lambda).U32(uint32(b.nc)).U32(run),
-				gv.buf, nx.buf, r.buf, iv.buf, b.mu, b.coh, s)
-			p.record(k.bodyImpulse, p.groups(k.bodyImpulse, b.n), Push{}.U32(uint32(b.n)).U32(run),
-				b.dv, gv.buf, b.adjOff, b.adj, b.basis, b.rhoA, b.rhoB, b.invMass, b.invInertia, b.fixedBody, s)
-			p.record(k.contactVelocity, p.groupsNC(k.contactVelocity), Push{}.U32(uint32(b.nc)).U32(run).U32(0),
-				nx.buf, tmp.buf, r.buf, b.dv, b.a, b.b, b.basis, b.rhoA, b.rhoB, s)
-			progress(1)
-		}
-		if err := p.Flush(); err != nil {
-			return st, err
-		}
-		if err := s.read(sc.raw[:], 0); err != nil {
-			return st, err
-		}
-		if sc.u32(sPhase) == apgdDone {
-			break
-		}
-		// Every block completes an iteration while the phase is running.
-		if it := sc.u32(sIter); it == last {
-			return st, fmt.Errorf("gpu: %s: the device solver made no progress at iteration %d", name, it)
-		} else {
-			last = it
-		}
+	sc, err := ds.run(name, func() {
+		p.record(step, p.groupsNC(step), Push{}.F64(-omega).F64(lambda).F64(1-lambda).U32(uint32(b.nc)).U32(run),
+			gv.buf, nx.buf, r.buf, iv.buf, b.mu, b.coh, ds.s)
+		ds.schur(nx, gv, tmp, r, run, false)
+		progress(1)
+	})
+	if err != nil {
+		return st, err
 	}
 	iter := int(sc.u32(sIter))
 	res, f := sc.f64(sRes), sc.f64(sFx)
@@ -150,14 +100,8 @@ func (p *problem) SolveJacobi(gamma, inv engine.Vec, omega, lambda float64, opt 
 		}
 		return st, fmt.Errorf("%s: residual %v, objective %v at iteration %d: the iteration diverged or N is not finite", name, res, f, iter)
 	}
-	if opt.History && iter > 0 {
-		h := make([]float64, 3*min(iter, histCap))
-		if err := hist.ReadFloat64(h, 0); err != nil {
-			return st, err
-		}
-		for i := range len(h) / 3 {
-			st.History = append(st.History, engine.IterRecord{Iter: i + 1, Residual: h[3*i], Objective: h[3*i+1], Step: h[3*i+2]})
-		}
+	if st.History, err = ds.history(iter); err != nil {
+		return st, err
 	}
 	st.Iterations = iter
 	st.Residual = res
@@ -182,53 +126,37 @@ func (p *problem) JacobiRho(diag, inv, v, w engine.Vec, steps int) (float64, err
 	if n == 0 {
 		return 0, nil
 	}
-	d := p.b.d
-	var dot, sum, power, scale *Kernel
-	for _, m := range []struct {
+	var power, scale *Kernel
+	type km = struct {
 		k **Kernel
 		m shaders.Module
-	}{{&dot, shaders.ApgdDot}, {&sum, shaders.ApgdSum}, {&power, shaders.JacobiPower}, {&scale, shaders.JacobiScale}} {
-		var err error
-		if *m.k, err = d.Kernel(m.m); err != nil {
-			return math.NaN(), err
-		}
 	}
-	s, err := d.NewHostBuffer(apgdScalarBytes)
+	if err := kernels(p.b.d, km{&power, shaders.JacobiPower}, km{&scale, shaders.JacobiScale}); err != nil {
+		return math.NaN(), err
+	}
+	ds, err := newDevSolve(p, n, apgdScalarBytes, engine.SolveOptions{}) // phase 0: the dots run
 	if err != nil {
 		return math.NaN(), err
 	}
-	defer s.Release()
-	var sc apgdScalars // phase 0: apgd_dot and apgd_sum run
-	if err := s.write(0, sc.raw[:]); err != nil {
-		return math.NaN(), err
-	}
-	chunks := (n + dotChunk - 1) / dotChunk
-	partial := p.vec(p.NewVec(2 * chunks))
-	if err := p.Err(); err != nil {
-		return math.NaN(), err
-	}
+	defer ds.release()
 	run := gate(apgdStart)
-	groups := [3]uint32{uint32(min(chunks, int(d.Info.MaxWorkgroupCount[0]))), 1, 1}
-	// dotInto records s.dots[0] = x·y (apgd_dot mode 3's first pair).
-	dotInto := func(x, y *Vec) {
-		p.record(dot, groups, Push{}.U32(uint32(n)).U32(3).U32(run), partial.buf, x.buf, y.buf, x.buf, x.buf, x.buf, s)
-		p.record(sum, [3]uint32{1, 1, 1}, Push{}.U32(uint32(chunks)).U32(run), s, partial.buf)
-	}
 	for range steps {
+		// apgd_dot mode 3's first pair: s.dots[0] = v·w, then v·v.
 		p.MulElem(wv, dv, vv)
-		dotInto(vv, wv)
-		p.record(power, [3]uint32{1, 1, 1}, Push{}.U32(0), s)
+		ds.dots(3, 1, run, vv, wv, vv, vv, vv)
+		p.record(power, [3]uint32{1, 1, 1}, Push{}.U32(0), ds.s)
 		p.Schur(wv, vv)
-		dotInto(vv, wv)
-		p.record(power, [3]uint32{1, 1, 1}, Push{}.U32(1), s)
+		ds.dots(3, 1, run, vv, wv, vv, vv, vv)
+		p.record(power, [3]uint32{1, 1, 1}, Push{}.U32(1), ds.s)
 		p.MulElem(vv, iv, wv)
-		dotInto(vv, vv)
-		p.record(scale, p.groups(scale, n), Push{}.U32(uint32(n)), vv.buf, s)
+		ds.dots(3, 1, run, vv, vv, vv, vv, vv)
+		p.record(scale, p.groups(scale, n), Push{}.U32(uint32(n)), vv.buf, ds.s)
 	}
 	if err := p.Flush(); err != nil {
 		return math.NaN(), err
 	}
-	if err := s.read(sc.raw[:], 0); err != nil {
+	var sc apgdScalars
+	if err := ds.s.read(sc.raw[:], 0); err != nil {
 		return math.NaN(), err
 	}
 	return sc.f64(1), p.Err() // s.t

@@ -3,7 +3,6 @@
 package gpu
 
 import (
-	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -78,32 +77,14 @@ func TestDeviceJacobi(t *testing.T) {
 			if b := jacobiSubmitBound(dst.Iterations, c.solver.Omega == 0); submits > b {
 				t.Errorf("%d submits for %d iterations, over %d", submits, dst.Iterations, b)
 			}
-			same := func(what string, g []float64, st engine.SolveStats) {
-				t.Helper()
-				if i := bitsEqual(dg, g); i >= 0 {
-					t.Errorf("γ[%d] = %v on the device, %v %s", i, dg[i], g[i], what)
-				}
-				if dst.Iterations != st.Iterations || dst.Residual != st.Residual || dst.Converged != st.Converged ||
-					dst.ProjGrad != st.ProjGrad || math.Float64bits(dst.Objective) != math.Float64bits(st.Objective) ||
-					len(dst.History) != len(st.History) {
-					t.Errorf("stats %+v on the device, %+v %s", dst, st, what)
-					return
-				}
-				for k := range st.History {
-					if dst.History[k] != st.History[k] {
-						t.Errorf("iteration %d: %+v on the device, %+v %s", k+1, dst.History[k], st.History[k], what)
-						return
-					}
-				}
-			}
 			s1 := tw.gpu.Submits()
 			hg, hst := solve(hostJacobi{gp}, gp)
-			same("driven from the host", hg, hst)
+			sameSolve(t, "driven from the host", dg, dst, hg, hst)
 			if goFusesMultiplyAdd {
 				t.Log("bit-identity with cpuref not checked: Go may fuse multiply-adds on this target")
 			} else {
 				og, ost := solve(gpuOrder{cp}, cp)
-				same("on cpuref with the GPU's dot order", og, ost)
+				sameSolve(t, "on cpuref with the GPU's dot order", dg, dst, og, ost)
 			}
 			t.Logf("%d iterations, residual %.3g: %d submits on the device, %d driven from the host",
 				dst.Iterations, dst.Residual, submits, tw.gpu.Submits()-s1)

@@ -4,7 +4,6 @@ package gpu
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/gpusim/gpusim/engine"
 	"github.com/gpusim/gpusim/shaders"
@@ -70,119 +69,67 @@ func (p *problem) SolveSPG(gamma, diag, inv engine.Vec, opt engine.SolveOptions)
 	if n == 0 {
 		return st, nil
 	}
-	d, b := p.b.d, p.b
-	var vec, scalar, bodyImpulse, contactVelocity, residual, dot, sum *Kernel
-	for _, m := range []struct {
+	b := p.b
+	var vec, scalar *Kernel
+	type km = struct {
 		k **Kernel
 		m shaders.Module
-	}{
-		{&vec, shaders.SpgVec}, {&scalar, shaders.SpgScalar},
-		{&bodyImpulse, shaders.ApgdBodyImpulse}, {&contactVelocity, shaders.ApgdContactVelocity},
-		{&residual, shaders.ApgdResidual}, {&dot, shaders.ApgdDot}, {&sum, shaders.ApgdSum},
-	} {
-		var err error
-		if *m.k, err = d.Kernel(m.m); err != nil {
-			return st, err
-		}
 	}
-	s, err := d.NewHostBuffer(spgScalarBytes)
+	if err := kernels(b.d, km{&vec, shaders.SpgVec}, km{&scalar, shaders.SpgScalar}); err != nil {
+		return st, err
+	}
+	ds, err := newDevSolve(p, n, spgScalarBytes, opt) // phase dir, iteration 0, no error
 	if err != nil {
 		return st, err
 	}
-	defer s.Release()
-	hist, histCap := s, 0 // bound but never written when histCap is 0
-	if opt.History && opt.MaxIter > 0 {
-		histCap = opt.MaxIter
-		if hist, err = d.NewHostBuffer(8 * 3 * int64(histCap)); err != nil {
-			return st, err
-		}
-		defer hist.Release()
-	}
-	var raw [spgScalarBytes]byte // phase dir, iter 0, err 0
-	if err := s.write(0, raw[:]); err != nil {
-		return st, err
-	}
-	chunks := (n + dotChunk - 1) / dotChunk
+	defer ds.release()
 	nv := func() *Vec { return p.vec(p.NewVec(n)) }
 	x, xNew, g, gNew, nx, dd, y, tmp, best := nv(), nv(), nv(), nv(), nv(), nv(), nv(), nv(), nv()
-	partial := p.vec(p.NewVec(3 * chunks))
 	r := p.vec(p.R())
 	if err := p.Err(); err != nil {
 		return st, err
 	}
-	maxIter := uint32(max(0, min(opt.MaxIter, math.MaxUint32)))
-	groups := [3]uint32{uint32(min(chunks, int(d.Info.MaxWorkgroupCount[0]))), 1, 1}
-	// dots records apgd_dot of the given mode on v0…v4 and apgd_sum into
-	// s.dots under gate gt.
-	dots := func(mode, pairs, gt uint32, v0, v1, v2, v3, v4 *Vec) {
-		p.record(dot, groups, Push{}.U32(uint32(n)).U32(mode).U32(gt), partial.buf, v0.buf, v1.buf, v2.buf, v3.buf, v4.buf, s)
-		p.record(sum, [3]uint32{pairs, 1, 1}, Push{}.U32(uint32(chunks)).U32(gt), s, partial.buf)
-	}
 	scal := func(mode, gt uint32) {
 		p.record(scalar, [3]uint32{1, 1, 1},
-			Push{}.F64(opt.Tol).F64(opt.Gd).U32(mode).U32(gt).U32(uint32(n)).U32(maxIter).U32(uint32(histCap)),
-			s, hist)
+			Push{}.F64(opt.Tol).F64(opt.Gd).U32(mode).U32(gt).U32(uint32(n)).U32(ds.maxIter()).U32(uint32(ds.histCap)),
+			ds.s, ds.hist)
 	}
 	vecOp := func(mode, gt uint32) {
 		p.record(vec, p.groupsNC(vec), Push{}.U32(uint32(b.nc)).U32(mode).U32(gt),
-			dd.buf, y.buf, x.buf, g.buf, xNew.buf, gNew.buf, best.buf, iv.buf, b.mu, b.coh, s)
+			dd.buf, y.buf, x.buf, g.buf, xNew.buf, gNew.buf, best.buf, iv.buf, b.mu, b.coh, ds.s)
 	}
 	// Lines 1–3: x = Π(γ₀), x_FB = x, Nx, g = Nx + r, and the residual and
 	// objective of x (engine's progress), recorded under the first phase.
-	first := gate(spgDir)
+	dir, dir2, trial, accept, resid := gate(spgDir), gate(spgDir2), gate(spgTrial), gate(spgAccept), gate(spgResid)
 	p.Project(x, gv)
 	p.Copy(best, x)
 	p.Schur(nx, x)
 	p.Axpby(g, 1, nx, 1, r)
-	p.record(residual, p.groupsNC(residual), Push{}.F64(opt.Gd).U32(uint32(b.nc)).U32(first),
-		tmp.buf, x.buf, nx.buf, r.buf, b.mu, b.coh, s)
-	dots(4, 3, first, tmp, x, nx, r, r)
-	scal(0, first)
-
-	dir, dir2, trial, accept, resid := gate(spgDir), gate(spgDir2), gate(spgTrial), gate(spgAccept), gate(spgResid)
-	var sc apgdScalars
-	last := [3]uint32{math.MaxUint32, 0, 0}
-	for per := apgdBlocks; ; per = min(2*per, apgdMaxBlocks) {
-		blocks := min(per, max(1, opt.MaxIter-int(sc.u32(sIter))))
-		for range blocks {
-			vecOp(0, dir)
-			dots(3, 2, dir, dd, g, dd, dd, dd)
-			scal(1, dir)
-			vecOp(1, dir2)
-			dots(3, 2, dir2, dd, g, dd, dd, dd)
-			scal(2, dir2)
-			vecOp(2, trial)
-			p.record(bodyImpulse, p.groups(bodyImpulse, b.n), Push{}.U32(uint32(b.n)).U32(trial),
-				b.dv, xNew.buf, b.adjOff, b.adj, b.basis, b.rhoA, b.rhoB, b.invMass, b.invInertia, b.fixedBody, s)
-			p.record(contactVelocity, p.groupsNC(contactVelocity), Push{}.U32(uint32(b.nc)).U32(trial).U32(1),
-				nx.buf, gNew.buf, r.buf, b.dv, b.a, b.b, b.basis, b.rhoA, b.rhoB, s)
-			dots(3, 2, trial, xNew, nx, r, r, r)
-			scal(3, trial)
-			vecOp(3, accept)
-			dots(5, 3, accept, dd, y, dg, iv, iv)
-			scal(4, accept)
-			vecOp(4, resid)
-			p.record(residual, p.groupsNC(residual), Push{}.F64(opt.Gd).U32(uint32(b.nc)).U32(resid),
-				tmp.buf, x.buf, nx.buf, r.buf, b.mu, b.coh, s)
-			dots(0, 2, resid, tmp, tmp, tmp, tmp, tmp)
-			scal(5, resid)
-			vecOp(5, 0)
-		}
-		if err := p.Flush(); err != nil {
-			return st, err
-		}
-		if err := s.read(sc.raw[:], 0); err != nil {
-			return st, err
-		}
-		if sc.u32(sPhase) == spgDone {
-			break
-		}
-		// Every block completes an iteration or reduces λ.
-		now := [3]uint32{sc.u32(sPhase), sc.u32(sIter), sc.u32(sBT)}
-		if now == last {
-			return st, fmt.Errorf("gpu: %s: the device solver made no progress at iteration %d", name, now[1])
-		}
-		last = now
+	ds.resid(tmp, x, nx, r, dir)
+	ds.dots(4, 3, dir, tmp, x, nx, r, r)
+	scal(0, dir)
+	sc, err := ds.run(name, func() {
+		vecOp(0, dir)
+		ds.dots(3, 1, dir, dd, g, dd, dd, dd)
+		scal(1, dir)
+		vecOp(1, dir2)
+		ds.dots(3, 1, dir2, dd, g, dd, dd, dd)
+		scal(2, dir2)
+		vecOp(2, trial)
+		ds.schur(nx, xNew, gNew, r, trial, true)
+		ds.dots(3, 2, trial, xNew, nx, r, r, r)
+		scal(3, trial)
+		vecOp(3, accept)
+		ds.dots(5, 3, accept, dd, y, dg, iv, iv)
+		scal(4, accept)
+		vecOp(4, resid)
+		ds.resid(tmp, x, nx, r, resid)
+		ds.dots(0, 1, resid, tmp, tmp, tmp, tmp, tmp)
+		scal(5, resid)
+		vecOp(5, 0)
+	})
+	if err != nil {
+		return st, err
 	}
 	iter := int(sc.u32(sIter))
 	switch sc.u32(spgErrOff) {
@@ -197,14 +144,8 @@ func (p *problem) SolveSPG(gamma, diag, inv engine.Vec, opt engine.SolveOptions)
 	default:
 		return st, fmt.Errorf("gpu: %s: the device solver reports error %d", name, sc.u32(spgErrOff))
 	}
-	if opt.History && iter > 0 {
-		h := make([]float64, 3*min(iter, histCap))
-		if err := hist.ReadFloat64(h, 0); err != nil {
-			return st, err
-		}
-		for i := range len(h) / 3 {
-			st.History = append(st.History, engine.IterRecord{Iter: i + 1, Residual: h[3*i], Objective: h[3*i+1], Step: h[3*i+2]})
-		}
+	if st.History, err = ds.history(iter); err != nil {
+		return st, err
 	}
 	wMin := sc.f64(spgWMin)
 	st.Iterations = iter

@@ -69,32 +69,14 @@ func TestDeviceSPG(t *testing.T) {
 			if c.opt.Tol > 0 && (!dst.Converged || dst.Iterations >= c.opt.MaxIter) {
 				t.Errorf("%d iterations, residual %g: the tolerance %g was meant to stop the solve", dst.Iterations, dst.Residual, c.opt.Tol)
 			}
-			same := func(what string, g []float64, st engine.SolveStats) {
-				t.Helper()
-				if i := bitsEqual(dg, g); i >= 0 {
-					t.Errorf("γ[%d] = %v on the device, %v %s", i, dg[i], g[i], what)
-				}
-				if dst.Iterations != st.Iterations || dst.Residual != st.Residual || dst.Converged != st.Converged ||
-					dst.ProjGrad != st.ProjGrad || math.Float64bits(dst.Objective) != math.Float64bits(st.Objective) ||
-					len(dst.History) != len(st.History) {
-					t.Errorf("stats %+v on the device, %+v %s", dst, st, what)
-					return
-				}
-				for k := range st.History {
-					if dst.History[k] != st.History[k] {
-						t.Errorf("iteration %d: %+v on the device, %+v %s", k+1, dst.History[k], st.History[k], what)
-						return
-					}
-				}
-			}
 			s1 := tw.gpu.Submits()
 			hg, hst := solve(hostSPG{gp}, gp)
-			same("driven from the host", hg, hst)
+			sameSolve(t, "driven from the host", dg, dst, hg, hst)
 			if goFusesMultiplyAdd {
 				t.Log("bit-identity with cpuref not checked: Go may fuse multiply-adds on this target")
 			} else {
 				og, ost := solve(gpuOrder{cp}, cp)
-				same("on cpuref with the GPU's dot order", og, ost)
+				sameSolve(t, "on cpuref with the GPU's dot order", dg, dst, og, ost)
 			}
 			t.Logf("%d iterations, residual %.3g: %d submits on the device, %d driven from the host",
 				dst.Iterations, dst.Residual, submits, tw.gpu.Submits()-s1)
@@ -146,19 +128,7 @@ func TestDeviceSPGPaths(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dg, hg := readVec(gp, g), readVec(gp, h)
-		if i := bitsEqual(dg, hg); i >= 0 {
-			t.Errorf("γ[%d] = %v on the device, %v driven from the host", i, dg[i], hg[i])
-		}
-		if dst.Iterations != hst.Iterations || dst.Residual != hst.Residual || dst.Objective != hst.Objective || len(dst.History) != len(hst.History) {
-			t.Errorf("stats %+v on the device, %+v driven from the host", dst, hst)
-		}
-		for k := range hst.History {
-			if dst.History[k] != hst.History[k] {
-				t.Errorf("iteration %d: %+v on the device, %+v driven from the host", k+1, dst.History[k], hst.History[k])
-				break
-			}
-		}
+		sameSolve(t, "driven from the host", readVec(gp, g), dst, readVec(gp, h), hst)
 		return products - 1 - hst.Iterations // the reductions of λ
 	}
 	t.Run("backtrack", func(t *testing.T) {

@@ -1,0 +1,183 @@
+//go:build linux && cgo && (amd64 || arm64)
+
+package gpu
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/shaders"
+)
+
+// devSolve is what the device Jacobi and SPG solvers (jacobi.go, spg.go)
+// share: the scalar buffer (apgd.go's layout in its first 128 bytes), the
+// history buffer, the partial sums of the dot products, and the kernels
+// they take from the device APGD solver (apgd_dot and apgd_sum, the gated
+// Schur product, the residual vector), each recorded under a gate.
+type devSolve struct {
+	p       *problem
+	n       int // 3nc
+	opt     engine.SolveOptions
+	s, hist *Buffer
+	histCap int // iterations the history holds (0: none)
+	chunks  int
+	partial *Vec // apgd_dot's partials, 3 per chunk
+
+	dot, sum, bodyImpulse, contactVelocity, residual *Kernel
+}
+
+// kernels builds the kernels of the modules into the pointers.
+func kernels(d *Device, ks ...struct {
+	k **Kernel
+	m shaders.Module
+}) error {
+	for _, k := range ks {
+		var err error
+		if *k.k, err = d.Kernel(k.m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newDevSolve makes the buffers of a device solve of n rows: a zeroed
+// scalar buffer of scalarBytes (phase 0, iteration 0, no error) and, when
+// opt.History, room for 3 float64 per iteration.
+func newDevSolve(p *problem, n, scalarBytes int, opt engine.SolveOptions) (*devSolve, error) {
+	ds := &devSolve{p: p, n: n, opt: opt}
+	d := p.b.d
+	type km = struct {
+		k **Kernel
+		m shaders.Module
+	}
+	if err := kernels(d, km{&ds.dot, shaders.ApgdDot}, km{&ds.sum, shaders.ApgdSum},
+		km{&ds.bodyImpulse, shaders.ApgdBodyImpulse}, km{&ds.contactVelocity, shaders.ApgdContactVelocity},
+		km{&ds.residual, shaders.ApgdResidual}); err != nil {
+		return nil, err
+	}
+	var err error
+	if ds.s, err = d.NewHostBuffer(int64(scalarBytes)); err != nil {
+		return nil, err
+	}
+	ds.hist = ds.s // bound but never written when histCap is 0
+	if opt.History && opt.MaxIter > 0 {
+		ds.histCap = opt.MaxIter
+		if ds.hist, err = d.NewHostBuffer(8 * 3 * int64(ds.histCap)); err != nil {
+			ds.s.Release()
+			return nil, err
+		}
+	}
+	if err := ds.s.write(0, make([]byte, scalarBytes)); err != nil {
+		ds.release()
+		return nil, err
+	}
+	ds.chunks = (n + dotChunk - 1) / dotChunk
+	ds.partial = p.vec(p.NewVec(3 * ds.chunks))
+	if err := p.Err(); err != nil {
+		ds.release()
+		return nil, err
+	}
+	return ds, nil
+}
+
+// release frees the scalar and history buffers. run leaves nothing
+// recorded that uses them: it returns after a Flush, or after a failed one.
+func (ds *devSolve) release() {
+	if ds.hist != ds.s {
+		ds.hist.Release()
+	}
+	ds.s.Release()
+}
+
+// maxIter is opt.MaxIter for the kernels' push constants.
+func (ds *devSolve) maxIter() uint32 { return uint32(max(0, min(ds.opt.MaxIter, math.MaxUint32))) }
+
+// dots records apgd_dot of the given mode on v0…v4 and apgd_sum of its
+// pairs into s.dots, under gate g.
+func (ds *devSolve) dots(mode, pairs, g uint32, v0, v1, v2, v3, v4 *Vec) {
+	p := ds.p
+	groups := [3]uint32{uint32(min(ds.chunks, int(p.d.Info.MaxWorkgroupCount[0]))), 1, 1}
+	p.record(ds.dot, groups, Push{}.U32(uint32(ds.n)).U32(mode).U32(g),
+		ds.partial.buf, v0.buf, v1.buf, v2.buf, v3.buf, v4.buf, ds.s)
+	p.record(ds.sum, [3]uint32{pairs, 1, 1}, Push{}.U32(uint32(ds.chunks)).U32(g), ds.s, ds.partial.buf)
+}
+
+// schur records dst = N x and, with withG, gr = dst + r, under gate g.
+func (ds *devSolve) schur(dst, x, gr, r *Vec, g uint32, withG bool) {
+	p, b := ds.p, ds.p.b
+	p.record(ds.bodyImpulse, p.groups(ds.bodyImpulse, b.n), Push{}.U32(uint32(b.n)).U32(g),
+		b.dv, x.buf, b.adjOff, b.adj, b.basis, b.rhoA, b.rhoB, b.invMass, b.invInertia, b.fixedBody, ds.s)
+	var wg uint32
+	if withG {
+		wg = 1
+	}
+	p.record(ds.contactVelocity, p.groupsNC(ds.contactVelocity), Push{}.U32(uint32(b.nc)).U32(g).U32(wg),
+		dst.buf, gr.buf, r.buf, b.dv, b.a, b.b, b.basis, b.rhoA, b.rhoB, ds.s)
+}
+
+// resid records tmp = x − Π(x − g_d(nx + r)), the residual vector of eq.
+// 25, under gate g.
+func (ds *devSolve) resid(tmp, x, nx, r *Vec, g uint32) {
+	p, b := ds.p, ds.p.b
+	p.record(ds.residual, p.groupsNC(ds.residual), Push{}.F64(ds.opt.Gd).U32(uint32(b.nc)).U32(g),
+		tmp.buf, x.buf, nx.buf, r.buf, b.mu, b.coh, ds.s)
+}
+
+// run records blocks of iterations with block (16, 32, 64, 64, … per
+// submit, never more than the iterations left), submits them, and reads
+// the scalars back, until the phase is done (4).
+func (ds *devSolve) run(name string, block func()) (apgdScalars, error) {
+	return runBlocks(ds.p, ds.s, ds.opt.MaxIter, name, block, nil)
+}
+
+// runBlocks records blocks of a device solver's iterations with block
+// (apgdBlocks per submit at first, twice as many in each next submit up to
+// apgdMaxBlocks, never more than the maxIter − s.iter iterations left),
+// then tail if not nil, submits them and reads the scalars s back, until
+// the phase is done (apgdDone, 4, for every device solver). A submit that
+// changes neither the phase, the iteration nor the step-size count is a
+// bug, not a slow solve.
+func runBlocks(p *problem, s *Buffer, maxIter int, name string, block, tail func()) (apgdScalars, error) {
+	var sc apgdScalars
+	last := [3]uint32{math.MaxUint32, 0, 0}
+	for per := apgdBlocks; ; per = min(2*per, apgdMaxBlocks) {
+		for range min(per, max(1, maxIter-int(sc.u32(sIter)))) {
+			block()
+		}
+		if tail != nil {
+			tail()
+		}
+		if err := p.Flush(); err != nil {
+			return sc, err
+		}
+		if err := s.read(sc.raw[:], 0); err != nil {
+			return sc, err
+		}
+		if sc.u32(sPhase) == apgdDone {
+			return sc, nil
+		}
+		now := [3]uint32{sc.u32(sPhase), sc.u32(sIter), sc.u32(sBT)}
+		if now == last {
+			return sc, fmt.Errorf("gpu: %s: the device solver made no progress at iteration %d", name, now[1])
+		}
+		last = now
+	}
+}
+
+// history reads the (residual, objective, step) records of iter
+// iterations, as many as the history holds.
+func (ds *devSolve) history(iter int) ([]engine.IterRecord, error) {
+	if ds.histCap == 0 || iter == 0 {
+		return nil, nil
+	}
+	h := make([]float64, 3*min(iter, ds.histCap))
+	if err := ds.hist.ReadFloat64(h, 0); err != nil {
+		return nil, err
+	}
+	var out []engine.IterRecord
+	for i := range len(h) / 3 {
+		out = append(out, engine.IterRecord{Iter: i + 1, Residual: h[3*i], Objective: h[3*i+1], Step: h[3*i+2]})
+	}
+	return out, nil
+}
