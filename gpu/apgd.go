@@ -229,26 +229,27 @@ func (a *apgdRun) setup() error {
 		}
 	}
 	var err error
-	if a.s, err = d.NewHostBuffer(apgdScalarBytes); err != nil {
+	if a.s, err = a.p.devScalarBuffer(); err != nil {
 		return err
 	}
 	a.hist = a.s // bound but never written when histCap is 0
 	if a.opt.History {
 		a.histCap = a.opt.MaxIter
 		if a.hist, err = d.NewHostBuffer(8 * 4 * int64(a.histCap)); err != nil {
-			a.s.Release()
 			return err
 		}
 	}
 	a.chunks = (a.n + dotChunk - 1) / dotChunk
-	vec := func() *Vec { return a.p.vec(a.p.NewVec(a.n)) }
+	// The work vectors stay with the backend from solve to solve (devVec).
+	k := 0
+	vec := func() *Vec { k++; return a.p.devVec(k, a.n) }
 	a.x, a.xNew, a.y, a.g, a.ny, a.nx, a.nxNew, a.best, a.tmp = vec(), vec(), vec(), vec(), vec(), vec(), vec(), vec(), vec()
 	a.r0 = a.p.vec(a.p.R())
 	a.r = a.r0
 	if a.ar {
 		a.r = vec()
 	}
-	a.partial = a.p.vec(a.p.NewVec(4 * a.chunks))
+	a.partial = a.p.devVec(0, 4*a.chunks)
 	if err := a.p.Err(); err != nil {
 		a.release()
 		return err
@@ -263,12 +264,13 @@ func (a *apgdRun) setup() error {
 	return nil
 }
 
-// release frees the scalar and history buffers (the vectors go with the
-// garbage collector, as every LinAlg vector). run leaves nothing recorded
-// that uses them: it returns after a Flush, or after a failed one.
+// release frees the history buffer (the scalar buffer and the work
+// vectors stay with the backend). run leaves nothing recorded that uses
+// it: it returns after a Flush, or after a failed one.
 func (a *apgdRun) release() {
-	a.s.Release()
-	a.hist.Release()
+	if a.hist != a.s {
+		a.hist.Release()
+	}
 }
 
 // init records lines 1–5: x = Π(γ₀), y = x, best = 1, tmp = x − best,

@@ -91,6 +91,12 @@ type Backend struct {
 
 	rVec Vec // r as a vector of l, length 3nc after Build
 	prob problem
+
+	// The device solvers' work vectors and scalar buffer (apgd.go,
+	// devsolve.go), kept from solve to solve so that a time step makes no
+	// new Vulkan buffers once they have grown to its size (devVec).
+	devVecs    []engine.Vec
+	devScalars *Buffer
 }
 
 // newBackend opens the device opt chooses and makes a backend that owns it.

@@ -27,6 +27,34 @@ type devSolve struct {
 	dot, sum, bodyImpulse, contactVelocity, residual *Kernel
 }
 
+// devVec returns the device solvers' work vector i at length n: the
+// backend keeps it from solve to solve and its storage only grows, so a
+// solve of the size of an earlier one makes no buffer. The solvers write
+// every element of a work vector before they read it.
+func (p *problem) devVec(i, n int) *Vec {
+	b := p.b
+	for len(b.devVecs) <= i {
+		b.devVecs = append(b.devVecs, nil)
+	}
+	b.devVecs[i] = p.ReuseVec(b.devVecs[i], n)
+	return p.vec(b.devVecs[i])
+}
+
+// devScalarBuffer returns the device solvers' scalar buffer (host-visible,
+// 256 bytes: the largest layout, spg.go's), made at the first solve and
+// kept; each solve writes it before its kernels read it.
+func (p *problem) devScalarBuffer() (*Buffer, error) {
+	b := p.b
+	if b.devScalars == nil {
+		s, err := b.d.NewHostBuffer(spgScalarBytes)
+		if err != nil {
+			return nil, err
+		}
+		b.devScalars = s
+	}
+	return b.devScalars, nil
+}
+
 // kernels builds the kernels of the modules into the pointers.
 func kernels(d *Device, ks ...struct {
 	k **Kernel
@@ -57,14 +85,13 @@ func newDevSolve(p *problem, n, scalarBytes int, opt engine.SolveOptions) (*devS
 		return nil, err
 	}
 	var err error
-	if ds.s, err = d.NewHostBuffer(int64(scalarBytes)); err != nil {
+	if ds.s, err = p.devScalarBuffer(); err != nil {
 		return nil, err
 	}
 	ds.hist = ds.s // bound but never written when histCap is 0
 	if opt.History && opt.MaxIter > 0 {
 		ds.histCap = opt.MaxIter
 		if ds.hist, err = d.NewHostBuffer(8 * 3 * int64(ds.histCap)); err != nil {
-			ds.s.Release()
 			return nil, err
 		}
 	}
@@ -73,7 +100,7 @@ func newDevSolve(p *problem, n, scalarBytes int, opt engine.SolveOptions) (*devS
 		return nil, err
 	}
 	ds.chunks = (n + dotChunk - 1) / dotChunk
-	ds.partial = p.vec(p.NewVec(3 * ds.chunks))
+	ds.partial = p.devVec(0, 3*ds.chunks)
 	if err := p.Err(); err != nil {
 		ds.release()
 		return nil, err
@@ -81,13 +108,13 @@ func newDevSolve(p *problem, n, scalarBytes int, opt engine.SolveOptions) (*devS
 	return ds, nil
 }
 
-// release frees the scalar and history buffers. run leaves nothing
-// recorded that uses them: it returns after a Flush, or after a failed one.
+// release frees the history buffer (the scalar buffer stays with the
+// backend). run leaves nothing recorded that uses it: it returns after a
+// Flush, or after a failed one.
 func (ds *devSolve) release() {
 	if ds.hist != ds.s {
 		ds.hist.Release()
 	}
-	ds.s.Release()
 }
 
 // maxIter is opt.MaxIter for the kernels' push constants.

@@ -63,7 +63,7 @@ func (p *problem) SolveJacobi(gamma, inv engine.Vec, omega, lambda float64, opt 
 		return st, err
 	}
 	defer ds.release()
-	nx, tmp := p.vec(p.NewVec(n)), p.vec(p.NewVec(n))
+	nx, tmp := p.devVec(1, n), p.devVec(2, n)
 	r := p.vec(p.R())
 	if err := p.Err(); err != nil {
 		return st, err

@@ -83,7 +83,8 @@ func (p *problem) SolveSPG(gamma, diag, inv engine.Vec, opt engine.SolveOptions)
 		return st, err
 	}
 	defer ds.release()
-	nv := func() *Vec { return p.vec(p.NewVec(n)) }
+	k := 0
+	nv := func() *Vec { k++; return p.devVec(k, n) }
 	x, xNew, g, gNew, nx, dd, y, tmp, best := nv(), nv(), nv(), nv(), nv(), nv(), nv(), nv(), nv()
 	r := p.vec(p.R())
 	if err := p.Err(); err != nil {
