@@ -33,7 +33,9 @@ func runScene(t *testing.T, name string, vtkEvery int, sets ...string) string {
 }
 
 // census counts the distinct colours of an image, the fraction of pixels
-// that differ from white, and the pixels of colour c.
+// that differ from white, and the pixels of colour c: c itself, or c
+// anti-aliased over white with at least half its weight (a line's pixels
+// are mostly such blends where it runs at a slight slope).
 func census(img image.Image, c color.Color) (distinct int, ink float64, exact int) {
 	seen := map[color.RGBA]bool{}
 	b := img.Bounds()
@@ -46,12 +48,39 @@ func census(img image.Image, c color.Color) (distinct int, ink float64, exact in
 			if p != (color.RGBA{255, 255, 255, 255}) {
 				nonWhite++
 			}
-			if p == want {
+			if p == want || blendOf(p, want) >= 0.5 {
 				exact++
 			}
 		}
 	}
 	return len(seen), float64(nonWhite) / float64(b.Dx()*b.Dy()), exact
+}
+
+// blendOf returns a when p is a·c + (1 − a)·white to within 2 levels per
+// channel (a ∈ [0, 1]), else −1.
+func blendOf(p, c color.RGBA) float64 {
+	// a from the channel where c is darkest (the best conditioned).
+	ch := func(x color.RGBA) [3]float64 { return [3]float64{float64(x.R), float64(x.G), float64(x.B)} }
+	pc, cc := ch(p), ch(c)
+	k := 0
+	for i := range 3 {
+		if cc[i] < cc[k] {
+			k = i
+		}
+	}
+	if cc[k] >= 255 {
+		return -1
+	}
+	a := (255 - pc[k]) / (255 - cc[k])
+	if a < 0 || a > 1 {
+		return -1
+	}
+	for i := range 3 {
+		if math.Abs(a*cc[i]+(1-a)*255-pc[i]) > 2 {
+			return -1
+		}
+	}
+	return a
 }
 
 func readPNG(t *testing.T, path string) image.Image {
@@ -96,8 +125,11 @@ func TestPlot(t *testing.T) {
 		if distinct < 20 || ink < 0.01 {
 			t.Errorf("%s looks blank: %d colours, %.3f of the pixels not white", f, distinct, ink)
 		}
-		// The first line's colour exactly, along its centre: a line across
-		// the plot's 600-pixel-wide data area leaves hundreds.
+		// The first line's colour, or blends of it with white that are
+		// mostly it: a line across the plot's 600-pixel-wide data area
+		// leaves hundreds. (Exact pixels alone are too few where the line
+		// runs at slight slopes: the wall-time plot of a run on a loaded
+		// machine, a spike and small wiggles, had 42.)
 		if line < 100 {
 			t.Errorf("%s: %d pixels of the first line's colour, want ≥ 100", f, line)
 		}
