@@ -61,11 +61,17 @@ import (
 // Cost per iteration: one product with N, which also gives the residual
 // (eq. 25) and the objective of the new iterate; plus jacobiPowerIters
 // products per solve when ω is estimated.
+//
+// It keeps its work vectors from solve to solve (see ReuseVec), so a
+// Jacobi must not run two solves at once.
 type Jacobi struct {
 	// Omega is the step ω ∈ (0, 2); 0 means 1/ρ̂ (above).
 	Omega float64
 	// Lambda is the relaxation λ ∈ (0, 1] of line 5; 0 means 1.
 	Lambda float64
+
+	work  [4]Vec    // inv, nx, step, tmp
+	start []float64 // the power iteration's start vector
 }
 
 const (
@@ -98,16 +104,22 @@ func (j *Jacobi) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, erro
 	if err := checkSolve(j.Name(), p, gamma, opt); err != nil {
 		return st, err
 	}
-	inv := p.NewVec(n)  // B: 1/g_i on the rows of contact i
-	nx := p.NewVec(n)   // N γ_k
-	step := p.NewVec(n) // Π(γ_k − ω B (Nγ_k + r))
-	tmp := p.NewVec(n)  // scratch
+	for i := range j.work {
+		j.work[i] = ReuseVec(p, j.work[i], n)
+	}
+	inv := j.work[0]  // B: 1/g_i on the rows of contact i
+	nx := j.work[1]   // N γ_k
+	step := j.work[2] // Π(γ_k − ω B (Nγ_k + r))
+	tmp := j.work[3]  // scratch
 	// step holds g_i until the first iteration overwrites it.
 	if err := blockDiag(j.Name(), p, step, inv); err != nil {
 		return st, err
 	}
 	if j.Omega == 0 {
-		rho, err := spectralRadius(p, step, inv, nx, tmp)
+		if len(j.start) != n {
+			j.start = powerStart(n)
+		}
+		rho, err := spectralRadius(p, step, inv, nx, tmp, j.start)
 		if err != nil {
 			return st, fmt.Errorf("%s: %w", j.Name(), err)
 		}
@@ -238,14 +250,10 @@ func (g *GaussSeidel) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats,
 // spectralRadius returns max(1, ρ̂), ρ̂ the Rayleigh quotient vᵀNv / vᵀGv
 // after jacobiPowerIters steps of v ← G⁻¹Nv from a fixed pseudo-random v,
 // with G = diag(g_i) in diag and G⁻¹ in inv: an estimate from below of
-// ρ(G⁻¹N) (see Jacobi). It overwrites v and w. A Problem that implements
+// ρ(G⁻¹N) (see Jacobi), from start (powerStart). It overwrites v and w.
+// A Problem that implements
 // DeviceJacobi runs the iteration on the device.
-func spectralRadius(p Problem, diag, inv, v, w Vec) (float64, error) {
-	start := make([]float64, v.Len())
-	for k := range start {
-		// Weyl's sequence: deterministic, spread over [0.5, 1.5).
-		start[k] = 0.5 + math.Mod(float64(k+1)*0.6180339887498949, 1)
-	}
+func spectralRadius(p Problem, diag, inv, v, w Vec, start []float64) (float64, error) {
 	p.Write(v, start)
 	if d, ok := p.(DeviceJacobi); ok {
 		rho, err := d.JacobiRho(diag, inv, v, w, jacobiPowerIters)
@@ -261,6 +269,16 @@ func spectralRadius(p Problem, diag, inv, v, w Vec) (float64, error) {
 		p.Axpby(v, 1/math.Sqrt(p.Dot(v, v)), v, 0, v)
 	}
 	return math.Max(rho, 1), nil
+}
+
+// powerStart returns spectralRadius's start vector of length n: Weyl's
+// sequence, deterministic, spread over [0.5, 1.5).
+func powerStart(n int) []float64 {
+	start := make([]float64, n)
+	for k := range start {
+		start[k] = 0.5 + math.Mod(float64(k+1)*0.6180339887498949, 1)
+	}
+	return start
 }
 
 // relaxation returns ω and λ, the defaults for zero values, or an error

@@ -72,7 +72,12 @@ import (
 // Cost per iteration: one product with N per trial of the line search (one
 // when the first trial is accepted); the residual and the objective reuse
 // it.
-type SPG struct{}
+//
+// It keeps its work vectors from solve to solve (see ReuseVec), so an SPG
+// must not run two solves at once.
+type SPG struct {
+	work [11]Vec // diag, inv, x, xNew, g, gNew, nx, d, y, tmp, best
+}
 
 // Parameters of P-SPG-FB (see SPG).
 const (
@@ -104,8 +109,10 @@ func (s *SPG) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error) 
 		return st, err
 	}
 	r := p.R()
-	diag := p.NewVec(n) // P = diag(g_i)
-	inv := p.NewVec(n)  // P⁻¹
+	ws := &s.work
+	ws[0], ws[1] = ReuseVec(p, ws[0], n), ReuseVec(p, ws[1], n)
+	diag := ws[0] // P = diag(g_i)
+	inv := ws[1]  // P⁻¹
 	if err := blockDiag(s.Name(), p, diag, inv); err != nil {
 		return st, err
 	}
@@ -113,15 +120,18 @@ func (s *SPG) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error) 
 		// The backend runs the same iterations on the device.
 		return d.SolveSPG(gamma, diag, inv, opt)
 	}
-	x := p.NewVec(n)    // x_j
-	xNew := p.NewVec(n) // x_{j+1}
-	g := p.NewVec(n)    // g_j
-	gNew := p.NewVec(n) // g_{j+1}
-	nx := p.NewVec(n)   // N x_{j+1} (N x₀ at first)
-	d := p.NewVec(n)    // d_j
-	y := p.NewVec(n)    // p_j, then y_j
-	tmp := p.NewVec(n)  // scratch
-	best := p.NewVec(n) // x_FB
+	for i := 2; i < len(ws); i++ {
+		ws[i] = ReuseVec(p, ws[i], n)
+	}
+	x := ws[2]     // x_j
+	xNew := ws[3]  // x_{j+1}
+	g := ws[4]     // g_j
+	gNew := ws[5]  // g_{j+1}
+	nx := ws[6]    // N x_{j+1} (N x₀ at first)
+	d := ws[7]     // d_j
+	y := ws[8]     // p_j, then y_j
+	tmp := ws[9]   // scratch
+	best := ws[10] // x_FB
 
 	// Lines 1–3.
 	p.Project(x, gamma)

@@ -214,19 +214,12 @@ func (a *apgdRun) run(name string) (apgdScalars, error) {
 // setup builds the kernels and makes the buffers and vectors of a solve.
 func (a *apgdRun) setup() error {
 	d := a.p.b.d
-	for _, k := range []struct {
-		k **Kernel
-		m shaders.Module
-	}{
-		{&a.k.bodyImpulse, shaders.ApgdBodyImpulse}, {&a.k.contactVelocity, shaders.ApgdContactVelocity},
-		{&a.k.step, shaders.ApgdStep}, {&a.k.dot, shaders.ApgdDot}, {&a.k.sum, shaders.ApgdSum},
-		{&a.k.scalar, shaders.ApgdScalar}, {&a.k.residual, shaders.ApgdResidual},
-		{&a.k.antiRelax, shaders.ApgdAntiRelax}, {&a.k.next, shaders.ApgdNext},
-	} {
-		var err error
-		if *k.k, err = d.Kernel(k.m); err != nil {
-			return err
-		}
+	if err := kernels(d,
+		kernelSpec{&a.k.bodyImpulse, shaders.ApgdBodyImpulse}, kernelSpec{&a.k.contactVelocity, shaders.ApgdContactVelocity},
+		kernelSpec{&a.k.step, shaders.ApgdStep}, kernelSpec{&a.k.dot, shaders.ApgdDot}, kernelSpec{&a.k.sum, shaders.ApgdSum},
+		kernelSpec{&a.k.scalar, shaders.ApgdScalar}, kernelSpec{&a.k.residual, shaders.ApgdResidual},
+		kernelSpec{&a.k.antiRelax, shaders.ApgdAntiRelax}, kernelSpec{&a.k.next, shaders.ApgdNext}); err != nil {
+		return err
 	}
 	var err error
 	if a.s, err = a.p.devScalarBuffer(); err != nil {

@@ -55,11 +55,14 @@ func (p *problem) devScalarBuffer() (*Buffer, error) {
 	return b.devScalars, nil
 }
 
-// kernels builds the kernels of the modules into the pointers.
-func kernels(d *Device, ks ...struct {
+// kernelSpec is a kernel to build and where to put it.
+type kernelSpec struct {
 	k **Kernel
 	m shaders.Module
-}) error {
+}
+
+// kernels builds the kernels of the modules into the pointers.
+func kernels(d *Device, ks ...kernelSpec) error {
 	for _, k := range ks {
 		var err error
 		if *k.k, err = d.Kernel(k.m); err != nil {
@@ -69,19 +72,16 @@ func kernels(d *Device, ks ...struct {
 	return nil
 }
 
-// newDevSolve makes the buffers of a device solve of n rows: a zeroed
-// scalar buffer of scalarBytes (phase 0, iteration 0, no error) and, when
-// opt.History, room for 3 float64 per iteration.
-func newDevSolve(p *problem, n, scalarBytes int, opt engine.SolveOptions) (*devSolve, error) {
+// newDevSolve builds the shared kernels and the solver's own (own), and
+// makes the buffers of a device solve of n rows: a zeroed scalar buffer of
+// scalarBytes (phase 0, iteration 0, no error) and, when opt.History, room
+// for 3 float64 per iteration.
+func newDevSolve(p *problem, n, scalarBytes int, opt engine.SolveOptions, own ...kernelSpec) (*devSolve, error) {
 	ds := &devSolve{p: p, n: n, opt: opt}
 	d := p.b.d
-	type km = struct {
-		k **Kernel
-		m shaders.Module
-	}
-	if err := kernels(d, km{&ds.dot, shaders.ApgdDot}, km{&ds.sum, shaders.ApgdSum},
-		km{&ds.bodyImpulse, shaders.ApgdBodyImpulse}, km{&ds.contactVelocity, shaders.ApgdContactVelocity},
-		km{&ds.residual, shaders.ApgdResidual}); err != nil {
+	if err := kernels(d, append(own, kernelSpec{&ds.dot, shaders.ApgdDot}, kernelSpec{&ds.sum, shaders.ApgdSum},
+		kernelSpec{&ds.bodyImpulse, shaders.ApgdBodyImpulse}, kernelSpec{&ds.contactVelocity, shaders.ApgdContactVelocity},
+		kernelSpec{&ds.residual, shaders.ApgdResidual})...); err != nil {
 		return nil, err
 	}
 	var err error

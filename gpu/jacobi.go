@@ -51,14 +51,8 @@ func (p *problem) SolveJacobi(gamma, inv engine.Vec, omega, lambda float64, opt 
 	}
 	b := p.b
 	var step, scalar *Kernel
-	type km = struct {
-		k **Kernel
-		m shaders.Module
-	}
-	if err := kernels(b.d, km{&step, shaders.JacobiStep}, km{&scalar, shaders.JacobiScalar}); err != nil {
-		return st, err
-	}
-	ds, err := newDevSolve(p, n, apgdScalarBytes, opt)
+	ds, err := newDevSolve(p, n, apgdScalarBytes, opt,
+		kernelSpec{&step, shaders.JacobiStep}, kernelSpec{&scalar, shaders.JacobiScalar})
 	if err != nil {
 		return st, err
 	}
@@ -127,14 +121,8 @@ func (p *problem) JacobiRho(diag, inv, v, w engine.Vec, steps int) (float64, err
 		return 0, nil
 	}
 	var power, scale *Kernel
-	type km = struct {
-		k **Kernel
-		m shaders.Module
-	}
-	if err := kernels(p.b.d, km{&power, shaders.JacobiPower}, km{&scale, shaders.JacobiScale}); err != nil {
-		return math.NaN(), err
-	}
-	ds, err := newDevSolve(p, n, apgdScalarBytes, engine.SolveOptions{}) // phase 0: the dots run
+	ds, err := newDevSolve(p, n, apgdScalarBytes, engine.SolveOptions{}, // phase 0: the dots run
+		kernelSpec{&power, shaders.JacobiPower}, kernelSpec{&scale, shaders.JacobiScale})
 	if err != nil {
 		return math.NaN(), err
 	}

@@ -52,7 +52,6 @@ const (
 	spgWMin        = 7
 	spgFBest       = 8
 	spgFNew        = 4
-	spgErrOff      = 120
 )
 
 // SolveSPG implements engine.DeviceSPG (see above), recorded into the open
@@ -71,14 +70,8 @@ func (p *problem) SolveSPG(gamma, diag, inv engine.Vec, opt engine.SolveOptions)
 	}
 	b := p.b
 	var vec, scalar *Kernel
-	type km = struct {
-		k **Kernel
-		m shaders.Module
-	}
-	if err := kernels(b.d, km{&vec, shaders.SpgVec}, km{&scalar, shaders.SpgScalar}); err != nil {
-		return st, err
-	}
-	ds, err := newDevSolve(p, n, spgScalarBytes, opt) // phase dir, iteration 0, no error
+	ds, err := newDevSolve(p, n, spgScalarBytes, opt, // phase dir, iteration 0, no error
+		kernelSpec{&vec, shaders.SpgVec}, kernelSpec{&scalar, shaders.SpgScalar})
 	if err != nil {
 		return st, err
 	}
@@ -133,7 +126,7 @@ func (p *problem) SolveSPG(gamma, diag, inv engine.Vec, opt engine.SolveOptions)
 		return st, err
 	}
 	iter := int(sc.u32(sIter))
-	switch sc.u32(spgErrOff) {
+	switch sc.u32(sErr) {
 	case 0:
 	case 1:
 		// engine's progress at the initial guess.
@@ -143,7 +136,7 @@ func (p *problem) SolveSPG(gamma, diag, inv engine.Vec, opt engine.SolveOptions)
 	case 3:
 		return st, fmt.Errorf("%s: residual %v at iteration %d: N or r is not finite", name, sc.f64(spgW), iter+1)
 	default:
-		return st, fmt.Errorf("gpu: %s: the device solver reports error %d", name, sc.u32(spgErrOff))
+		return st, fmt.Errorf("gpu: %s: the device solver reports error %d", name, sc.u32(sErr))
 	}
 	if st.History, err = ds.history(iter); err != nil {
 		return st, err

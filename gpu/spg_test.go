@@ -98,13 +98,16 @@ func TestDeviceSPGNotFinite(t *testing.T) {
 	}
 }
 
-// countSchur counts the products with N of a host-driven solve.
-type countSchur struct {
+// countOps counts the products with N and the dot products of a
+// host-driven solve.
+type countOps struct {
 	engine.Problem
-	n *int
+	schur, dots *int
 }
 
-func (c countSchur) Schur(d, x engine.Vec) { *c.n++; c.Problem.Schur(d, x) }
+func (c countOps) Schur(d, x engine.Vec) { *c.schur++; c.Problem.Schur(d, x) }
+
+func (c countOps) Dot(x, y engine.Vec) float64 { *c.dots++; return c.Problem.Dot(x, y) }
 
 // The paths the random problem from a small guess does not take: from a
 // guess of unit scale the line search reduces λ once in 200 iterations
@@ -115,21 +118,26 @@ func (c countSchur) Schur(d, x engine.Vec) { *c.n++; c.Problem.Schur(d, x) }
 // and host-driven solves agree bit for bit on both.
 func TestDeviceSPGPaths(t *testing.T) {
 	set := engine.DefaultSettings()
-	check := func(t *testing.T, gp engine.Problem, gamma0 []float64, opt engine.SolveOptions) int {
+	// check compares the solves and returns the host-driven one's
+	// reductions of λ and dot products per iteration past the initial
+	// guess's three (engine.SPG takes one ⟨d, g⟩, two for the objective
+	// of each trial, one ⟨s, y⟩, one for the BB step unless ⟨s, y⟩ ≤ 0,
+	// and one for the residual; line 8 adds a ⟨d, g⟩).
+	check := func(t *testing.T, gp engine.Problem, gamma0 []float64, opt engine.SolveOptions) (int, float64) {
 		t.Helper()
 		g := vecOf(gp, gamma0)
 		dst, err := (&engine.SPG{}).Solve(gp, g, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		products := 0
+		products, dots := 0, 0
 		h := vecOf(gp, gamma0)
-		hst, err := (&engine.SPG{}).Solve(countSchur{hostSPG{gp}, &products}, h, opt)
+		hst, err := (&engine.SPG{}).Solve(countOps{hostSPG{gp}, &products, &dots}, h, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sameSolve(t, "driven from the host", readVec(gp, g), dst, readVec(gp, h), hst)
-		return products - 1 - hst.Iterations // the reductions of λ
+		return products - 1 - hst.Iterations, float64(dots-3) / float64(hst.Iterations)
 	}
 	t.Run("backtrack", func(t *testing.T) {
 		tw, _, gp := randomTwin(t, 41, 300, 0)
@@ -138,7 +146,7 @@ func TestDeviceSPGPaths(t *testing.T) {
 		for i := range gamma0 {
 			gamma0[i] = r.NormFloat64()
 		}
-		if bt := check(t, gp, gamma0, engine.SolveOptions{MaxIter: 200, Gd: set.Gd, History: true}); bt < 1 {
+		if bt, _ := check(t, gp, gamma0, engine.SolveOptions{MaxIter: 200, Gd: set.Gd, History: true}); bt < 1 {
 			t.Errorf("%d reductions of λ: the case no longer tests them", bt)
 		}
 	})
@@ -156,6 +164,10 @@ func TestDeviceSPGPaths(t *testing.T) {
 			t.Fatalf("%d contacts, want the 2 separating ones", tw.nc)
 		}
 		_, gp := tw.build(t, s.Dt)
-		check(t, gp, make([]float64, 3*tw.nc), engine.SolveOptions{MaxIter: 5, Gd: set.Gd, History: true})
+		// Every iteration: ⟨d, g⟩ twice (line 8), two for the trial, ⟨s, y⟩
+		// = 0 (so α_max and no BB dot), the residual: 6 dots.
+		if _, per := check(t, gp, make([]float64, 3*tw.nc), engine.SolveOptions{MaxIter: 5, Gd: set.Gd, History: true}); per != 6 {
+			t.Errorf("%g dot products per iteration, want 6: the case no longer takes line 8 with α_max", per)
+		}
 	})
 }

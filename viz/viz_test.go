@@ -57,7 +57,10 @@ func census(img image.Image, c color.Color) (distinct int, ink float64, exact in
 }
 
 // blendOf returns a when p is a·c + (1 − a)·white to within 2 levels per
-// channel (a ∈ [0, 1]), else −1.
+// channel (a ∈ [0, 1]), else −1: the rasteriser rounds the blend to 8 bits
+// (±0.5) and a from the rounded pixel carries that error into the other
+// channels (±1 more); grey grid lines under the line make bigger errors
+// and do not count.
 func blendOf(p, c color.RGBA) float64 {
 	// a from the channel where c is darkest (the best conditioned).
 	ch := func(x color.RGBA) [3]float64 { return [3]float64{float64(x.R), float64(x.G), float64(x.B)} }
