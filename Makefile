@@ -76,15 +76,16 @@ fmt:
 clean:
 	rm -rf bin out
 
-# Compile the GLSL kernels (shaders/*.comp) to the committed SPIR-V and
-# regenerate shaders/zshaders.go; needs glslc and spirv-val (apt-get install
-# glslc spirv-tools). A plain go build never does.
+# Compile the GLSL kernels (shaders/*.comp, which #include the shared GLSL
+# of shaders/lib/*.glsl) to the committed SPIR-V and regenerate
+# shaders/zshaders.go; needs glslc and spirv-val (apt-get install glslc
+# spirv-tools). A plain go build never does.
 GLSLC     ?= glslc
 GLSLFLAGS := --target-env=vulkan1.1 -O
 
 shaders:
 	@set -e; for f in shaders/*.comp; do \
-		$(GLSLC) $(GLSLFLAGS) -o $${f%.comp}.spv $$f; \
+		$(GLSLC) $(GLSLFLAGS) -I shaders/lib -o $${f%.comp}.spv $$f; \
 		spirv-val --target-env vulkan1.1 $${f%.comp}.spv; \
 	done
 	$(GO) run ./shaders/gen -dir shaders
@@ -93,9 +94,9 @@ shaders:
 # the generated Go differ (the same glslc version gives the same bytes).
 check-shaders:
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-	cp shaders/*.comp "$$tmp"/; \
+	cp shaders/*.comp "$$tmp"/; mkdir "$$tmp"/lib; cp shaders/lib/*.glsl "$$tmp"/lib/; \
 	for f in "$$tmp"/*.comp; do \
-		$(GLSLC) $(GLSLFLAGS) -o "$${f%.comp}.spv" "$$f"; \
+		$(GLSLC) $(GLSLFLAGS) -I "$$tmp"/lib -o "$${f%.comp}.spv" "$$f"; \
 		spirv-val --target-env vulkan1.1 "$${f%.comp}.spv"; \
 	done; \
 	$(GO) run ./shaders/gen -dir "$$tmp"; \

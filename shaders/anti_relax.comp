@@ -30,26 +30,7 @@ layout(push_constant) uniform Push {
 	uint nc;
 } p;
 
-// hypot is Go's math.Hypot as hypot_amd64.s computes it.
-precise double hypot(double a, double b) {
-	double pa = abs(a);
-	double pb = abs(b);
-	if (isinf(pa) || isinf(pb)) {
-		return 1.0lf / 0.0lf;
-	}
-	if (isnan(pa) || isnan(pb)) {
-		return pa + pb;
-	}
-	if (pa == 0.0lf && pb == 0.0lf) {
-		return 0.0lf;
-	}
-	double big = max(pa, pb);
-	double small = min(pa, pb);
-	precise double q = small / big;
-	precise double s = sqrt(q * q + 1.0lf);
-	precise double h = s * big;
-	return h;
-}
+#include "hypot.glsl"
 
 void main() {
 	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;

@@ -12,8 +12,9 @@
 //	r[3k] = r0[3k] + mu[k]·Hypot(u1, u2)
 //	r[3k+1], r[3k+2] = r0[3k+1], r0[3k+2]
 //
-// with anti_relax.comp's Hypot (Go's math.Hypot on amd64); every operation
-// `precise`: the values of axpby.comp then anti_relax.comp bit for bit.
+// with lib/hypot.glsl's Hypot (Go's math.Hypot on amd64, as in
+// anti_relax.comp); every operation `precise`: the values of axpby.comp
+// then anti_relax.comp bit for bit.
 // Bindings (set 0): 0 r (written; 3 float64 per contact), 1 r0, 2 nx
 // (3 per contact), 3 mu (1 per contact), 4 s (read; the solver's scalars).
 // Push constants: uint nc, uint gate (8 bytes).
@@ -25,49 +26,15 @@ layout(std430, set = 0, binding = 0) writeonly buffer R { double r[]; };
 layout(std430, set = 0, binding = 1) readonly buffer R0 { double r0[]; };
 layout(std430, set = 0, binding = 2) readonly buffer NX { double nx[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Mu { double mu[]; };
-layout(std430, set = 0, binding = 4) readonly buffer Scalars {
-	double L;        // Lipschitz estimate
-	double t;        // step size 1/L
-	double theta;    // θ_k
-	double thetaNew; // θ_{k+1}
-	double beta;     // β_{k+1}
-	double fx;       // f(γ_{k+1}) of the accepted trial
-	double res;      // r(γ_{k+1}), eq. 25
-	double rmin;     // smallest residual so far
-	double fBest;    // objective at the best iterate
-	double dots[4];  // the reductions of apgd_sum
-	uint phase;      // 0 start, 1 trial, 2 accept, 3 step, 4 done
-	uint flags;      // 1 improved, 2 restart, 4 stop
-	uint iter;       // iterations completed
-	uint bt;         // step-size halvings of this iteration
-	uint err;        // 0, 1 backtracking did not end, 2 objective NaN
-	uint pad;
-} s;
+#define SCALARS_BINDING 4
+#define SCALARS_ACCESS readonly
+#include "apgd_scalars.glsl"
 layout(push_constant) uniform Push {
 	uint nc;
 	uint gate;
 } p;
 
-// hypot is Go's math.Hypot as hypot_amd64.s computes it (anti_relax.comp's).
-precise double hypot(double a, double b) {
-	double pa = abs(a);
-	double pb = abs(b);
-	if (isinf(pa) || isinf(pb)) {
-		return 1.0lf / 0.0lf;
-	}
-	if (isnan(pa) || isnan(pb)) {
-		return pa + pb;
-	}
-	if (pa == 0.0lf && pb == 0.0lf) {
-		return 0.0lf;
-	}
-	double big = max(pa, pb);
-	double small = min(pa, pb);
-	precise double q = small / big;
-	precise double sq = sqrt(q * q + 1.0lf);
-	precise double h = sq * big;
-	return h;
-}
+#include "hypot.glsl"
 
 void main() {
 	if ((p.gate & (1u << s.phase)) == 0u) {

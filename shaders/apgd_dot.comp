@@ -43,24 +43,9 @@ layout(std430, set = 0, binding = 2) readonly buffer V1 { double v1[]; };
 layout(std430, set = 0, binding = 3) readonly buffer V2 { double v2[]; };
 layout(std430, set = 0, binding = 4) readonly buffer V3 { double v3[]; };
 layout(std430, set = 0, binding = 5) readonly buffer V4 { double v4[]; };
-layout(std430, set = 0, binding = 6) readonly buffer Scalars {
-	double L;        // Lipschitz estimate
-	double t;        // step size 1/L
-	double theta;    // θ_k
-	double thetaNew; // θ_{k+1}
-	double beta;     // β_{k+1}
-	double fx;       // f(γ_{k+1}) of the accepted trial
-	double res;      // r(γ_{k+1}), eq. 25
-	double rmin;     // smallest residual so far
-	double fBest;    // objective at the best iterate
-	double dots[4];  // the reductions of apgd_sum
-	uint phase;      // 0 start, 1 trial, 2 accept, 3 step, 4 done
-	uint flags;      // 1 improved, 2 restart, 4 stop
-	uint iter;       // iterations completed
-	uint bt;         // step-size halvings of this iteration
-	uint err;        // 0, 1 backtracking did not end, 2 objective NaN
-	uint pad;
-} s;
+#define SCALARS_BINDING 6
+#define SCALARS_ACCESS readonly
+#include "apgd_scalars.glsl"
 layout(push_constant) uniform Push {
 	uint n;
 	uint mode;

@@ -28,65 +28,16 @@ layout(std430, set = 0, binding = 2) readonly buffer NX { double nx[]; };
 layout(std430, set = 0, binding = 3) readonly buffer R { double r[]; };
 layout(std430, set = 0, binding = 4) readonly buffer Mu { double mu[]; };
 layout(std430, set = 0, binding = 5) readonly buffer Coh { double coh[]; };
-layout(std430, set = 0, binding = 6) readonly buffer Scalars {
-	double L;        // Lipschitz estimate
-	double t;        // step size 1/L
-	double theta;    // θ_k
-	double thetaNew; // θ_{k+1}
-	double beta;     // β_{k+1}
-	double fx;       // f(γ_{k+1}) of the accepted trial
-	double res;      // r(γ_{k+1}), eq. 25
-	double rmin;     // smallest residual so far
-	double fBest;    // objective at the best iterate
-	double dots[4];  // the reductions of apgd_sum
-	uint phase;      // 0 start, 1 trial, 2 accept, 3 step, 4 done
-	uint flags;      // 1 improved, 2 restart, 4 stop
-	uint iter;       // iterations completed
-	uint bt;         // step-size halvings of this iteration
-	uint err;        // 0, 1 backtracking did not end, 2 objective NaN
-	uint pad;
-} s;
+#define SCALARS_BINDING 6
+#define SCALARS_ACCESS readonly
+#include "apgd_scalars.glsl"
 layout(push_constant) uniform Push {
 	double gd;
 	uint nc;
 	uint gate;
 } p;
 
-// proj is project.comp's Π_Υ of (xn, xu, xw) for friction μ = m and
-// cohesion impulse c, branch for branch and operation for operation.
-void proj(double xn, double xu, double xw, double m, double c, out double on, out double ou, out double ow) {
-	precise double n = xn + c;
-	precise double t = sqrt(xu * xu + xw * xw);
-	precise double mn = m * n;
-	precise double mt = m * t;
-	if (m == 0.0lf) {
-		double mx = n;
-		if (!(n > 0.0lf) && !isnan(n)) {
-			mx = 0.0lf;
-		}
-		precise double o = mx - c;
-		on = o;
-		ou = 0.0lf;
-		ow = 0.0lf;
-	} else if (t <= mn) {
-		on = xn;
-		ou = xu;
-		ow = xw;
-	} else if (mt <= -n) {
-		on = -c;
-		ou = 0.0lf;
-		ow = 0.0lf;
-	} else {
-		precise double np = (mt + n) / (m * m + 1.0lf);
-		precise double sc = m * np / t;
-		precise double o0 = np - c;
-		precise double o1 = xu * sc;
-		precise double o2 = xw * sc;
-		on = o0;
-		ou = o1;
-		ow = o2;
-	}
-}
+#include "cone.glsl"
 void main() {
 	if ((p.gate & (1u << s.phase)) == 0u) {
 		return;

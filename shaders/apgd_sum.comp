@@ -20,24 +20,9 @@ layout(local_size_x = 256) in;
 
 const uint WG = 256;
 
-layout(std430, set = 0, binding = 0) buffer Scalars {
-	double L;        // Lipschitz estimate
-	double t;        // step size 1/L
-	double theta;    // θ_k
-	double thetaNew; // θ_{k+1}
-	double beta;     // β_{k+1}
-	double fx;       // f(γ_{k+1}) of the accepted trial
-	double res;      // r(γ_{k+1}), eq. 25
-	double rmin;     // smallest residual so far
-	double fBest;    // objective at the best iterate
-	double dots[4];  // the reductions of apgd_sum
-	uint phase;      // 0 start, 1 trial, 2 accept, 3 step, 4 done
-	uint flags;      // 1 improved, 2 restart, 4 stop
-	uint iter;       // iterations completed
-	uint bt;         // step-size halvings of this iteration
-	uint err;        // 0, 1 backtracking did not end, 2 objective NaN
-	uint pad;
-} s;
+#define SCALARS_BINDING 0
+#define SCALARS_ACCESS
+#include "apgd_scalars.glsl"
 layout(std430, set = 0, binding = 1) readonly buffer Partial { double partial[]; };
 
 layout(push_constant) uniform Push {

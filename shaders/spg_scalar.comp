@@ -41,26 +41,9 @@
 // Dispatch: (1, 1, 1), one workgroup of 1.
 layout(local_size_x = 1) in;
 
-layout(std430, set = 0, binding = 0) buffer Scalars {
-	double alpha;     // α̂_j
-	double lambda;    // λ of the line search
-	double dg;        // ⟨d_j, g_j⟩
-	double f;         // f(x_j)
-	double fNew;      // f(x_j + λd_j)
-	double fMax;      // max of the last N_GLL + 1 objectives
-	double w;         // the last residual (eq. 25)
-	double wMin;      // the smallest residual so far (x_FB's)
-	double fBest;     // f(x_FB)
-	double dots[4];   // the reductions of apgd_sum
-	uint phase;       // 0 dir, 1 dir2, 2 trial, 3 accept, 4 done, 5 resid
-	uint flags;       // 1: x_FB = x_{j+1} (the last residual is the smallest)
-	uint iter;        // iterations completed
-	uint bt;          // reductions of λ in this line search
-	uint err;         // 0; 1 initial guess, 2 objective, 3 residual not finite
-	uint nHist;       // objectives in fHist
-	double fHist[11]; // f(x_{j−i}), i = 0…N_GLL
-	double step;      // λα̂ of the accepted step, for the history
-} s;
+#define SCALARS_BINDING 0
+#define SCALARS_ACCESS
+#include "spg_scalars.glsl"
 layout(std430, set = 0, binding = 1) writeonly buffer Hist { double hist[]; };
 layout(push_constant) uniform Push {
 	double tol;

@@ -34,67 +34,16 @@ layout(std430, set = 0, binding = 6) buffer Best { double best[]; };
 layout(std430, set = 0, binding = 7) readonly buffer Inv { double inv[]; };
 layout(std430, set = 0, binding = 8) readonly buffer Mu { double mu[]; };
 layout(std430, set = 0, binding = 9) readonly buffer Coh { double coh[]; };
-layout(std430, set = 0, binding = 10) readonly buffer Scalars {
-	double alpha;     // α̂_j
-	double lambda;    // λ of the line search
-	double dg;        // ⟨d_j, g_j⟩
-	double f;         // f(x_j)
-	double fNew;      // f(x_j + λd_j)
-	double fMax;      // max of the last N_GLL + 1 objectives
-	double w;         // the last residual (eq. 25)
-	double wMin;      // the smallest residual so far (x_FB's)
-	double fBest;     // f(x_FB)
-	double dots[4];   // the reductions of apgd_sum
-	uint phase;       // 0 dir, 1 dir2, 2 trial, 3 accept, 4 done, 5 resid
-	uint flags;       // 1: x_FB = x_{j+1} (the last residual is the smallest)
-	uint iter;        // iterations completed
-	uint bt;          // reductions of λ in this line search
-	uint err;         // 0; 1 initial guess, 2 objective, 3 residual not finite
-	uint nHist;       // objectives in fHist
-	double fHist[11]; // f(x_{j−i}), i = 0…N_GLL
-	double step;      // λα̂ of the accepted step, for the history
-} s;
+#define SCALARS_BINDING 10
+#define SCALARS_ACCESS readonly
+#include "spg_scalars.glsl"
 layout(push_constant) uniform Push {
 	uint nc;
 	uint mode;
 	uint gate;
 } p;
 
-// proj is project.comp's Π_Υ of (xn, xu, xw) for friction μ = m and
-// cohesion impulse c, branch for branch and operation for operation.
-void proj(double xn, double xu, double xw, double m, double c, out double on, out double ou, out double ow) {
-	precise double n = xn + c;
-	precise double t = sqrt(xu * xu + xw * xw);
-	precise double mn = m * n;
-	precise double mt = m * t;
-	if (m == 0.0lf) {
-		double mx = n;
-		if (!(n > 0.0lf) && !isnan(n)) {
-			mx = 0.0lf;
-		}
-		precise double o = mx - c;
-		on = o;
-		ou = 0.0lf;
-		ow = 0.0lf;
-	} else if (t <= mn) {
-		on = xn;
-		ou = xu;
-		ow = xw;
-	} else if (mt <= -n) {
-		on = -c;
-		ou = 0.0lf;
-		ow = 0.0lf;
-	} else {
-		precise double np = (mt + n) / (m * m + 1.0lf);
-		precise double sc = m * np / t;
-		precise double o0 = np - c;
-		precise double o1 = xu * sc;
-		precise double o2 = xw * sc;
-		on = o0;
-		ou = o1;
-		ow = o2;
-	}
-}
+#include "cone.glsl"
 void main() {
 	if (p.mode == 5u) {
 		if ((s.flags & 1u) == 0u) {
