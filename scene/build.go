@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/internal/safepath"
 )
 
 // limits bound the work a document may ask for, so that no input exhausts
@@ -17,6 +18,9 @@ import (
 type limits struct {
 	bodies   int // bodies in the model, all sources together
 	attempts int // max_attempts of a random generator
+	// checkBodies, if set, is called with BodyCount before any body is
+	// made (LoadOptions.CheckBodies).
+	checkBodies func(n int) error
 }
 
 const (
@@ -61,6 +65,9 @@ func (d *Doc) buildScene(source string, lim limits) (*Scene, error) {
 	r := cloneDoc(d)
 	if r.Name == "" {
 		r.Name = defaultName(source)
+	} else if err := safepath.Component(r.Name); err != nil {
+		// The name becomes a folder name (out/NAME by default).
+		return nil, errAt("name", "%v", err)
 	}
 	if r.Gravity == nil {
 		g := defaultGravity
@@ -78,6 +85,11 @@ func (d *Doc) buildScene(source string, lim limits) (*Scene, error) {
 
 	if len(r.Bodies) == 0 && len(r.Generators) == 0 {
 		return nil, fmt.Errorf("the scene has no bodies and no generators: add at least one of them")
+	}
+	if lim.checkBodies != nil {
+		if err := lim.checkBodies(r.BodyCount()); err != nil {
+			return nil, err
+		}
 	}
 	b := &builder{lim: lim, mats: map[string]int{}}
 	if err := checkVec("gravity", *r.Gravity); err != nil {
@@ -136,13 +148,33 @@ func (d *Doc) buildScene(source string, lim limits) (*Scene, error) {
 }
 
 // defaultName is the scene name of a document without one: the built-in's
-// name or the file name without its extension.
+// name or the file name without its extension, made a valid name
+// (safepath.Sanitize: "my scene.json" is my_scene) since it becomes a
+// folder name; "scene" if nothing is left.
 func defaultName(source string) string {
 	if name, ok := strings.CutPrefix(source, builtinPrefix); ok {
-		return name
+		return safepath.Sanitize(name, "scene")
 	}
 	base := filepath.Base(source)
-	return strings.TrimSuffix(base, filepath.Ext(base))
+	return safepath.Sanitize(strings.TrimSuffix(base, filepath.Ext(base)), "scene")
+}
+
+// BodyCount is the number of bodies d makes, counted from the document
+// without making them: its bodies, its generators' counts and 6 for each
+// container (a closed box's walls; an open box has 5 and a plane 1). It
+// saturates at 2³¹−1 instead of overflowing. Checks of memory
+// use it before Build allocates the bodies.
+func (d *Doc) BodyCount() int {
+	n := int64(len(d.Bodies)) + 6*int64(len(d.Containers))
+	for _, g := range d.Generators {
+		if g.Count > 0 {
+			n += int64(g.Count)
+		}
+		if n > math.MaxInt32 {
+			break
+		}
+	}
+	return int(min(n, math.MaxInt32))
 }
 
 func checkRun(r RunSpec, nbodies int, dt float64) error {

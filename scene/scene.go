@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/internal/inputfile"
 )
 
 // Scene is a model with its settings, how long to run it and which bodies
@@ -40,22 +41,51 @@ type Scene struct {
 // scene file at that path (write ./settle to read a file that has a
 // built-in's name).
 func Load(nameOrPath string, sets []string) (*Scene, error) {
+	return LoadWith(nameOrPath, sets, LoadOptions{})
+}
+
+// LoadOptions are the options of LoadWith.
+type LoadOptions struct {
+	// MaxInputSize caps the size of a scene file in bytes: 0 means
+	// inputfile.DefaultScene (256 MiB), a negative value no cap.
+	MaxInputSize int64
+	// CheckBodies, if set, is called with the number of bodies the scene
+	// will have (Doc.BodyCount) once the document is read and before any
+	// body is made; its error ends the load, unwrapped but for the source
+	// prefix. Package run's memory check goes here, so that a scene too
+	// large for the machine fails before its bodies take the memory.
+	CheckBodies func(n int) error
+}
+
+// LoadWith is Load with options.
+func LoadWith(nameOrPath string, sets []string, opt LoadOptions) (*Scene, error) {
+	lim := defaultLimits()
+	lim.checkBodies = opt.CheckBodies
 	if _, ok := findBuiltin(nameOrPath); ok {
-		return LoadBuiltin(nameOrPath, sets)
+		return loadBuiltin(nameOrPath, sets, lim)
 	}
 	if _, err := os.Stat(nameOrPath); err != nil && !strings.ContainsAny(nameOrPath, "/.\\") {
 		return nil, fmt.Errorf("scene: %q is neither a built-in scene (%s) nor a file", nameOrPath, strings.Join(builtinNames(), ", "))
 	}
-	return LoadFile(nameOrPath, sets)
+	return loadFile(nameOrPath, sets, opt.MaxInputSize, lim)
 }
 
 // LoadFile reads and builds a scene file; sets are "path=value" overrides.
+// Only a regular file of at most inputfile.DefaultScene bytes is read
+// (LoadWith changes the cap).
 func LoadFile(path string, sets []string) (*Scene, error) {
-	data, err := os.ReadFile(path)
+	return loadFile(path, sets, 0, defaultLimits())
+}
+
+func loadFile(path string, sets []string, max int64, lim limits) (*Scene, error) {
+	if max == 0 {
+		max = inputfile.DefaultScene
+	}
+	data, err := inputfile.ReadFile(path, max)
 	if err != nil {
 		return nil, fmt.Errorf("scene: %w", err)
 	}
-	return Parse(data, path, sets)
+	return parse(data, path, sets, lim)
 }
 
 // Parse builds a scene from JSON text. source names the text in errors

@@ -79,16 +79,27 @@ func Check(path string, max int64) error {
 	return check(path, st, max)
 }
 
-// ErrTooLarge is wrapped by the errors of files larger than their cap.
+// ErrTooLarge is matched (errors.Is) by the errors of files larger than
+// their cap.
 var ErrTooLarge = errors.New("file too large")
 
-// ErrNotRegular is wrapped by the errors of paths that are not regular
-// files.
+// ErrNotRegular is matched (errors.Is) by the errors of paths that are not
+// regular files.
 var ErrNotRegular = errors.New("not a regular file")
+
+// fileError is a refused input file; its message stands alone and
+// errors.Is matches its sentinel.
+type fileError struct {
+	msg      string
+	sentinel error
+}
+
+func (e *fileError) Error() string        { return e.msg }
+func (e *fileError) Is(target error) bool { return target == e.sentinel }
 
 func check(path string, st fs.FileInfo, max int64) error {
 	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s is %s, not a regular file: %w", path, Kind(st.Mode()), ErrNotRegular)
+		return &fileError{fmt.Sprintf("%s is %s, not a regular file", path, Kind(st.Mode())), ErrNotRegular}
 	}
 	if max > 0 && st.Size() > max {
 		return tooLarge(path, st.Size(), max)
@@ -97,11 +108,11 @@ func check(path string, st fs.FileInfo, max int64) error {
 }
 
 func tooLarge(path string, size, max int64) error {
-	what := fmt.Sprintf("is %s", Size(size))
+	what := "is " + Size(size)
 	if size < 0 {
 		what = "grew"
 	}
-	return fmt.Errorf("%s %s, more than the cap of %s on input files (%s raises it): %w", path, what, Size(max), Flag, ErrTooLarge)
+	return &fileError{fmt.Sprintf("%s %s, more than the cap of %s on input files (%s raises it)", path, what, Size(max), Flag), ErrTooLarge}
 }
 
 // Kind names the kind of file a mode describes: "a directory", "a FIFO

@@ -28,13 +28,14 @@ func Component(s string) error {
 		return fmt.Errorf("is empty; want %s", Allowed)
 	case len(s) > MaxComponent:
 		return fmt.Errorf("%q is %d characters long; want %s", clip(s), len(s), Allowed)
-	case s[0] == '.':
-		return fmt.Errorf("%q starts with '.'; want %s", s, Allowed)
 	}
-	for i := 0; i < len(s); i++ {
-		if !allowed(s[i]) {
-			return fmt.Errorf("%q holds %q; want %s", s, rune(s[i]), Allowed)
+	for _, r := range s {
+		if r >= 0x80 || !allowed(byte(r)) {
+			return fmt.Errorf("%q cannot name a folder: it holds %q; want %s", clip(s), r, Allowed)
 		}
+	}
+	if s[0] == '.' {
+		return fmt.Errorf("%q cannot name a folder: it starts with '.'; want %s", s, Allowed)
 	}
 	return nil
 }
