@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/gpusim/gpusim/cpuref"
+	"github.com/gpusim/gpusim/internal/inputfile"
 )
 
 // maxLine is the longest line the readers accept (bytes).
@@ -27,8 +28,21 @@ const maxLine = 1 << 20
 // matrix that is not square or whose size is not a multiple of 3, a wrong
 // number of entries, indices out of range or given twice, values that are
 // not numbers or not finite, q or mu or cohesion of the wrong length, and
-// negative μ or cohesion.
+// negative μ or cohesion. Only regular files are read (a FIFO or a device
+// in the folder is an error, not a hang), each of at most
+// inputfile.DefaultProblem bytes (ReadWith changes the cap).
 func Read(dir string) (*Problem, error) {
+	return ReadWith(dir, 0)
+}
+
+// ReadWith is Read with a cap of maxFileSize bytes on each file of the
+// folder: 0 means inputfile.DefaultProblem (2 GiB), a negative value no
+// cap.
+func ReadWith(dir string, maxFileSize int64) (*Problem, error) {
+	max := maxFileSize
+	if max == 0 {
+		max = inputfile.DefaultProblem
+	}
 	st, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("ccp: %w", err)
@@ -37,7 +51,7 @@ func Read(dir string) (*Problem, error) {
 		return nil, fmt.Errorf("ccp: %s is not a problem folder (want W.mtx, q.txt and mu.txt in a folder)", dir)
 	}
 	wPath := filepath.Join(dir, "W.mtx")
-	f, err := os.Open(wPath)
+	f, err := inputfile.Open(wPath, max)
 	if err != nil {
 		return nil, fmt.Errorf("ccp: %w", err)
 	}
@@ -50,14 +64,14 @@ func Read(dir string) (*Problem, error) {
 	p := &Problem{Name: filepath.Base(filepath.Clean(dir)), NC: nc, Entries: es}
 
 	qPath := filepath.Join(dir, "q.txt")
-	if p.Q, _, err = readVectorFile(qPath); err != nil {
+	if p.Q, _, err = readVectorFile(qPath, max); err != nil {
 		return nil, err
 	}
 	if len(p.Q) != n {
 		return nil, fmt.Errorf("ccp: %s has %d values, want %d (3·nc for the %d × %d W.mtx)", qPath, len(p.Q), n, n, n)
 	}
 	muPath := filepath.Join(dir, "mu.txt")
-	mu, lines, err := readVectorFile(muPath)
+	mu, lines, err := readVectorFile(muPath, max)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +85,7 @@ func Read(dir string) (*Problem, error) {
 	}
 	p.Mu = mu
 	cPath := filepath.Join(dir, "cohesion.txt")
-	coh, lines, err := readVectorFile(cPath)
+	coh, lines, err := readVectorFile(cPath, max)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -87,7 +101,7 @@ func Read(dir string) (*Problem, error) {
 		p.Cohesion = coh
 	}
 	mPath := filepath.Join(dir, "meta.json")
-	data, err := os.ReadFile(mPath)
+	data, err := inputfile.ReadFile(mPath, max)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -135,6 +149,9 @@ func ReadMatrixMarket(r io.Reader, name string) (int, []cpuref.Entry, error) {
 			if errors.Is(err, bufio.ErrTooLong) {
 				line++
 				return bad("line longer than %d bytes", maxLine)
+			}
+			if errors.Is(err, inputfile.ErrTooLarge) {
+				return fmt.Errorf("ccp: %w", err) // it names the file
 			}
 			return fmt.Errorf("ccp: %s: %w", name, err)
 		}
@@ -306,15 +323,16 @@ func ReadMatrixMarket(r io.Reader, name string) (int, []cpuref.Entry, error) {
 }
 
 // ReadVector reads a file of numbers, one per line; blank lines and lines
-// starting with # are skipped. Values must be finite.
+// starting with # are skipped. Values must be finite. The file must be a
+// regular file of at most inputfile.DefaultProblem bytes.
 func ReadVector(path string) ([]float64, error) {
-	v, _, err := readVectorFile(path)
+	v, _, err := readVectorFile(path, inputfile.DefaultProblem)
 	return v, err
 }
 
 // readVectorFile reads a vector and the line of each value.
-func readVectorFile(path string) ([]float64, []int, error) {
-	f, err := os.Open(path)
+func readVectorFile(path string, max int64) ([]float64, []int, error) {
+	f, err := inputfile.Open(path, max)
 	if err != nil {
 		return nil, nil, fmt.Errorf("ccp: %w", err)
 	}
@@ -350,6 +368,9 @@ func readVector(r io.Reader, name string) ([]float64, []int, error) {
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
 			return nil, nil, fmt.Errorf("ccp: %s:%d: line longer than %d bytes", name, line+1, maxLine)
+		}
+		if errors.Is(err, inputfile.ErrTooLarge) {
+			return nil, nil, fmt.Errorf("ccp: %w", err) // it names the file
 		}
 		return nil, nil, fmt.Errorf("ccp: %s: %w", name, err)
 	}
