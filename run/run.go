@@ -33,8 +33,20 @@ type Options struct {
 	// VulkanMemoryLimit, if positive, caps the Vulkan device's memory
 	// (gpu.Options.MemoryLimit), to test what running out of it does.
 	VulkanMemoryLimit int64
-	// OutDir receives the outputs; it is created if needed.
+	// OutDir receives the outputs; it is created if needed. The run holds
+	// an exclusive lock on it (package internal/outdir) while it runs: a
+	// folder another run holds is an error wrapping ErrBusy. A folder that
+	// holds another run's outputs is an error wrapping ErrHasOutputs,
+	// unless Overwrite is set or the run resumes into it (see Resume).
 	OutDir string
+	// Overwrite clears OutDir of the files gpusim writes (stats.csv,
+	// trace.csv, final.csv, summary.json, run.pvd, contacts.pvd, vtk/,
+	// checkpoints/, plots/, renders, a sweep's markers) before the run; any
+	// other file is left, with a notice.
+	Overwrite bool
+	// DirLocked says that the caller holds OutDir's lock (a sweep), so the
+	// run does not take it.
+	DirLocked bool
 	// Progress, if set, is called after every step.
 	Progress func(Progress)
 	// Notice, if set, receives one-line notices (such as a fallback).
@@ -44,7 +56,13 @@ type Options struct {
 	// cancelled run writes one there in any case.
 	CheckpointEvery int
 	// Resume, if set, continues the run saved in this checkpoint (see
-	// Resume) instead of starting one.
+	// Resume) instead of starting one. If OutDir holds outputs it
+	// continues them as they were at the checkpoint's step: stats.csv and
+	// trace.csv keep their rows up to that step and get the later ones
+	// appended, and frames, run.pvd entries and checkpoints of later steps
+	// and the end-of-run files are removed first, so that the folder ends
+	// as the unsplit run's would. Outputs of another run there (another
+	// scene, or rows that end before the checkpoint) are an error.
 	Resume *checkpoint.Checkpoint
 	// DumpStep, if positive, writes the cone-complementarity problem of
 	// that step (1-based) into the folder DumpDir in the format of package
@@ -267,7 +285,12 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := newWriters(opt.OutDir, len(sc.Trace) > 0)
+	of, err := openOutDir(sc, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer of.release()
+	w, err := newWriters(opt.OutDir, len(sc.Trace) > 0, of.statsEnd, of.traceEnd)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -20,35 +21,101 @@ import (
 // not cut short a write to a regular file of up to a page (4 KiB), and a
 // step's rows are that size or less unless more than about 15 bodies are
 // traced (a longer write can be cut at a page boundary by SIGKILL, leaving
-// a partial last line). That is one system call per file and step, as a
-// flush per step was before.
+// a partial last line, which every reader ignores). That is one system
+// call per file and step, as a flush per step was before. A write that
+// fails (a full disk) or is cut short is undone: the file is cut back to
+// its last complete row (see csvFile).
 type writers struct {
 	dir         string
-	statsF, trF *os.File
+	statF, trcF *csvFile
 	buf         []byte
 }
 
-func newWriters(dir string, trace bool) (*writers, error) {
+// rowFile is what csvFile needs of an *os.File (tests give it one that
+// fails as a full disk does).
+type rowFile interface {
+	WriteAt(b []byte, off int64) (int, error)
+	Truncate(size int64) error
+	Close() error
+}
+
+// csvFile is a CSV output written a whole number of rows at a time at the
+// end of its complete rows, off.
+type csvFile struct {
+	f    rowFile
+	path string
+	off  int64
+}
+
+// openCSV opens the CSV file at path: a new one holding header when end
+// is negative, else the existing one cut to its first end bytes (a
+// resumed run continues it).
+func openCSV(path, header string, end int64) (*csvFile, error) {
+	if end < 0 {
+		f, err := os.Create(path)
+		if err != nil {
+			return nil, fmt.Errorf("run: %w", err)
+		}
+		c := &csvFile{f: f, path: path}
+		if err := c.write([]byte(header + "\n")); err != nil {
+			f.Close()
+			return nil, err
+		}
+		return c, nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	if err := f.Truncate(end); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("run: cut %s back to the checkpoint's step: %w", path, err)
+	}
+	return &csvFile{f: f, path: path, off: end}, nil
+}
+
+// write writes rows (whole lines) after the file's complete rows in one
+// write(2). If that fails or is cut short (no space left on the device),
+// the file is cut back to its complete rows, so that it never ends in a
+// partial row, and the error names the file.
+func (c *csvFile) write(rows []byte) error {
+	n, err := c.f.WriteAt(rows, c.off)
+	if err == nil && n == len(rows) {
+		c.off += int64(n)
+		return nil
+	}
+	if err == nil {
+		err = io.ErrShortWrite
+	}
+	if terr := c.f.Truncate(c.off); terr != nil {
+		return fmt.Errorf("run: write %s: %w (and cutting off the partial row: %v)", c.path, err, terr)
+	}
+	return fmt.Errorf("run: write %s: %w (the file ends at its last complete row)", c.path, err)
+}
+
+func (c *csvFile) close() error {
+	if c == nil {
+		return nil
+	}
+	return c.f.Close()
+}
+
+// newWriters opens stats.csv and, when trace is set, trace.csv in dir: new
+// files, or with statsEnd and traceEnd ≥ 0 the files there cut to that
+// many bytes (see openCSV). Without trace, a trace.csv there is removed.
+func newWriters(dir string, trace bool, statsEnd, traceEnd int64) (*writers, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("run: output folder: %w", err)
 	}
 	w := &writers{dir: dir}
 	var err error
-	if w.statsF, err = os.Create(filepath.Join(dir, "stats.csv")); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	if _, err := w.statsF.WriteString("step,time,bodies,contacts,iterations,residual,objective,fixed_fx,fixed_fy,fixed_fz,submits,collide_s,solve_s,step_s,build_s,integrate_s\n"); err != nil {
-		w.close()
-		return nil, fmt.Errorf("run: write stats.csv: %w", err)
+	if w.statF, err = openCSV(filepath.Join(dir, "stats.csv"), statsHeader, statsEnd); err != nil {
+		return nil, err
 	}
 	if trace {
-		if w.trF, err = os.Create(filepath.Join(dir, "trace.csv")); err != nil {
+		if w.trcF, err = openCSV(filepath.Join(dir, "trace.csv"), "step,time,"+bodyHeader, traceEnd); err != nil {
 			w.close()
-			return nil, fmt.Errorf("run: %w", err)
-		}
-		if _, err := w.trF.WriteString("step,time," + bodyHeader + "\n"); err != nil {
-			w.close()
-			return nil, fmt.Errorf("run: write trace.csv: %w", err)
+			return nil, err
 		}
 	} else {
 		os.Remove(filepath.Join(dir, "trace.csv"))
@@ -92,10 +159,7 @@ func (w *writers) stats(st engine.StepStats, bodies int) error {
 	w.f(st.BuildSeconds)
 	w.f(st.IntegrateSeconds)
 	w.endRow()
-	if _, err := w.statsF.Write(w.buf); err != nil {
-		return fmt.Errorf("run: write stats.csv: %w", err)
-	}
-	return nil
+	return w.statF.write(w.buf)
 }
 
 // body appends id, position, quaternion, velocity and the world-frame
@@ -126,10 +190,7 @@ func (w *writers) trace(step int, t float64, ids []int, s *engine.State) error {
 		w.body(s, id)
 		w.endRow()
 	}
-	if _, err := w.trF.Write(w.buf); err != nil {
-		return fmt.Errorf("run: write trace.csv: %w", err)
-	}
-	return nil
+	return w.trcF.write(w.buf)
 }
 
 // final writes final.csv for every body, through a temporary file renamed
@@ -155,14 +216,7 @@ func (w *writers) final(s *engine.State) error {
 }
 
 func (w *writers) close() error {
-	var errs []error
-	if w.statsF != nil {
-		errs = append(errs, w.statsF.Close())
-		w.statsF = nil
-	}
-	if w.trF != nil {
-		errs = append(errs, w.trF.Close())
-		w.trF = nil
-	}
-	return errors.Join(errs...)
+	err := errors.Join(w.statF.close(), w.trcF.close())
+	w.statF, w.trcF = nil, nil
+	return err
 }

@@ -91,6 +91,34 @@ func NewRecorder(dir string, m *engine.Model, every int, contacts bool, from int
 	return r, nil
 }
 
+// Trim removes from the run folder dir the frame and contacts files of
+// steps after step and their entries in run.pvd and contacts.pvd (which
+// are rewritten if they exist): a run resumed from a checkpoint of step
+// into the folder of the run that wrote it then leaves no frame of the
+// older run's later steps, with or without frames of its own.
+func Trim(dir string, step int) error {
+	for _, pat := range []string{"frame-*.vtp", "contacts-*.vtp"} {
+		old, _ := filepath.Glob(filepath.Join(dir, Dir, pat))
+		for _, f := range old {
+			if k, ok := fileStep(f); ok && k > step {
+				if err := os.Remove(f); err != nil {
+					return fmt.Errorf("vtk: %w", err)
+				}
+			}
+		}
+	}
+	for _, name := range []string{PVD, ContactsPVD} {
+		path := filepath.Join(dir, name)
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		if err := WritePVD(path, earlier(path, step+1)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // fileStep returns the step in the name of a frame or contacts file.
 func fileStep(path string) (int, bool) {
 	base := filepath.Base(path)
