@@ -64,12 +64,7 @@ precise dvec3 conjugate(uint i) {
 	return dvec3(x, y, z);
 }
 
-// row is one row of D_kᵀ applied to the 6-vectors va, vb (linear, angular).
-precise double row(dvec3 d, dvec3 ra, dvec3 rb, dvec3 dl, dvec3 wa, dvec3 wb) {
-	return d.x * dl.x + d.y * dl.y + d.z * dl.z +
-		ra.x * wa.x + ra.y * wa.y + ra.z * wa.z +
-		rb.x * wb.x + rb.y * wb.y + rb.z * wb.z;
-}
+#include "contact_row.glsl"
 
 void main() {
 	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;

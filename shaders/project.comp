@@ -14,9 +14,9 @@
 //	                    dst_k = (n' − c, xu*s, xw*s)
 //	}
 //
-// The same branches and operations as cpuref.ProjectCone, every one
-// `precise`: bit for bit equal where float64 division and square root are
-// correctly rounded.
+// The same branches and operations as cpuref.ProjectCone (lib/cone.glsl's
+// proj, shared with the kernels that fuse Π), every one `precise`: bit for
+// bit equal where float64 division and square root are correctly rounded.
 // Bindings (set 0): 0 dst (written; 3 float64 per contact; may be the same
 // buffer as x), 1 x (3 per contact), 2 mu (1 per contact), 3 coh (1 per
 // contact, N·s).
@@ -34,44 +34,13 @@ layout(push_constant) uniform Push {
 	uint nc;
 } p;
 
+#include "cone.glsl"
+
 void main() {
 	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
 	for (uint k = gl_GlobalInvocationID.x; k < p.nc; k += stride) {
-		double xn = x[3u * k];
-		double xu = x[3u * k + 1u];
-		double xw = x[3u * k + 2u];
-		double m = mu[k];
-		double c = coh[k];
-		precise double n = xn + c;
-		precise double t = sqrt(xu * xu + xw * xw);
-		precise double on;
-		precise double ou;
-		precise double ow;
-		precise double mn = m * n;
-		precise double mt = m * t;
-		if (m == 0.0lf) {
-			double mx = n;
-			if (!(n > 0.0lf) && !isnan(n)) {
-				mx = 0.0lf;
-			}
-			on = mx - c;
-			ou = 0.0lf;
-			ow = 0.0lf;
-		} else if (t <= mn) {
-			on = xn;
-			ou = xu;
-			ow = xw;
-		} else if (mt <= -n) {
-			on = -c;
-			ou = 0.0lf;
-			ow = 0.0lf;
-		} else {
-			precise double np = (mt + n) / (m * m + 1.0lf);
-			precise double s = m * np / t;
-			on = np - c;
-			ou = xu * s;
-			ow = xw * s;
-		}
+		double on, ou, ow;
+		proj(x[3u * k], x[3u * k + 1u], x[3u * k + 2u], mu[k], coh[k], on, ou, ow);
 		dst[3u * k] = on;
 		dst[3u * k + 1u] = ou;
 		dst[3u * k + 2u] = ow;

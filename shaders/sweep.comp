@@ -20,9 +20,10 @@
 //
 // with M⁻¹D_k,side δ = (im·sign·(δ_0 d̂_0,j + δ_1 d̂_1,j + δ_2 d̂_2,j),
 // J⁻¹_j(δ_0 ρ_0,j + δ_1 ρ_1,j + δ_2 ρ_2,j)), sign −1 for A and +1 for B
-// (cpuref's addContactImpulse). Every operation `precise`, in cpuref's
-// order: bit for bit equal where float64 division and square root are
-// correctly rounded.
+// (cpuref's addContactImpulse); u's rows are lib/contact_row.glsl's row
+// and ProjectCone lib/cone.glsl's proj. Every operation `precise`, in
+// cpuref's order: bit for bit equal where float64 division and square root
+// are correctly rounded.
 // Bindings (set 0): 0 gamma (read and written; 3 float64 per contact),
 // 1 dv (read and written; 6 per body), 2 diag (3 per contact, g_k as
 // block_diag writes it), 3 r (3 per contact), 4 a, 5 b (uint32 body
@@ -54,33 +55,8 @@ layout(push_constant) uniform Push {
 	uint nc;
 } p;
 
-// project is cpuref.ProjectCone (see project.comp).
-precise dvec3 project(double xn, double xu, double xw, double m, double c) {
-	precise double n = xn + c;
-	precise double t = sqrt(xu * xu + xw * xw);
-	precise double mn = m * n;
-	precise double mt = m * t;
-	if (m == 0.0lf) {
-		double mx = n;
-		if (!(n > 0.0lf) && !isnan(n)) {
-			mx = 0.0lf;
-		}
-		precise double on = mx - c;
-		return dvec3(on, 0.0lf, 0.0lf);
-	}
-	if (t <= mn) {
-		return dvec3(xn, xu, xw);
-	}
-	if (mt <= -n) {
-		return dvec3(-c, 0.0lf, 0.0lf);
-	}
-	precise double np = (mt + n) / (m * m + 1.0lf);
-	precise double s = m * np / t;
-	precise double on = np - c;
-	precise double ou = xu * s;
-	precise double ow = xw * s;
-	return dvec3(on, ou, ow);
-}
+#include "cone.glsl"
+#include "contact_row.glsl"
 
 // addImpulse adds M_i⁻¹ D_k,side δ to dv of body i (cpuref's addContactImpulse).
 void addImpulse(uint k, uint i, uint side, dvec3 delta) {
@@ -104,16 +80,16 @@ void main() {
 		uint ib = bodyB[k];
 		uint oa = 6u * ia;
 		uint ob = 6u * ib;
-		precise double dx = dv[ob] - dv[oa];
-		precise double dy = dv[ob + 1u] - dv[oa + 1u];
-		precise double dz = dv[ob + 2u] - dv[oa + 2u];
+		precise dvec3 dl = dvec3(dv[ob] - dv[oa], dv[ob + 1u] - dv[oa + 1u], dv[ob + 2u] - dv[oa + 2u]);
+		dvec3 wa = dvec3(dv[oa + 3u], dv[oa + 4u], dv[oa + 5u]);
+		dvec3 wb = dvec3(dv[ob + 3u], dv[ob + 4u], dv[ob + 5u]);
 		double u[3];
-		for (uint d = 0u; d < 9u; d += 3u) {
-			uint b = 9u * k + d;
-			precise double o = basis[b] * dx + basis[b + 1u] * dy + basis[b + 2u] * dz +
-				rhoA[b] * dv[oa + 3u] + rhoA[b + 1u] * dv[oa + 4u] + rhoA[b + 2u] * dv[oa + 5u] +
-				rhoB[b] * dv[ob + 3u] + rhoB[b + 1u] * dv[ob + 4u] + rhoB[b + 2u] * dv[ob + 5u];
-			u[d / 3u] = o;
+		for (uint d = 0u; d < 3u; d++) {
+			uint b = 9u * k + 3u * d;
+			dvec3 dir = dvec3(basis[b], basis[b + 1u], basis[b + 2u]);
+			dvec3 ra = dvec3(rhoA[b], rhoA[b + 1u], rhoA[b + 2u]);
+			dvec3 rb = dvec3(rhoB[b], rhoB[b + 1u], rhoB[b + 2u]);
+			u[d] = row(dir, ra, rb, dl, wa, wb);
 		}
 		precise double s = p.omega / diag[3u * k];
 		double x0 = gamma[3u * k];
@@ -122,11 +98,12 @@ void main() {
 		precise double y0 = x0 - s * (u[0] + r[3u * k]);
 		precise double y1 = x1 - s * (u[1] + r[3u * k + 1u]);
 		precise double y2 = x2 - s * (u[2] + r[3u * k + 2u]);
-		precise dvec3 pc = project(y0, y1, y2, mu[k], coh[k]);
+		double pc[3];
+		proj(y0, y1, y2, mu[k], coh[k], pc[0], pc[1], pc[2]);
 		precise double l1 = 1.0lf - p.lambda;
-		precise double d0 = p.lambda * pc.x + l1 * x0 - x0;
-		precise double d1 = p.lambda * pc.y + l1 * x1 - x1;
-		precise double d2 = p.lambda * pc.z + l1 * x2 - x2;
+		precise double d0 = p.lambda * pc[0] + l1 * x0 - x0;
+		precise double d1 = p.lambda * pc[1] + l1 * x1 - x1;
+		precise double d2 = p.lambda * pc[2] + l1 * x2 - x2;
 		precise double g0 = x0 + d0;
 		precise double g1 = x1 + d1;
 		precise double g2 = x2 + d2;
