@@ -19,6 +19,7 @@ import (
 
 	"github.com/gpusim/gpusim/gpu"
 	"github.com/gpusim/gpusim/internal/atomicfile"
+	"github.com/gpusim/gpusim/internal/outdir"
 	"github.com/gpusim/gpusim/run"
 )
 
@@ -202,6 +203,9 @@ type Report struct {
 	// Incomplete were not finished: cancelled, or never started because the
 	// sweep was cancelled.
 	Incomplete []int
+	// Busy were not run because another process holds their folder (its
+	// error wraps outdir.ErrBusy); their folders are left alone.
+	Busy []Failure
 	// Jobs is the number of runs that ran at once; Workers the CPU path's
 	// goroutines per run (0: the scene's setting).
 	Jobs, Workers int
@@ -297,6 +301,13 @@ func Execute(ctx context.Context, s *Spec, opt Options) (*Report, error) {
 			todo[i] = i
 		}
 	}
+	// A whole sweep holds its folder alone; single runs (a scheduler's
+	// array tasks, --index) share it, each holding its run's folder.
+	lock, err := outdir.Acquire(opt.Dir, opt.Only != nil, func(msg string) { log.Warn(msg) })
+	if err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
+	defer lock.Release()
 	rep := &Report{}
 	var queue []int
 	for _, i := range todo {
@@ -365,6 +376,8 @@ func Execute(ctx context.Context, s *Spec, opt Options) (*Report, error) {
 				switch {
 				case err == nil:
 					rep.Done = append(rep.Done, i)
+				case errors.Is(err, outdir.ErrBusy):
+					rep.Busy = append(rep.Busy, Failure{i, err})
 				case ctx.Err() != nil:
 					rep.Incomplete = append(rep.Incomplete, i)
 				default:
@@ -403,6 +416,9 @@ dispatch:
 	slices.Sort(rep.Incomplete)
 	slices.SortFunc(rep.Failed, func(a, b Failure) int { return a.Index - b.Index })
 	var errs []error
+	for _, b := range rep.Busy {
+		errs = append(errs, b.Err)
+	}
 	if len(rep.Failed) > 0 {
 		idx := make([]int, len(rep.Failed))
 		for k, f := range rep.Failed {
@@ -420,15 +436,22 @@ dispatch:
 	return rep, nil
 }
 
-// runOne runs one run in its folder (removed first) and writes its DONE or
-// FAILED marker.
+// runOne runs one run in its folder and writes its DONE or FAILED marker.
+// It holds the folder's lock throughout (another process holding it is an
+// error wrapping outdir.ErrBusy, and the folder is left alone) and empties
+// the folder first: an incomplete run starts again from the beginning.
 func runOne(ctx context.Context, s *Spec, r Run, dir, device string, workers int, log *slog.Logger, notice func(string)) error {
 	folder := filepath.Join(dir, filepath.FromSlash(r.Folder))
-	if err := os.RemoveAll(folder); err != nil {
-		return fmt.Errorf("sweep: run %d: clean %s: %w", r.Index, folder, err)
-	}
-	if err := os.MkdirAll(folder, 0o755); err != nil {
+	lock, err := outdir.Acquire(folder, false, notice)
+	if err != nil {
 		return fmt.Errorf("sweep: run %d: %w", r.Index, err)
+	}
+	defer lock.Release()
+	if Complete(folder, r.Index) {
+		return nil // completed by another process since the sweep looked
+	}
+	if err := outdir.ClearAll(folder); err != nil {
+		return fmt.Errorf("sweep: run %d: clean %s: %w", r.Index, folder, err)
 	}
 	fail := func(err error) error {
 		if ctx.Err() == nil {
@@ -449,7 +472,7 @@ func runOne(ctx context.Context, s *Spec, r Run, dir, device string, workers int
 		sc.Settings.Workers = workers
 	}
 	log.Info("run started", "run", r.Index, "params", r.Params.String(), "out", folder)
-	sum, err := run.Run(ctx, sc, run.Options{Backend: s.Backend, Device: device, OutDir: folder, Notice: notice})
+	sum, err := run.Run(ctx, sc, run.Options{Backend: s.Backend, Device: device, OutDir: folder, DirLocked: true, Notice: notice})
 	if err != nil {
 		return fail(fmt.Errorf("sweep: run %d (%s): %w", r.Index, r.Params.String(), err))
 	}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/gpusim/gpusim/internal/outdir"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -42,14 +43,19 @@ type table struct {
 }
 
 // readTable reads a CSV file of numbers with a header row. A cell that is
-// not a number is an error naming the file, the row and the column.
-func readTable(path string) (*table, error) {
-	f, err := os.Open(path)
+// not a number is an error naming the file, the row and the column. A last
+// line without its newline is a row cut by a full disk or a killed run: it
+// is left out, and warn (if set) says so.
+func readTable(path string, warn func(string)) (*table, error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("viz: %w", err)
 	}
-	defer f.Close()
-	r := csv.NewReader(f)
+	data, cut := outdir.CompleteRows(data)
+	if cut && warn != nil {
+		warn(fmt.Sprintf("%s: the last line is incomplete (a run killed while writing it, or a full disk): left out", path))
+	}
+	r := csv.NewReader(bytes.NewReader(data))
 	header, err := r.Read()
 	if err != nil {
 		return nil, fmt.Errorf("viz: %s: header: %w", path, err)
@@ -181,7 +187,13 @@ func writePanels(path string, ps ...panel) error {
 // traced body: trace-position.png (x, y, z) and trace-speed.png (speed and
 // angular speed).
 func Plot(dir string) ([]string, error) {
-	st, err := readTable(filepath.Join(dir, "stats.csv"))
+	return PlotWarn(dir, nil)
+}
+
+// PlotWarn is Plot that tells warn (if set) what it left out: the cut
+// last line of a CSV file.
+func PlotWarn(dir string, warn func(string)) ([]string, error) {
+	st, err := readTable(filepath.Join(dir, "stats.csv"), warn)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +234,7 @@ func Plot(dir string) ([]string, error) {
 	}
 	tracePath := filepath.Join(dir, "trace.csv")
 	if _, err := os.Stat(tracePath); err == nil {
-		tr, err := readTable(tracePath)
+		tr, err := readTable(tracePath, warn)
 		if err != nil {
 			return nil, err
 		}

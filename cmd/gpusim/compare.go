@@ -113,7 +113,7 @@ Flags:
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
 		fmt.Fprintf(stderr, "gpusim: running %s to step %d on the CPU backend with solver %s\n", sc.Name, k, sc.Settings.Solver)
-		opt := run.Options{Backend: "cpu", OutDir: filepath.Join(out, "run"), DumpStep: k, DumpDir: dir,
+		opt := run.Options{Backend: "cpu", OutDir: filepath.Join(out, "run"), Overwrite: true, DumpStep: k, DumpDir: dir,
 			Notice: func(s string) { fmt.Fprintf(stderr, "gpusim: %s\n", s) }}
 		if _, err := run.Run(ctx, sc, opt); err != nil {
 			return err

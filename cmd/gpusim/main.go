@@ -251,6 +251,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		warm     = fs.Bool("warm-start", engine.DefaultSettings().WarmStart, "start each solve from the last step's impulses (overrides the scene's settings.warm_start; --warm-start=false turns it off)")
 		workers  = fs.Int("workers", 0, "goroutines of the CPU path (0: all cores)")
 		out      = fs.String("out", "", "output folder (default out/SCENE)")
+		overwr   = fs.Bool("overwrite", false, "replace the outputs of an earlier run in the output folder (only the files gpusim writes)")
 		trace    = fs.String("trace", "", "comma-separated body ids to trace (0-based, scene order)")
 		quiet    = fs.Bool("quiet", false, "no progress and no summary on the terminal")
 		cpuprof  = fs.String("cpuprofile", "", "write a Go CPU profile of the run to this file")
@@ -346,6 +347,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		*out = defaultOut(sc, ck)
 	}
+	if err := checkOverwrite(*overwr, *resume, *out); err != nil {
+		return err
+	}
 	if *ckEvery < 0 {
 		return usageError{fmt.Errorf("--checkpoint %d: want a number of steps ≥ 1", *ckEvery)}
 	}
@@ -358,7 +362,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Errorf("--vk-memory-limit %d: want a number of bytes ≥ 0", *vkMemory)}
 	}
 	opt := run.Options{Backend: *backend, Device: *device, Validation: *vkValid, VulkanMemoryLimit: *vkMemory, OutDir: *out, DumpStep: dumpStep, DumpDir: dumpDir,
-		VTKEvery: *vtkEvery, VTKContacts: *vtkCon, CheckpointEvery: *ckEvery, Resume: ck,
+		VTKEvery: *vtkEvery, VTKContacts: *vtkCon, CheckpointEvery: *ckEvery, Resume: ck, Overwrite: *overwr,
 		Notice:   func(s string) { log.Warn(s) },
 		Progress: runProgress(stderr, log, *verbose, *quiet, *logJSON)}
 	if *cpuprof != "" {

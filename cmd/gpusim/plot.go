@@ -30,7 +30,7 @@ traced bodies, trace-position.png and trace-speed.png from trace.csv.
 	if len(pos) != 1 {
 		return usageError{fmt.Errorf("plot takes one run folder, got %d arguments", len(pos))}
 	}
-	files, err := viz.Plot(pos[0])
+	files, err := viz.PlotWarn(pos[0], func(msg string) { fmt.Fprintf(stderr, "gpusim: warning: %s\n", msg) })
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return usageError{err}

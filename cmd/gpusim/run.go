@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -163,15 +164,50 @@ func progressBar(w io.Writer) func(run.Progress) {
 
 // interrupted turns the error of a run stopped by a signal into one line
 // naming the checkpoint to resume from; other errors pass unchanged.
+// Several errors (errors.Join) are said on one line.
 func interrupted(sum *run.Summary, runErr error, out string) error {
+	if runErr == nil {
+		return nil
+	}
 	if sum == nil || sum.InterruptedAt == nil || sum.Checkpoint == "" || !errors.Is(runErr, context.Canceled) {
-		return runErr
+		return oneLine{runErr}
 	}
 	var inner interface{ Unwrap() []error }
 	if errors.As(runErr, &inner) {
-		return runErr // the checkpoint or the outputs failed too: say everything
+		return oneLine{runErr} // the checkpoint or the outputs failed too: say everything
 	}
 	return fmt.Errorf("interrupted after step %d; outputs so far in %s; resume with: gpusim run --resume %s", *sum.InterruptedAt, out, sum.Checkpoint)
+}
+
+// oneLine is an error said on one line: errors.Join puts a newline between
+// the errors it joins (a run whose disk is full fails to write stats.csv,
+// then final.csv and summary.json).
+type oneLine struct{ error }
+
+func (e oneLine) Error() string { return strings.ReplaceAll(e.error.Error(), "\n", "; ") }
+func (e oneLine) Unwrap() error { return e.error }
+
+// checkOverwrite refuses --overwrite with a --resume checkpoint inside the
+// output folder: clearing the folder would remove the checkpoint and the
+// rows it continues (a resume into its own folder continues the files
+// there without --overwrite).
+func checkOverwrite(overwrite bool, resume, out string) error {
+	if !overwrite || resume == "" {
+		return nil
+	}
+	rel, err := filepath.Rel(mustAbs(out), mustAbs(resume))
+	if err == nil && filepath.IsLocal(rel) {
+		return usageError{fmt.Errorf("--overwrite would remove the checkpoint --resume %s continues from (it is in --out %s): without --overwrite the resumed run continues the files of its folder", resume, out)}
+	}
+	return nil
+}
+
+func mustAbs(p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	return a
 }
 
 // logRunEnd logs the end of a run (Info): steps, simulated and wall time,

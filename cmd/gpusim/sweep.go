@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gpusim/gpusim/internal/outdir"
 	"github.com/gpusim/gpusim/sweep"
 )
 
@@ -118,5 +119,13 @@ Flags:
 			fmt.Fprintf(stdout, "%d runs complete in %s; gpusim collect %s makes the table\n", len(runs), *out, *out)
 		}
 	}
-	return err
+	if errors.Is(err, outdir.ErrBusy) {
+		// Another gpusim holds the folder (or the run's): nothing was run
+		// there; the command line must wait or name another folder.
+		return usageError{oneLine{err}}
+	}
+	if err != nil {
+		return oneLine{err}
+	}
+	return nil
 }
