@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpusim/gpusim/internal/inputfile"
+	"github.com/gpusim/gpusim/internal/safepath"
 	"github.com/gpusim/gpusim/scene"
 )
 
@@ -62,9 +64,15 @@ type specFile struct {
 	Observables []string        `json:"observables"`
 }
 
-// Load reads and checks the spec file at path.
+// Load reads and checks the spec file at path, which must be a regular
+// file of at most inputfile.DefaultScene bytes (LoadWith changes the cap).
 func Load(path string) (*Spec, error) {
-	data, err := os.ReadFile(path)
+	return LoadWith(path, inputfile.DefaultScene)
+}
+
+// LoadWith is Load with a cap of max bytes on the spec file (≤ 0: none).
+func LoadWith(path string, max int64) (*Spec, error) {
+	data, err := inputfile.ReadFile(path, max)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
@@ -89,11 +97,12 @@ func Parse(data []byte, source string) (*Spec, error) {
 	}
 	s := &Spec{Name: f.Name, Scene: f.Scene, Base: f.Base, Mode: f.Mode, Backend: f.Backend,
 		Observables: f.Observables, Source: source}
+	// The name becomes a folder name (out/sweep-NAME): one path component
+	// (safepath.Component); a name taken from the file name is made one.
 	if s.Name == "" {
-		s.Name = strings.TrimSuffix(filepath.Base(source), filepath.Ext(source))
-	}
-	if s.Name == "" || strings.ContainsAny(s.Name, `/\`) || s.Name == "." || s.Name == ".." {
-		return nil, fail("name %q cannot name a folder", s.Name)
+		s.Name = safepath.Sanitize(strings.TrimSuffix(filepath.Base(source), filepath.Ext(source)), "sweep")
+	} else if err := safepath.Component(s.Name); err != nil {
+		return nil, fail("name: %v", err)
 	}
 	if s.Scene == "" {
 		return nil, fail(`"scene" is missing: name a built-in scene or a scene file`)

@@ -2,10 +2,13 @@ package sweep
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func parse(t *testing.T, text string) *Spec {
@@ -130,6 +133,10 @@ func TestBadSpecs(t *testing.T) {
 		{"observable", `{"scene": "settle", "vary": {"a": [1]}, "observables": ["height"]}`, `observables[0] "height": not a result`},
 		{"too many", `{"scene": "settle", "vary": {"a": {"range": [1, 1000]}, "b": {"range": [1, 1000]}}}`, "1000000 runs: more than 100000"},
 		{"syntax", `{"scene": "settle", "vary": {"a": [1,]}}`, "invalid character"},
+		// The name becomes out/sweep-NAME: one path component only.
+		{"name climbs out", `{"name": "../../../victim", "scene": "settle", "vary": {"a": [1]}}`, `name: "../../../victim" cannot name a folder: it holds '/'`},
+		{"name hidden", `{"name": ".x", "scene": "settle", "vary": {"a": [1]}}`, `name: ".x" cannot name a folder: it starts with '.'`},
+		{"name with a space", `{"name": "a b", "scene": "settle", "vary": {"a": [1]}}`, `name: "a b" cannot name a folder: it holds ' '`},
 	} {
 		_, err := Parse([]byte(c.text), "bad.json")
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "sweep: bad.json: ") {
@@ -184,5 +191,37 @@ func TestExampleSpecs(t *testing.T) {
 		if err := s.Validate(s.Expand()); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestLoadNotRegular: a FIFO given as the spec is refused at once (it
+// blocked before), and so is a file above the cap; a spec named by its
+// file gets a name made valid.
+func TestLoadNotRegular(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "spec.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := Load(fifo); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || err.Error() != "sweep: "+fifo+" is a FIFO (named pipe), not a regular file" {
+			t.Errorf("FIFO: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Load of a FIFO still blocked after 10 s")
+	}
+	spec := filepath.Join(dir, "my sweep.json")
+	if err := os.WriteFile(spec, []byte(`{"scene": "settle", "vary": {"n": [1, 2]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadWith(spec, 16); err == nil || !strings.Contains(err.Error(), "more than the cap of 16 bytes on input files (--max-input-size raises it)") {
+		t.Errorf("over the cap: %v", err)
+	}
+	s, err := Load(spec)
+	if err != nil || s.Name != "my_sweep" {
+		t.Errorf("Load(%s): name %q, %v; want my_sweep", spec, s.Name, err)
 	}
 }
