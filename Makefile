@@ -25,7 +25,7 @@ run: build
 
 # Go benchmarks of the kernels (the gpu ones skip without a Vulkan device).
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./cpuref ./engine ./gpu
+	$(GO) test -run '^$$' -bench . -benchmem ./collide ./cpuref ./engine ./gpu
 
 # Long runs outside the default tests: settle for 10 000 steps on each
 # backend (GPUSIM_SOAK_STEPS to change), memory flat and results finite.
@@ -57,7 +57,7 @@ test-k8s:
 # a run here without any failing input. 300000 inputs take 3–10 s per
 # target on two cores.
 FUZZTIME ?= 300000x
-FUZZ_TARGETS := ./scene:FuzzParse ./ccp:FuzzReadMatrixMarket ./cpuref:FuzzNarrow ./checkpoint:FuzzCheckpoint \
+FUZZ_TARGETS := ./scene:FuzzParse ./ccp:FuzzReadMatrixMarket ./collide:FuzzNarrow ./checkpoint:FuzzCheckpoint \
 	./shaders/internal/spirv:FuzzReflect
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -1,4 +1,4 @@
-package cpuref
+package collide
 
 import (
 	"fmt"
@@ -186,7 +186,7 @@ func (g *Grid) Pairs(boxes []AABB, bounded, fixed []bool, planePoint, planeNorma
 	}
 	limit = min(limit, maxEntries)
 	if entries > limit {
-		return out, fmt.Errorf("cpuref: grid: %d bin entries exceed the limit of %d; use a larger bin size than %g m", entries, limit, binSize)
+		return out, fmt.Errorf("collide: grid: %d bin entries exceed the limit of %d; use a larger bin size than %g m", entries, limit, binSize)
 	}
 
 	// 2^k ≥ entries slots: at least one per occupied bin, since bins are
@@ -219,31 +219,31 @@ func checkGridInput(boxes []AABB, bounded, fixed []bool, planePoint, planeNormal
 		n    int
 	}{{"bounded", len(bounded)}, {"fixed", len(fixed)}, {"planePoint", len(planePoint)}, {"planeNormal", len(planeNormal)}} {
 		if l.n != n {
-			return fmt.Errorf("cpuref: grid: %d boxes but %d %s entries", n, l.n, l.name)
+			return fmt.Errorf("collide: grid: %d boxes but %d %s entries", n, l.n, l.name)
 		}
 	}
 	if n > math.MaxInt32 {
-		return fmt.Errorf("cpuref: grid: %d bodies exceed the limit of %d", n, math.MaxInt32)
+		return fmt.Errorf("collide: grid: %d bodies exceed the limit of %d", n, math.MaxInt32)
 	}
 	if !(binSize > 0) || math.IsInf(binSize, 0) {
-		return fmt.Errorf("cpuref: grid: bin size %v m must be positive and finite", binSize)
+		return fmt.Errorf("collide: grid: bin size %v m must be positive and finite", binSize)
 	}
 	for i, b := range boxes {
 		if !bounded[i] {
 			if !finiteVec3(planePoint[i]) || !finiteVec3(planeNormal[i]) {
-				return fmt.Errorf("cpuref: grid: body %d: plane point %v or normal %v is not finite", i, planePoint[i], planeNormal[i])
+				return fmt.Errorf("collide: grid: body %d: plane point %v or normal %v is not finite", i, planePoint[i], planeNormal[i])
 			}
 			if planeNormal[i] == (mgl64.Vec3{}) {
-				return fmt.Errorf("cpuref: grid: body %d: plane normal is zero", i)
+				return fmt.Errorf("collide: grid: body %d: plane normal is zero", i)
 			}
 			continue
 		}
 		if !finiteVec3(b.Min) || !finiteVec3(b.Max) {
-			return fmt.Errorf("cpuref: grid: body %d: box %v–%v is not finite", i, b.Min, b.Max)
+			return fmt.Errorf("collide: grid: body %d: box %v–%v is not finite", i, b.Min, b.Max)
 		}
 		for k := range 3 {
 			if b.Min[k] > b.Max[k] {
-				return fmt.Errorf("cpuref: grid: body %d: box %v–%v has min > max along axis %d", i, b.Min, b.Max, k)
+				return fmt.Errorf("collide: grid: body %d: box %v–%v has min > max along axis %d", i, b.Min, b.Max, k)
 			}
 		}
 	}
@@ -285,7 +285,7 @@ func (g *Grid) classify(boxes []AABB, bounded []bool, inv float64) (entries int,
 		}
 		for k := range 3 {
 			if !(lo[k] >= math.MinInt32 && hi[k] <= math.MaxInt32) {
-				return 0, fmt.Errorf("cpuref: grid: body %d: box %v–%v lies more than 2³¹ bins of %g m from the origin; use a larger bin size", i, b.Min, b.Max, 1/inv)
+				return 0, fmt.Errorf("collide: grid: body %d: box %v–%v lies more than 2³¹ bins of %g m from the origin; use a larger bin size", i, b.Min, b.Max, 1/inv)
 			}
 			g.ranges[i].lo[k] = int32(lo[k])
 			g.ranges[i].n[k] = uint8(hi[k] - lo[k] + 1)

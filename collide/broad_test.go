@@ -1,4 +1,4 @@
-package cpuref
+package collide
 
 import (
 	"fmt"

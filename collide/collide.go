@@ -1,17 +1,12 @@
-package cpuref
+package collide
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
 )
-
-// Collide finds the contacts at the current positions with the backend's
-// Collider (see Collider.Collide).
-func (b *Backend) Collide() (int, error) {
-	return b.Collider.Collide(b.pos, b.rot, b.vel, b.omega, b.invMass, b.force)
-}
 
 // Collide finds the contacts at the bodies' positions pos (3 per body,
 // m), orientations rot (w, x, y, z, unit) with velocities vel (m/s, world)
@@ -84,12 +79,12 @@ func (c *Collider) PairContacts(i, j int, pos, rot []float64, env float64, con *
 	pj, qj := vec3At(pos, j), quatAt(rot, j)
 	cps, err := Narrow(c.shapes[i], Pose{pi, qi}, c.shapes[j], Pose{pj, qj}, env, cps[:0])
 	if err != nil {
-		return 0, cps, fmt.Errorf("cpuref: bodies %d and %d: %w", i, j, err)
+		return 0, cps, fmt.Errorf("collide: bodies %d and %d: %w", i, j, err)
 	}
 	mu, coh := engine.CombineMaterials(c.mats[c.material[i]], c.mats[c.material[j]])
 	for _, cp := range cps {
 		if !finite(cp.Phi) || !finite(cp.Normal[0]) || !finite(cp.Normal[1]) || !finite(cp.Normal[2]) {
-			return 0, cps, fmt.Errorf("cpuref: bodies %d and %d: narrowphase gave a non-finite contact", i, j)
+			return 0, cps, fmt.Errorf("collide: bodies %d and %d: narrowphase gave a non-finite contact", i, j)
 		}
 		sa := qi.Conjugate().Rotate(cp.PA.Sub(pi))
 		sb := qj.Conjugate().Rotate(cp.PB.Sub(pj))
@@ -103,6 +98,33 @@ func (c *Collider) PairContacts(i, j int, pos, rot []float64, env float64, con *
 		con.Cohesion = append(con.Cohesion, coh)
 	}
 	return len(cps), cps, nil
+}
+
+// SetContacts replaces the contacts of the last Collide with a copy of
+// con, for contacts made otherwise than by Collide (a test's random
+// system): each is numbered within the run of contacts of its body pair
+// that it ends (Sub), and the adjacency is rebuilt. The bodies of con
+// must be those loaded.
+func (c *Collider) SetContacts(con *engine.Contacts) {
+	nc := con.Len()
+	c.con.Resize(nc)
+	copy(c.con.A, con.A)
+	copy(c.con.B, con.B)
+	copy(c.con.Normal, con.Normal)
+	copy(c.con.PA, con.PA)
+	copy(c.con.PB, con.PB)
+	copy(c.con.Phi, con.Phi)
+	copy(c.con.Mu, con.Mu)
+	copy(c.con.Cohesion, con.Cohesion)
+	c.sub = c.sub[:0]
+	for k := range nc {
+		s := int32(0)
+		if k > 0 && con.A[k] == con.A[k-1] && con.B[k] == con.B[k-1] {
+			s = c.sub[k-1] + 1
+		}
+		c.sub = append(c.sub, s)
+	}
+	c.buildAdjacency()
 }
 
 // buildAdjacency makes the body → contact lists (CSR) by a counting sort
@@ -156,3 +178,5 @@ func vec3At(s []float64, i int) mgl64.Vec3 { return mgl64.Vec3{s[3*i], s[3*i+1],
 func quatAt(s []float64, i int) mgl64.Quat {
 	return mgl64.Quat{W: s[4*i], V: mgl64.Vec3{s[4*i+1], s[4*i+2], s[4*i+3]}}
 }
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -1,6 +1,7 @@
-package cpuref
+package collide
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -158,4 +159,24 @@ func (c *Collider) WarmStart(g, prevGamma []float64) {
 			g[3*k], g[3*k+1], g[3*k+2] = 0, 0, 0
 		}
 	}
+}
+
+// KeptKeys copies the keys KeepKeys last remembered into w.A, w.B and
+// w.Sub (w.Gamma is left alone).
+func (c *Collider) KeptKeys(w *engine.WarmStartData) {
+	w.A = append(w.A[:0], c.prevA...)
+	w.B = append(w.B[:0], c.prevB...)
+	w.Sub = append(w.Sub[:0], c.prevSub...)
+}
+
+// SetKeptKeys replaces the remembered keys with w's, after checking w
+// (engine.WarmStartData.Check: sorted, in range, 3 impulses per key).
+func (c *Collider) SetKeptKeys(w *engine.WarmStartData) error {
+	if err := w.Check(c.n); err != nil {
+		return fmt.Errorf("collide: %w", err)
+	}
+	c.prevA = append(c.prevA[:0], w.A...)
+	c.prevB = append(c.prevB[:0], w.B...)
+	c.prevSub = append(c.prevSub[:0], w.Sub...)
+	return nil
 }

@@ -1,4 +1,4 @@
-package cpuref
+package collide
 
 import (
 	"fmt"
@@ -70,15 +70,18 @@ func Narrow(a engine.Shape, pa Pose, b engine.Shape, pb Pose, envelope float64, 
 	if swap {
 		a, b, pa, pb = b, a, pb, pa
 	}
-	n0 := len(out)
-	fa, fb := makeBodyFrame(pa), makeBodyFrame(pb)
-	out, ok := narrowOrdered(a, &fa, b, &fb, envelope, out)
-	if !ok {
+	var pair pairFunc
+	if b.Kind < numKinds { // a.Kind ≤ b.Kind
+		pair = pairs[a.Kind][b.Kind]
+	}
+	if pair == nil {
 		if swap {
 			a, b = b, a
 		}
-		return out, fmt.Errorf("cpuref: narrowphase: no contact between a %v and a %v", a.Kind, b.Kind)
+		return out, fmt.Errorf("collide: narrowphase: no contact between a %v and a %v", a.Kind, b.Kind)
 	}
+	n0 := len(out)
+	out = pair(a.Size, makeBodyFrame(pa), b.Size, makeBodyFrame(pb), envelope, out)
 	if swap {
 		for i := n0; i < len(out); i++ {
 			c := &out[i]
@@ -89,43 +92,47 @@ func Narrow(a engine.Shape, pa Pose, b engine.Shape, pb Pose, envelope float64, 
 	return out, nil
 }
 
-// narrowOrdered dispatches a pair with a.Kind ≤ b.Kind to its method. It
-// reports false for a pair it does not handle.
-func narrowOrdered(a engine.Shape, fa *bodyFrame, b engine.Shape, fb *bodyFrame, env float64, out []ContactPoint) ([]ContactPoint, bool) {
-	switch a.Kind {
-	case engine.Sphere:
-		switch b.Kind {
-		case engine.Sphere:
-			return sphereSphere(a.Size[0], fa.c, b.Size[0], fb.c, env, out), true
-		case engine.Ellipsoid:
-			return sphereEllipsoid(a.Size[0], fa.c, b.Size, fb, env, out), true
-		case engine.Box:
-			return sphereBox(a.Size[0], fa.c, b.Size, fb, env, out), true
-		case engine.Plane:
-			return spherePlane(a.Size[0], fa.c, fb, env, out), true
-		}
-	case engine.Ellipsoid:
-		switch b.Kind {
-		case engine.Ellipsoid:
-			return ellipsoidEllipsoid(a.Size, fa, b.Size, fb, env, out), true
-		case engine.Box:
-			return ellipsoidBox(a.Size, fa, b.Size, fb, env, out), true
-		case engine.Plane:
-			return ellipsoidPlane(a.Size, fa, fb, env, out), true
-		}
-	case engine.Box:
-		switch b.Kind {
-		case engine.Box:
-			return boxBox(a.Size, fa, b.Size, fb, env, out), true
-		case engine.Plane:
-			return boxPlane(a.Size, fa, fb, env, out), true
-		}
-	case engine.Plane:
-		if b.Kind == engine.Plane {
-			return out, true
-		}
-	}
-	return out, false
+// numKinds is the number of shape kinds, engine.Sphere to engine.Plane:
+// the size of the pair table.
+const numKinds = engine.Plane + 1
+
+// A pairFunc appends to out the contacts of a shape of size sa (the
+// engine.Shape's Size: a sphere's radius in sa[0], an ellipsoid's
+// semi-axes, a box's half-extents; a plane's is unused) in frame fa
+// against one of size sb in frame fb whose gap is below env (m), with
+// Normal from a to b and PA on a, and returns the extended slice. It must
+// not allocate when out has room, and never panics. The frames come by
+// value: a call through the table cannot prove a pointer does not escape.
+type pairFunc func(sa mgl64.Vec3, fa bodyFrame, sb mgl64.Vec3, fb bodyFrame, env float64, out []ContactPoint) []ContactPoint
+
+// pairs is the narrowphase's shape-pair table, as Box2D v3's
+// s_registers[shapeA][shapeB] (contact.c): pairs[ka][kb] computes the
+// contacts of a shape of kind ka against one of kind kb. The ordering rule:
+// only ka ≤ kb has entries (the upper triangle, rows in engine.ShapeKind
+// order); Narrow puts the lower kind first and mirrors the contacts back,
+// and orders two shapes of one kind by pose and size. A nil entry is a
+// pair Narrow reports as unsupported. Adding a shape is a row for it and an
+// entry in each lower kind's row (docs/adding-a-shape.md). The table is
+// never written.
+var pairs = [numKinds][numKinds]pairFunc{
+	engine.Sphere: {
+		engine.Sphere:    sphereSphere,
+		engine.Ellipsoid: sphereEllipsoid,
+		engine.Box:       sphereBox,
+		engine.Plane:     spherePlane,
+	},
+	engine.Ellipsoid: {
+		engine.Ellipsoid: ellipsoidEllipsoid,
+		engine.Box:       ellipsoidBox,
+		engine.Plane:     ellipsoidPlane,
+	},
+	engine.Box: {
+		engine.Box:   boxBox,
+		engine.Plane: boxPlane,
+	},
+	engine.Plane: {
+		engine.Plane: planePlane,
+	},
 }
 
 // orderedBefore reports whether shape a at pose pa sorts before shape b at
@@ -191,7 +198,8 @@ func appendContact(out []ContactPoint, n, pa, pb mgl64.Vec3, phi, env float64) [
 // sphereSphere is the closed form for spheres of radii ra, rb centred at ca,
 // cb: Normal = (cb − ca)/‖cb − ca‖ (+z for coincident centres) and
 // Phi = ‖cb − ca‖ − ra − rb.
-func sphereSphere(ra float64, ca mgl64.Vec3, rb float64, cb mgl64.Vec3, env float64, out []ContactPoint) []ContactPoint {
+func sphereSphere(sa mgl64.Vec3, fa bodyFrame, sb mgl64.Vec3, fb bodyFrame, env float64, out []ContactPoint) []ContactPoint {
+	ra, ca, rb, cb := sa[0], fa.c, sb[0], fb.c
 	d := cb.Sub(ca)
 	dist := d.Len()
 	phi := dist - ra - rb
@@ -208,7 +216,8 @@ func sphereSphere(ra float64, ca mgl64.Vec3, rb float64, cb mgl64.Vec3, env floa
 // spherePlane is the closed form for a sphere of radius r centred at c
 // against the plane of frame fp: with h the height of c above the plane,
 // Phi = h − r and Normal is minus the plane's normal.
-func spherePlane(r float64, c mgl64.Vec3, fp *bodyFrame, env float64, out []ContactPoint) []ContactPoint {
+func spherePlane(sa mgl64.Vec3, fa bodyFrame, _ mgl64.Vec3, fp bodyFrame, env float64, out []ContactPoint) []ContactPoint {
+	r, c := sa[0], fa.c
 	np := fp.r[2]
 	h := c.Sub(fp.c).Dot(np)
 	return appendContact(out, np.Mul(-1), c.Sub(np.Mul(r)), c.Sub(np.Mul(h)), h-r, env)
@@ -220,7 +229,8 @@ func spherePlane(r float64, c mgl64.Vec3, fp *bodyFrame, env float64, out []Cont
 // Phi = ‖y − q‖ − r along (y − q); when it is inside, the sphere is pushed
 // out through the nearest face k, Phi = −(hb_k − |y_k|) − r along that
 // face's normal.
-func sphereBox(r float64, c mgl64.Vec3, hb mgl64.Vec3, fb *bodyFrame, env float64, out []ContactPoint) []ContactPoint {
+func sphereBox(sa mgl64.Vec3, fa bodyFrame, hb mgl64.Vec3, fb bodyFrame, env float64, out []ContactPoint) []ContactPoint {
+	r, c := sa[0], fa.c
 	y := fb.dirToBody(c.Sub(fb.c))
 	var q mgl64.Vec3
 	for i := range 3 {
@@ -260,7 +270,7 @@ func sphereBox(r float64, c mgl64.Vec3, hb mgl64.Vec3, fb *bodyFrame, env float6
 // frame fe against the plane of frame fp with normal np: with m = Rᵀnp, the
 // ellipsoid's lowest point is p = c − R·diag(s²)·m/‖diag(s)·m‖ and
 // Phi = (c − plane point)·np − ‖diag(s)·m‖.
-func ellipsoidPlane(s mgl64.Vec3, fe *bodyFrame, fp *bodyFrame, env float64, out []ContactPoint) []ContactPoint {
+func ellipsoidPlane(s mgl64.Vec3, fe bodyFrame, _ mgl64.Vec3, fp bodyFrame, env float64, out []ContactPoint) []ContactPoint {
 	np := fp.r[2]
 	m := fe.dirToBody(np)
 	sm := mgl64.Vec3{s[0] * m[0], s[1] * m[1], s[2] * m[2]}
@@ -277,7 +287,7 @@ func ellipsoidPlane(s mgl64.Vec3, fe *bodyFrame, fp *bodyFrame, env float64, out
 // fb) whose height above the plane of frame fp is below the envelope. Corner
 // k (bit i set: +hb_i along axis i, else −hb_i) has height
 // (c − plane point)·np + Σ ±hb_i (r_i·np).
-func boxPlane(hb mgl64.Vec3, fb *bodyFrame, fp *bodyFrame, env float64, out []ContactPoint) []ContactPoint {
+func boxPlane(hb mgl64.Vec3, fb bodyFrame, _ mgl64.Vec3, fp bodyFrame, env float64, out []ContactPoint) []ContactPoint {
 	np := fp.r[2]
 	h0 := fb.c.Sub(fp.c).Dot(np)
 	var e [3]float64 // hb_i (r_i·np): how much +hb_i along axis i raises a corner
@@ -301,5 +311,10 @@ func boxPlane(hb mgl64.Vec3, fb *bodyFrame, fp *bodyFrame, env float64, out []Co
 			out = append(out, ContactPoint{Normal: nn, PA: pa, PB: pa.Sub(np.Mul(g)), Phi: g})
 		}
 	}
+	return out
+}
+
+// planePlane gives no contacts: planes are fixed.
+func planePlane(_ mgl64.Vec3, _ bodyFrame, _ mgl64.Vec3, _ bodyFrame, _ float64, out []ContactPoint) []ContactPoint {
 	return out
 }

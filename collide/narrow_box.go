@@ -1,4 +1,4 @@
-package cpuref
+package collide
 
 import (
 	"math"
@@ -38,7 +38,7 @@ const (
 // distance the axes only bound from below, GJK gives the distance: none when
 // it is at least env, and one more contact at the closest points when the
 // axis's contacts all lie farther apart than they do.
-func boxBox(ha mgl64.Vec3, fa *bodyFrame, hb mgl64.Vec3, fb *bodyFrame, env float64, out []ContactPoint) []ContactPoint {
+func boxBox(ha mgl64.Vec3, fa bodyFrame, hb mgl64.Vec3, fb bodyFrame, env float64, out []ContactPoint) []ContactPoint {
 	t := fb.c.Sub(fa.c)
 	scale := ha.Len() + hb.Len()
 	if t.Len()-scale >= env {
@@ -109,19 +109,19 @@ func boxBox(ha mgl64.Vec3, fa *bodyFrame, hb mgl64.Vec3, fb *bodyFrame, env floa
 	n0 := len(out)
 	switch {
 	case axis >= 6:
-		out = boxEdgeEdge(ha, fa, hb, fb, (axis-6)/3, (axis-6)%3, edgeL, best, env, out)
+		out = boxEdgeEdge(ha, &fa, hb, &fb, (axis-6)/3, (axis-6)%3, edgeL, best, env, out)
 	case axis < 3:
 		n := fa.r[axis]
 		if t.Dot(n) < 0 {
 			n = n.Mul(-1)
 		}
-		out = boxFace(ha, fa, axis, n, hb, fb, false, env, out)
+		out = boxFace(ha, &fa, axis, n, hb, &fb, false, env, out)
 	default:
 		n := fb.r[axis-3]
 		if t.Dot(n) > 0 {
 			n = n.Mul(-1)
 		}
-		out = boxFace(hb, fb, axis-3, n, ha, fa, true, env, out)
+		out = boxFace(hb, &fb, axis-3, n, ha, &fa, true, env, out)
 	}
 	if !apart {
 		return out

@@ -1,4 +1,4 @@
-package cpuref
+package collide
 
 import (
 	"math"
@@ -11,7 +11,8 @@ import (
 // ellipsoid frame, x the point of the ellipsoid's surface closest to y and m
 // the outward unit normal there, Phi = (y − x)·m − r (the signed distance of
 // the centre from the surface, minus r) and Normal = −R·m.
-func sphereEllipsoid(r float64, c mgl64.Vec3, s mgl64.Vec3, fe *bodyFrame, env float64, out []ContactPoint) []ContactPoint {
+func sphereEllipsoid(sa mgl64.Vec3, fa bodyFrame, s mgl64.Vec3, fe bodyFrame, env float64, out []ContactPoint) []ContactPoint {
+	r, c := sa[0], fa.c
 	y := fe.dirToBody(c.Sub(fe.c))
 	if y.Len()-r-math.Max(s[0], math.Max(s[1], s[2])) >= env {
 		return out
@@ -156,14 +157,14 @@ func secularRoot(n0, n1, z2, d0, d1 float64) float64 {
 // on the sphere (supportFunc.minimize) the minimiser, also started from the
 // best probe directions (bestProbes) after EPA; the contact points are the
 // support points of a along n and of b along −n.
-func ellipsoidEllipsoid(sa mgl64.Vec3, fa *bodyFrame, sb mgl64.Vec3, fb *bodyFrame, env float64, out []ContactPoint) []ContactPoint {
+func ellipsoidEllipsoid(sa mgl64.Vec3, fa bodyFrame, sb mgl64.Vec3, fb bodyFrame, env float64, out []ContactPoint) []ContactPoint {
 	c := fa.c.Sub(fb.c)
 	ra := math.Max(sa[0], math.Max(sa[1], sa[2]))
 	rb := math.Max(sb[0], math.Max(sb[1], sb[2]))
 	if c.Len()-ra-rb >= env {
 		return out
 	}
-	ga, gb := ellipsoidGram(sa, fa), ellipsoidGram(sb, fb)
+	ga, gb := ellipsoidGram(sa, &fa), ellipsoidGram(sb, &fb)
 	a := convexShape{ellipsoid: true, c: c, g: ga, margin: ellipsoidMargin(sa)}
 	b := convexShape{ellipsoid: true, g: gb, margin: ellipsoidMargin(sb)}
 	scale := ra + rb
@@ -220,7 +221,7 @@ func ellipsoidGram(s mgl64.Vec3, f *bodyFrame) mgl64.Mat3 {
 // is minimised over the cells of the box's normal fan (a face normal:
 // fixed; an edge's arc: Newton on a great circle; a corner's octant: Newton
 // on the sphere) by ellipsoidBoxFunc.minimize, and the best is kept.
-func ellipsoidBox(se mgl64.Vec3, fe *bodyFrame, hb mgl64.Vec3, fb *bodyFrame, env float64, out []ContactPoint) []ContactPoint {
+func ellipsoidBox(se mgl64.Vec3, fe bodyFrame, hb mgl64.Vec3, fb bodyFrame, env float64, out []ContactPoint) []ContactPoint {
 	e := fb.dirToBody(fe.c.Sub(fb.c))
 	re := math.Max(se[0], math.Max(se[1], se[2]))
 	rb := hb.Len()

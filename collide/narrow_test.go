@@ -1,9 +1,10 @@
-package cpuref
+package collide
 
 import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -600,6 +601,35 @@ func TestNarrowPlanePlane(t *testing.T) {
 	}
 }
 
+// TestPairTable checks the shape-pair table against its ordering rule:
+// an entry for every pair of kinds ka ≤ kb, none below the diagonal, as
+// many kinds as engine names (a kind added to engine and not to the
+// table fails here), and narrowPairs testing every entry but plane–plane.
+func TestPairTable(t *testing.T) {
+	if s := numKinds.String(); !strings.HasPrefix(s, "ShapeKind(") {
+		t.Errorf("engine names a kind %q beyond the table's %d", s, numKinds)
+	}
+	if s := (numKinds - 1).String(); strings.HasPrefix(s, "ShapeKind(") {
+		t.Errorf("the table has %d kinds, engine names only up to %s", numKinds, s)
+	}
+	tested := map[[2]engine.ShapeKind]bool{}
+	for _, pk := range narrowPairs {
+		tested[[2]engine.ShapeKind{min(pk[0], pk[1]), max(pk[0], pk[1])}] = true
+	}
+	for ka := range numKinds {
+		for kb := range numKinds {
+			switch f := pairs[ka][kb]; {
+			case ka > kb && f != nil:
+				t.Errorf("pairs[%v][%v] is set: only ka ≤ kb has entries", ka, kb)
+			case ka <= kb && f == nil:
+				t.Errorf("pairs[%v][%v] is missing", ka, kb)
+			case ka <= kb && !(ka == engine.Plane && kb == engine.Plane) && !tested[[2]engine.ShapeKind{ka, kb}]:
+				t.Errorf("%v–%v is not in narrowPairs", ka, kb)
+			}
+		}
+	}
+}
+
 func TestNarrowUnsupported(t *testing.T) {
 	odd := engine.Shape{Kind: 9, Size: mgl64.Vec3{1, 1, 1}}
 	out := []ContactPoint{{Phi: 1}}
@@ -1064,8 +1094,8 @@ func FuzzNarrow(f *testing.F) {
 				return
 			}
 		}
-		a := engine.Shape{Kind: engine.ShapeKind(ka % 4), Size: mgl64.Vec3{size(a0), size(a1), size(a2)}}
-		b := engine.Shape{Kind: engine.ShapeKind(kb % 4), Size: mgl64.Vec3{size(b0), size(b1), size(b2)}}
+		a := engine.Shape{Kind: engine.ShapeKind(ka) % numKinds, Size: mgl64.Vec3{size(a0), size(a1), size(a2)}}
+		b := engine.Shape{Kind: engine.ShapeKind(kb) % numKinds, Size: mgl64.Vec3{size(b0), size(b1), size(b2)}}
 		if a.Kind == engine.Sphere {
 			a.Size = mgl64.Vec3{a.Size[0], a.Size[0], a.Size[0]}
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/collide"
 	"github.com/gpusim/gpusim/engine"
 )
 
@@ -18,8 +19,18 @@ type Backend struct {
 	// Collider holds the constant collision data (shapes, materials,
 	// fixed flags, gravity, envelope), the contacts and their adjacency
 	// and warm-start keys.
-	Collider
+	collide.Collider
 	settings engine.Settings
+
+	// What the kernels read of the Collider, set by Load and after each
+	// Collide (see collided; not copies): the body count, the fixed flags
+	// (true for planes), gravity (m/s²), the contacts and the body →
+	// contact lists (Collider.Adjacency).
+	n           int
+	fixed       []bool
+	gravity     mgl64.Vec3
+	con         *engine.Contacts
+	adjOff, adj []int32
 
 	pos, rot, vel, omega []float64
 	invMass, invInertia  []float64
@@ -28,7 +39,7 @@ type Backend struct {
 	dv                   []float64 // M⁻¹ D x, 6 per body (scratch of Schur)
 	imp                  []float64 // F, τ_A, τ_B of D_k x, 9 per contact (scratch of Schur)
 
-	// The contacts' Jacobian (contacts: see Collider).
+	// The contacts' Jacobian (contacts: see collide.Collider).
 	basis []float64  // n, u, w (world), 9 per contact
 	rhoA  []float64  // rotational rows of D for body A, body frame: ρ_A,d = d̄_A × s̄_A, 9 per contact
 	rhoB  []float64  // ρ_B,d = s̄_B × d̄_B, 9 per contact
@@ -38,7 +49,7 @@ type Backend struct {
 	h     float64
 	prob  problem
 
-	// Warm start: the last step's impulses (keys: see Collider).
+	// Warm start: the last step's impulses (keys: see collide.Collider).
 	prevGamma []float64
 
 	apgd  apgdWork // SolveAPGD's vectors and loops
@@ -85,6 +96,7 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 		b.pool = newPool(s.Workers)
 	}
 	b.Collider.Load(m, s)
+	b.collided()
 	n := b.n
 	b.settings = *s
 	b.pos = make([]float64, 3*n)

@@ -39,26 +39,6 @@ func (b *Backend) SetWarmStartData(w *engine.WarmStartData) error {
 	return nil
 }
 
-// KeptKeys copies the keys KeepKeys last remembered into w.A, w.B and
-// w.Sub (w.Gamma is left alone).
-func (c *Collider) KeptKeys(w *engine.WarmStartData) {
-	w.A = append(w.A[:0], c.prevA...)
-	w.B = append(w.B[:0], c.prevB...)
-	w.Sub = append(w.Sub[:0], c.prevSub...)
-}
-
-// SetKeptKeys replaces the remembered keys with w's, after checking w
-// (engine.WarmStartData.Check: sorted, in range, 3 impulses per key).
-func (c *Collider) SetKeptKeys(w *engine.WarmStartData) error {
-	if err := w.Check(c.n); err != nil {
-		return fmt.Errorf("cpuref: %w", err)
-	}
-	c.prevA = append(c.prevA[:0], w.A...)
-	c.prevB = append(c.prevB[:0], w.B...)
-	c.prevSub = append(c.prevSub[:0], w.Sub...)
-	return nil
-}
-
 var (
 	_ engine.StateSetter    = (*Backend)(nil)
 	_ engine.WarmStartSaver = (*Backend)(nil)

@@ -1,8 +1,9 @@
 // Package cpuref is gpusim's pure-Go backend: every kernel of the time step
-// (broadphase, narrowphase, Jacobian, matrix-free Schur product, cone
-// projection, vector algebra, integration) written plainly, next to the
-// equations of the APGD paper, so that it is both the CPU fallback and the
-// oracle the GPU kernels are tested against.
+// (Jacobian, matrix-free Schur product, cone projection, vector algebra,
+// integration) written plainly, next to the equations of the APGD paper,
+// so that it is both the CPU fallback and the oracle the GPU kernels are
+// tested against. Collision detection is package collide's Collider,
+// which the Vulkan backend shares.
 //
 // Loops over bodies and contacts run on a pool of goroutines started once
 // per backend, over fixed partitions (parts of a fixed size, independent of

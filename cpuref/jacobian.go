@@ -60,7 +60,7 @@ func (b *Backend) Build(h float64) (engine.Problem, error) {
 func (b *Backend) build(_, lo, hi int) {
 	h, capSpeed := b.h, b.settings.MaxRecoverySpeed
 	for k := lo; k < hi; k++ {
-		c := &b.con
+		c := b.con
 		n := mgl64.Vec3{c.Normal[3*k], c.Normal[3*k+1], c.Normal[3*k+2]}
 		u, w := TangentBasis(n)
 		ia, ib := int(c.A[k]), int(c.B[k])

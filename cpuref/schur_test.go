@@ -29,9 +29,8 @@ func randomSystem(t testing.TB, rng *rand.Rand, nb, nc int) *Backend {
 	if err := b.Load(&m, &s); err != nil {
 		t.Fatal(err)
 	}
-	c := &b.con
+	c := &engine.Contacts{}
 	c.Resize(nc)
-	b.sub = make([]int32, nc)
 	for k := 0; k < nc; k++ {
 		i := rng.IntN(nb + 1)
 		j := rng.IntN(nb + 1)
@@ -48,7 +47,7 @@ func randomSystem(t testing.TB, rng *rand.Rand, nb, nc int) *Backend {
 		c.Phi[k] = 0.1 * rng.NormFloat64()
 		c.Mu[k] = 0.3
 	}
-	b.buildAdjacency()
+	b.SetContacts(c)
 	return b
 }
 

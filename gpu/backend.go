@@ -21,14 +21,14 @@ import (
 //
 //   - Collide: on the device (see deviceCollider): the collide_* kernels
 //     (margins and AABBs, grid binning, candidate pairs, the narrowphase of
-//     every pair kind cpuref has — closed forms for sphere–sphere,
+//     every pair kind of collide's table — closed forms for sphere–sphere,
 //     sphere–box, sphere–plane, box–plane and ellipsoid–plane; SAT and
 //     clipping for box–box; Eberly's closest point for sphere–ellipsoid;
 //     GJK, EPA and Newton for ellipsoid–ellipsoid and ellipsoid–box —,
 //     contacts, adjacency) are recorded after the last step's Integrate
 //     and submitted together, one submit, and the counts read back from
 //     host-visible memory. An ellipsoid pair whose EPA polytope outgrows
-//     the device's 32 vertices is read back and run through cpuref's
+//     the device's 32 vertices is read back and run through collide's
 //     narrowphase on the host, and a second submit merges its contacts in
 //     pair order. Outgrown buffers grow and the kernels run again.
 //   - Build: free_velocity and jacobian, recorded, not submitted.

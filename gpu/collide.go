@@ -7,7 +7,7 @@ import (
 	"math/bits"
 	"sort"
 
-	"github.com/gpusim/gpusim/cpuref"
+	"github.com/gpusim/gpusim/collide"
 	"github.com/gpusim/gpusim/engine"
 	"github.com/gpusim/gpusim/shaders"
 )
@@ -47,12 +47,12 @@ const maxDeviceBodies = 1 << 26
 // deviceCollider is collision on the device: the kernels collide_aabb,
 // collide_scan, collide_bin, collide_pairs, collide_narrow and collide_adj
 // recorded after the pending step and submitted once, then the counts read
-// back from a host-visible buffer. It finds the contacts cpuref's Collider
+// back from a host-visible buffer. It finds the contacts collide.Collider
 // finds, in the same order (see each kernel's header). Pairs whose EPA
 // outgrows collide_narrow's polytope (an ellipsoid with an ellipsoid or a
 // box, overlapping deeper than their margins) are listed by the kernel;
 // when there are any, the
-// host reads back the list, runs cpuref's narrowphase on those pairs,
+// host reads back the list, runs collide's narrowphase on those pairs,
 // uploads their contacts, and a second submit places every pair's
 // contacts and builds the adjacency.
 //
@@ -89,7 +89,7 @@ type deviceCollider struct {
 	con          engine.Contacts
 	hostContacts []float64
 	boxes        []float64
-	cps          []cpuref.ContactPoint
+	cps          []collide.ContactPoint
 }
 
 // buffers lists the collider's buffers.
@@ -217,8 +217,8 @@ func (b *Backend) collide() (int, error) {
 // collideDevice records the collision kernels after the pending work,
 // submits once and reads back the counts. When a count outgrew its
 // buffer the buffers grow and the kernels run again (a second submit);
-// when a kernel flagged input that cpuref rejects, the host collides
-// instead, for cpuref's error; pairs listed for the host are handled by
+// when a kernel flagged input that collide rejects, the host collides
+// instead, for collide's error; pairs listed for the host are handled by
 // hostPairs.
 func (b *Backend) collideDevice() (int, error) {
 	c := &b.dc
@@ -291,7 +291,7 @@ func (b *Backend) growToCounts() (bool, error) {
 	return true, b.growCollider()
 }
 
-// hostPairs runs cpuref's narrowphase on the pairs collide_narrow listed
+// hostPairs runs collide's narrowphase on the pairs collide_narrow listed
 // (read back, with the positions, orientations and margins), uploads
 // their contacts, and submits the kernels that place all contacts
 // (collide_narrow modes 3, 2 and 1) and build the adjacency.
@@ -328,7 +328,7 @@ func (b *Backend) hostPairs() error {
 		var err error
 		n, c.cps, err = h.col.PairContacts(i, j, h.pos, h.rot, env, &c.con, c.cps)
 		if err != nil {
-			return fmt.Errorf("gpu: collide: %w", err)
+			return fmt.Errorf("gpu: %w", err)
 		}
 		c.rec = append(c.rec, q, uint32(n), uint32(first))
 	}
@@ -445,8 +445,8 @@ func (b *Backend) recordPlace() {
 }
 
 // collideHost finds the contacts on the host (see hostCollider): it
-// submits pending work, downloads the state it needs, runs cpuref's
-// Collider and uploads the contacts, their keys and the adjacency.
+// submits pending work, downloads the state it needs, runs
+// collide.Collider and uploads the contacts, their keys and the adjacency.
 func (b *Backend) collideHost() (int, error) {
 	if err := b.sync(); err != nil {
 		return 0, err

@@ -7,19 +7,19 @@ import (
 	"math"
 
 	"github.com/go-gl/mathgl/mgl64"
-	"github.com/gpusim/gpusim/cpuref"
+	"github.com/gpusim/gpusim/collide"
 	"github.com/gpusim/gpusim/engine"
 )
 
-// hostCollider is the backend's host side of collision: cpuref's Collider
+// hostCollider is the backend's host side of collision: collide.Collider
 // (the same code as the CPU backend) with the download/upload glue around
 // it, and the body arrays Load uploads. The device collider uses its
 // PairContacts for the pairs whose EPA outgrows the device's polytope; the
 // whole collision runs here (collideHost) when a device kernel flags
-// input that cpuref rejects, for cpuref's error message, and for models
+// input that collide rejects, for collide's error message, and for models
 // of 2²⁶ bodies or more.
 type hostCollider struct {
-	col      cpuref.Collider
+	col      collide.Collider
 	n        int
 	fixed    []bool // col.Fixed()
 	gravity  mgl64.Vec3
@@ -41,7 +41,7 @@ type hostCollider struct {
 
 // load copies the model as cpuref's Load does: fixed bodies (and planes)
 // get zero velocity and inverse mass, orientations are normalised, and
-// the envelope and bin size get their automatic values (cpuref.Collider).
+// the envelope and bin size get their automatic values (collide.Collider).
 func (h *hostCollider) load(m *engine.Model, s *engine.Settings) {
 	h.col.Load(m, s)
 	n := h.col.Bodies()
@@ -78,12 +78,13 @@ func (h *hostCollider) load(m *engine.Model, s *engine.Settings) {
 	}
 }
 
-// collide runs cpuref's Collide at the downloaded state and converts the
-// contacts' bodies and the adjacency to the uint32 upload forms.
+// collide runs collide.Collider.Collide at the downloaded state and
+// converts the contacts' bodies and the adjacency to the uint32 upload
+// forms.
 func (h *hostCollider) collide() (int, error) {
 	nc, err := h.col.Collide(h.pos, h.rot, h.vel, h.omega, h.invMass, h.force)
 	if err != nil {
-		return 0, fmt.Errorf("gpu: collide: %w", err)
+		return 0, fmt.Errorf("gpu: %w", err)
 	}
 	h.a, h.b, h.sub = h.a[:0], h.b[:0], h.sub[:0]
 	for k, s := range h.col.Sub()[:nc] {

@@ -8,12 +8,13 @@ import (
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/collide"
 	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
 )
 
 // epaDeviceVerts is collide_narrow's EPA_VERTS, the bound of the device's
-// EPA polytope (cpuref's is 48), for the log.
+// EPA polytope (collide's is 48), for the log.
 const epaDeviceVerts = 32
 
 // narrowEnvelope is the envelope (m) of the narrowphase twin scenes: gaps
@@ -32,7 +33,7 @@ type narrowPair struct {
 }
 
 // placePair returns b's centre relative to a's: along dir, moved along
-// cpuref's normal until cpuref's least Φ is the pair's gap (four
+// collide.Narrow's normal until its least Φ is the pair's gap (four
 // corrections; Φ moves one for one with b along the normal, so this lands
 // within rounding for smooth pairs and close for boxes).
 func placePair(p narrowPair) mgl64.Vec3 {
@@ -40,10 +41,10 @@ func placePair(p narrowPair) mgl64.Vec3 {
 		return mgl64.Vec3{}
 	}
 	c := p.dir.Normalize().Mul(p.sa.BoundingRadius() + p.sb.BoundingRadius())
-	var cps []cpuref.ContactPoint
+	var cps []collide.ContactPoint
 	for range 4 {
 		var err error
-		cps, err = cpuref.Narrow(p.sa, cpuref.Pose{Rot: p.ra}, p.sb, cpuref.Pose{Pos: c, Rot: p.rb}, 10, cps[:0])
+		cps, err = collide.Narrow(p.sa, collide.Pose{Rot: p.ra}, p.sb, collide.Pose{Pos: c, Rot: p.rb}, 10, cps[:0])
 		if err != nil || len(cps) == 0 {
 			return c
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/collide"
 	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
 )
@@ -373,7 +374,7 @@ func TestCollideDeviceWarmStart(t *testing.T) {
 
 // BenchmarkCollide times one collision of a settled-density sphere scene
 // on the device and, for comparison, through the host path (download,
-// cpuref's Collider, upload), with no step pending.
+// collide.Collider, upload), with no step pending.
 func BenchmarkCollide(b *testing.B) {
 	for _, n := range []int{1000, 4000} {
 		for _, onDev := range []bool{true, false} {
@@ -403,7 +404,7 @@ func BenchmarkCollide(b *testing.B) {
 	}
 }
 
-// TestKernelCollideAabb: collide_aabb's margins and boxes are cpuref's
+// TestKernelCollideAabb: collide_aabb's margins and boxes are collide's
 // (Collider.Collide's margin, ShapeAABB) and its plane normals mgl64's
 // Rotate of +z, bit for bit, on the random scene of every shape.
 func TestKernelCollideAabb(t *testing.T) {
@@ -431,7 +432,7 @@ func TestKernelCollideAabb(t *testing.T) {
 			f := mgl64.Vec3{h.force[3*i], h.force[3*i+1], h.force[3*i+2]}.Mul(h.invMass[i])
 			m = dt*(v+w*s.BoundingRadius()) + dt*dt*h.gravity.Add(f).Len()
 		}
-		want, ok := cpuref.ShapeAABB(s, p, q, h.envelope+m)
+		want, ok := collide.ShapeAABB(s, p, q, h.envelope+m)
 		if !ok {
 			n := q.Rotate(mgl64.Vec3{0, 0, 1})
 			if i := bitsEqual(n[:], planeN[3*i:3*i+3]); i >= 0 {
@@ -450,7 +451,7 @@ func TestKernelCollideAabb(t *testing.T) {
 	}
 }
 
-// TestKernelCollidePairs: collide_bin and collide_pairs give cpuref's
+// TestKernelCollidePairs: collide_bin and collide_pairs give collide's
 // Grid.Pairs list, in its order, on the random scene of every shape (big
 // bodies, planes, fixed bodies, bodies far away) and a sphere packing.
 func TestKernelCollidePairs(t *testing.T) {
@@ -460,7 +461,7 @@ func TestKernelCollidePairs(t *testing.T) {
 		gb := tw.gpu
 		h := &gb.host
 		n := gb.n
-		boxes := make([]cpuref.AABB, n)
+		boxes := make([]collide.AABB, n)
 		bounded := make([]bool, n)
 		pp := make([]mgl64.Vec3, n)
 		pn := make([]mgl64.Vec3, n)
@@ -477,15 +478,15 @@ func TestKernelCollidePairs(t *testing.T) {
 				pp[i], pn[i] = p, q.Rotate(mgl64.Vec3{0, 0, 1})
 				continue
 			}
-			// The device's boxes (checked against cpuref's by
+			// The device's boxes (checked against collide's by
 			// TestKernelCollideAabb): this test is about the pairs.
-			boxes[i] = cpuref.AABB{Min: mgl64.Vec3{box[8*i], box[8*i+1], box[8*i+2]}, Max: mgl64.Vec3{box[8*i+3], box[8*i+4], box[8*i+5]}}
+			boxes[i] = collide.AABB{Min: mgl64.Vec3{box[8*i], box[8*i+1], box[8*i+2]}, Max: mgl64.Vec3{box[8*i+3], box[8*i+4], box[8*i+5]}}
 			d := boxes[i].Max.Sub(boxes[i].Min).Mul(1 / h.col.BinSize())
-			if math.Floor(d[0])*math.Floor(d[1])*math.Floor(d[2]) > cpuref.BigBins { // at least this many bins
+			if math.Floor(d[0])*math.Floor(d[1])*math.Floor(d[2]) > collide.BigBins { // at least this many bins
 				big++
 			}
 		}
-		var g cpuref.Grid
+		var g collide.Grid
 		want, err := g.Pairs(boxes, bounded, h.fixed, pp, pn, h.col.BinSize(), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -507,7 +508,7 @@ func TestKernelCollidePairs(t *testing.T) {
 			}
 		}
 		bigs += big
-		t.Logf("%d pairs, %d bodies of more than %d bins", np, big, cpuref.BigBins)
+		t.Logf("%d pairs, %d bodies of more than %d bins", np, big, collide.BigBins)
 	}
 	if bigs == 0 {
 		t.Fatal("no big body in the scenes")
@@ -611,9 +612,9 @@ func TestKernelCollideScan(t *testing.T) {
 	}
 }
 
-// TestCollideDeviceBadInput: a state that cpuref's collision rejects (a
+// TestCollideDeviceBadInput: a state that collide rejects (a
 // non-finite position, a body more than 2³¹ bins from the origin) is
-// flagged by the device kernels and gives cpuref's error, not contacts.
+// flagged by the device kernels and gives collide's error, not contacts.
 func TestCollideDeviceBadInput(t *testing.T) {
 	for _, c := range []struct {
 		name string

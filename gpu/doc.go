@@ -30,7 +30,7 @@
 //     contact adjacency makes M⁻¹Dx a deterministic gather, without float
 //     atomics. Collision detection runs in the collide_* kernels (grid
 //     broadphase, the narrowphase of every pair kind, contacts, adjacency,
-//     warm-start keys; see deviceCollider), with cpuref's narrowphase on
+//     warm-start keys; see deviceCollider), with collide's narrowphase on
 //     the host only for ellipsoid pairs whose EPA outgrows the device's
 //     bound. APGD and APGD-AR keep their scalars on the device (16 to 64
 //     iterations per submit, one Schur product per iteration); the other

@@ -1,0 +1,47 @@
+// Package collide is gpusim's collision geometry, shared by both backends:
+// cpuref runs it as its collision step, and the Vulkan backend (gpu) runs
+// it on the host for the pairs and inputs its kernels hand back, and as
+// the oracle its kernels are tested against. It imports only engine (the
+// shapes, materials and contact layout) and never a backend.
+//
+// What it holds:
+//
+//   - broadphase (broad.go): ShapeAABB, each shape's exact world AABB, and
+//     Grid, a uniform grid of hashed bins whose Pairs lists the candidate
+//     pairs sorted by (i, j), with big boxes and planes tested directly;
+//   - narrowphase (narrow*.go): Narrow, the contacts of two posed shapes,
+//     dispatched through the shape-pair table below; closed forms for the
+//     pairs with a sphere or a plane, separating axes with clipping for
+//     box–box, Eberly's closest point for sphere–ellipsoid, and for
+//     ellipsoid–ellipsoid and ellipsoid–box GJK/EPA (narrow_gjk.go) for a
+//     first normal refined by Newton's method on the unit sphere;
+//   - contact generation (collider.go, collide.go): Collider, which holds a
+//     model's constant collision data, finds a step's contacts (Collide:
+//     AABBs with speculative margins, Grid, Narrow per candidate pair,
+//     materials combined), builds the body → contact adjacency and keeps
+//     the contact keys that warm-start the next step.
+//
+// Units are SI: positions, sizes, gaps Φ, envelopes and bin sizes in m,
+// velocities in m/s and rad/s, forces in N. Orientations are quaternions
+// (w, x, y, z) from body to world. Normals are unit vectors in the world
+// frame pointing from body A to body B, and Φ = (PB − PA)·Normal is
+// negative when the shapes overlap. Everything is float64 and
+// deterministic: the same input gives the same contacts, in the same
+// order, bit for bit.
+//
+// The shape-pair table (narrow.go) holds one function per unordered pair
+// of engine.ShapeKind, in the upper triangle: pairs[ka][kb] with ka ≤ kb.
+// Narrow swaps the shapes so that the lower kind comes first (two shapes
+// of one kind by pose, then size: orderedBefore), calls the entry, and
+// mirrors the contacts back (Normal negated, PA and PB swapped), so every
+// entry computes a single ordering and a swapped call gives the mirrored
+// contacts exactly:
+//
+//	            sphere            ellipsoid           box          plane
+//	sphere      sphereSphere      sphereEllipsoid     sphereBox    spherePlane
+//	ellipsoid                     ellipsoidEllipsoid  ellipsoidBox ellipsoidPlane
+//	box                                               boxBox       boxPlane
+//	plane                                                          planePlane (none)
+//
+// docs/adding-a-shape.md says how to add a shape or a pair.
+package collide

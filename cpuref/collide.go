@@ -1,0 +1,27 @@
+package cpuref
+
+import "github.com/gpusim/gpusim/engine"
+
+// Collide finds the contacts at the current positions with the backend's
+// Collider (see collide.Collider.Collide).
+func (b *Backend) Collide() (int, error) {
+	nc, err := b.Collider.Collide(b.pos, b.rot, b.vel, b.omega, b.invMass, b.force)
+	b.collided()
+	return nc, err
+}
+
+// SetContacts replaces the contacts with a copy of con (see
+// collide.Collider.SetContacts).
+func (b *Backend) SetContacts(con *engine.Contacts) {
+	b.Collider.SetContacts(con)
+	b.collided()
+}
+
+// collided points the backend's views of the Collider (n, fixed, gravity,
+// con, adjOff, adj) at its current data, which Load and Collide may have
+// reallocated.
+func (b *Backend) collided() {
+	c := &b.Collider
+	b.n, b.fixed, b.gravity, b.con = c.Bodies(), c.Fixed(), c.Gravity(), c.Contacts()
+	b.adjOff, b.adj = c.Adjacency()
+}
