@@ -181,8 +181,8 @@ func matchAny(pats []string, name string) bool {
 	return false
 }
 
-// Contents lists what a run folder holds: ours, the files and folders
-// gpusim writes ("vtk/" for a folder), and theirs, any other entry (a
+// Contents lists what a run folder holds: ours, the files gpusim writes and
+// the folders it writes that hold such files ("vtk/"), and theirs, any other entry (a
 // user's own file, or a file a user put into one of gpusim's folders, as
 // "vtk/notes.txt"). The lock file is neither. A folder that does not exist
 // holds nothing.
@@ -203,11 +203,16 @@ func Contents(dir string) (ours, theirs []string, err error) {
 			if err != nil {
 				return nil, nil, err
 			}
-			ours = append(ours, name+"/")
+			mine := false
 			for _, s := range sub {
 				if s.IsDir() || !matchAny(pats, s.Name()) {
 					theirs = append(theirs, name+"/"+s.Name())
+				} else {
+					mine = true
 				}
+			}
+			if mine {
+				ours = append(ours, name+"/")
 			}
 		case !e.IsDir() && matchAny(runFiles, name):
 			ours = append(ours, name)
