@@ -192,3 +192,49 @@ func TestSecondInterruptExits(t *testing.T) {
 		t.Fatal("the second signal did not exit")
 	}
 }
+
+// TestRunOutputFolderReuse: a second run into a run's folder is refused
+// (exit 2, naming the folder, what it holds and the way out) and leaves it
+// as it was; --overwrite replaces it; a resume into it continues its files
+// (stats.csv from step 1, as the unsplit run's); --overwrite may not remove
+// the checkpoint it resumes from. Before, the second run overwrote the
+// folder and the resume truncated stats.csv to the steps after the
+// checkpoint.
+func TestRunOutputFolderReuse(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "o")
+	base := []string{"run", "rolling-ball", "--backend", "cpu", "--quiet", "--out", out}
+	if code, _, errOut := runCLI(t, append(base, "--steps", "12", "--checkpoint", "4")...); code != exitOK {
+		t.Fatalf("first run: exit %d: %s", code, errOut)
+	}
+	before := readFileT(t, filepath.Join(out, "stats.csv"))
+	code, _, errOut := runCLI(t, append(base, "--steps", "6")...)
+	if code != exitUsage || !strings.Contains(errOut, out+" holds the outputs of another run (checkpoints/, final.csv, stats.csv, summary.json, trace.csv)") ||
+		!strings.Contains(errOut, "--overwrite") || !strings.Contains(errOut, "--resume") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("second run: exit %d, stderr %q; want exit 2 naming the folder and its outputs", code, errOut)
+	}
+	if !bytes.Equal(before, readFileT(t, filepath.Join(out, "stats.csv"))) {
+		t.Error("the refused run changed stats.csv")
+	}
+	ck := filepath.Join(out, "checkpoints", "step-000004.ckpt")
+	if code, _, errOut := runCLI(t, "run", "--resume", ck, "--out", out, "--overwrite"); code != exitUsage || !strings.Contains(errOut, "--overwrite would remove the checkpoint") {
+		t.Errorf("--overwrite --resume from the folder: exit %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut := runCLI(t, "run", "--resume", ck, "--out", out, "--quiet"); code != exitOK {
+		t.Fatalf("resume into the folder: exit %d: %s", code, errOut)
+	}
+	if rows := readCSV(t, filepath.Join(out, "stats.csv")); len(rows) != 13 || rows[1][0] != "1" || rows[12][0] != "12" {
+		t.Errorf("stats.csv after the resume into its folder: %d rows from step %v; want steps 1 to 12", len(rows)-1, rows[1][0])
+	}
+	if _, err := os.Stat(filepath.Join(out, "checkpoints", "step-000008.ckpt")); !os.IsNotExist(err) {
+		t.Errorf("checkpoint of step 8, after the resumed one: %v; want it removed", err)
+	}
+	if code, _, errOut := runCLI(t, append(base, "--steps", "6", "--overwrite")...); code != exitOK {
+		t.Fatalf("--overwrite: exit %d: %s", code, errOut)
+	}
+	if rows := readCSV(t, filepath.Join(out, "stats.csv")); len(rows) != 7 {
+		t.Errorf("stats.csv after --overwrite: %d rows, want 6", len(rows)-1)
+	}
+	if _, err := os.Stat(filepath.Join(out, "checkpoints")); !os.IsNotExist(err) {
+		t.Errorf("checkpoints/ of the run before --overwrite: %v; want it removed", err)
+	}
+}

@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/gpusim/gpusim/internal/outdir"
+	"github.com/gpusim/gpusim/sweep"
 )
 
 // sweepSpec is 4 runs of settle (30 spheres, 5 steps, CPU path): two
@@ -211,5 +215,60 @@ func TestCollectCLILog(t *testing.T) {
 		if code, _, stderr := runCLI(t, append([]string{"collect", out}, args...)...); code != exitUsage || !strings.Contains(stderr, "log") {
 			t.Errorf("collect %v: exit %d, %s; want %d", args, code, stderr, exitUsage)
 		}
+	}
+}
+
+// TestSweepFolderLocks: a whole sweep holds its folder alone, single runs
+// (--index, a scheduler's array tasks) share it, each holding its run's
+// folder. Here this process holds the locks as the other gpusim would.
+// Before, a second sweep on one folder ran the same runs at once, each
+// removing the folders of runs the other was writing.
+func TestSweepFolderLocks(t *testing.T) {
+	spec := writeSpec(t, sweepSpec)
+	out := filepath.Join(t.TempDir(), "sw")
+	whole, err := outdir.Acquire(out, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := fmt.Sprintf("pid %d on host", os.Getpid())
+	for _, args := range [][]string{{"sweep", spec, "--out", out}, {"sweep", spec, "--out", out, "--index", "1"}} {
+		code, _, stderr := runCLI(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, out+" is in use by another gpusim process ("+pid) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v while a sweep holds the folder: exit %d, stderr %q; want exit 2 naming %s", args, code, stderr, pid)
+		}
+	}
+	if names := runDirs(t, out); len(names) != 0 {
+		t.Errorf("run folders %v made while the folder was held", names)
+	}
+	whole.Release()
+
+	// An array task running run 0 holds the sweep folder shared and run
+	// 0's folder: run 1 goes ahead, run 0 and a whole sweep are refused.
+	task, err := outdir.Acquire(out, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run0, err := outdir.Acquire(filepath.Join(out, "runs", "0000"), false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "sweep", spec, "--out", out, "--index", "1"); code != exitOK {
+		t.Errorf("--index 1 beside a task on run 0: exit %d: %s", code, stderr)
+	}
+	code, _, stderr := runCLI(t, "sweep", spec, "--out", out, "--index", "0")
+	if code != exitUsage || !strings.Contains(stderr, filepath.Join(out, "runs", "0000")+" is in use by another gpusim process ("+pid) {
+		t.Errorf("--index 0 while its folder is held: exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "runs", "0000", sweep.FailedFile)); !os.IsNotExist(err) {
+		t.Errorf("FAILED marker in the held run's folder: %v", err)
+	}
+	code, _, stderr = runCLI(t, "sweep", spec, "--out", out)
+	if code != exitUsage || !strings.Contains(stderr, "in use by other gpusim processes (single runs of a sweep, --index)") {
+		t.Errorf("whole sweep beside a task: exit %d, stderr %q", code, stderr)
+	}
+	run0.Release()
+	task.Release()
+	if code, _, stderr := runCLI(t, "sweep", spec, "--out", out); code != exitOK || !strings.Contains(stderr, "complete=1") {
+		t.Errorf("whole sweep after the task: exit %d, stderr %q; want run 1 skipped, the others run", code, stderr)
 	}
 }
