@@ -102,6 +102,7 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 		// (NaN lands here too).
 		L = 1
 	}
+	lmin := L * 0x1p-52 // engine's apgdFloor: L never falls below εL₀
 	t := 1 / L
 	theta := 1.0
 	rmin := math.Inf(1)
@@ -185,8 +186,11 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 		if res < opt.Tol {
 			break
 		}
-		// Lines 28–29.
+		// Lines 28–29, with engine.APGD's floor under L.
 		L *= 0.9
+		if L < lmin {
+			L = lmin
+		}
 		t = 1 / L
 		theta = thetaNew
 	}

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/go-gl/mathgl/mgl64"
+
 	"github.com/gpusim/gpusim/engine"
 )
 
@@ -89,6 +91,76 @@ func TestSolveAPGDBits(t *testing.T) {
 						t.Logf("%d iterations, residual %.3g, %d iterations with a smaller step than the last", hst.Iterations, hst.Residual, halvings)
 					})
 				}
+			}
+		}
+	}
+}
+
+// separatingPair returns the problem of two unit-mass spheres of radius
+// 0.1 at rest 1 mm apart, inside the 1 cm envelope and without gravity: one
+// contact that separates (r = (Φ/h, 0, 0), Φ > 0), so γ = 0 is the solution
+// and APGD's iterates never leave it.
+func separatingPair(t *testing.T, b *Backend) engine.Problem {
+	t.Helper()
+	m := &engine.Model{Materials: []engine.Material{{Name: "m", Friction: 0.3}}}
+	for i := range 2 {
+		bd := engine.Body{Shape: engine.SphereShape(0.1), Pos: mgl64.Vec3{0.201 * float64(i), 0, 0}, Rot: mgl64.QuatIdent()}
+		bd.SetMass(1)
+		m.Bodies = append(m.Bodies, bd)
+	}
+	set := engine.DefaultSettings()
+	set.Envelope = 0.01
+	if err := b.Load(m, &set); err != nil {
+		t.Fatal(err)
+	}
+	if nc, err := b.Collide(); err != nil || nc != 1 {
+		t.Fatalf("%d contacts (%v), want the 1 separating one", nc, err)
+	}
+	p, err := b.Build(set.Dt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestSolveAPGDLongSeparating: the fused SolveAPGD, plain and
+// anti-relaxed, runs 7000 iterations with tolerance 0 on a separating
+// contact and returns engine.APGD's result bit for bit. The iterates stay
+// at 0, so the line search never raises L and it shrinks by 0.9 per
+// iteration: without engine.APGD's floor εL₀ under L, 1/L overflowed after
+// about 6750 iterations (L₀ ≈ 5.8 here) and the solve failed with
+// "objective is NaN".
+func TestSolveAPGDLongSeparating(t *testing.T) {
+	b := New(1)
+	p := separatingPair(t, b)
+	opt := engine.SolveOptions{Tol: 0, MaxIter: 7000, Gd: 1e-6, History: true}
+	for _, ar := range []bool{false, true} {
+		solve := func(p engine.Problem) (Vec, engine.SolveStats) {
+			g := make(Vec, 3)
+			st, err := (&engine.APGD{AntiRelax: ar}).Solve(p, g, opt)
+			if err != nil {
+				t.Fatalf("anti-relaxed %v: %v", ar, err)
+			}
+			return g, st
+		}
+		fg, fst := solve(p)
+		hg, hst := solve(hostOnly{p})
+		if !reflect.DeepEqual(fst, hst) || !reflect.DeepEqual(fg, hg) {
+			t.Fatalf("anti-relaxed %v: fused γ %v, %d iterations; engine.APGD γ %v, %d iterations", ar, fg, fst.Iterations, hg, hst.Iterations)
+		}
+		if fg[0] != 0 || fg[1] != 0 || fg[2] != 0 || fst.Iterations != 7000 {
+			t.Errorf("anti-relaxed %v: γ = %v after %d iterations, want 0 after 7000", ar, fg, fst.Iterations)
+		}
+		// The case reaches the overflow: 1/(L₀·0.9ᵏ) is Inf for the last k
+		// (t₀ = 1/L₀ is the first step, no halving at Δ = 0).
+		t0 := fst.History[0].Step
+		if l := 1 / t0 * math.Pow(0.9, float64(opt.MaxIter-1)); !math.IsInf(1/l, 1) {
+			t.Errorf("L₀·0.9^%d = %g: the case no longer reaches the overflow of 1/L", opt.MaxIter-1, l)
+		}
+		// Every step is within the floor: t ≤ t₀/ε.
+		for _, r := range fst.History {
+			if !(r.Step <= t0*0x1p52) {
+				t.Fatalf("anti-relaxed %v, iteration %d: step %v, over t₀/ε = %v", ar, r.Iter, r.Step, t0*0x1p52)
 			}
 		}
 	}

@@ -44,6 +44,22 @@ func (a *APGD) Name() string {
 	return "apgd"
 }
 
+// apgdFloor is the ratio of the floor under the Lipschitz estimate L to the
+// first estimate L₀: ε = 2⁻⁵², float64's machine epsilon. Lines 28–29 of
+// Algorithm 1 shrink L by 0.9 after every iteration and only the line
+// search raises it again, so where the search never fails (a separating
+// contact: γ_{k+1} = y_k = 0, Δ = 0) L falls geometrically; from L₀ = 1,
+// 1/L overflows to Inf at iteration 6737 and y − t·g becomes NaN. The floor
+// εL₀ is where L stops carrying information: ΔᵀNΔ is computed with an
+// error of order ε‖N‖‖Δ‖², and L₀ = ‖N(γ₀ − 1)‖/‖γ₀ − 1‖ ≤ ‖N‖, so the line
+// search test ΔᵀNΔ > L‖Δ‖² cannot tell curvatures below εL₀ from rounding.
+// It keeps the step t = 1/L at most 1/ε times the first step 1/L₀ (finite
+// whenever 1/L₀ is below 2⁻⁵² times float64's largest value). L is at least
+// L₀·0.9ᵏ after k iterations, and 0.9ᵏ ≥ ε for k ≤ 342, so a solve of at
+// most 343 iterations never meets the floor; in a longer one whose iterates
+// move, the line search holds L near the curvature along them.
+const apgdFloor = 0x1p-52
+
 // apgdMaxBacktrack bounds the step-size halvings of one iteration. L doubles
 // each time, so 200 halvings move L by 2^200 ≈ 1e60: only a problem with
 // NaN or Inf in it gets there.
@@ -109,6 +125,7 @@ func (a *APGD) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 	if math.IsNaN(L) {
 		return st, fmt.Errorf("%s: N or γ₀ is not finite", a.Name())
 	}
+	lmin := L * apgdFloor
 	t := 1 / L
 	theta := 1.0
 	rmin := math.Inf(1)
@@ -192,8 +209,11 @@ func (a *APGD) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 		if res < opt.Tol {
 			break
 		}
-		// Lines 28–29.
+		// Lines 28–29, with L kept at or above εL₀ (see apgdFloor).
 		L *= 0.9
+		if L < lmin {
+			L = lmin
+		}
 		t = 1 / L
 		theta = thetaNew
 		// γ_k ← γ_{k+1} and Nγ_k ← Nγ_{k+1}: the vectors trade places

@@ -91,9 +91,11 @@ const apgdMaxBacktrack = 200
 
 // The scalar buffer, std430 (see apgd_scalar.comp): float64 L, t, θ, θ',
 // β, fx, res, rmin, fBest, dots[4] at byte 0, 8, …, 96; then uint32 phase,
-// flags, iter, bt, err, pad at byte 104, 108, …, 124.
+// flags, iter, bt, err, pad at byte 104, 108, …, 124; then float64 Lmin,
+// the floor under L (engine.APGD's εL₀), at byte 128, which only
+// apgd_scalar declares and apgd_scalar's init writes.
 const (
-	apgdScalarBytes = 128
+	apgdScalarBytes = 136
 	sL              = 0
 	sRmin           = 7
 	sFBest          = 8

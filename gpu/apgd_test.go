@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/go-gl/mathgl/mgl64"
+
 	"github.com/gpusim/gpusim/engine"
 	"github.com/gpusim/gpusim/scene"
 )
@@ -267,5 +269,62 @@ func TestDeviceAPGDSurvivesGC(t *testing.T) {
 	}
 	if st.Iterations != 100 {
 		t.Errorf("%d iterations, want 100", st.Iterations)
+	}
+}
+
+// TestDeviceAPGDLongSeparating: device APGD and APGD-AR run 3600
+// iterations with tolerance 0 on one separating contact (two spheres 1 mm
+// apart inside the envelope, no gravity): the iterates stay at γ = 0, so
+// the line search never raises L and it shrinks by 0.9 per iteration.
+// Without the floor εL₀ under L (apgd_scalar's Lmin, engine's apgdFloor)
+// 1/L overflowed and the device reported "objective is NaN": after about
+// 6750 iterations for unit masses, after about 3480 here, where masses of
+// 1e150 kg make N = diag(2, 7, 7)·1e-150 and L₀ ≈ 5.8e-150 (so that
+// lavapipe runs half the iterations; heavier bodies would underflow
+// ‖N(γ₀ − 1)‖² in L₀'s secant and fall back to L₀ = 1). The solve must
+// match cpuref in the GPU's dot order bit for bit, iterations and history
+// included.
+func TestDeviceAPGDLongSeparating(t *testing.T) {
+	m := &engine.Model{Materials: []engine.Material{{Name: "m", Friction: 0.3}}}
+	for i := range 2 {
+		b := engine.Body{Shape: engine.SphereShape(0.1), Pos: mgl64.Vec3{0.201 * float64(i), 0, 0}, Rot: mgl64.QuatIdent()}
+		b.SetMass(1e150)
+		m.Bodies = append(m.Bodies, b)
+	}
+	set := engine.DefaultSettings()
+	set.Envelope = 0.01
+	tw := newTwin(t, m, set)
+	if tw.nc != 1 {
+		t.Fatalf("%d contacts, want the 1 separating one", tw.nc)
+	}
+	cp, gp := tw.build(t, set.Dt)
+	opt := engine.SolveOptions{Tol: 0, MaxIter: 3600, Gd: set.Gd, History: true}
+	for _, ar := range []bool{false, true} {
+		solver := &engine.APGD{AntiRelax: ar}
+		g := gp.NewVec(3)
+		dst, err := solver.Solve(gp, g, opt)
+		if err != nil {
+			t.Fatalf("%s: %v", solver.Name(), err)
+		}
+		dg := readVec(gp, g)
+		if dg[0] != 0 || dg[1] != 0 || dg[2] != 0 || dst.Iterations != opt.MaxIter {
+			t.Errorf("%s: γ = %v after %d iterations, want 0 after %d", solver.Name(), dg, dst.Iterations, opt.MaxIter)
+		}
+		// The case reaches the overflow: 1/(L₀·0.9ᵏ) is Inf for the last k
+		// (t₀ = 1/L₀, the first step: no halving at Δ = 0).
+		t0 := dst.History[0].Step
+		if l := 1 / t0 * math.Pow(0.9, float64(opt.MaxIter-1)); !math.IsInf(1/l, 1) {
+			t.Errorf("L₀·0.9^%d = %g: the case no longer reaches the overflow of 1/L", opt.MaxIter-1, l)
+		}
+		if goFusesMultiplyAdd {
+			t.Log("bit-identity with cpuref not checked: Go may fuse multiply-adds on this target")
+			continue
+		}
+		cg := cp.NewVec(3)
+		cst, err := solver.Solve(gpuOrder{cp}, cg, opt)
+		if err != nil {
+			t.Fatalf("%s on cpuref: %v", solver.Name(), err)
+		}
+		sameSolve(t, solver.Name()+" on cpuref with the GPU's dot order", dg, dst, readVec(cp, cg), cst)
 	}
 }

@@ -8,7 +8,7 @@
 // ‖N(γ₀ − 1)‖²:
 //
 //	L = sqrt(dots[1]) / sqrt(dots[0]); if !(L > 0) || isinf(L) { L = 1 }
-//	t = 1/L; θ = 1; bt = 0
+//	Lmin = L·2⁻⁵²; t = 1/L; θ = 1; bt = 0
 //
 // mode 1, a line-search trial (lines 8–12), dots = γ'ᵀNγ', rᵀγ', ΔᵀNΔ, ‖Δ‖²:
 //
@@ -31,7 +31,13 @@
 //
 // mode 3, finish (lines 28–29):
 //
-//	if flags&4 != 0 { phase = done } else { L = 0.9L; t = 1/L; θ = θ'; bt = 0; phase = start }
+//	if flags&4 != 0 { phase = done }
+//	else { L = 0.9L; if L < Lmin { L = Lmin }; t = 1/L; θ = θ'; bt = 0; phase = start }
+//
+// Lmin is engine.APGD's floor εL₀ under L (engine's apgdFloor), which keeps
+// t finite where the line search never raises L. The block below is
+// lib/apgd_scalars.glsl's with Lmin appended at byte 128; no other kernel
+// reads it.
 //
 // Every operation `precise`: the host's float64 values bit for bit where
 // division and square root are correctly rounded.
@@ -59,6 +65,7 @@ layout(std430, set = 0, binding = 0) buffer Scalars {
 	uint bt;         // step-size halvings of this iteration
 	uint err;        // 0, 1 backtracking did not end, 2 objective NaN
 	uint pad;
+	double Lmin;     // the floor under L, εL₀
 } s;
 layout(std430, set = 0, binding = 1) writeonly buffer Hist { double hist[]; };
 
@@ -82,8 +89,10 @@ void main() {
 		if (!(L > 0.0lf) || isinf(L)) {
 			L = 1.0lf;
 		}
+		precise double Lmin = L * 2.220446049250313080847263336181640625e-16lf; // 2⁻⁵², exactly
 		precise double t = 1.0lf / L;
 		s.L = L;
+		s.Lmin = Lmin;
 		s.t = t;
 		s.theta = 1.0lf;
 		s.bt = 0u;
@@ -158,6 +167,9 @@ void main() {
 			s.phase = 4u;
 		} else {
 			precise double L = s.L * 0.9lf;
+			if (L < s.Lmin) {
+				L = s.Lmin;
+			}
 			precise double t = 1.0lf / L;
 			s.L = L;
 			s.t = t;
