@@ -34,6 +34,7 @@ layout(push_constant) uniform Push {
 	uint gate;
 } p;
 
+#include "axpby.glsl"
 #include "hypot.glsl"
 
 void main() {
@@ -42,12 +43,8 @@ void main() {
 	}
 	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
 	for (uint k = gl_GlobalInvocationID.x; k < p.nc; k += stride) {
-		precise double n1 = 1.0lf * nx[3u * k + 1u];
-		precise double q1 = 1.0lf * r0[3u * k + 1u];
-		precise double u1 = n1 + q1;
-		precise double n2 = 1.0lf * nx[3u * k + 2u];
-		precise double q2 = 1.0lf * r0[3u * k + 2u];
-		precise double u2 = n2 + q2;
+		double u1 = axpby(1.0lf, nx[3u * k + 1u], 1.0lf, r0[3u * k + 1u]);
+		double u2 = axpby(1.0lf, nx[3u * k + 2u], 1.0lf, r0[3u * k + 2u]);
 		double a0 = r0[3u * k];
 		double a1 = r0[3u * k + 1u];
 		double a2 = r0[3u * k + 2u];

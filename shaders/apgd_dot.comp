@@ -54,6 +54,8 @@ layout(push_constant) uniform Push {
 
 shared double sh[4][WG];
 
+#include "axpby.glsl"
+
 void main() {
 	if ((p.gate & (1u << s.phase)) == 0u) {
 		return;
@@ -75,8 +77,8 @@ void main() {
 				acc0 = acc0 + a;
 				acc1 = acc1 + b;
 			} else if (p.mode == 1u) {
-				precise double d = 1.0lf * v0[i] + (-1.0lf) * v3[i];
-				precise double e = 1.0lf * v1[i] + (-1.0lf) * v4[i];
+				double d = axpby(1.0lf, v0[i], -1.0lf, v3[i]);
+				double e = axpby(1.0lf, v1[i], -1.0lf, v4[i]);
 				precise double a = v0[i] * v1[i];
 				precise double b = v2[i] * v0[i];
 				precise double de = d * e;
@@ -86,7 +88,7 @@ void main() {
 				acc2 = acc2 + de;
 				acc3 = acc3 + dd;
 			} else if (p.mode == 2u) {
-				precise double d = 1.0lf * v2[i] + (-1.0lf) * v3[i];
+				double d = axpby(1.0lf, v2[i], -1.0lf, v3[i]);
 				precise double a = v0[i] * v0[i];
 				precise double b = v1[i] * d;
 				acc0 = acc0 + a;

@@ -45,6 +45,8 @@ layout(push_constant) uniform Push {
 	uint gate;
 } p;
 
+#include "axpby.glsl"
+
 void main() {
 	if ((p.gate & (1u << s.phase)) == 0u) {
 		return;
@@ -65,14 +67,8 @@ void main() {
 			y[i] = xn;
 			nyi = nxn;
 		} else {
-			precise double ax = a * xn;
-			precise double bx = b * x[i];
-			precise double yi = ax + bx;
-			y[i] = yi;
-			precise double anx = a * nxn;
-			precise double bnx = b * nx[i];
-			precise double nyc = anx + bnx;
-			nyi = nyc;
+			y[i] = axpby(a, xn, b, x[i]);
+			nyi = axpby(a, nxn, b, nx[i]);
 		}
 		ny[i] = nyi;
 		precise double gi = nyi + r[i];

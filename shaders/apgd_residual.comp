@@ -37,6 +37,7 @@ layout(push_constant) uniform Push {
 	uint gate;
 } p;
 
+#include "axpby.glsl"
 #include "cone.glsl"
 void main() {
 	if ((p.gate & (1u << s.phase)) == 0u) {
@@ -48,22 +49,14 @@ void main() {
 		double z[3];
 		for (uint d = 0u; d < 3u; d++) {
 			uint i = 3u * k + d;
-			precise double a0 = 1.0lf * nx[i];
-			precise double b0 = 1.0lf * r[i];
-			precise double u = a0 + b0;
-			precise double a1 = 1.0lf * x[i];
-			precise double b1 = ngd * u;
-			precise double zi = a1 + b1;
-			z[d] = zi;
+			double u = axpby(1.0lf, nx[i], 1.0lf, r[i]);
+			z[d] = axpby(1.0lf, x[i], ngd, u);
 		}
 		double pz[3];
 		proj(z[0], z[1], z[2], mu[k], coh[k], pz[0], pz[1], pz[2]);
 		for (uint d = 0u; d < 3u; d++) {
 			uint i = 3u * k + d;
-			precise double a2 = 1.0lf * x[i];
-			precise double b2 = -1.0lf * pz[d];
-			precise double o = a2 + b2;
-			tmp[i] = o;
+			tmp[i] = axpby(1.0lf, x[i], -1.0lf, pz[d]);
 		}
 	}
 }

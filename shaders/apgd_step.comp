@@ -33,6 +33,7 @@ layout(push_constant) uniform Push {
 	uint gate;
 } p;
 
+#include "axpby.glsl"
 #include "cone.glsl"
 void main() {
 	if ((p.gate & (1u << s.phase)) == 0u) {
@@ -44,10 +45,7 @@ void main() {
 		double z[3];
 		for (uint d = 0u; d < 3u; d++) {
 			uint i = 3u * k + d;
-			precise double ax = 1.0lf * y[i];
-			precise double by = nt * g[i];
-			precise double zi = ax + by;
-			z[d] = zi;
+			z[d] = axpby(1.0lf, y[i], nt, g[i]);
 		}
 		double on, ou, ow;
 		proj(z[0], z[1], z[2], mu[k], coh[k], on, ou, ow);

@@ -10,7 +10,8 @@
 //	for h := 128; h > 0; h /= 2 { for t := 0; t < h; t++ { s[t] += s[t+h] } }
 //	dots[q] = s[0]
 //
-// Every operation `precise` and the order sum.comp's: with apgd_dot.comp,
+// Every operation `precise` and the order sum.comp's (the tree is
+// lib/reduce.glsl's treeSum): with apgd_dot.comp,
 // LinAlg.Dot's value bit for bit.
 // Bindings (set 0): 0 s (the solver's scalars; dots written), 1 partial
 // (read).
@@ -30,7 +31,7 @@ layout(push_constant) uniform Push {
 	uint gate;
 } p;
 
-shared double sh[WG];
+#include "reduce.glsl"
 
 void main() {
 	if ((p.gate & (1u << s.phase)) == 0u) {
@@ -42,16 +43,8 @@ void main() {
 	for (uint i = t; i < p.chunks; i += WG) {
 		acc = acc + partial[base + i];
 	}
-	sh[t] = acc;
-	barrier();
-	for (uint h = WG / 2; h > 0; h >>= 1) {
-		if (t < h) {
-			precise double v = sh[t] + sh[t + h];
-			sh[t] = v;
-		}
-		barrier();
-	}
+	treeSum(t, acc);
 	if (t == 0) {
-		s.dots[gl_WorkGroupID.x] = sh[0];
+		s.dots[gl_WorkGroupID.x] = red[0];
 	}
 }

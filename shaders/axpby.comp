@@ -23,12 +23,11 @@ layout(push_constant) uniform Push {
 	uint n;
 } p;
 
+#include "axpby.glsl"
+
 void main() {
 	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
 	for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) {
-		precise double ax = p.a * x[i];
-		precise double by = p.b * y[i];
-		precise double r = ax + by;
-		dst[i] = r;
+		dst[i] = axpby(p.a, x[i], p.b, y[i]);
 	}
 }

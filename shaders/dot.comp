@@ -10,7 +10,7 @@
 //			s[t] += float64(x[i] * y[i])
 //		}
 //	}
-//	for h := 128; h > 0; h /= 2 {       // fixed tree
+//	for h := 128; h > 0; h /= 2 {       // fixed tree: lib/reduce.glsl
 //		for t := 0; t < h; t++ { s[t] += s[t+h] }
 //	}
 //	partial[c] = s[0]
@@ -38,7 +38,7 @@ layout(push_constant) uniform Push {
 	uint n;
 } p;
 
-shared double s[WG];
+#include "reduce.glsl"
 
 void main() {
 	uint t = gl_LocalInvocationID.x;
@@ -51,17 +51,9 @@ void main() {
 			precise double xy = x[i] * y[i];
 			acc = acc + xy;
 		}
-		s[t] = acc;
-		barrier();
-		for (uint h = WG / 2; h > 0; h >>= 1) {
-			if (t < h) {
-				precise double v = s[t] + s[t + h];
-				s[t] = v;
-			}
-			barrier();
-		}
+		treeSum(t, acc);
 		if (t == 0) {
-			partial[c] = s[0];
+			partial[c] = red[0];
 		}
 		barrier();
 	}

@@ -20,14 +20,13 @@ layout(push_constant) uniform Push {
 	uint n;
 } p;
 
+#include "axpby.glsl"
+
 void main() {
 	precise double root = sqrt(s.dots[0]);
 	precise double a = 1.0lf / root;
 	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
 	for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) {
-		precise double ax = a * v[i];
-		precise double by = 0.0lf * v[i];
-		precise double r = ax + by;
-		v[i] = r;
+		v[i] = axpby(a, v[i], 0.0lf, v[i]);
 	}
 }

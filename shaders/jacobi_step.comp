@@ -43,6 +43,7 @@ layout(push_constant) uniform Push {
 	uint gate;
 } p;
 
+#include "axpby.glsl"
 #include "cone.glsl"
 void main() {
 	if ((p.gate & (1u << s.phase)) == 0u) {
@@ -53,23 +54,15 @@ void main() {
 		double z[3];
 		for (uint d = 0u; d < 3u; d++) {
 			uint i = 3u * k + d;
-			precise double a0 = 1.0lf * nx[i];
-			precise double b0 = 1.0lf * r[i];
-			precise double u = a0 + b0;
+			double u = axpby(1.0lf, nx[i], 1.0lf, r[i]);
 			precise double v = inv[i] * u;
-			precise double a1 = 1.0lf * gamma[i];
-			precise double b1 = p.negOmega * v;
-			precise double zi = a1 + b1;
-			z[d] = zi;
+			z[d] = axpby(1.0lf, gamma[i], p.negOmega, v);
 		}
 		double pz[3];
 		proj(z[0], z[1], z[2], mu[k], coh[k], pz[0], pz[1], pz[2]);
 		for (uint d = 0u; d < 3u; d++) {
 			uint i = 3u * k + d;
-			precise double a2 = p.lambda * pz[d];
-			precise double b2 = p.oneMinusLambda * gamma[i];
-			precise double o = a2 + b2;
-			gamma[i] = o;
+			gamma[i] = axpby(p.lambda, pz[d], p.oneMinusLambda, gamma[i]);
 		}
 	}
 }

@@ -45,3 +45,48 @@ func TestTable(t *testing.T) {
 		t.Error("Lookup found a kernel that does not exist")
 	}
 }
+
+// Every lib/*.glsl opens with a header comment naming it and is included by
+// some kernel, and every #include of a kernel or lib file names a lib file
+// (glslc resolves them with -I shaders/lib).
+func TestLib(t *testing.T) {
+	libs, err := filepath.Glob(filepath.Join("lib", "*.glsl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	comps, err := filepath.Glob("*.comp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	included := map[string]bool{}
+	for _, f := range append(comps, libs...) {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(src), "\n") {
+			name, ok := strings.CutPrefix(strings.TrimSpace(line), "#include ")
+			if !ok {
+				continue
+			}
+			name = strings.Trim(name, `"`)
+			if _, err := os.Stat(filepath.Join("lib", name)); err != nil {
+				t.Errorf("%s includes %q, which is not in lib/", f, name)
+			}
+			included[name] = true
+		}
+	}
+	for _, l := range libs {
+		name := filepath.Base(l)
+		src, err := os.ReadFile(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(string(src), "// "+name+": ") {
+			t.Errorf("%s: the header comment must open with %q", l, "// "+name+": ")
+		}
+		if !included[name] {
+			t.Errorf("%s is included by no kernel", l)
+		}
+	}
+}

@@ -43,6 +43,7 @@ layout(push_constant) uniform Push {
 	uint gate;
 } p;
 
+#include "axpby.glsl"
 #include "cone.glsl"
 void main() {
 	if (p.mode == 5u) {
@@ -66,34 +67,22 @@ void main() {
 					y[i] = pv;
 					v = pv;
 				}
-				precise double a0 = 1.0lf * x[i];
-				precise double b0 = na * v;
-				precise double zi = a0 + b0;
-				z[e] = zi;
+				z[e] = axpby(1.0lf, x[i], na, v);
 			}
 			double pz[3];
 			proj(z[0], z[1], z[2], mu[k], coh[k], pz[0], pz[1], pz[2]);
 			for (uint e = 0u; e < 3u; e++) {
 				uint i = 3u * k + e;
-				precise double a1 = 1.0lf * pz[e];
-				precise double b1 = -1.0lf * x[i];
-				precise double o = a1 + b1;
-				d[i] = o;
+				d[i] = axpby(1.0lf, pz[e], -1.0lf, x[i]);
 			}
 			continue;
 		}
 		for (uint e = 0u; e < 3u; e++) {
 			uint i = 3u * k + e;
 			if (p.mode == 2u) {
-				precise double a = 1.0lf * x[i];
-				precise double b = lam * d[i];
-				precise double o = a + b;
-				xNew[i] = o;
+				xNew[i] = axpby(1.0lf, x[i], lam, d[i]);
 			} else if (p.mode == 3u) {
-				precise double a = 1.0lf * gNew[i];
-				precise double b = -1.0lf * g[i];
-				precise double o = a + b;
-				y[i] = o;
+				y[i] = axpby(1.0lf, gNew[i], -1.0lf, g[i]);
 			} else if (p.mode == 4u) {
 				x[i] = xNew[i];
 				g[i] = gNew[i];

@@ -8,7 +8,7 @@
 //		s[t] = 0
 //		for i := t; i < n; i += 256 { s[t] += src[i] }
 //	}
-//	for h := 128; h > 0; h /= 2 {       // fixed tree
+//	for h := 128; h > 0; h /= 2 {       // fixed tree: lib/reduce.glsl
 //		for t := 0; t < h; t++ { s[t] += s[t+h] }
 //	}
 //	dst[index] = s[0]
@@ -30,7 +30,7 @@ layout(push_constant) uniform Push {
 	uint index;
 } p;
 
-shared double s[WG];
+#include "reduce.glsl"
 
 void main() {
 	uint t = gl_LocalInvocationID.x;
@@ -38,16 +38,8 @@ void main() {
 	for (uint i = t; i < p.n; i += WG) {
 		acc = acc + src[i];
 	}
-	s[t] = acc;
-	barrier();
-	for (uint h = WG / 2; h > 0; h >>= 1) {
-		if (t < h) {
-			precise double v = s[t] + s[t + h];
-			s[t] = v;
-		}
-		barrier();
-	}
+	treeSum(t, acc);
 	if (t == 0) {
-		dst[p.index] = s[0];
+		dst[p.index] = red[0];
 	}
 }
