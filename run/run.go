@@ -79,6 +79,10 @@ type Options struct {
 	// VTKContacts adds the contacts as line cells with their forces.
 	VTKEvery    int
 	VTKContacts bool
+	// MaxMemory is the memory in bytes the run may take (CheckMemory):
+	// 0 means what the machine has (MemAvailable, or a cgroup's limit), a
+	// negative value turns the check off.
+	MaxMemory int64
 
 	// wrapBackend, if set, wraps the backend the run opens (tests: a
 	// backend that fails the way a device can).
@@ -264,6 +268,9 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 		if id < 0 || id >= len(sc.Model.Bodies) {
 			return nil, fmt.Errorf("trace: body id %d out of range [0, %d)", id, len(sc.Model.Bodies))
 		}
+	}
+	if err := CheckMemory(len(sc.Model.Bodies), opt.Backend, opt.MaxMemory, opt.VulkanMemoryLimit); err != nil {
+		return nil, fmt.Errorf("%s: %w", sc.Source, err) // before any output folder is made
 	}
 	sim, be, notice, err := OpenBackend(opt.Backend, opt, &sc.Model, sc.Settings)
 	if err != nil {

@@ -1,0 +1,38 @@
+package gpu
+
+import "math/bits"
+
+// EstimateBytes estimates the device memory (Device.MemoryBytes: the sum
+// of buffer capacities) that the backend holds for a model of bodies
+// bodies once a step has found contacts contacts, so that a run too large
+// for the device can be refused before it starts. It follows the buffer
+// sizes of Load, loadCollider, growCollider and growSolver (the sizes
+// there are the reference; this file carries no build tag, so the
+// constants are restated):
+//
+//   - per body: the body buffers of Load (36 float64 and 2 uint32: 288
+//     B), loadCollider's per-body buffers (shape 40, mat 16, box 64,
+//     planeN 24, cell 16, specialOff, special, adjCursor, pairOff 4 each,
+//     16 candidates of 4 B: 240 B) and the binning slots (8 B per slot, a
+//     power of two ≥ 2·bodies);
+//   - per unit of capacity: the collider starts with room for 8·bodies+64
+//     entries (4 B), pairs (56 B: pairA, pairB, off, fbList, pairN) and
+//     contacts (400 B: growCollider's 152 and growSolver's 248 for basis,
+//     rhoA, rhoB, coh and r), and grows the contact room to 1.25 × the
+//     contacts found when they exceed it;
+//   - per contact: the device solvers' work vectors and partial sums,
+//     grown with Buffer.Grow's headroom: 1000 B, measured.
+//
+// Measured on lavapipe (DeviceMemoryBytes after each step, settle): N =
+// 2000 with 4212 contacts, 11.6 MB (estimate 12.7 MB); fill N = 2000 with
+// 778 contacts, 8.9 MB (estimate 9.3 MB); docs/bench.md's settle N = 64
+// 000 with 74 572 contacts, 299 MiB (estimate 329 MiB). It leaves out
+// the fixed buffers (kernels' scalars, staging: under 1 MiB) and the
+// driver's own alignment.
+func EstimateBytes(bodies, contacts int) int64 {
+	n, nc := int64(bodies), int64(contacts)
+	slots := int64(1) << bits.Len64(uint64(max(2*n, 128)-1))
+	capacity := 8*n + 64
+	contactCap := max(capacity, nc+nc/4)
+	return (288+240)*n + 8*slots + (4+56)*capacity + 400*contactCap + 1000*nc
+}

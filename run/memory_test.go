@@ -1,0 +1,104 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/gpusim/gpusim/scene"
+)
+
+// TestEstimateMemoryMeasured: the CPU model against the peak resident
+// memory measured with /usr/bin/time -v (see the comment on the model),
+// at the contacts those runs had: within 20 % from N = 4000 up (smaller
+// runs are dominated by the Go runtime's fixed cost, which the model
+// puts at 12 MiB).
+func TestEstimateMemoryMeasured(t *testing.T) {
+	for _, c := range []struct {
+		bodies, contacts int
+		kib              float64 // measured maximum resident set size
+	}{
+		{4000, 10377, 31868}, {16000, 45611, 87108}, {64000, 184558, 306256}, {16000, 6247, 38004}, {64000, 25060, 108624},
+	} {
+		est := float64(hostBaseBytes + hostBytesPerBody*int64(c.bodies) + hostBytesPerContact*int64(c.contacts))
+		if r := est / (c.kib * 1024); r < 0.8 || r > 1.2 {
+			t.Errorf("N = %d, %d contacts: model %.3g B, measured %.3g B (ratio %.2f)", c.bodies, c.contacts, est, c.kib*1024, r)
+		}
+	}
+	e := EstimateMemory(1<<24, "cpu")
+	if e.Host < 90<<30 || e.Device != 0 {
+		t.Errorf("EstimateMemory(2²⁴, cpu) = %+v: want about 100 GiB of host memory", e)
+	}
+	if v := EstimateMemory(1000, "vulkan"); v.Device <= 0 || v.Host >= EstimateMemory(1000, "cpu").Host+vulkanBaseBytes {
+		t.Errorf("EstimateMemory(1000, vulkan) = %+v", v)
+	}
+}
+
+func TestCheckMemory(t *testing.T) {
+	err := CheckMemory(1<<24, "cpu", 8<<30, 0)
+	if !errors.Is(err, ErrOutOfMemory) {
+		t.Fatalf("CheckMemory(2²⁴ bodies, 8 GiB) = %v, want ErrOutOfMemory", err)
+	}
+	for _, want := range []string{"not enough memory: 16777216 bodies on the cpu backend need about 94.9 GiB", "GiB of host memory",
+		"more than the 8 GiB available (--max-memory)", "1010 B per body and 1266 B per contact at 4 contacts per body"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if err := CheckMemory(1<<24, "cpu", -1, 0); err != nil {
+		t.Errorf("a negative limit turns the check off: %v", err)
+	}
+	if err := CheckMemory(1000, "cpu", 1<<30, 0); err != nil {
+		t.Errorf("1000 bodies in 1 GiB: %v", err)
+	}
+	err = CheckMemory(100000, "vulkan", 0, 1<<20)
+	var me *MemoryError
+	if !errors.As(err, &me) || !me.Device || !strings.Contains(err.Error(), "device memory (Vulkan buffers)") || !strings.Contains(err.Error(), "(--vk-memory-limit)") {
+		t.Errorf("vulkan, 1 MiB device: %v", err)
+	}
+	if runtime.GOOS == "linux" {
+		lim, from, ok := hostLimit()
+		if !ok || lim <= 0 || from == "" {
+			t.Errorf("hostLimit() = %d, %q, %v: want the machine's available memory", lim, from, ok)
+		}
+		// The machine cannot hold 2²⁴ bodies' 96 GiB unless it is very large.
+		if lim < 90<<30 && CheckMemory(1<<24, "cpu", 0, 0) == nil {
+			t.Errorf("2²⁴ bodies passed the check with %d bytes available (%s)", lim, from)
+		}
+	}
+}
+
+func TestParseBytes(t *testing.T) {
+	for s, want := range map[string]int64{"8G": 8 << 30, "512M": 512 << 20, "512MiB": 512 << 20, "1.5g": 3 << 29,
+		"100": 100, "4k": 4096, "2TB": 2 << 40, "0": 0} {
+		if got, err := ParseBytes(s); err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"", "x", "-1G", "8X", "NaN", "1e30T"} {
+		if _, err := ParseBytes(s); err == nil {
+			t.Errorf("ParseBytes(%q): no error", s)
+		}
+	}
+}
+
+// TestRunRefusesBeforeOutputs: Run checks memory before it opens the
+// backend or makes the output folder.
+func TestRunRefusesBeforeOutputs(t *testing.T) {
+	sc, err := scene.LoadBuiltin("settle", []string{"n=60", "run.steps=2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	_, err = Run(context.Background(), sc, Options{Backend: "cpu", OutDir: out, MaxMemory: 1 << 20})
+	if !errors.Is(err, ErrOutOfMemory) || !strings.HasPrefix(err.Error(), "builtin:settle: not enough memory: 65 bodies") {
+		t.Errorf("Run with 1 MiB: %v", err)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the output folder was made: %v", err)
+	}
+}
