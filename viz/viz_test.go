@@ -324,3 +324,27 @@ func TestDistinctTicks(t *testing.T) {
 		t.Errorf("ticks of [0, 10] start %q, want 0", ts[0].Label)
 	}
 }
+
+// TestReadTableCutLine: a last line without its newline (a run killed
+// while writing it, or a full disk) is left out with a warning; before, it
+// failed the plot ("wrong number of fields"), or, cut inside a number,
+// gave a wrong value.
+func TestReadTableCutLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "stats.csv")
+	for _, tail := range []string{"3,0.", "3"} {
+		if err := os.WriteFile(path, []byte("step,x\n1,0.5\n2,0.25\n"+tail), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var warned []string
+		tb, err := readTable(path, func(s string) { warned = append(warned, s) })
+		if err != nil {
+			t.Fatalf("tail %q: %v", tail, err)
+		}
+		if x, _ := tb.col("x"); tb.rows != 2 || len(x) != 2 || x[1] != 0.25 {
+			t.Errorf("tail %q: %d rows, x %v; want the 2 complete rows", tail, tb.rows, x)
+		}
+		if len(warned) != 1 || !strings.Contains(warned[0], path+": the last line is incomplete") {
+			t.Errorf("tail %q: warnings %q", tail, warned)
+		}
+	}
+}
