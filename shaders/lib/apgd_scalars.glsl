@@ -1,6 +1,8 @@
 // apgd_scalars.glsl: the scalar buffer of the device APGD solver
 // (gpu/apgd.go; the device Jacobi solver, gpu/jacobi.go, uses the same
-// layout), std430, as the storage block instance s.
+// layout), std430, as the storage block instance s: its first 128 bytes,
+// all that the kernels other than apgd_scalar read (apgd_scalar.comp
+// declares the block itself, with Lmin at byte 128).
 //
 // The includer defines, before the #include:
 //
