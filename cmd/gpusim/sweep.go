@@ -41,6 +41,8 @@ marker) are skipped and incomplete ones run again, so a stopped sweep is
 finished by the same command. With several runs at once on the CPU path each
 run gets settings.workers = cores / jobs unless the spec sets it. Ctrl-C
 starts no more runs and stops the running ones (they stay incomplete).
+A whole sweep locks OUT alone; --index runs share it, each locking its run's
+folder: a folder in use by another gpusim is refused (exit status 2).
 Exit status 1 if any run failed or was stopped, 2 for a bad spec.
 
 Flags:
