@@ -134,10 +134,14 @@ Flags:
 		return err
 	}
 	var results []solved
-	var failed []string
+	var failed, unbounded []string
 	for _, name := range names {
 		r := solveOnce(mp, p, name, opt)
-		if r.err != nil {
+		switch {
+		case r.status == engine.StatusUnbounded:
+			fmt.Fprintf(stderr, "gpusim: %s: %s\n", name, unboundedText(r))
+			unbounded = append(unbounded, name)
+		case r.err != nil:
 			fmt.Fprintf(stderr, "gpusim: %s: %v\n", name, r.err)
 			failed = append(failed, name)
 		}
@@ -162,8 +166,15 @@ Flags:
 	}
 	stdout.Write(md)
 	fmt.Fprintf(stdout, "\noutputs: %s/{table.md,table.csv,history-SOLVER.csv,residual-iterations.png,residual-time.png}\n", out)
+	var errs []string
 	if len(failed) > 0 {
-		return fmt.Errorf("solvers %s failed (see the table)", strings.Join(failed, ", "))
+		errs = append(errs, fmt.Sprintf("solvers %s failed", strings.Join(failed, ", ")))
+	}
+	if len(unbounded) > 0 {
+		errs = append(errs, fmt.Sprintf("solvers %s found the problem unbounded", strings.Join(unbounded, ", ")))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s (see the table)", strings.Join(errs, "; "))
 	}
 	return nil
 }
@@ -198,9 +209,9 @@ func solverList(s string) ([]string, error) {
 }
 
 // timeToTol is the wall time of a solve that stopped at the tolerance, and
-// NaN for one that did not.
+// NaN for one that did not (or whose problem is unbounded).
 func timeToTol(r solved) float64 {
-	if r.err == nil && r.stats.Converged {
+	if r.status == engine.StatusConverged {
 		return r.wall
 	}
 	return math.NaN()
@@ -208,7 +219,7 @@ func timeToTol(r solved) float64 {
 
 func tableCSV(opt engine.SolveOptions, rs []solved) []byte {
 	var b bytes.Buffer
-	b.WriteString("solver,iterations,converged,residual,proj_grad,objective,wall_s,time_to_tol_s,ccp_res_chrono,fc_err_siconos,error\n")
+	b.WriteString("solver,iterations,converged,status,residual,proj_grad,objective,wall_s,time_to_tol_s,ccp_res_chrono,fc_err_siconos,error\n")
 	g := func(v float64) string {
 		if math.IsNaN(v) {
 			return ""
@@ -220,7 +231,7 @@ func tableCSV(opt engine.SolveOptions, rs []solved) []byte {
 		if r.err != nil {
 			errText = strconv.Quote(r.err.Error())
 		}
-		fmt.Fprintf(&b, "%s,%d,%t,%s,%s,%s,%s,%s,%s,%s,%s\n", r.solver, r.stats.Iterations, r.err == nil && r.stats.Converged,
+		fmt.Fprintf(&b, "%s,%d,%t,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", r.solver, r.stats.Iterations, r.status == engine.StatusConverged, r.status,
 			g(r.stats.Residual), g(r.stats.ProjGrad), g(r.stats.Objective), g(r.wall), g(timeToTol(r)),
 			g(r.rep.CCPResChrono), g(r.rep.FCErrSiconos), errText)
 	}
@@ -231,8 +242,8 @@ func tableMD(p *ccp.Problem, opt engine.SolveOptions, rs []solved) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "Problem %s: %d contacts, %d entries of N. From γ₀ = 0, tol %g on the residual of eq. 25 (g_d = %g), max-iter %d.\n\n",
 		p.Name, p.NC, len(p.Entries), opt.Tol, opt.Gd, opt.MaxIter)
-	b.WriteString("| solver | iterations | residual | proj_grad | objective | wall (s) | time to tol (s) | ccp_res_chrono | fc_err_siconos |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| solver | status | iterations | residual | proj_grad | objective | wall (s) | time to tol (s) | ccp_res_chrono | fc_err_siconos |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	g := func(v float64) string {
 		if math.IsNaN(v) {
 			return "—"
@@ -241,10 +252,10 @@ func tableMD(p *ccp.Problem, opt engine.SolveOptions, rs []solved) []byte {
 	}
 	for _, r := range rs {
 		if r.err != nil {
-			fmt.Fprintf(&b, "| %s | %d | failed: %s | | | %s | — | | |\n", r.solver, r.stats.Iterations, strings.ReplaceAll(r.err.Error(), "|", "\\|"), g(r.wall))
+			fmt.Fprintf(&b, "| %s | %s | %d | failed: %s | | | %s | — | | |\n", r.solver, r.status, r.stats.Iterations, strings.ReplaceAll(r.err.Error(), "|", "\\|"), g(r.wall))
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", r.solver, r.stats.Iterations, g(r.stats.Residual), g(r.stats.ProjGrad),
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", r.solver, r.status, r.stats.Iterations, g(r.stats.Residual), g(r.stats.ProjGrad),
 			strconv.FormatFloat(r.stats.Objective, 'g', 10, 64), g(r.wall), g(timeToTol(r)), g(r.rep.CCPResChrono), g(r.rep.FCErrSiconos))
 	}
 	return b.Bytes()

@@ -56,17 +56,17 @@ func TestCompareProblem(t *testing.T) {
 		t.Errorf("stdout does not show the table:\n%s", stdout)
 	}
 	table := readCSV(t, filepath.Join(out, "table.csv"))
-	want := "solver,iterations,converged,residual,proj_grad,objective,wall_s,time_to_tol_s,ccp_res_chrono,fc_err_siconos,error"
+	want := "solver,iterations,converged,status,residual,proj_grad,objective,wall_s,time_to_tol_s,ccp_res_chrono,fc_err_siconos,error"
 	if strings.Join(table[0], ",") != want || len(table) != 3 || table[1][0] != "apgd" || table[2][0] != "apgd-ar" {
 		t.Fatalf("table.csv: %v", table)
 	}
 	for _, row := range table[1:] {
-		if row[2] != "true" || row[7] == "" {
+		if row[2] != "true" || row[3] != "converged" || row[8] == "" {
 			t.Errorf("table.csv row %v: not converged or no time to tol", row)
 		}
 	}
 	md := readLines(t, filepath.Join(out, "table.md"))
-	if len(md) != 6 || !strings.HasPrefix(md[4], "| apgd |") {
+	if len(md) != 6 || !strings.HasPrefix(md[4], "| apgd | converged |") {
 		t.Errorf("table.md:\n%s", strings.Join(md, "\n"))
 	}
 	for _, s := range []string{"apgd", "apgd-ar"} {
@@ -128,6 +128,37 @@ func TestCompareBadInput(t *testing.T) {
 		}
 		if !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: stderr %q does not mention %q", c.args, stderr, c.want)
+		}
+	}
+}
+
+// TestCompareUnbounded: on the unbounded problem N = 0, r = (−1, 0, 0)
+// every solver's row says unbounded (not converged, no time to tol), and
+// compare exits with status 1 naming them; on N = I the same pattern
+// converges for all and exits 0.
+func TestCompareUnbounded(t *testing.T) {
+	all := "apgd,apgd-ar,gs,jacobi,spg,pdip"
+	out := t.TempDir()
+	code, _, stderr := runCLI(t, "compare", oneContactProblem(t, false, -1), "--solvers", all, "--out", out)
+	if code != exitFailure || !strings.Contains(stderr, "found the problem unbounded") {
+		t.Errorf("exit %d, stderr %q; want %d and the unbounded solvers named", code, stderr, exitFailure)
+	}
+	table := readCSV(t, filepath.Join(out, "table.csv"))
+	if len(table) != 7 {
+		t.Fatalf("table.csv: %v", table)
+	}
+	for _, row := range table[1:] {
+		if row[2] != "false" || row[3] != "unbounded" || row[8] != "" {
+			t.Errorf("table.csv row %v: want not converged, status unbounded, no time to tol", row)
+		}
+	}
+	out = t.TempDir()
+	if code, _, stderr := runCLI(t, "compare", oneContactProblem(t, true, -1), "--solvers", all, "--out", out); code != exitOK {
+		t.Fatalf("N = I: exit %d: %s", code, stderr)
+	}
+	for _, row := range readCSV(t, filepath.Join(out, "table.csv"))[1:] {
+		if row[2] != "true" || row[3] != "converged" {
+			t.Errorf("N = I: table.csv row %v: want converged", row)
 		}
 	}
 }

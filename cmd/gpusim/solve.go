@@ -20,14 +20,22 @@ import (
 
 // solveSummary is what summary.json of gpusim solve holds.
 type solveSummary struct {
-	Problem     string  `json:"problem"`
-	Path        string  `json:"path"`
-	Contacts    int     `json:"number_of_contacts"`
-	Solver      string  `json:"solver"`
-	Tol         float64 `json:"tol"`
-	MaxIter     int     `json:"max_iter"`
-	Gd          float64 `json:"gd"`
-	Iterations  int     `json:"iterations"`
+	Problem    string  `json:"problem"`
+	Path       string  `json:"path"`
+	Contacts   int     `json:"number_of_contacts"`
+	Solver     string  `json:"solver"`
+	Tol        float64 `json:"tol"`
+	MaxIter    int     `json:"max_iter"`
+	Gd         float64 `json:"gd"`
+	Iterations int     `json:"iterations"`
+	// Status is engine.Classify's: converged, not_converged or unbounded
+	// (the problem has no solution, Certificate holds the evidence, and
+	// solve exits with status 1). A failed solve writes no summary.
+	Status      engine.Status       `json:"status"`
+	Certificate *engine.Certificate `json:"unbounded_certificate,omitempty"`
+	// Error is the solver's error when it failed on an unbounded problem.
+	Error string `json:"error,omitempty"`
+	// Converged is Status == converged.
 	Converged   bool    `json:"converged"`
 	Residual    float64 `json:"residual"`
 	ProjGrad    float64 `json:"proj_grad"`
@@ -87,6 +95,8 @@ type solved struct {
 	wall   float64 // s
 	rep    ccp.Report
 	err    error
+	status engine.Status
+	cert   *engine.Certificate // with status unbounded
 }
 
 // solveOnce runs the named solver on p from γ₀ = 0.
@@ -104,6 +114,7 @@ func solveOnce(mp engine.Problem, p *ccp.Problem, name string, opt engine.SolveO
 	out.gamma = make([]float64, p.N())
 	mp.Read(out.gamma, x)
 	out.rep = ccp.Measures(p, out.gamma)
+	out.status, out.cert = engine.Classify(mp, x, out.stats, out.err)
 	return out
 }
 
@@ -153,7 +164,7 @@ Flags:
 		return usageError{err}
 	}
 	res := solveOnce(mp, p, *solver, opt)
-	if res.err != nil {
+	if res.err != nil && res.status != engine.StatusUnbounded {
 		return fmt.Errorf("%s on %s: %w", *solver, pos[0], res.err)
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
@@ -167,8 +178,11 @@ Flags:
 	}
 	st := res.stats
 	sum := solveSummary{Problem: p.Name, Path: pos[0], Contacts: p.NC, Solver: *solver, Tol: opt.Tol, MaxIter: opt.MaxIter, Gd: opt.Gd,
-		Iterations: st.Iterations, Converged: st.Converged, Residual: st.Residual, ProjGrad: st.ProjGrad, Objective: st.Objective,
-		WallSeconds: res.wall, Measures: res.rep}
+		Iterations: st.Iterations, Status: res.status, Certificate: res.cert, Converged: res.status == engine.StatusConverged,
+		Residual: st.Residual, ProjGrad: st.ProjGrad, Objective: st.Objective, WallSeconds: res.wall, Measures: res.rep}
+	if res.err != nil {
+		sum.Error = res.err.Error()
+	}
 	data, err := json.MarshalIndent(sum, "", "  ")
 	if err != nil {
 		return err
@@ -176,10 +190,7 @@ Flags:
 	if err := writeFile(filepath.Join(out, "summary.json"), append(data, '\n')); err != nil {
 		return err
 	}
-	conv := "converged"
-	if !st.Converged {
-		conv = "NOT converged"
-	}
+	conv := statusText(res)
 	fmt.Fprintf(stdout, "problem     %s (%d contacts, %d entries of N)\n", p.Name, p.NC, len(p.Entries))
 	fmt.Fprintf(stdout, "solver      %s, tol %g, max-iter %d, g_d %g\n", *solver, opt.Tol, opt.MaxIter, opt.Gd)
 	fmt.Fprintf(stdout, "result      %s after %d iterations in %.3g s: residual %.3g (eq. 25), proj_grad %.3g, objective %.10g\n",
@@ -187,7 +198,34 @@ Flags:
 	fmt.Fprintf(stdout, "check.py    ccp_res_chrono %.3g, fc_err_siconos %.3g, cone violation %.3g, dual violation %.3g, γᵀu %.3g\n",
 		res.rep.CCPResChrono, res.rep.FCErrSiconos, res.rep.MaxConeViolation, res.rep.MaxDualViolation, res.rep.ComplementarityGTu)
 	fmt.Fprintf(stdout, "outputs     %s/{gamma.txt,history.csv,summary.json}\n", out)
+	if res.status == engine.StatusUnbounded {
+		return fmt.Errorf("%s on %s: %s", *solver, pos[0], unboundedText(res))
+	}
 	return nil
+}
+
+// statusText is the status of a solve for the result line.
+func statusText(r solved) string {
+	switch r.status {
+	case engine.StatusConverged:
+		return "converged"
+	case engine.StatusUnbounded:
+		return "UNBOUNDED (no solution)"
+	case engine.StatusFailed:
+		return "FAILED"
+	}
+	return "NOT converged"
+}
+
+// unboundedText says why a solve's problem is unbounded.
+func unboundedText(r solved) string {
+	c := r.cert
+	s := fmt.Sprintf("the problem is unbounded: along %s (‖δ‖ = %.3g) the objective descends with slope %.3g and curvature %.3g (ratio %.3g ≤ %g), so it has no minimum",
+		c.From, c.Norm, c.Slope, c.Curvature, c.Ratio, engine.UnboundedRho)
+	if r.err != nil {
+		s += fmt.Sprintf(" (the solver failed: %v)", r.err)
+	}
+	return s
 }
 
 // historyCSV renders a solve's history: iteration, residual, objective,

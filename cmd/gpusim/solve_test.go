@@ -163,3 +163,107 @@ func TestSolveBadInput(t *testing.T) {
 		}
 	}
 }
+
+// oneContactProblem writes the one-contact problem N = I (eye) or N = 0
+// (no entries), r = (rn, 0, 0), μ = 0.5 into a new folder.
+func oneContactProblem(t *testing.T, eye bool, rn float64) string {
+	t.Helper()
+	p := &ccp.Problem{Name: "one", NC: 1, Q: []float64{rn, 0, 0}, Mu: []float64{0.5}}
+	if eye {
+		p.Entries = []cpuref.Entry{{Row: 0, Col: 0, Val: 1}, {Row: 1, Col: 1, Val: 1}, {Row: 2, Col: 2, Val: 1}}
+	}
+	dir := filepath.Join(t.TempDir(), "one")
+	if err := ccp.Write(dir, p); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// readSummary reads a solve's summary.json.
+func readSummary(t *testing.T, out string) solveSummary {
+	t.Helper()
+	var sum solveSummary
+	data, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	return sum
+}
+
+// TestSolveUnbounded: N = 0, r = (−1, 0, 0), μ = 0.5 has no minimum (the
+// objective −γ_n falls without bound along γ = (s, 0, 0)). APGD, APGD-AR
+// and PDIP used to print "converged" with γ_n ≈ 1e15 and exit 0;
+// Gauss–Seidel, Jacobi and SPG failed on the zero block without saying
+// why. Every solver must now print UNBOUNDED, write status unbounded with
+// its certificate, and exit 1; with N stored as explicit zeros too.
+func TestSolveUnbounded(t *testing.T) {
+	zeros := filepath.Join(t.TempDir(), "zeros")
+	if err := ccp.Write(zeros, &ccp.Problem{Name: "zeros", NC: 1, Q: []float64{-1, 0, 0}, Mu: []float64{0.5},
+		Entries: []cpuref.Entry{{Row: 0, Col: 0}, {Row: 1, Col: 1}, {Row: 2, Col: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{oneContactProblem(t, false, -1), zeros} {
+		for _, solver := range []string{"apgd", "apgd-ar", "gs", "jacobi", "spg", "pdip"} {
+			out := t.TempDir()
+			code, stdout, stderr := runCLI(t, "solve", dir, "--solver", solver, "--out", out)
+			if code != exitFailure || strings.Contains(stdout, " converged") || !strings.Contains(stdout, "UNBOUNDED") ||
+				!strings.Contains(stderr, "the problem is unbounded") {
+				t.Errorf("%s on %s: exit %d, want %d, UNBOUNDED and no \"converged\"; stdout:\n%s\nstderr:\n%s", solver, filepath.Base(dir), code, exitFailure, stdout, stderr)
+			}
+			sum := readSummary(t, out)
+			if sum.Status != "unbounded" || sum.Converged || sum.Certificate == nil || !(sum.Certificate.Slope < 0) {
+				t.Errorf("%s on %s: summary.json status %q, converged %v, certificate %+v", solver, filepath.Base(dir), sum.Status, sum.Converged, sum.Certificate)
+			}
+		}
+	}
+}
+
+// TestSolveBoundedConverges: the same pattern with a minimum still
+// converges and exits 0 for every solver: N = I with r = (−1, 0, 0)
+// (γ = (1, 0, 0)); and N = 0 with r = (1, 0, 0) (γ = 0) for the solvers
+// that accept a zero block diagonal.
+func TestSolveBoundedConverges(t *testing.T) {
+	cases := []struct {
+		dir     string
+		solvers []string
+	}{
+		{oneContactProblem(t, true, -1), []string{"apgd", "apgd-ar", "gs", "jacobi", "spg", "pdip"}},
+		{oneContactProblem(t, false, 1), []string{"apgd", "apgd-ar", "pdip"}},
+	}
+	for _, c := range cases {
+		for _, solver := range c.solvers {
+			out := t.TempDir()
+			code, stdout, stderr := runCLI(t, "solve", c.dir, "--solver", solver, "--out", out)
+			if code != exitOK || !strings.Contains(stdout, "result      converged") {
+				t.Errorf("%s: exit %d; stdout:\n%s\nstderr:\n%s", solver, code, stdout, stderr)
+			}
+			if sum := readSummary(t, out); sum.Status != "converged" || !sum.Converged || sum.Certificate != nil {
+				t.Errorf("%s: summary.json status %q, converged %v, certificate %+v", solver, sum.Status, sum.Converged, sum.Certificate)
+			}
+		}
+	}
+}
+
+// TestSolveLongSeparating: APGD and APGD-AR on a separating contact (N = I,
+// r = (1, 0, 0)) with --tol 0 --max-iter 7000 run all 7000 iterations and
+// keep γ = 0, status not_converged (tol 0 never converges), exit 0. They
+// used to fail with "objective is NaN at iteration 6737": L shrank by 0.9
+// per iteration until 1/L overflowed.
+func TestSolveLongSeparating(t *testing.T) {
+	dir := oneContactProblem(t, true, 1)
+	for _, solver := range []string{"apgd", "apgd-ar"} {
+		out := t.TempDir()
+		code, _, stderr := runCLI(t, "solve", dir, "--solver", solver, "--tol", "0", "--max-iter", "7000", "--out", out)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d: %s", solver, code, stderr)
+		}
+		sum := readSummary(t, out)
+		if sum.Status != "not_converged" || sum.Iterations != 7000 || sum.Residual != 0 || sum.Measures.NormGamma != 0 {
+			t.Errorf("%s: summary.json status %q, %d iterations, residual %g, ‖γ‖ %g; want not_converged, 7000, 0, 0",
+				solver, sum.Status, sum.Iterations, sum.Residual, sum.Measures.NormGamma)
+		}
+	}
+}
