@@ -91,6 +91,11 @@ func (d *Doc) buildScene(source string, lim limits) (*Scene, error) {
 			return nil, err
 		}
 	}
+	if n := r.BodyCount(); n > lim.bodies {
+		// Refused before the bodies take memory (room, as they are made,
+		// names the field).
+		return nil, fmt.Errorf("too many bodies: the scene makes %d (bodies, generators and container walls), more than the %d a scene may hold", n, lim.bodies)
+	}
 	b := &builder{lim: lim, mats: map[string]int{}}
 	if err := checkVec("gravity", *r.Gravity); err != nil {
 		return nil, err
@@ -160,12 +165,22 @@ func defaultName(source string) string {
 }
 
 // BodyCount is the number of bodies d makes, counted from the document
-// without making them: its bodies, its generators' counts and 6 for each
-// container (a closed box's walls; an open box has 5 and a plane 1). It
-// saturates at 2³¹−1 instead of overflowing. Checks of memory
-// use it before Build allocates the bodies.
+// without making them: its bodies, its generators' counts and its
+// containers' walls (a box 5, 6 with a lid; a plane 1). It saturates at
+// 2³¹−1 instead of overflowing. Checks of memory use it before Build
+// allocates the bodies.
 func (d *Doc) BodyCount() int {
-	n := int64(len(d.Bodies)) + 6*int64(len(d.Containers))
+	n := int64(len(d.Bodies))
+	for _, c := range d.Containers {
+		switch {
+		case c.Type != "box":
+			n++
+		case c.Lid:
+			n += 6
+		default:
+			n += 5
+		}
+	}
 	for _, g := range d.Generators {
 		if g.Count > 0 {
 			n += int64(g.Count)
