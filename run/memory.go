@@ -35,7 +35,9 @@ import (
 // 64000 within 2 %. The Vulkan path (fill on lavapipe, where device
 // buffers are host memory: N = 16000, 225 MiB; N = 64000, 466 MiB) holds
 // the same ~1 KB per body on the host besides its device buffers
-// (gpu.EstimateBytes) and a fixed 140 MiB of driver and compiled kernels.
+// (gpu.EstimateBytes) and a fixed 140 MiB of driver and compiled kernels;
+// the host estimate of the Vulkan path counts the device buffers too
+// (unified memory), which over-estimates a discrete GPU's host memory.
 const (
 	hostBaseBytes       = 12 << 20 // the process before any body
 	hostBytesPerBody    = 1010
@@ -67,8 +69,11 @@ func EstimateMemory(bodies int, backend string) Estimate {
 	nc := int64(e.Contacts)
 	switch backend {
 	case "vulkan":
-		e.Host = hostBaseBytes + vulkanBaseBytes + hostBytesPerBody*n
+		// Host holds the device buffers too: on a CPU or integrated
+		// device (lavapipe, unified memory) they are host memory, which
+		// is all that can be known before the device is open.
 		e.Device = gpu.EstimateBytes(bodies, e.Contacts)
+		e.Host = hostBaseBytes + vulkanBaseBytes + hostBytesPerBody*n + e.Device
 	default:
 		e.Host = hostBaseBytes + hostBytesPerBody*n + hostBytesPerContact*nc
 	}
@@ -104,7 +109,7 @@ func (e *MemoryError) model() string {
 		return fmt.Sprintf("gpu.EstimateBytes at %d contacts", e.Estimate.Contacts)
 	}
 	if e.Backend == "vulkan" {
-		return fmt.Sprintf("%d B per body and the driver's %d MiB", hostBytesPerBody, vulkanBaseBytes>>20)
+		return fmt.Sprintf("%d B per body, the driver's %d MiB and the device buffers, which may be host memory", hostBytesPerBody, vulkanBaseBytes>>20)
 	}
 	return fmt.Sprintf("%d B per body and %d B per contact at %d contacts per body", hostBytesPerBody, hostBytesPerContact, contactsPerBody)
 }
