@@ -119,7 +119,12 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "gpusim: %v\n", err)
+	// Out of memory detected in time is a run failure, even where it was
+	// found while the input was read.
 	var ue usageError
+	if errors.Is(err, run.ErrOutOfMemory) || (errors.As(err, &ue) && errors.Is(ue.error, run.ErrOutOfMemory)) {
+		return exitFailure
+	}
 	// A --device or CUDA_VISIBLE_DEVICES that names no device is input.
 	if errors.As(err, &ue) || errors.Is(err, gpu.ErrBadSelection) {
 		return exitUsage
@@ -166,6 +171,24 @@ func cmdScenes(args []string, w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// bytesFlag reads the value of --max-memory or --max-input-size: "" is 0
+// (the default), "off" is −1 (no limit), else a byte count with an
+// optional suffix (run.ParseBytes); 0 given is an error (it would mean the
+// default).
+func bytesFlag(name, v string) (int64, error) {
+	switch v {
+	case "":
+		return 0, nil
+	case "off":
+		return -1, nil
+	}
+	n, err := run.ParseBytes(v)
+	if err != nil || n == 0 {
+		return 0, usageError{fmt.Errorf("--%s %s: want a number of bytes > 0 with an optional suffix K, M, G or T (8G, 512M), or off", name, v)}
+	}
+	return n, nil
 }
 
 // multi collects a repeatable string flag.
@@ -261,6 +284,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		resume   = fs.String("resume", "", "continue the run saved in this checkpoint; --steps and --duration count from the run's start")
 		verbose  = fs.Bool("verbose", false, "debug logging, a line per step (no progress bar)")
 		logJSON  = fs.Bool("log-json", false, "log as JSON lines (log/slog), no progress bar")
+		maxMem   = fs.String("max-memory", "", "memory the run may take, in bytes with an optional suffix K, M, G or T (8G, 512M); checked against an estimate before anything is allocated; default: what the machine has (MemAvailable, or a cgroup's limit if lower); off: no check")
+		maxInput = fs.String("max-input-size", "", "largest scene file read, in bytes with an optional suffix (default 256M); off: no cap")
 		sets     multi
 	)
 	fs.Var(&sets, "set", "key=value override of a scene parameter or field (repeatable)")
@@ -281,7 +306,21 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usageError{fmt.Errorf("unknown backend %q (want auto, cpu or vulkan)", *backend)}
 	}
-	sc, ck, err := loadRunScene(pos, sets, *resume, set, dumpStep)
+	memLimit, err := bytesFlag("max-memory", *maxMem)
+	if err != nil {
+		return err
+	}
+	inputCap, err := bytesFlag("max-input-size", *maxInput)
+	if err != nil {
+		return err
+	}
+	// The memory check runs once the scene's document is read and before
+	// its bodies are made (a scene of 16.7 M bodies takes GBs to build),
+	// and again in run.Run.
+	lopt := scene.LoadOptions{MaxInputSize: inputCap, CheckBodies: func(n int) error {
+		return run.CheckMemory(n, *backend, memLimit, *vkMemory)
+	}}
+	sc, ck, err := loadRunScene(pos, sets, *resume, set, dumpStep, lopt)
 	if err != nil {
 		return err
 	}
@@ -362,7 +401,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Errorf("--vk-memory-limit %d: want a number of bytes ≥ 0", *vkMemory)}
 	}
 	opt := run.Options{Backend: *backend, Device: *device, Validation: *vkValid, VulkanMemoryLimit: *vkMemory, OutDir: *out, DumpStep: dumpStep, DumpDir: dumpDir,
-		VTKEvery: *vtkEvery, VTKContacts: *vtkCon, CheckpointEvery: *ckEvery, Resume: ck, Overwrite: *overwr,
+		VTKEvery: *vtkEvery, VTKContacts: *vtkCon, CheckpointEvery: *ckEvery, Resume: ck, Overwrite: *overwr, MaxMemory: memLimit,
 		Notice:   func(s string) { log.Warn(s) },
 		Progress: runProgress(stderr, log, *verbose, *quiet, *logJSON)}
 	if *cpuprof != "" {

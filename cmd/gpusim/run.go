@@ -50,12 +50,12 @@ var physicsFlags = []string{"solver", "dt", "tol", "max-iter", "warm-start", "se
 // loadRunScene loads the scene of gpusim run: the one named by the single
 // positional argument, or with --resume the checkpoint's (which takes no
 // positional argument and none of physicsFlags).
-func loadRunScene(pos []string, sets []string, resume string, set map[string]bool, dumpStep int) (*scene.Scene, *checkpoint.Checkpoint, error) {
+func loadRunScene(pos []string, sets []string, resume string, set map[string]bool, dumpStep int, lopt scene.LoadOptions) (*scene.Scene, *checkpoint.Checkpoint, error) {
 	if !set["resume"] {
 		if len(pos) != 1 {
 			return nil, nil, usageError{fmt.Errorf("run takes one scene name or file, got %d arguments (gpusim scenes lists the built-in ones)", len(pos))}
 		}
-		sc, err := scene.Load(pos[0], sets)
+		sc, err := scene.LoadWith(pos[0], sets, lopt)
 		if err != nil {
 			return nil, nil, usageError{err}
 		}
