@@ -122,6 +122,7 @@ func cmdSolve(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("gpusim solve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	solver := fs.String("solver", "apgd", "solver (see gpusim solvers)")
+	maxInput := fs.String("max-input-size", "", "largest file of the problem folder read, in bytes with an optional suffix (default 2G); off: no cap")
 	sf := addSolveFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `Usage: gpusim solve PROBLEM [flags]
@@ -147,7 +148,11 @@ Flags:
 	if _, err := engine.NewSolver(*solver); err != nil {
 		return usageError{err}
 	}
-	p, err := ccp.Read(pos[0])
+	inputCap, err := bytesFlag("max-input-size", *maxInput)
+	if err != nil {
+		return err
+	}
+	p, err := ccp.ReadWith(pos[0], inputCap)
 	if err != nil {
 		return usageError{err}
 	}
