@@ -92,22 +92,14 @@ type MemoryError struct {
 	// LimitFrom where Limit came from.
 	Need, Limit int64
 	LimitFrom   string
-	Device      bool // the device's buffers, not host memory
 }
 
 func (e *MemoryError) Error() string {
-	what := "host memory"
-	if e.Device {
-		what = "device memory (Vulkan buffers)"
-	}
-	return fmt.Sprintf("not enough memory: %d bodies on the %s backend need about %s of %s (%s), more than the %s available (%s); use fewer bodies, or set the limit with --max-memory BYTES (Options.MaxMemory)",
-		e.Estimate.Bodies, e.Backend, gib(e.Need), what, e.model(), gib(e.Limit), e.LimitFrom)
+	return fmt.Sprintf("not enough memory: %d bodies on the %s backend need about %s of host memory (%s), more than the %s available (%s); use fewer bodies, or set the limit with --max-memory BYTES (Options.MaxMemory)",
+		e.Estimate.Bodies, e.Backend, gib(e.Need), e.model(), gib(e.Limit), e.LimitFrom)
 }
 
 func (e *MemoryError) model() string {
-	if e.Device {
-		return fmt.Sprintf("gpu.EstimateBytes at %d contacts", e.Estimate.Contacts)
-	}
 	if e.Backend == "vulkan" {
 		return fmt.Sprintf("%d B per body, the driver's %d MiB and the device buffers, which may be host memory", hostBytesPerBody, vulkanBaseBytes>>20)
 	}
@@ -116,31 +108,31 @@ func (e *MemoryError) model() string {
 
 func (e *MemoryError) Is(target error) bool { return target == ErrOutOfMemory }
 
-// gib writes a byte count in GiB or MiB.
+// gib writes a byte count in GiB, MiB or KiB.
 func gib(n int64) string {
-	if n >= 1<<30 {
+	switch {
+	case n >= 1<<30:
 		return fmt.Sprintf("%.3g GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.3g MiB", float64(n)/(1<<20))
 	}
-	return fmt.Sprintf("%.3g MiB", float64(n)/(1<<20))
+	return fmt.Sprintf("%.3g KiB", float64(n)/(1<<10))
 }
 
 // CheckMemory refuses a run of bodies bodies on the backend whose estimate
 // (EstimateMemory) exceeds the memory it may use: maxMemory bytes if
 // positive, no check if negative, else what the machine has (hostLimit:
 // MemAvailable, or less under a cgroup limit) plus what this process
-// already holds (the estimate is of the whole process). On the Vulkan
-// backend the device estimate is compared with vkLimit
-// (Options.VulkanMemoryLimit) when that is set; a real device's size is
-// known only once it is open, and gpu reports running out of it then.
-func CheckMemory(bodies int, backend string, maxMemory, vkLimit int64) error {
+// already holds (the estimate is of the whole process). The Vulkan
+// path's estimate counts its device buffers as host memory (see
+// EstimateMemory); a device's own size is known only once it is open, and
+// gpu reports running out of it then (exit 1; --backend auto falls back
+// to the CPU path), as it does under Options.VulkanMemoryLimit.
+func CheckMemory(bodies int, backend string, maxMemory int64) error {
 	if maxMemory < 0 {
 		return nil
 	}
 	e := EstimateMemory(bodies, backend)
-	if backend == "vulkan" && vkLimit > 0 && e.Device > vkLimit {
-		return &MemoryError{Estimate: e, Backend: backend, Need: e.Device, Limit: vkLimit,
-			LimitFrom: "--vk-memory-limit", Device: true}
-	}
 	limit, from := maxMemory, "--max-memory"
 	if limit == 0 {
 		var ok bool

@@ -269,7 +269,7 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 			return nil, fmt.Errorf("trace: body id %d out of range [0, %d)", id, len(sc.Model.Bodies))
 		}
 	}
-	if err := CheckMemory(len(sc.Model.Bodies), opt.Backend, opt.MaxMemory, opt.VulkanMemoryLimit); err != nil {
+	if err := CheckMemory(len(sc.Model.Bodies), opt.Backend, opt.MaxMemory); err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.Source, err) // before any output folder is made
 	}
 	sim, be, notice, err := OpenBackend(opt.Backend, opt, &sc.Model, sc.Settings)
