@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,14 +23,19 @@ var update = flag.Bool("update", false, "rewrite docs/errors.md from the bad-inp
 
 // badInput is one bad input of the catalogue: files written into a fresh
 // folder (the working directory of the command), the command line, and
-// what the error must say. Every case must exit with exitUsage, name the
-// file, flag or field and the problem, and leave no output folder.
+// what the error must say. Every case must exit with its code (exitUsage
+// unless it says otherwise), name the file, flag or field and the
+// problem, and leave no output folder.
 type badInput struct {
 	input string            // what is wrong, as the table in docs/errors.md says it
-	files map[string]string // relative path → content
+	files map[string]string // relative path → content (fifo: a FIFO)
 	args  []string
 	want  []string // substrings of the error line
+	code  int      // the exit code; 0 means exitUsage
 }
+
+// fifo as the content of a catalogue file makes it a FIFO (named pipe).
+const fifo = "\x00FIFO"
 
 // A one-sphere scene on a plane, with its material: sceneFile fills in
 // the parts a case changes.
@@ -80,125 +86,143 @@ func badInputs() []badInput {
 	mini := scene(sceneFile(steel, "", sphereBody+", "+planeBody))
 	return []badInput{
 		// Scene files.
-		{"scene: JSON syntax error", scene(`{"bodies": [ }`), runArgs("s.json"), []string{"s.json:1:15:", "invalid character"}},
-		{"scene: unknown field", scene(`{"bodiez": []}`), runArgs("s.json"), []string{"s.json: bodiez: unknown field"}},
+		{"scene: JSON syntax error", scene(`{"bodies": [ }`), runArgs("s.json"), []string{"s.json:1:15:", "invalid character"}, 0},
+		{"scene: unknown field", scene(`{"bodiez": []}`), runArgs("s.json"), []string{"s.json: bodiez: unknown field"}, 0},
 		{"scene: wrong type", scene(sceneFile(steel, "", sphere(`{"type": "sphere", "radius": "big"}`, `"mass": 1`))), runArgs("s.json"),
-			[]string{"s.json: bodies[0].shape.radius: expected a number"}},
+			[]string{"s.json: bodies[0].shape.radius: expected a number"}, 0},
 		{"scene: zero mass", scene(sceneFile(steel, "", sphere(`{"type": "sphere", "radius": 1}`, `"mass": 0`))), runArgs("s.json"),
-			[]string{"s.json: bodies[0].mass: 0 must be positive"}},
+			[]string{"s.json: bodies[0].mass: 0 must be positive"}, 0},
 		{"scene: negative mass", scene(sceneFile(steel, "", sphere(`{"type": "sphere", "radius": 1}`, `"mass": -1`))), runArgs("s.json"),
-			[]string{"s.json: bodies[0].mass: -1 must be positive"}},
+			[]string{"s.json: bodies[0].mass: -1 must be positive"}, 0},
 		{"scene: zero radius", scene(sceneFile(steel, "", sphere(`{"type": "sphere", "radius": 0}`, `"mass": 1`))), runArgs("s.json"),
-			[]string{"s.json: bodies[0].shape.radius: 0 must be positive"}},
+			[]string{"s.json: bodies[0].shape.radius: 0 must be positive"}, 0},
 		{"scene: negative semi-axis", scene(sceneFile(steel, "", sphere(`{"type": "ellipsoid", "semi_axes": [1, -1, 1]}`, `"mass": 1`))), runArgs("s.json"),
-			[]string{"s.json: bodies[0].shape.semi_axes[1]", "-1 must be positive"}},
+			[]string{"s.json: bodies[0].shape.semi_axes[1]", "-1 must be positive"}, 0},
 		{"scene: negative half-extent", scene(sceneFile(steel, "", sphere(`{"type": "box", "half_extents": [1, 1, -2]}`, `"mass": 1`))), runArgs("s.json"),
-			[]string{"s.json: bodies[0].shape.half_extents[2]", "-2 must be positive"}},
+			[]string{"s.json: bodies[0].shape.half_extents[2]", "-2 must be positive"}, 0},
 		{"scene: zero density", scene(sceneFile(steel, "", sphere(`{"type": "sphere", "radius": 1}`, `"density": 0`))), runArgs("s.json"),
-			[]string{"s.json: bodies[0].density: 0 must be positive"}},
+			[]string{"s.json: bodies[0].density: 0 must be positive"}, 0},
 		{"scene: NaN (not JSON)", scene(sceneFile(steel, "", `{"shape": {"type": "sphere", "radius": 1}, "mass": 1, "pos": [0, NaN, 0]}`)), runArgs("s.json"),
-			[]string{"s.json:1:", "invalid character 'N'"}},
+			[]string{"s.json:1:", "invalid character 'N'"}, 0},
 		{"scene: Inf (1e999)", scene(sceneFile(steel, "", sphere(`{"type": "sphere", "radius": 1}`, `"mass": 1e999`))), runArgs("s.json"),
-			[]string{"s.json: bodies[0].mass: number 1e999 is out of range"}},
+			[]string{"s.json: bodies[0].mass: number 1e999 is out of range"}, 0},
 		{"scene: μ < 0", scene(sceneFile(`[{"name": "a", "friction": -0.5}]`, "", sphereBody)), runArgs("s.json"),
-			[]string{"s.json: materials[0].friction: -0.5 must be ≥ 0"}},
+			[]string{"s.json: materials[0].friction: -0.5 must be ≥ 0"}, 0},
 		{"scene: cohesion < 0", scene(sceneFile(`[{"name": "a", "friction": 0.5, "cohesion": -1}]`, "", sphereBody)), runArgs("s.json"),
-			[]string{"s.json: materials[0].cohesion: -1 must be ≥ 0"}},
+			[]string{"s.json: materials[0].cohesion: -1 must be ≥ 0"}, 0},
 		{"scene: dt = 0", scene(sceneFile(steel, `{"dt": 0}`, sphereBody)), runArgs("s.json"),
-			[]string{"s.json: settings: dt = 0 must be positive"}},
+			[]string{"s.json: settings: dt = 0 must be positive"}, 0},
 		{"scene: dt < 0", scene(sceneFile(steel, `{"dt": -0.01}`, sphereBody)), runArgs("s.json"),
-			[]string{"s.json: settings: dt = -0.01 must be positive"}},
-		{"scene: empty ({})", scene(`{}`), runArgs("s.json"), []string{"s.json: the scene has no bodies and no generators"}},
-		{"scene: no bodies ([])", scene(sceneFile(steel, "", "")), runArgs("s.json"), []string{"s.json: the scene has no bodies and no generators"}},
+			[]string{"s.json: settings: dt = -0.01 must be positive"}, 0},
+		{"scene: empty ({})", scene(`{}`), runArgs("s.json"), []string{"s.json: the scene has no bodies and no generators"}, 0},
+		{"scene: no bodies ([])", scene(sceneFile(steel, "", "")), runArgs("s.json"), []string{"s.json: the scene has no bodies and no generators"}, 0},
 		{"scene: only fixed bodies", scene(sceneFile(steel, "", planeBody)), runArgs("s.json"),
-			[]string{"s.json: the scene has no movable bodies"}},
+			[]string{"s.json: the scene has no movable bodies"}, 0},
 		{"scene: bodies overlapping at the start (> 5 %)", scene(sceneFile(steel, "",
 			sphere(`{"type": "sphere", "radius": 1}`, `"mass": 1`)+", "+`{"shape": {"type": "sphere", "radius": 1}, "pos": [1, 0, 2], "mass": 1}`)),
-			runArgs("s.json"), []string{"s.json: 1 pair of bodies overlaps at the start", "bodies 0 (sphere) and 1 (sphere) by 1 m"}},
+			runArgs("s.json"), []string{"s.json: 1 pair of bodies overlaps at the start", "bodies 0 (sphere) and 1 (sphere) by 1 m"}, 0},
 		{"scene: subnormal mass (1e-320)", scene(sceneFile(steel, "", sphere(`{"type": "sphere", "radius": 1}`, `"mass": 1e-320`))), runArgs("s.json"),
-			[]string{"s.json: body 0: mass 1e-320 is too small: its inverse overflows float64"}},
+			[]string{"s.json: body 0: mass 1e-320 is too small: its inverse overflows float64"}, 0},
 		{"scene: angular velocity whose magnitude overflows", scene(sceneFile(steel, "", `{"shape": {"type": "sphere", "radius": 1}, "pos": [0, 0, 2], "mass": 1, "omega": [1e300, 0, 0]}`)), runArgs("s.json"),
-			[]string{"s.json: body 0: angular velocity [1e+300 0 0] is too large"}},
+			[]string{"s.json: body 0: angular velocity [1e+300 0 0] is too large"}, 0},
 		{"scene: run.duration of more than 10⁹ steps", scene(`{"materials": ` + steel + `, "bodies": [` + sphereBody + `], "run": {"duration": 1e300}}`),
 			[]string{"run", "s.json", "--backend", "cpu", "--quiet", "--out", "out"},
-			[]string{"s.json: run.duration: 1e+300 s at dt = 0.01 s is 1e+302 steps, more than the limit of 1000000000"}},
-		{"scene: missing file", nil, runArgs("nofile.json"), []string{"nofile.json", "no such file"}},
-		{"scene: unknown built-in", nil, runArgs("nope"), []string{`"nope"`}},
-		{"scene: none given", nil, []string{"run", "--out", "out"}, []string{"run takes one scene name or file, got 0 arguments"}},
+			[]string{"s.json: run.duration: 1e+300 s at dt = 0.01 s is 1e+302 steps, more than the limit of 1000000000"}, 0},
+		{"scene: missing file", nil, runArgs("nofile.json"), []string{"nofile.json", "no such file"}, 0},
+		{"scene: a FIFO (named pipe)", map[string]string{"s.json": fifo}, runArgs("s.json"), []string{"scene: s.json is a FIFO (named pipe), not a regular file"}, 0},
+		{"scene: /dev/zero", nil, runArgs("/dev/zero"), []string{"scene: /dev/zero is a character device, not a regular file"}, 0},
+		{"scene: a folder", map[string]string{"d/x": ""}, runArgs("d"), []string{"scene: d is a directory, not a regular file"}, 0},
+		{"scene: file larger than --max-input-size", mini, runArgs("s.json", "--max-input-size", "64"),
+			[]string{"scene: s.json is", "more than the cap of 64 bytes on input files (--max-input-size raises it)"}, 0},
+		{"scene: name that would climb out of out/", scene(strings.Replace(sceneFile(steel, "", sphereBody+", "+planeBody), "{", `{"name": "../../../victim", `, 1)),
+			[]string{"run", "s.json", "--backend", "cpu", "--steps", "2", "--quiet"}, []string{`s.json: name: "../../../victim" cannot name a folder: it holds '/'; want letters, digits, '.', '_' and '-'`}, 0},
+		{"scene: name with a space (--set)", mini, runArgs("s.json", "--set", "name=my run"), []string{`s.json: name: "my run" cannot name a folder: it holds ' '`}, 0},
+		{"not enough memory (exit 1): 2²⁴ bodies in 8 GiB", nil, []string{"run", "settle", "--set", "n=16777216", "--backend", "cpu", "--max-memory", "8G"},
+			[]string{"builtin:settle: not enough memory: 16777221 bodies on the cpu backend need about 94.9 GiB of host memory", "more than the 8 GiB available (--max-memory)"}, exitFailure},
+		{"--max-memory lots", mini, runArgs("s.json", "--max-memory", "lots"), []string{"--max-memory lots: want a number of bytes > 0 with an optional suffix"}, 0},
+		{"--max-input-size 0", mini, runArgs("s.json", "--max-input-size", "0"), []string{"--max-input-size 0: want a number of bytes > 0"}, 0},
+		{"scene: unknown built-in", nil, runArgs("nope"), []string{`"nope"`}, 0},
+		{"scene: none given", nil, []string{"run", "--out", "out"}, []string{"run takes one scene name or file, got 0 arguments"}, 0},
 
 		// Flags of gpusim run.
-		{"--dt 0", mini, runArgs("s.json", "--dt", "0"), []string{"dt = 0 must be positive and finite"}},
-		{"--dt -1", mini, runArgs("s.json", "--dt", "-1"), []string{"dt = -1 must be positive and finite"}},
-		{"--dt NaN", mini, runArgs("s.json", "--dt", "NaN"), []string{"dt = NaN must be positive and finite"}},
-		{"--dt Inf", mini, runArgs("s.json", "--dt", "Inf"), []string{"dt = +Inf must be positive and finite"}},
-		{"--steps -3", mini, runArgs("s.json", "--steps", "-3"), []string{"--steps -3 must be ≥ 1"}},
-		{"--duration 0", mini, runArgs("s.json", "--duration", "0"), []string{"--duration 0 must be positive"}},
-		{"--duration NaN", mini, runArgs("s.json", "--duration", "NaN"), []string{"--duration NaN must be positive"}},
-		{"--steps beyond 10⁹", mini, runArgs("s.json", "--steps", "9223372036854775807"), []string{"9223372036854775807 steps is more than the limit of 1000000000 in one run"}},
+		{"--dt 0", mini, runArgs("s.json", "--dt", "0"), []string{"dt = 0 must be positive and finite"}, 0},
+		{"--dt -1", mini, runArgs("s.json", "--dt", "-1"), []string{"dt = -1 must be positive and finite"}, 0},
+		{"--dt NaN", mini, runArgs("s.json", "--dt", "NaN"), []string{"dt = NaN must be positive and finite"}, 0},
+		{"--dt Inf", mini, runArgs("s.json", "--dt", "Inf"), []string{"dt = +Inf must be positive and finite"}, 0},
+		{"--steps -3", mini, runArgs("s.json", "--steps", "-3"), []string{"--steps -3 must be ≥ 1"}, 0},
+		{"--duration 0", mini, runArgs("s.json", "--duration", "0"), []string{"--duration 0 must be positive"}, 0},
+		{"--duration NaN", mini, runArgs("s.json", "--duration", "NaN"), []string{"--duration NaN must be positive"}, 0},
+		{"--steps beyond 10⁹", mini, runArgs("s.json", "--steps", "9223372036854775807"), []string{"9223372036854775807 steps is more than the limit of 1000000000 in one run"}, 0},
 		{"--duration of more than 10⁹ steps", mini, []string{"run", "s.json", "--backend", "cpu", "--quiet", "--out", "out", "--duration", "1e17"},
-			[]string{"1e+17 s at dt = 0.01 s is 1e+19 steps, more than the limit"}},
+			[]string{"1e+17 s at dt = 0.01 s is 1e+19 steps, more than the limit"}, 0},
 		{"--duration under half a time step", mini, []string{"run", "s.json", "--backend", "cpu", "--quiet", "--out", "out", "--duration", "1e-9"},
-			[]string{"1e-09 s is less than half a time step (dt = 0.01 s): the run would take no step"}},
-		{"--max-iter 0", mini, runArgs("s.json", "--max-iter", "0"), []string{"max_iter = 0 must be ≥ 1"}},
-		{"--tol -1", mini, runArgs("s.json", "--tol", "-1"), []string{"tol = -1 must be ≥ 0 and finite"}},
-		{"--tol NaN", mini, runArgs("s.json", "--tol", "NaN"), []string{"tol = NaN must be ≥ 0 and finite"}},
-		{"--solver nope", mini, runArgs("s.json", "--solver", "nope"), []string{`unknown solver "nope"`}},
-		{"--backend gpu", mini, []string{"run", "s.json", "--backend", "gpu", "--out", "out"}, []string{`unknown backend "gpu"`}},
-		{"--vk-memory-limit -1", mini, runArgs("s.json", "--vk-memory-limit", "-1"), []string{"--vk-memory-limit -1: want a number of bytes ≥ 0"}},
-		{"--workers -1", mini, runArgs("s.json", "--workers", "-1"), []string{"workers = -1 must be ≥ 0"}},
-		{"--checkpoint -1", mini, runArgs("s.json", "--checkpoint", "-1"), []string{"--checkpoint -1"}},
-		{"--vtk -1", mini, runArgs("s.json", "--vtk", "-1"), []string{"--vtk -1"}},
-		{"--dump-problem 0 DIR", mini, runArgs("s.json", "--dump-problem", "0", "d"), []string{`--dump-problem: step "0" is not a step number`}},
-		{"--trace 99999", mini, runArgs("s.json", "--trace", "99999"), []string{"--trace: body id 99999 out of range [0, 2)"}},
-		{"--trace x", mini, runArgs("s.json", "--trace", "x"), []string{`--trace: "x" is not a body id`}},
-		{"--set n=-5 (built-in parameter)", nil, runArgs("settle", "--set", "n=-5"), []string{"builtin:settle: parameter n = -5 must be an integer"}},
-		{"--set n=NaN", nil, runArgs("settle", "--set", "n=NaN"), []string{"builtin:settle: --set n=NaN: parameter n wants a finite number"}},
-		{"--set unknown path", mini, runArgs("s.json", "--set", "foo=1"), []string{`s.json: --set foo=1: top level has no field "foo"`}},
-		{"--set without =", mini, runArgs("s.json", "--set", "settings.dt"), []string{"settings.dt"}},
-		{"--set bad value type", mini, runArgs("s.json", "--set", "settings.dt=fast"), []string{"s.json: settings.dt: expected a number"}},
-		{"--set settings.dt=-1", mini, runArgs("s.json", "--set", "settings.dt=-1"), []string{"s.json: settings: dt = -1 must be positive"}},
-		{"--set NaN in a vector", mini, runArgs("s.json", "--set", "bodies.0.pos=[0,NaN,0]"), []string{"s.json: bodies[0].pos"}},
-		{"--set bodies.0.density=-1", mini, runArgs("s.json", "--set", "bodies.0.density=-1"), []string{"s.json: bodies[0].density: -1 must be positive"}},
-		{"--set materials.0.cohesion=-2", mini, runArgs("s.json", "--set", "materials.0.cohesion=-2"), []string{"s.json: materials[0].cohesion: -2 must be ≥ 0"}},
-		{"--resume missing.ckpt", nil, []string{"run", "--resume", "missing.ckpt", "--out", "out"}, []string{"--resume:", "missing.ckpt", "no such file"}},
+			[]string{"1e-09 s is less than half a time step (dt = 0.01 s): the run would take no step"}, 0},
+		{"--max-iter 0", mini, runArgs("s.json", "--max-iter", "0"), []string{"max_iter = 0 must be ≥ 1"}, 0},
+		{"--tol -1", mini, runArgs("s.json", "--tol", "-1"), []string{"tol = -1 must be ≥ 0 and finite"}, 0},
+		{"--tol NaN", mini, runArgs("s.json", "--tol", "NaN"), []string{"tol = NaN must be ≥ 0 and finite"}, 0},
+		{"--solver nope", mini, runArgs("s.json", "--solver", "nope"), []string{`unknown solver "nope"`}, 0},
+		{"--backend gpu", mini, []string{"run", "s.json", "--backend", "gpu", "--out", "out"}, []string{`unknown backend "gpu"`}, 0},
+		{"--vk-memory-limit -1", mini, runArgs("s.json", "--vk-memory-limit", "-1"), []string{"--vk-memory-limit -1: want a number of bytes ≥ 0"}, 0},
+		{"--workers -1", mini, runArgs("s.json", "--workers", "-1"), []string{"workers = -1 must be ≥ 0"}, 0},
+		{"--checkpoint -1", mini, runArgs("s.json", "--checkpoint", "-1"), []string{"--checkpoint -1"}, 0},
+		{"--vtk -1", mini, runArgs("s.json", "--vtk", "-1"), []string{"--vtk -1"}, 0},
+		{"--dump-problem 0 DIR", mini, runArgs("s.json", "--dump-problem", "0", "d"), []string{`--dump-problem: step "0" is not a step number`}, 0},
+		{"--trace 99999", mini, runArgs("s.json", "--trace", "99999"), []string{"--trace: body id 99999 out of range [0, 2)"}, 0},
+		{"--trace x", mini, runArgs("s.json", "--trace", "x"), []string{`--trace: "x" is not a body id`}, 0},
+		{"--set n=-5 (built-in parameter)", nil, runArgs("settle", "--set", "n=-5"), []string{"builtin:settle: parameter n = -5 must be an integer"}, 0},
+		{"--set n=NaN", nil, runArgs("settle", "--set", "n=NaN"), []string{"builtin:settle: --set n=NaN: parameter n wants a finite number"}, 0},
+		{"--set unknown path", mini, runArgs("s.json", "--set", "foo=1"), []string{`s.json: --set foo=1: top level has no field "foo"`}, 0},
+		{"--set without =", mini, runArgs("s.json", "--set", "settings.dt"), []string{"settings.dt"}, 0},
+		{"--set bad value type", mini, runArgs("s.json", "--set", "settings.dt=fast"), []string{"s.json: settings.dt: expected a number"}, 0},
+		{"--set settings.dt=-1", mini, runArgs("s.json", "--set", "settings.dt=-1"), []string{"s.json: settings: dt = -1 must be positive"}, 0},
+		{"--set NaN in a vector", mini, runArgs("s.json", "--set", "bodies.0.pos=[0,NaN,0]"), []string{"s.json: bodies[0].pos"}, 0},
+		{"--set bodies.0.density=-1", mini, runArgs("s.json", "--set", "bodies.0.density=-1"), []string{"s.json: bodies[0].density: -1 must be positive"}, 0},
+		{"--set materials.0.cohesion=-2", mini, runArgs("s.json", "--set", "materials.0.cohesion=-2"), []string{"s.json: materials[0].cohesion: -2 must be ≥ 0"}, 0},
+		{"--resume missing.ckpt", nil, []string{"run", "--resume", "missing.ckpt", "--out", "out"}, []string{"--resume:", "missing.ckpt", "no such file"}, 0},
 		{"--resume a file that is not a checkpoint", map[string]string{"bad.ckpt": "not a checkpoint\n"}, []string{"run", "--resume", "bad.ckpt", "--out", "out"},
-			[]string{"--resume:", "bad.ckpt"}},
+			[]string{"--resume:", "bad.ckpt"}, 0},
 		{"--resume with a physics flag", map[string]string{"bad.ckpt": "x"}, []string{"run", "--resume", "bad.ckpt", "--dt", "0.1", "--out", "out"},
-			[]string{"--resume continues the run with the checkpoint's scene and settings: --dt cannot change them"}},
-		{"unknown flag", mini, runArgs("s.json", "--bogus"), []string{"flag provided but not defined: -bogus"}},
-		{"flag without its value", mini, []string{"run", "s.json", "--out", "out", "--steps"}, []string{"flag needs an argument: -steps"}},
-		{"flag value of the wrong type", mini, runArgs("s.json", "--steps", "many"), []string{`invalid value "many" for flag -steps`}},
-		{"unknown command", nil, []string{"runn"}, []string{`unknown command "runn"`}},
+			[]string{"--resume continues the run with the checkpoint's scene and settings: --dt cannot change them"}, 0},
+		{"unknown flag", mini, runArgs("s.json", "--bogus"), []string{"flag provided but not defined: -bogus"}, 0},
+		{"flag without its value", mini, []string{"run", "s.json", "--out", "out", "--steps"}, []string{"flag needs an argument: -steps"}, 0},
+		{"flag value of the wrong type", mini, runArgs("s.json", "--steps", "many"), []string{`invalid value "many" for flag -steps`}, 0},
+		{"unknown command", nil, []string{"runn"}, []string{`unknown command "runn"`}, 0},
 
 		// Problem folders of gpusim solve.
 		{"solve: bad Matrix Market header", problem("%%MatrixMarket matrix array real general\n6 6\n", goodQ, goodMu), solveArgs(),
-			[]string{"p/W.mtx", "array"}},
-		{"solve: no Matrix Market banner", problem("6 6 6\n", goodQ, goodMu), solveArgs(), []string{"p/W.mtx:1:"}},
+			[]string{"p/W.mtx", "array"}, 0},
+		{"solve: no Matrix Market banner", problem("6 6 6\n", goodQ, goodMu), solveArgs(), []string{"p/W.mtx:1:"}, 0},
 		{"solve: index out of range", problem(strings.Replace(goodW, "6 6 1\n", "7 6 1\n", 1), goodQ, goodMu), solveArgs(),
-			[]string{"p/W.mtx:8:", "row index 7 out of range [1, 6]"}},
+			[]string{"p/W.mtx:8:", "row index 7 out of range [1, 6]"}, 0},
 		{"solve: duplicate entry", problem(strings.Replace(goodW, "6 6 1\n", "5 5 1\n", 1), goodQ, goodMu), solveArgs(),
-			[]string{"p/W.mtx:8: entry (5, 5) given twice"}},
+			[]string{"p/W.mtx:8: entry (5, 5) given twice"}, 0},
 		{"solve: W size not a multiple of 3", problem("%%MatrixMarket matrix coordinate real general\n4 4 1\n1 1 1\n", "1\n2\n3\n4\n", "0.5\n"), solveArgs(),
-			[]string{"p/W.mtx", "multiple of 3"}},
-		{"solve: W size ≠ 3·len(mu)", problem(goodW, goodQ, "0.5\n"), solveArgs(), []string{"p/mu.txt has 1 values, want nc = 2"}},
-		{"solve: q of the wrong length", problem(goodW, "1\n2\n", goodMu), solveArgs(), []string{"p/q.txt has 2 values, want 6"}},
-		{"solve: NaN in q", problem(goodW, strings.Replace(goodQ, "-1", "NaN", 1), goodMu), solveArgs(), []string{"p/q.txt:1:", "NaN"}},
-		{"solve: Inf in W", problem(strings.Replace(goodW, "1 1 1\n", "1 1 Inf\n", 1), goodQ, goodMu), solveArgs(), []string{"p/W.mtx:3:", "Inf"}},
-		{"solve: μ < 0", problem(goodW, goodQ, "0.5\n-0.1\n"), solveArgs(), []string{"p/mu.txt:2: friction coefficient -0.1 is negative"}},
-		{"solve: missing W.mtx", problem("-", goodQ, goodMu), solveArgs(), []string{"p/W.mtx: no such file"}},
-		{"solve: missing q.txt", problem(goodW, "-", goodMu), solveArgs(), []string{"p/q.txt: no such file"}},
-		{"solve: missing mu.txt", problem(goodW, goodQ, "-"), solveArgs(), []string{"p/mu.txt: no such file"}},
-		{"solve: missing folder", nil, solveArgs(), []string{"p: no such file"}},
-		{"solve: --tol -1", problem(goodW, goodQ, goodMu), solveArgs("--tol", "-1"), []string{"--tol -1 must be ≥ 0"}},
-		{"solve: --max-iter 0", problem(goodW, goodQ, goodMu), solveArgs("--max-iter", "0"), []string{"--max-iter 0 must be ≥ 1"}},
-		{"solve: --solver nope", problem(goodW, goodQ, goodMu), solveArgs("--solver", "nope"), []string{`unknown solver "nope"`}},
-		{"solve: no folder given", nil, []string{"solve", "--out", "out"}, []string{"solve takes one problem folder, got 0 arguments"}},
+			[]string{"p/W.mtx", "multiple of 3"}, 0},
+		{"solve: W size ≠ 3·len(mu)", problem(goodW, goodQ, "0.5\n"), solveArgs(), []string{"p/mu.txt has 1 values, want nc = 2"}, 0},
+		{"solve: q of the wrong length", problem(goodW, "1\n2\n", goodMu), solveArgs(), []string{"p/q.txt has 2 values, want 6"}, 0},
+		{"solve: NaN in q", problem(goodW, strings.Replace(goodQ, "-1", "NaN", 1), goodMu), solveArgs(), []string{"p/q.txt:1:", "NaN"}, 0},
+		{"solve: Inf in W", problem(strings.Replace(goodW, "1 1 1\n", "1 1 Inf\n", 1), goodQ, goodMu), solveArgs(), []string{"p/W.mtx:3:", "Inf"}, 0},
+		{"solve: μ < 0", problem(goodW, goodQ, "0.5\n-0.1\n"), solveArgs(), []string{"p/mu.txt:2: friction coefficient -0.1 is negative"}, 0},
+		{"solve: missing W.mtx", problem("-", goodQ, goodMu), solveArgs(), []string{"p/W.mtx: no such file"}, 0},
+		{"solve: missing q.txt", problem(goodW, "-", goodMu), solveArgs(), []string{"p/q.txt: no such file"}, 0},
+		{"solve: missing mu.txt", problem(goodW, goodQ, "-"), solveArgs(), []string{"p/mu.txt: no such file"}, 0},
+		{"solve: missing folder", nil, solveArgs(), []string{"p: no such file"}, 0},
+		{"solve: W.mtx a FIFO", map[string]string{"p/W.mtx": fifo, "p/q.txt": goodQ, "p/mu.txt": goodMu}, solveArgs(), []string{"ccp: p/W.mtx is a FIFO (named pipe), not a regular file"}, 0},
+		{"solve: file larger than --max-input-size", problem(goodW, goodQ, goodMu), solveArgs("--max-input-size", "32"),
+			[]string{"ccp: p/W.mtx is", "more than the cap of 32 bytes on input files (--max-input-size raises it)"}, 0},
+		{"solve: --tol -1", problem(goodW, goodQ, goodMu), solveArgs("--tol", "-1"), []string{"--tol -1 must be ≥ 0"}, 0},
+		{"solve: --max-iter 0", problem(goodW, goodQ, goodMu), solveArgs("--max-iter", "0"), []string{"--max-iter 0 must be ≥ 1"}, 0},
+		{"solve: --solver nope", problem(goodW, goodQ, goodMu), solveArgs("--solver", "nope"), []string{`unknown solver "nope"`}, 0},
+		{"solve: no folder given", nil, []string{"solve", "--out", "out"}, []string{"solve takes one problem folder, got 0 arguments"}, 0},
 
 		// Other commands.
-		{"compare: neither a problem nor a scene", nil, []string{"compare", "nope", "--out", "out"}, []string{"nope is neither a problem folder nor a scene"}},
-		{"plot: no run in the folder", nil, []string{"plot", "nope"}, []string{"nope/stats.csv: no such file"}},
-		{"render: no run in the folder", nil, []string{"render", "nope", "--out", "out/x.png"}, []string{"nope has neither run.pvd nor a readable summary.json"}},
-		{"scenes --dump: unknown scene", nil, []string{"scenes", "--dump", "nope"}, []string{`no built-in scene "nope"`}},
+		{"compare: neither a problem nor a scene", nil, []string{"compare", "nope", "--out", "out"}, []string{"nope is neither a problem folder nor a scene"}, 0},
+		{"plot: no run in the folder", nil, []string{"plot", "nope"}, []string{"nope/stats.csv: no such file"}, 0},
+		{"render: no run in the folder", nil, []string{"render", "nope", "--out", "out/x.png"}, []string{"nope has neither run.pvd nor a readable summary.json"}, 0},
+		{"scenes --dump: unknown scene", nil, []string{"scenes", "--dump", "nope"}, []string{`no built-in scene "nope"`}, 0},
+		{"sweep: spec a FIFO", map[string]string{"spec.json": fifo}, []string{"sweep", "spec.json", "--out", "out"}, []string{"sweep: spec.json is a FIFO (named pipe), not a regular file"}, 0},
+		{"sweep: name that would climb out of out/", map[string]string{"spec.json": `{"name": "../../../victim", "scene": "settle", "vary": {"n": [1]}}`},
+			[]string{"sweep", "spec.json"}, []string{`sweep: spec.json: name: "../../../victim" cannot name a folder`}, 0},
 	}
 }
 
@@ -234,6 +258,12 @@ func TestBadInputs(t *testing.T) {
 				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 					t.Fatal(err)
 				}
+				if body == fifo {
+					if err := syscall.Mkfifo(path, 0o644); err != nil {
+						t.Skipf("mkfifo: %v", err)
+					}
+					continue
+				}
 				if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -249,16 +279,22 @@ func TestBadInputs(t *testing.T) {
 				code = cli(c.args, &stdout, &stderr)
 			}()
 			line = errorLine(stderr.String())
-			if code != exitUsage {
-				t.Errorf("gpusim %s: exit %d, want %d; stderr:\n%s", strings.Join(c.args, " "), code, exitUsage, stderr.String())
+			want := exitUsage
+			if c.code != 0 {
+				want = c.code
+			}
+			if code != want {
+				t.Errorf("gpusim %s: exit %d, want %d; stderr:\n%s", strings.Join(c.args, " "), code, want, stderr.String())
 			}
 			for _, w := range c.want {
 				if !strings.Contains(line, w) {
 					t.Errorf("gpusim %s: error line %q does not contain %q", strings.Join(c.args, " "), line, w)
 				}
 			}
-			if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
-				t.Errorf("gpusim %s: left an output folder", strings.Join(c.args, " "))
+			for _, out := range []string{"out", "../../../victim"} {
+				if _, err := os.Stat(filepath.Join(dir, out)); err == nil {
+					t.Errorf("gpusim %s: left an output folder %s", strings.Join(c.args, " "), out)
+				}
 			}
 		})
 		fmt.Fprintf(&doc, "| %s | `%s` | %d | %s |\n", mdCell(c.input), strings.Join(c.args, " "), code, mdCell(strings.TrimPrefix(line, "gpusim: ")))
@@ -286,11 +322,26 @@ func mdCell(s string) string {
 const errorsDocHead = `# Bad inputs and what gpusim says
 
 Generated by ` + "`go test ./cmd/gpusim -run TestBadInputs -update`" + ` from the catalogue in
-cmd/gpusim/badinput_test.go; the test fails when this file is stale. Each row ran in a fresh folder
-holding the scene file s.json (a sphere on a plane unless the row says otherwise) or the problem
-folder p (two contacts, W 6 × 6). Every one exits with code 2, writes the error line shown (after
-"gpusim: ") to stderr, and creates no output folder. Exit codes and the errors of a run that fails
-after it has started are in the README ("Errors and exit codes").
+cmd/gpusim/badinput_test.go; the test fails when this file is stale.
+
+An error is one line on stderr, ` + "`gpusim: `" + ` followed by where (file, field or line, flag) and what is
+wrong. The exit code says which class it is:
+
+- **0**: the command did what it was asked.
+- **2, bad command line or bad input**: a flag, a scene file, a problem folder, a sweep spec or a
+  checkpoint that cannot be used as given, found before anything is written — a syntax error, a value
+  out of range, a scene name that is not one folder name, a file that is not a regular file (a FIFO,
+  a device such as /dev/zero, a folder) or is larger than ` + "`--max-input-size`" + `. The rows below.
+- **1, run failure**: the input was good but the run could not be done or completed — not enough
+  memory detected in time (the estimate exceeds MemAvailable, a cgroup limit or ` + "`--max-memory`" + `;
+  rows below), a guard stopping a diverging run, the device (lost, out of device memory), the disk
+  (full, not writable), an interrupted run, and an output folder that is in use or holds another
+  run's outputs. The README ("Errors and exit codes") gives their messages.
+
+Each row ran in a fresh folder holding the scene file s.json (a sphere on a plane unless the row
+says otherwise), the problem folder p (two contacts, W 6 × 6) or the sweep spec spec.json. Every
+one exits with the code shown, writes the error line shown (after "gpusim: ") to stderr, and creates
+no output folder.
 
 | input | command | exit code | message |
 |---|---|---|---|
