@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/gpusim/gpusim/checkpoint"
 	"github.com/gpusim/gpusim/gpu"
+	"github.com/gpusim/gpusim/internal/outdir"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/errors.md from the bad-input catalogue")
@@ -299,6 +301,49 @@ func TestBadInputs(t *testing.T) {
 		})
 		fmt.Fprintf(&doc, "| %s | `%s` | %d | %s |\n", mdCell(c.input), strings.Join(c.args, " "), code, mdCell(strings.TrimPrefix(line, "gpusim: ")))
 	}
+	doc.WriteString(errorsDocFolders)
+	for _, c := range folderCases() {
+		var line string
+		var code int
+		t.Run(c.input, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			if err := os.WriteFile("s.json", []byte(sceneFile(steel, "", sphereBody+", "+planeBody)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile("spec.json", []byte(`{"name": "s", "scene": "s.json", "base": ["run.steps=2"], "vary": {"materials.0.friction": [0.1, 0.2]}}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, args := range c.before {
+				var stdout, stderr bytes.Buffer
+				if code := cli(args, &stdout, &stderr); code != exitOK {
+					t.Fatalf("gpusim %s: exit %d; stderr:\n%s", strings.Join(args, " "), code, stderr.String())
+				}
+			}
+			if c.hold != "" {
+				l, err := outdir.Acquire(c.hold, false, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer l.Release()
+			}
+			var stdout, stderr bytes.Buffer
+			code = cli(c.args, &stdout, &stderr)
+			line = errorLine(stderr.String())
+			if code != c.code {
+				t.Errorf("gpusim %s: exit %d, want %d; stderr:\n%s", strings.Join(c.args, " "), code, c.code, stderr.String())
+			}
+			for _, w := range c.want {
+				if !strings.Contains(line, w) {
+					t.Errorf("gpusim %s: error line %q does not contain %q", strings.Join(c.args, " "), line, w)
+				}
+			}
+		})
+		// The lock holder's pid, host, start time and command change from
+		// run to run: the table shows placeholders.
+		line = holderRE.ReplaceAllString(line, "(pid PID on host HOST, started TIME: COMMAND)")
+		fmt.Fprintf(&doc, "| %s | %s | `%s` | %d | %s |\n", mdCell(c.input), mdCell(c.setup), strings.Join(c.args, " "), code, mdCell(strings.TrimPrefix(line, "gpusim: ")))
+	}
+	doc.WriteString(errorsDocFailures)
 	path := filepath.Join("..", "..", "docs", "errors.md")
 	if *update {
 		if err := os.WriteFile(path, doc.Bytes(), 0o644); err != nil {
@@ -314,6 +359,40 @@ func TestBadInputs(t *testing.T) {
 		t.Errorf("%s is stale: run go test ./cmd/gpusim -run TestBadInputs -update", path)
 	}
 }
+
+// folderCase is an output folder that a command cannot use: the commands
+// before run first (in a fresh folder holding s.json, the one-sphere
+// scene), hold names a folder whose lock the test holds meanwhile (as a
+// running gpusim would), then args must fail with code and an error line
+// holding want.
+type folderCase struct {
+	input  string
+	setup  string // what was done before, for the table
+	before [][]string
+	hold   string
+	args   []string
+	want   []string
+	code   int
+}
+
+func folderCases() []folderCase {
+	first := runArgs("s.json", "--checkpoint", "1")
+	return []folderCase{
+		{"run: the output folder holds another run's outputs", "`" + strings.Join(first, " ") + "`", [][]string{first}, "",
+			runArgs("s.json"), []string{"run: out holds the outputs of another run", "--overwrite replaces them"}, exitUsage},
+		{"run: the output folder is in use by a running gpusim", "a gpusim process holds out/.gpusim.lock", nil, "out",
+			runArgs("s.json"), []string{"run: out is in use by another gpusim process (pid"}, exitUsage},
+		{"run: --overwrite with --resume of a checkpoint inside --out", "`" + strings.Join(first, " ") + "`", [][]string{first}, "",
+			[]string{"run", "--resume", "out/checkpoints/step-000001.ckpt", "--out", "out", "--overwrite"},
+			[]string{"--overwrite would remove the checkpoint"}, exitUsage},
+		{"sweep: the sweep folder is in use by a running gpusim", "a gpusim process holds out/.gpusim.lock", nil, "out",
+			[]string{"sweep", "spec.json", "--out", "out"}, []string{"sweep: out is in use by another gpusim process (pid"}, exitUsage},
+	}
+}
+
+// holderRE matches the part of a busy folder's error that names its
+// holder's process.
+var holderRE = regexp.MustCompile(`\(pid \d+ on host \S+, started \S+: [^)]*\)`)
 
 func mdCell(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
@@ -335,8 +414,10 @@ wrong. The exit code says which class it is:
 - **1, run failure**: the input was good but the run could not be done or completed — not enough
   memory detected in time (the estimate exceeds MemAvailable, a cgroup limit or ` + "`--max-memory`" + `;
   rows below), a guard stopping a diverging run, the device (lost, out of device memory), the disk
-  (full, not writable), an interrupted run, and an output folder that is in use or holds another
-  run's outputs. The README ("Errors and exit codes") gives their messages.
+  (full, not writable), an interrupted run. The last section below gives their messages.
+
+An output folder that another gpusim process is using, or that holds the outputs of another run, is
+refused before the run starts with exit code 2 (the second table).
 
 Each row ran in a fresh folder holding the scene file s.json (a sphere on a plane unless the row
 says otherwise), the problem folder p (two contacts, W 6 × 6) or the sweep spec spec.json. Every
@@ -345,6 +426,37 @@ no output folder.
 
 | input | command | exit code | message |
 |---|---|---|---|
+`
+
+const errorsDocFolders = `
+## Output folders in use or holding another run
+
+Each row ran in a fresh folder holding s.json (a sphere on a plane) and spec.json (a sweep of it
+over two friction coefficients) after what the second column says. A run takes an exclusive lock on its output folder (` + "`OUT/.gpusim.lock`" + `, flock(2), naming the
+holder's pid, host, start time and command; the kernel releases it when the process ends, so a killed
+run's lock is taken over with a notice); a folder that holds a run's files is used again only with
+` + "`--overwrite`" + ` (which removes gpusim's files and keeps the user's) or by ` + "`--resume`" + ` of that run's checkpoint
+(which cuts stats.csv, trace.csv, frames and checkpoints back to the checkpoint's step). A whole
+sweep locks its folder alone; runs of a sweep by ` + "`--index`" + ` share it and each locks its own run folder.
+
+| input | before | command | exit code | message |
+|---|---|---|---|---|
+`
+
+const errorsDocFailures = `
+## Failures during a run (exit code 1)
+
+These need a failing machine, so they are not run here: each message is the one the named test
+checks.
+
+| failure | example message | test |
+|---|---|---|
+| not enough memory, detected before anything is allocated | ` + "`builtin:settle: not enough memory: 16777221 bodies on the cpu backend need about 94.9 GiB of host memory (...), more than the 22.7 GiB available (MemAvailable in /proc/meminfo); ...`" + ` (rows above, with ` + "`--max-memory`" + `) | TestBadInputs, run.TestRunRefusesBeforeOutputs |
+| disk full while writing | ` + "`run: write out/a/trace.csv: no space left on device (the file ends at its last complete row); run: write out/a/final.csv: ...`" + ` | tests.TestFaultFullDisk (a 64 KiB tmpfs) |
+| a guard: the run diverged | ` + "`step K: bodies outside the guard domain ... the outputs hold step K−1, the last good one; checkpoint of step K−1: OUT/checkpoints/...`" + ` | run.TestGuardStopsRunawayBody, run.TestGuardStopsDivergence |
+| the device ran out of memory | ` + "`... gpu: vkAllocateMemory: out of device memory (VK_ERROR_OUT_OF_DEVICE_MEMORY) (N bytes)`" + ` (` + "`--backend vulkan`" + `; ` + "`auto`" + ` falls back to the CPU path) | TestVulkanOutOfMemory |
+| interrupted (SIGINT, SIGTERM) | ` + "`interrupted after step K; outputs so far in OUT; resume with: gpusim run --resume OUT/checkpoints/step-00000K.ckpt`" + ` | TestRunInterrupt (cmd/gpusim), run.TestInterruptWritesCheckpoint |
+| solve: the problem has no minimum | ` + "`UNBOUNDED (no solution)`" + ` on stdout, status ` + "`unbounded`" + ` in summary.json | TestSolveUnbounded |
 `
 
 // TestVulkanOutOfMemory caps the Vulkan device below what a small scene
