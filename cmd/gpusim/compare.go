@@ -42,6 +42,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	list := fs.String("solvers", "", "comma-separated solvers (default: every solver of gpusim solvers)")
 	step := fs.Int("step", 0, "for a scene: the step whose problem is compared (default: the scene's last)")
+	maxInput := fs.String("max-input-size", "", "largest scene file or file of the problem folder read, in bytes with an optional suffix (default 256M for a scene, 2G for a problem file); off: no cap")
 	var sets multi
 	fs.Var(&sets, "set", "for a scene: key=value override of a scene parameter or field (repeatable)")
 	sf := addSolveFlags(fs)
@@ -79,6 +80,10 @@ Flags:
 	if _, err := sf.options(1); err != nil {
 		return err
 	}
+	inputCap, err := bytesFlag("max-input-size", *maxInput)
+	if err != nil {
+		return err
+	}
 
 	var p *ccp.Problem
 	out := *sf.out
@@ -86,14 +91,14 @@ Flags:
 		if set["step"] || len(sets) > 0 {
 			return usageError{fmt.Errorf("--step and --set apply to a scene, and %s is a problem folder", pos[0])}
 		}
-		if p, err = ccp.Read(pos[0]); err != nil {
+		if p, err = ccp.ReadWith(pos[0], inputCap); err != nil {
 			return usageError{err}
 		}
 		if out == "" {
 			out = filepath.Join("out", "compare-"+fileName(p.Name))
 		}
 	} else {
-		sc, err := scene.Load(pos[0], sets)
+		sc, err := scene.LoadWith(pos[0], sets, scene.LoadOptions{MaxInputSize: inputCap})
 		if err != nil {
 			return usageError{fmt.Errorf("%s is neither a problem folder nor a scene: %w", pos[0], err)}
 		}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gpusim/gpusim/internal/inputfile"
 	"github.com/gpusim/gpusim/internal/outdir"
 	"github.com/gpusim/gpusim/sweep"
 )
@@ -31,6 +32,7 @@ func sweepCLI(args []string, stdout, stderr io.Writer, getenv func(string) strin
 		quiet   = fs.Bool("quiet", false, "warnings and errors only")
 		verbose = fs.Bool("verbose", false, "debug logging")
 		logJSON = fs.Bool("log-json", false, "log as JSON lines (log/slog)")
+		maxIn   = fs.String("max-input-size", "", "largest spec file read, in bytes with an optional suffix (default 256M); off: no cap")
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `Usage: gpusim sweep SPEC [flags]
@@ -65,7 +67,14 @@ Flags:
 		return usageError{fmt.Errorf("--jobs %d: want a number of runs ≥ 1", *jobs)}
 	}
 	log := newLogger(stderr, *verbose, *quiet, *logJSON)
-	spec, err := sweep.Load(pos[0])
+	inputCap, err := bytesFlag("max-input-size", *maxIn)
+	if err != nil {
+		return err
+	}
+	if inputCap == 0 {
+		inputCap = inputfile.DefaultScene
+	}
+	spec, err := sweep.LoadWith(pos[0], inputCap)
 	if err != nil {
 		return usageError{err}
 	}
