@@ -88,9 +88,11 @@ func loadRunScene(pos []string, sets []string, resume string, set map[string]boo
 // stay as they are).
 func defaultOut(sc *scene.Scene, ck *checkpoint.Checkpoint) string {
 	if ck != nil {
-		return fmt.Sprintf("out/%s-from-%d", sc.Name, ck.Step)
+		return fmt.Sprintf("out/%s-from-%d", fileName(sc.Name), ck.Step)
 	}
-	return "out/" + sc.Name
+	// scene checks names where it reads them; fileName is a second guard
+	// that keeps the folder inside out/ whatever the name.
+	return "out/" + fileName(sc.Name)
 }
 
 // interruptContext returns a context that the first SIGINT or SIGTERM

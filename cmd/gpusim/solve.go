@@ -10,12 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gpusim/gpusim/ccp"
 	"github.com/gpusim/gpusim/engine"
 	"github.com/gpusim/gpusim/internal/atomicfile"
+	"github.com/gpusim/gpusim/internal/safepath"
 )
 
 // solveSummary is what summary.json of gpusim solve holds.
@@ -278,17 +278,6 @@ func writeFile(path string, data []byte) error {
 	return atomicfile.WriteBytes(path, data)
 }
 
-// fileName makes a problem name safe as one path element.
-func fileName(s string) string {
-	s = strings.Map(func(r rune) rune {
-		switch {
-		case r == '/' || r == '\\' || r == ':' || r < ' ':
-			return '_'
-		}
-		return r
-	}, s)
-	if s == "" || s == "." || s == ".." {
-		return "problem"
-	}
-	return s
-}
+// fileName makes a problem name safe as one path element (safepath's
+// rule: letters, digits, '.', '_', '-', not starting with '.').
+func fileName(s string) string { return safepath.Sanitize(s, "problem") }

@@ -79,7 +79,7 @@ Flags:
 		return usageError{err}
 	}
 	if *out == "" {
-		*out = filepath.Join("out", "sweep-"+spec.Name)
+		*out = filepath.Join("out", "sweep-"+fileName(spec.Name))
 	}
 	runs := spec.Expand()
 	var only []int
