@@ -1,0 +1,107 @@
+package enginetest
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/gpusim/gpusim/engine"
+)
+
+// Impl is a backend under test.
+type Impl struct {
+	// Name names the subtests.
+	Name string
+	// New returns a new backend, or skips or fails the test when none can
+	// be made on this machine (see the package doc). The suite closes it.
+	New func(t *testing.T) engine.Backend
+	// Fused lists the solvers whose iterations the backend's Problem runs
+	// itself: "apgd" and "apgd-ar" (engine.DeviceAPGD), "jacobi"
+	// (engine.DeviceJacobi), "spg" (engine.DeviceSPG). The suite fails when
+	// a Problem lacks the interface of a listed solver (a fast path that
+	// fell away unnoticed, for example by a changed signature) or has one
+	// that is not listed (a fast path no test claims).
+	Fused []string
+	// Twin, when set, makes a second backend and a wrapper of its problems
+	// that this backend matches bit for bit: every kernel's output, and
+	// every solve's γ, statistics and history whichever path runs it. The
+	// Vulkan backend's twin is cpuref with its dot products summed in the
+	// GPU's order. nil where there is none (cpuref itself).
+	Twin func(t *testing.T) (engine.Backend, func(engine.Problem) engine.Problem)
+	// Submits, when set, returns the round trips the backend has made to
+	// its device so far, after finishing any recorded work; the suite then
+	// bounds those of each fused solve (see submitBound).
+	Submits func(t *testing.T, b engine.Backend) int
+}
+
+// Run runs every part of the suite on impl as subtests: Kernels and
+// Solvers.
+func Run(t *testing.T, impl Impl) {
+	t.Run("Kernels", func(t *testing.T) { Kernels(t, impl) })
+	t.Run("Solvers", func(t *testing.T) { Solvers(t, impl) })
+}
+
+// newBackend returns impl.New(t), closed at cleanup.
+func newBackend(t *testing.T, newB func(t *testing.T) engine.Backend) engine.Backend {
+	t.Helper()
+	b := newB(t)
+	t.Cleanup(func() {
+		if err := b.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return b
+}
+
+// twinOf loads l's model into impl's twin, if any, and returns its wrapped
+// problem (nil without a twin). The contacts must be the same.
+func twinOf(t *testing.T, impl Impl, l *loaded) engine.Problem {
+	t.Helper()
+	if impl.Twin == nil {
+		return nil
+	}
+	newTwin, wrap := impl.Twin(t)
+	tb := newBackend(t, func(*testing.T) engine.Backend { return newTwin })
+	tl := load(t, tb, l.m, l.set, l.nc)
+	if tl.nc != l.nc {
+		t.Fatalf("%d contacts on the twin, %d on %s", tl.nc, l.nc, impl.Name)
+	}
+	return wrap(tl.p)
+}
+
+// hostPath hides every method of a Problem but engine.Problem's, so that
+// engine's solvers drive their own iterations through the Problem's
+// methods: the reference the fused paths must match.
+type hostPath struct{ engine.Problem }
+
+func vecOf(la engine.LinAlg, v []float64) engine.Vec {
+	x := la.NewVec(len(v))
+	la.Write(x, v)
+	return x
+}
+
+func readVec(la engine.LinAlg, v engine.Vec) []float64 {
+	out := make([]float64, v.Len())
+	la.Read(out, v)
+	return out
+}
+
+// firstDiff returns the first index where a and b differ in their bits
+// (so −0 ≠ +0 and NaNs compare by payload), or −1; a length mismatch is
+// index 0.
+func firstDiff(a, b []float64) int {
+	if len(a) != len(b) {
+		return 0
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+func sameBits(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
+
+// hasFused reports whether impl claims the fused path of solver.
+func (impl Impl) hasFused(solver string) bool { return slices.Contains(impl.Fused, solver) }

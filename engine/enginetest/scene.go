@@ -1,0 +1,98 @@
+package enginetest
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"github.com/gpusim/gpusim/engine"
+)
+
+// RandomModel returns a seeded random scene of n bodies: spheres,
+// ellipsoids and boxes (0.05–0.2 m) packed in a cube so that many overlap,
+// a fifth of them fixed, with random orientations, masses (0.1–10 kg),
+// velocities (±0.3 m/s), angular velocities (up to 5 rad/s), forces and
+// torques; a ground plane and a fixed box inside the cube; three
+// materials: one rough, one frictionless (μ = 0 on every contact it
+// touches) and one cohesive (cohesion on the contacts between two of its
+// bodies, off elsewhere). The same seed and n give the same model.
+func RandomModel(seed uint64, n int) *engine.Model {
+	r := rand.New(rand.NewPCG(seed, 99))
+	m := &engine.Model{
+		Materials: []engine.Material{
+			{Name: "rough", Friction: 0.2 + 0.8*r.Float64()},
+			{Name: "slick", Friction: 0},
+			{Name: "sticky", Friction: 0.5, Cohesion: 2 + 3*r.Float64()},
+		},
+		Gravity: mgl64.Vec3{0.3 * r.NormFloat64(), 0.3 * r.NormFloat64(), -9.81},
+	}
+	side := 0.16 * math.Cbrt(float64(n)) // about one body per (0.16 m)³: dense enough to overlap
+	vec := func(s float64) mgl64.Vec3 {
+		return mgl64.Vec3{s * r.NormFloat64(), s * r.NormFloat64(), s * r.NormFloat64()}
+	}
+	shape := func() engine.Shape {
+		a := func() float64 { return 0.05 + 0.15*r.Float64() }
+		switch r.IntN(3) {
+		case 0:
+			return engine.SphereShape(a())
+		case 1:
+			return engine.EllipsoidShape(a(), a(), a())
+		}
+		return engine.BoxShape(a(), a(), a())
+	}
+	for range n {
+		bd := engine.Body{
+			Shape:    shape(),
+			Pos:      mgl64.Vec3{side * (r.Float64() - 0.5), side * (r.Float64() - 0.5), side * r.Float64()},
+			Rot:      mgl64.Quat{W: r.NormFloat64(), V: vec(1)}.Normalize(),
+			Vel:      vec(0.3),
+			Omega:    vec(5 * r.Float64()),
+			Material: r.IntN(3),
+			Force:    vec(float64(r.IntN(2))),
+			Torque:   vec(0.1 * float64(r.IntN(2))),
+			Fixed:    r.IntN(5) == 0,
+		}
+		bd.SetMass(math.Pow(10, 2*r.Float64()-1))
+		m.Bodies = append(m.Bodies, bd)
+	}
+	m.Bodies = append(m.Bodies,
+		engine.Body{Shape: engine.PlaneShape(), Rot: mgl64.QuatIdent(), Fixed: true},
+		engine.Body{Shape: engine.BoxShape(side/6, side/6, 0.1), Rot: mgl64.QuatRotate(0.3, mgl64.Vec3{0, 0, 1}),
+			Pos: mgl64.Vec3{0, 0, side / 2}, Fixed: true, Material: 2})
+	return m
+}
+
+// loaded is a model loaded into a backend, collided and built.
+type loaded struct {
+	m   *engine.Model
+	set engine.Settings
+	b   engine.Backend
+	p   engine.Problem
+	nc  int
+}
+
+// load loads m into b, runs Collide and Build (h = set.Dt) and fails the
+// test on any error or when the scene has fewer than minContacts contacts.
+func load(t *testing.T, b engine.Backend, m *engine.Model, set engine.Settings, minContacts int) *loaded {
+	t.Helper()
+	if err := b.Load(m, &set); err != nil {
+		t.Fatal(err)
+	}
+	nc, err := b.Collide()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nc < minContacts {
+		t.Fatalf("%d contacts, want at least %d: the scene no longer tests what it should", nc, minContacts)
+	}
+	p, err := b.Build(set.Dt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Contacts() != nc {
+		t.Fatalf("Contacts() = %d, Collide found %d", p.Contacts(), nc)
+	}
+	return &loaded{m: m, set: set, b: b, p: p, nc: nc}
+}
