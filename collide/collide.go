@@ -3,6 +3,7 @@ package collide
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
@@ -35,6 +36,9 @@ func (c *Collider) Collide(pos, rot, vel, omega, invMass, force []float64) (int,
 			w := vec3At(omega, i).Len()
 			f := vec3At(force, i).Mul(invMass[i])
 			m = h*(v+w*c.shapes[i].BoundingRadius()) + h*h*c.gravity.Add(f).Len()
+		} else if c.moving[i] {
+			// A kinematic body moves by its prescribed velocity only.
+			m = h * (vec3At(vel, i).Len() + vec3At(omega, i).Len()*c.shapes[i].BoundingRadius())
 		}
 		c.margin[i] = m
 		box, ok := ShapeAABB(c.shapes[i], p, q, env+m)
@@ -48,6 +52,12 @@ func (c *Collider) Collide(pos, rot, vel, omega, invMass, force []float64) (int,
 	c.pairs, err = c.grid.Pairs(c.boxes, c.bounded, c.fixed, c.planeP, c.planeN, c.binSize, c.pairs)
 	if err != nil {
 		return 0, err
+	}
+	if len(c.exclude) > 0 {
+		c.pairs = slices.DeleteFunc(c.pairs, func(pr [2]int32) bool {
+			_, found := slices.BinarySearch(c.exclude, uint64(pr[0])<<32|uint64(pr[1]))
+			return found
+		})
 	}
 	con := &c.con
 	con.Resize(0)

@@ -2,6 +2,7 @@ package collide
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -17,7 +18,9 @@ type Collider struct {
 	n        int
 	shapes   []engine.Shape
 	material []int32
-	fixed    []bool
+	fixed    []bool   // infinite mass in the solve: fixed, planes and kinematic bodies
+	moving   []bool   // kinematic bodies (fixed, yet they move)
+	exclude  []uint64 // body pairs that do not collide (jointed), a<<32|b with a < b, sorted
 	mats     []engine.Material
 	gravity  mgl64.Vec3
 	dt       float64 // the settings' step, for the speculative margins (s)
@@ -47,7 +50,9 @@ type Collider struct {
 // latter two given their automatic values when zero: the envelope 5 % of
 // the least bounding radius of a movable body, the bin size two bounding
 // diameters of the median movable body plus twice the envelope. Fixed
-// bodies are those marked so and planes. The model must be valid; Load
+// bodies are those marked so, planes and kinematic bodies (engine.Body.Static:
+// no contacts among them); two bodies joined by a joint without Collide
+// never collide with each other. The model must be valid; Load
 // forgets the last contacts and warm-start keys.
 func (c *Collider) Load(m *engine.Model, s *engine.Settings) {
 	n := len(m.Bodies)
@@ -61,6 +66,7 @@ func (c *Collider) Load(m *engine.Model, s *engine.Settings) {
 	c.shapes = make([]engine.Shape, n)
 	c.material = make([]int32, n)
 	c.fixed = make([]bool, n)
+	c.moving = make([]bool, n)
 	c.boxes = make([]AABB, n)
 	c.margin = make([]float64, n)
 	c.bounded = make([]bool, n)
@@ -72,11 +78,21 @@ func (c *Collider) Load(m *engine.Model, s *engine.Settings) {
 		bd := &m.Bodies[i]
 		c.shapes[i] = bd.Shape
 		c.material[i] = int32(bd.Material)
-		c.fixed[i] = bd.Fixed || bd.Shape.Kind == engine.Plane
+		c.fixed[i] = bd.Static()
+		c.moving[i] = bd.Kinematic()
 		if !c.fixed[i] {
 			radii = append(radii, bd.Shape.BoundingRadius())
 		}
 	}
+	c.exclude = c.exclude[:0]
+	for _, j := range m.Joints {
+		if j.Collide || j.Body2 == engine.World {
+			continue
+		}
+		a, b := min(j.Body1, j.Body2), max(j.Body1, j.Body2)
+		c.exclude = append(c.exclude, uint64(a)<<32|uint64(b))
+	}
+	slices.Sort(c.exclude)
 	c.envelope = s.Envelope
 	c.binSize = s.BinSize
 	if len(radii) > 0 {
@@ -106,7 +122,8 @@ func (c *Collider) Materials() []int32 { return c.material }
 // MaterialTable returns the model's materials (not a copy).
 func (c *Collider) MaterialTable() []engine.Material { return c.mats }
 
-// Fixed returns the bodies' fixed flags, true for planes (not a copy).
+// Fixed returns the bodies' fixed flags, true for planes and kinematic
+// bodies (not a copy).
 func (c *Collider) Fixed() []bool { return c.fixed }
 
 // Gravity returns the model's gravity (m/s²).

@@ -222,6 +222,9 @@ func (b *Backend) schur(dst, x []float64) {
 	b.args.d, b.args.dv = dst, b.dv
 	b.pool.forChunks(b.con.Len(), contactGrain, taskFunc(b.loops.contactVelocities))
 	b.args = loopArgs{}
+	if b.jt.nj > 0 {
+		b.jointVelocities(b.dv, dst[3*b.con.Len():], false)
+	}
 }
 
 // apgdTrialY sets, for the contacts in [lo, hi), y_k and N y_k (yMode),

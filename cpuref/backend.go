@@ -52,6 +52,8 @@ type Backend struct {
 	// Warm start: the last step's impulses (keys: see collide.Collider).
 	prevGamma []float64
 
+	jt joints // joint rows and kinematic bodies (joint.go)
+
 	apgd  apgdWork // SolveAPGD's vectors and loops
 	args  loopArgs // operands of the running parallel loop
 	loops struct { // the parallel loops' bodies, made once by New
@@ -127,6 +129,7 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 		}
 	}
 	b.prevGamma = b.prevGamma[:0]
+	b.loadJoints(m)
 	return nil
 }
 

@@ -11,11 +11,15 @@ import (
 // Integrate sets v = M⁻¹(k + Dγ) = vfree + M⁻¹Dγ (eq. 5) and then the
 // positions x += h·v and orientations q ← q ⊗ exp(½hω̄) renormalised
 // (eq. 8 with the exact rotation of a constant body-frame ω̄ over the step
-// instead of its first-order form). It keeps γ for WarmStart.
+// instead of its first-order form); kinematic bodies are put at their
+// prescribed pose at the end of the step (moveKinematic), exactly, not by
+// integrating. It keeps γ for WarmStart and advances the backend's clock
+// by h.
 func (b *Backend) Integrate(gamma engine.Vec, h float64) error {
 	g := vec(gamma)
-	if len(g) != 3*b.con.Len() {
-		return fmt.Errorf("cpuref: integrate: gamma has length %d, want %d", len(g), 3*b.con.Len())
+	nc := b.con.Len()
+	if len(g) != 3*nc+b.jt.nj {
+		return fmt.Errorf("cpuref: integrate: gamma has length %d, want %d", len(g), 3*nc+b.jt.nj)
 	}
 	b.bodyImpulse(g, b.dv)
 	b.args.h = h
@@ -23,7 +27,9 @@ func (b *Backend) Integrate(gamma engine.Vec, h float64) error {
 	b.args = loopArgs{}
 	// Keep this step's impulses for warm starting the next one.
 	b.KeepKeys()
-	b.prevGamma = append(b.prevGamma[:0], g...)
+	b.prevGamma = append(b.prevGamma[:0], g[:3*nc]...)
+	b.jt.prev = append(b.jt.prev[:0], g[3*nc:]...)
+	b.jt.time += h
 	return nil
 }
 
@@ -33,6 +39,9 @@ func (b *Backend) integrate(_, lo, hi int) {
 	h := b.args.h
 	for i := lo; i < hi; i++ {
 		if b.fixed[i] {
+			if b.jt.kin[i] != nil {
+				b.moveKinematic(i, h, b.vfree[6*i:6*i+6])
+			}
 			continue
 		}
 		vf, dv := b.vfree[6*i:6*i+6], b.dv[6*i:6*i+6]
@@ -54,15 +63,22 @@ func (b *Backend) integrate(_, lo, hi int) {
 }
 
 // WarmStart fills gamma with the previous step's impulse of each contact
-// whose (A, B, index within the pair) also existed then, else zero. Both
+// whose (A, B, index within the pair) also existed then, else zero, and
+// the joint rows with the previous step's (zero at the first step). Both
 // lists are sorted by that key, so one merge pass matches them.
 func (b *Backend) WarmStart(gamma engine.Vec) error {
 	g := vec(gamma)
 	nc := b.con.Len()
-	if len(g) != 3*nc {
-		return fmt.Errorf("cpuref: warm start: gamma has length %d, want %d", len(g), 3*nc)
+	if len(g) != 3*nc+b.jt.nj {
+		return fmt.Errorf("cpuref: warm start: gamma has length %d, want %d", len(g), 3*nc+b.jt.nj)
 	}
-	b.Collider.WarmStart(g, b.prevGamma)
+	b.Collider.WarmStart(g[:3*nc], b.prevGamma)
+	gj := g[3*nc:]
+	if len(b.jt.prev) == len(gj) {
+		copy(gj, b.jt.prev)
+	} else {
+		clear(gj)
+	}
 	return nil
 }
 

@@ -47,11 +47,14 @@ func (b *Backend) Build(h float64) (engine.Problem, error) {
 	b.rhoA = resizeF(b.rhoA, 9*nc)
 	b.rhoB = resizeF(b.rhoB, 9*nc)
 	b.coh = resizeF(b.coh, nc)
-	if len(b.r) != 3*nc {
-		b.r = resizeF(b.r, 3*nc)
+	if n := 3*nc + b.jt.nj; len(b.r) != n {
+		b.r = resizeF(b.r, n)
 		b.rv = nil // boxed again by R, once per change of length
 	}
 	b.pool.forChunks(nc, contactGrain, taskFunc(b.loops.build))
+	if b.jt.nj > 0 {
+		b.buildJoints(h)
+	}
 	b.prob = problem{linalg: b.linalg, b: b}
 	return &b.prob, nil
 }
@@ -85,7 +88,10 @@ func (b *Backend) build(_, lo, hi int) {
 }
 
 // freeVelocity sets vfree = v + h M⁻¹ f per movable body (zero for fixed
-// bodies): linear part in the world frame, angular part in the body frame.
+// bodies, the prescribed velocity of the step for kinematic ones: see
+// kinematicVelocity): linear part in the world frame, angular part in the
+// body frame. Contacts and joints see a kinematic body's velocity through
+// r = b + Dᵀvfree, although its M⁻¹ is zero.
 func (b *Backend) freeVelocity(h float64) {
 	b.args.h = h
 	b.pool.forChunks(b.n, bodyGrain, taskFunc(b.loops.freeVelocity))
@@ -98,6 +104,10 @@ func (b *Backend) freeVelocities(_, lo, hi int) {
 	for i := lo; i < hi; i++ {
 		vf := b.vfree[6*i : 6*i+6]
 		if b.fixed[i] {
+			if b.jt.kin[i] != nil {
+				b.kinematicVelocity(i, h, vf)
+				continue
+			}
 			for k := range vf {
 				vf[k] = 0
 			}
@@ -178,7 +188,8 @@ func (b *Backend) impulses(lo, hi int, x []float64) {
 	}
 }
 
-// bodyImpulses sets args.dv for the bodies in [lo, hi) from imp.
+// bodyImpulses sets args.dv for the bodies in [lo, hi) from imp and the
+// joint rows of args.x.
 func (b *Backend) bodyImpulses(_, lo, hi int) {
 	dv := b.args.dv
 	for i := lo; i < hi; i++ {
@@ -188,6 +199,13 @@ func (b *Backend) bodyImpulses(_, lo, hi int) {
 			continue
 		}
 		var f0, f1, f2, t0, t1, t2 float64
+		if b.jt.nj > 0 {
+			// Joint rows first, so that contacts add in the same order as
+			// without joints; their sums start from the joints' instead of 0.
+			var f, t [3]float64
+			b.addJointImpulses(i, b.args.x, &f, &t)
+			f0, f1, f2, t0, t1, t2 = f[0], f[1], f[2], t[0], t[1], t[2]
+		}
 		for _, e := range b.adj[b.adjOff[i]:b.adjOff[i+1]] {
 			k := int(e >> 1)
 			m := (*[9]float64)(b.imp[9*k : 9*k+9])

@@ -15,6 +15,12 @@ type problem struct {
 // Contacts returns nc.
 func (p *problem) Contacts() int { return p.b.con.Len() }
 
+// Joints returns the number of joint rows, which follow the 3·nc contact
+// rows (engine.JointRows).
+func (p *problem) Joints() int { return p.b.jt.nj }
+
+var _ engine.JointRows = (*problem)(nil)
+
 // R returns r = b + DᵀM⁻¹k.
 func (p *problem) R() engine.Vec {
 	if p.b.rv == nil {
@@ -33,12 +39,17 @@ func (b *Backend) contactVelocities(_, lo, hi int) {
 	b.velocities(lo, hi, b.args.dv, b.args.d[3*lo:3*hi])
 }
 
-// Project sets dst_i = Π_Υi(x_i) with the contact's μ and cohesion impulse.
+// Project sets dst_i = Π_Υi(x_i) with the contact's μ and cohesion impulse,
+// and clamps each joint row into its bounds (a bilateral row's are ±Inf:
+// unchanged).
 func (p *problem) Project(dst, x engine.Vec) {
 	b := p.b
 	b.args.d, b.args.x = vec(dst), vec(x)
 	b.pool.forChunks(b.con.Len(), contactGrain, taskFunc(b.loops.project))
 	b.args = loopArgs{}
+	if b.jt.nj > 0 {
+		b.projectJoints(vec(dst), vec(x))
+	}
 }
 
 // project sets args.d_k = Π(args.x_k) for the contacts k in [lo, hi).
@@ -58,12 +69,20 @@ func (p *problem) AntiRelax(dst, u engine.Vec) {
 
 // BlockDiag sets g_i = tr(D_iᵀM⁻¹D_i)/3 on the three rows of contact i:
 // for each direction d of the contact frame, (1/m_A + 1/m_B)|d|² plus
-// Σ_j ρ_A,d,j²/J_A,j + ρ_B,d,j²/J_B,j.
+// Σ_j ρ_A,d,j²/J_A,j + ρ_B,d,j²/J_B,j; and N_rr on each joint row r. A
+// joint row gets its own diagonal rather than its joint's averaged one:
+// its set Υ_r is a line or an interval, which a diagonal scaling maps to
+// a line or an interval, so every solver's argument for a preconditioner
+// that is a multiple of the identity on each cone holds row by row.
 func (p *problem) BlockDiag(dst engine.Vec) {
 	b := p.b
 	b.args.d = vec(dst)
 	b.pool.forChunks(b.con.Len(), contactGrain, taskFunc(b.loops.blockDiag))
 	b.args = loopArgs{}
+	d, o := vec(dst), 3*b.con.Len()
+	for r := 0; r < b.jt.nj; r++ {
+		d[o+r] = b.jointDiag(r)
+	}
 }
 
 // blockDiag is BlockDiag's loop over the contacts in [lo, hi).
@@ -84,7 +103,11 @@ func (b *Backend) blockDiag(_, lo, hi int) {
 // Sweep runs one projected Gauss–Seidel sweep, matrix-free: it keeps
 // dv = M⁻¹Dγ per body, takes (Nγ + r)_i = D_iᵀdv + r_i for contact i, and
 // after updating γ_i adds M⁻¹D_i Δγ_i to the velocities of its two bodies.
-// It runs on one goroutine: each contact sees all earlier updates.
+// It runs on one goroutine: each contact sees all earlier updates. Joint
+// rows follow the contacts, one row at a time with B_r = 1/N_rr (diag's
+// value): a projected SOR step on a scalar row, which never increases the
+// objective for ω < 2 (N_rr is that row's exact curvature), where a block
+// per joint would need a factorisation of its 5×5 or 6×6 block.
 func (p *problem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
 	b := p.b
 	g, dg := vec(gamma), vec(diag)
@@ -103,6 +126,15 @@ func (p *problem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
 		x[1] += delta[1]
 		x[2] += delta[2]
 		b.addContactImpulse(k, delta, b.dv)
+	}
+	o := 3 * b.con.Len()
+	for r := 0; r < b.jt.nj; r++ {
+		x := g[o+r]
+		u := b.jointVelocity(r, b.dv) + b.r[o+r]
+		y := math.Max(b.jt.lo[r], math.Min(b.jt.hi[r], x-omega/dg[o+r]*u))
+		delta := lambda*y + (1-lambda)*x - x
+		g[o+r] += delta
+		b.addJointRowImpulse(r, delta, b.dv)
 	}
 }
 

@@ -69,7 +69,7 @@ const apgdMaxBacktrack = 200
 // iterate there. A Problem that implements DeviceAPGD runs it itself
 // (unless MaxIter is 0); the code below is the host's.
 func (a *APGD) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error) {
-	n := 3 * p.Contacts()
+	n := Rows(p)
 	var st SolveStats
 	if n == 0 {
 		return st, nil
@@ -77,7 +77,7 @@ func (a *APGD) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 	if gamma.Len() != n {
 		return st, fmt.Errorf("%s: gamma has length %d, want %d", a.Name(), gamma.Len(), n)
 	}
-	if d, ok := p.(DeviceAPGD); ok && opt.MaxIter > 0 {
+	if d, ok := p.(DeviceAPGD); ok && opt.MaxIter > 0 && jointRowsOf(p) == 0 {
 		// The backend runs the same iterations on the device.
 		return d.SolveAPGD(gamma, opt, a.AntiRelax)
 	}
@@ -241,7 +241,7 @@ func (a *APGD) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 	return st, nil
 }
 
-// residual returns r = ‖γ − Π(γ − g_d(Nγ + r))‖ / (3·nc·g_d), eq. 25 of the
+// residual returns r = ‖γ − Π(γ − g_d(Nγ + r))‖ / (n·g_d), n = Rows(p), eq. 25 of the
 // APGD paper, given nx = Nγ. It overwrites tmp.
 func residual(p Problem, x, nx, r, tmp Vec, gd float64) float64 {
 	p.Axpby(tmp, 1, nx, 1, r)

@@ -62,7 +62,13 @@ func ReuseVec(l LinAlg, v Vec, n int) Vec {
 //
 // with γ_i = (γ_n, γ_u, γ_w) and Υ_i = {‖(γ_u, γ_w)‖ ≤ μ_i (γ_n + c_i)},
 // the friction cone shifted by the cohesion impulse c_i (APGD paper, eq. 11
-// and section 2.4). Vectors have length 3·nc, contact i at 3i, 3i+1, 3i+2.
+// and section 2.4). Vectors have length 3·nc, contact i at 3i, 3i+1, 3i+2,
+// unless the problem has joint rows (see JointRows and Rows): then nj more
+// follow, each with its own set Υ_r: all of ℝ for a bilateral row (Project
+// leaves it unchanged) or an interval [lo_r, hi_r] for a motor row (Project
+// clamps it). BlockDiag writes N_rr on joint row r, Sweep updates joint
+// rows one by one after the contacts (a projected Gauss–Seidel step with
+// N_rr), AntiRelax leaves them at r, Cones covers contacts only.
 type Problem interface {
 	LinAlg
 	// Contacts returns nc.

@@ -97,7 +97,7 @@ func (j *Jacobi) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, erro
 	if err != nil {
 		return st, err
 	}
-	n := 3 * p.Contacts()
+	n := Rows(p)
 	if n == 0 {
 		return st, nil
 	}
@@ -128,7 +128,7 @@ func (j *Jacobi) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, erro
 			return st, fmt.Errorf("%s: the estimate of ρ(BN) is not a number (N not finite, or the start vector in its null space): set Omega", j.Name())
 		}
 	}
-	if d, ok := p.(DeviceJacobi); ok {
+	if d, ok := p.(DeviceJacobi); ok && jointRowsOf(p) == 0 {
 		// The backend runs the same iterations on the device.
 		return d.SolveJacobi(gamma, inv, omega, lambda, opt)
 	}
@@ -211,7 +211,7 @@ func (g *GaussSeidel) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats,
 	if err != nil {
 		return st, err
 	}
-	n := 3 * p.Contacts()
+	n := Rows(p)
 	if n == 0 {
 		return st, nil
 	}
@@ -255,7 +255,7 @@ func (g *GaussSeidel) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats,
 // DeviceJacobi runs the iteration on the device.
 func spectralRadius(p Problem, diag, inv, v, w Vec, start []float64) (float64, error) {
 	p.Write(v, start)
-	if d, ok := p.(DeviceJacobi); ok {
+	if d, ok := p.(DeviceJacobi); ok && jointRowsOf(p) == 0 {
 		rho, err := d.JacobiRho(diag, inv, v, w, jacobiPowerIters)
 		return math.Max(rho, 1), err
 	}
@@ -302,7 +302,7 @@ func relaxation(name string, omega, lambda, defOmega, defLambda float64) (float6
 
 // checkSolve checks the arguments shared by every solve.
 func checkSolve(name string, p Problem, gamma Vec, opt SolveOptions) error {
-	if n := 3 * p.Contacts(); gamma.Len() != n {
+	if n := Rows(p); gamma.Len() != n {
 		return fmt.Errorf("%s: gamma has length %d, want %d", name, gamma.Len(), n)
 	}
 	if !(opt.Gd > 0) || math.IsInf(opt.Gd, 0) {
@@ -321,6 +321,9 @@ func blockDiag(name string, p Problem, diag, inv Vec) error {
 	p.Read(g, diag)
 	for k, v := range g {
 		if !(v > 0) || math.IsInf(v, 0) {
+			if nc := 3 * p.Contacts(); k >= nc {
+				return fmt.Errorf("%s: joint row %d has diagonal N_rr = %v, want positive and finite", name, k-nc, v)
+			}
 			return fmt.Errorf("%s: contact %d has block diagonal g = %v (eq. 27), want positive and finite", name, k/3, v)
 		}
 		g[k] = 1 / v

@@ -169,6 +169,9 @@ type Body struct {
 	// Force (N) and Torque (N·m) are constant external loads in the world
 	// frame, applied at the centre of mass, added to gravity.
 	Force, Torque mgl64.Vec3
+	// Motion, if not nil, makes the body kinematic (see Motion): it needs
+	// no mass, must not be Fixed, and ignores Vel, Omega and the loads.
+	Motion *Motion
 }
 
 // SetMass sets the mass and the inertia of the body's shape for that mass.
@@ -187,6 +190,8 @@ type Model struct {
 	Materials []Material
 	// Gravity in m/s².
 	Gravity mgl64.Vec3
+	// Joints join pairs of bodies, or a body and the world.
+	Joints []Joint
 }
 
 // Validate checks the model and names the first problem found.
@@ -216,6 +221,11 @@ func (m *Model) Validate() error {
 			return fmt.Errorf("body %d: %w", i, err)
 		}
 	}
+	for i := range m.Joints {
+		if err := m.Joints[i].validate(m.Bodies); err != nil {
+			return fmt.Errorf("joint %d (%s): %w", i, m.Joints[i].Kind, err)
+		}
+	}
 	return nil
 }
 
@@ -241,6 +251,12 @@ func (b *Body) validate(nmat int) error {
 	}
 	if b.Material < 0 || b.Material >= nmat {
 		return fmt.Errorf("material index %d out of range [0, %d)", b.Material, nmat)
+	}
+	if b.Motion != nil {
+		if b.Fixed {
+			return fmt.Errorf("a fixed body cannot have a motion")
+		}
+		return b.Motion.validate()
 	}
 	if b.Fixed || b.Shape.Kind == Plane {
 		return nil

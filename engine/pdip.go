@@ -204,6 +204,12 @@ func (s *PDIP) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 	nc := p.Contacts()
 	n := 3 * nc
 	var st SolveStats
+	if nj := jointRowsOf(p); nj > 0 {
+		// Free rows need no barrier, but the Newton system, its
+		// preconditioner and the line search below are written for cones
+		// only; see the report of issue 17's first increment.
+		return st, fmt.Errorf("pdip: the problem has %d joint rows, which pdip does not solve yet (use apgd, apgd-ar, spg, jacobi or gs): %w", nj, ErrUnsupported)
+	}
 	if n == 0 {
 		return st, nil
 	}

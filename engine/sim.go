@@ -81,14 +81,18 @@ func (s *Sim) Step() (StepStats, error) {
 	}
 	t1 := time.Now()
 	st.Contacts = nc
+	if c, ok := s.backend.(Clock); ok {
+		c.SetTime(s.Time())
+	}
 	p, err := s.backend.Build(s.h)
 	if err != nil {
 		return st, fmt.Errorf("step %d: %w", st.Step, err)
 	}
 	s.problem = p
 	tb := time.Now()
-	if s.gamma == nil || s.gamma.Len() != 3*nc {
-		s.gamma = ReuseVec(p, s.gamma, 3*nc)
+	rows := Rows(p)
+	if s.gamma == nil || s.gamma.Len() != rows {
+		s.gamma = ReuseVec(p, s.gamma, rows)
 	}
 	if s.settings.WarmStart {
 		if err := s.backend.WarmStart(s.gamma); err != nil {
@@ -97,7 +101,7 @@ func (s *Sim) Step() (StepStats, error) {
 	} else {
 		p.Fill(s.gamma, 0)
 	}
-	if nc > 0 {
+	if rows > 0 {
 		st.Solve, err = s.solver.Solve(p, s.gamma, SolveOptions{Tol: s.settings.Tol, MaxIter: s.settings.MaxIter, Gd: s.settings.Gd})
 		if err != nil {
 			return st, fmt.Errorf("step %d: %w", st.Step, err)
@@ -125,8 +129,8 @@ func (s *Sim) Step() (StepStats, error) {
 	return st, nil
 }
 
-// Impulses copies the last step's contact impulses γ (N·s, 3 per contact
-// in the contact frame n, u, w) into dst and returns it.
+// Impulses copies the last step's impulses γ (N·s: 3 per contact in the
+// contact frame n, u, w, then one per joint row) into dst and returns it.
 func (s *Sim) Impulses(dst []float64) []float64 {
 	if s.gamma == nil {
 		return dst[:0]
@@ -152,4 +156,19 @@ func (s *Sim) submits() int {
 		return c.Submits()
 	}
 	return 0
+}
+
+// JointReactions returns, for each joint of the model in order, the force
+// and torque it applied to its Body1 over the last step (see Reaction);
+// nil before the first step or for a model without joints. dst is reused
+// when long enough.
+func (s *Sim) JointReactions(dst []Reaction) ([]Reaction, error) {
+	if s.gamma == nil {
+		return dst[:0], nil
+	}
+	r, ok := s.backend.(JointReactor)
+	if !ok {
+		return dst[:0], nil
+	}
+	return r.JointReactions(s.gamma, s.h, dst)
 }

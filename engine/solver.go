@@ -31,10 +31,10 @@ type IterRecord struct {
 type SolveStats struct {
 	Iterations int
 	// Residual is r of eq. 25 of the returned γ,
-	// ‖γ − Π(γ − g_d(Nγ + r))‖ / (3·nc·g_d).
+	// ‖γ − Π(γ − g_d(Nγ + r))‖ / (n·g_d), n = 3·nc plus the joint rows.
 	Residual float64
 	// ProjGrad is the unscaled projected-gradient norm
-	// ‖γ − Π(γ − g_d(Nγ + r))‖ / g_d = 3·nc·Residual.
+	// ‖γ − Π(γ − g_d(Nγ + r))‖ / g_d = n·Residual.
 	ProjGrad float64
 	// Objective is ½γᵀNγ + rᵀγ of the returned γ, with the problem's r.
 	Objective float64
@@ -50,6 +50,11 @@ type Solver interface {
 	Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 }
 
+// The solvers call the Device interfaces below only for problems without
+// joint rows (see JointRows): the fused and device iterations loop over
+// contacts; a problem with joints runs the solvers' own iterations on its
+// LinAlg.
+//
 // DeviceAPGD is implemented by a Problem whose backend runs the iterations
 // of APGD (and of its anti-relaxed variant) itself, with the solver's
 // scalars kept on the device, so that the host need not read back every

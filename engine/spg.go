@@ -101,7 +101,7 @@ func (*SPG) Name() string { return "spg" }
 // Solve runs P-SPG-FB from the guess in gamma and leaves x_FB there.
 func (s *SPG) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error) {
 	var st SolveStats
-	n := 3 * p.Contacts()
+	n := Rows(p)
 	if n == 0 {
 		return st, nil
 	}
@@ -116,7 +116,7 @@ func (s *SPG) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error) 
 	if err := blockDiag(s.Name(), p, diag, inv); err != nil {
 		return st, err
 	}
-	if d, ok := p.(DeviceSPG); ok {
+	if d, ok := p.(DeviceSPG); ok && jointRowsOf(p) == 0 {
 		// The backend runs the same iterations on the device.
 		return d.SolveSPG(gamma, diag, inv, opt)
 	}

@@ -225,6 +225,9 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	if err := m.Validate(); err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
+	if err := checkSupported(m); err != nil {
+		return err
+	}
 	if err := b.sync(); err != nil {
 		return err
 	}

@@ -241,8 +241,9 @@ func (g *guard) stop(sim *engine.Sim, ckp *checkpointer, sum *Summary, runErr er
 // OpenBackend makes the backend named by kind (see NewBackend; the device,
 // validation and memory limit from opt) and loads the model and settings
 // into it (engine.NewSim): the Sim is ready to step. With "auto", a Vulkan
-// device that runs out of memory while loading (gpu.ErrOutOfMemory) is
-// closed and the CPU path loads the model instead; notice says so in one
+// device that runs out of memory while loading (gpu.ErrOutOfMemory) or
+// cannot run the model (engine.ErrUnsupported: joints, kinematic bodies)
+// is closed and the CPU path loads the model instead; notice says so in one
 // line (or why auto chose the CPU path in the first place; "" when it did
 // not). With "vulkan" the error is returned. The caller closes the backend.
 func OpenBackend(kind string, opt Options, m *engine.Model, s engine.Settings) (sim *engine.Sim, be engine.Backend, notice string, err error) {
@@ -259,7 +260,8 @@ func OpenBackend(kind string, opt Options, m *engine.Model, s engine.Settings) (
 	}
 	name := be.Name()
 	be.Close()
-	if kind != "auto" || !errors.Is(err, gpu.ErrOutOfMemory) {
+	unsupported := errors.Is(err, engine.ErrUnsupported)
+	if kind != "auto" || !errors.Is(err, gpu.ErrOutOfMemory) && !unsupported {
 		return nil, nil, "", err
 	}
 	loadErr := err
@@ -267,6 +269,9 @@ func OpenBackend(kind string, opt Options, m *engine.Model, s engine.Settings) (
 	if sim, err = engine.NewSim(m, s, be); err != nil {
 		be.Close()
 		return nil, nil, "", err
+	}
+	if unsupported {
+		return sim, be, fmt.Sprintf("%s: %v; running on the CPU path", name, loadErr), nil
 	}
 	return sim, be, fmt.Sprintf("%s: the model does not fit (%v); running on the CPU path", name, loadErr), nil
 }

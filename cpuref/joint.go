@@ -1,0 +1,447 @@
+package cpuref
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/engine"
+)
+
+// jointFrame is a joint's data in its bodies' frames, fixed at Load from
+// the model's world-frame points and axis at t = 0. Body b may be
+// engine.World, whose frame is the world frame.
+type jointFrame struct {
+	kind   engine.JointKind
+	a, b   int        // Body1, Body2 (engine.World: −1)
+	sa, sb mgl64.Vec3 // the joint's point in A's and B's frames (m); for a distance joint Point on A, Point2 on B
+	axisB  mgl64.Vec3 // unit axis in B's frame (revolute)
+	axisA  mgl64.Vec3 // unit axis in A's frame
+	ua, wa mgl64.Vec3 // unit vectors ⊥ axis in A's frame, (axis, u, w) right-handed
+	rel    mgl64.Quat // q_A⁻¹·q_B at t = 0 (fixed, prismatic)
+	length float64    // distance joint's length (m)
+	motor  *engine.Motor
+	row    int // its first row among the joint rows
+}
+
+// joints is the backend's joint data: the frames, and per joint row r its
+// Jacobian row D_rᵀ, which acts like a contact row: the velocity of row r
+// is
+//
+//	lin_r·(v_B − v_A) + rotA_r·ω̄_A + rotB_r·ω̄_B
+//
+// (v world, ω̄ body frame; the world's velocity is zero), its impulse γ_r
+// applies −lin_r γ_r to A and +lin_r γ_r to B with body-frame torques
+// rotA_r γ_r and rotB_r γ_r, and γ_r ∈ [lo_r, hi_r] (±Inf for a bilateral
+// row: Project leaves it as it is). The body → row lists cover movable
+// bodies only.
+type joints struct {
+	frames          []jointFrame
+	nj              int
+	ja, jb          []int32   // bodies of each row (−1: world)
+	lin, rotA, rotB []float64 // 3 per row
+	lo, hi          []float64 // bounds per row
+	jadjOff, jadj   []int32   // body → row lists (CSR, entries 2r + side)
+	prev            []float64 // last step's joint impulses, for WarmStart
+	kin             []*engine.Motion
+	kinPos0         []mgl64.Vec3 // kinematic bodies' centre at t = 0
+	kinRot0         []mgl64.Quat // and orientation
+	time            float64      // simulated time at the start of the step (s)
+}
+
+// SetTime sets the simulated time (s) at the start of the coming step,
+// from which kinematic bodies take their prescribed motion
+// (engine.Clock).
+func (b *Backend) SetTime(t float64) { b.jt.time = t }
+
+var _ engine.Clock = (*Backend)(nil)
+
+// loadJoints sets up the joints and kinematic bodies of m (after the body
+// arrays are loaded).
+func (b *Backend) loadJoints(m *engine.Model) {
+	j := &b.jt
+	*j = joints{prev: j.prev[:0]}
+	j.kin = make([]*engine.Motion, b.n)
+	j.kinPos0 = make([]mgl64.Vec3, b.n)
+	j.kinRot0 = make([]mgl64.Quat, b.n)
+	for i := range m.Bodies {
+		bd := &m.Bodies[i]
+		if bd.Motion == nil {
+			continue
+		}
+		mo := *bd.Motion
+		j.kin[i] = &mo
+		j.kinPos0[i] = bd.Pos
+		q := b.quat(i)
+		j.kinRot0[i] = q
+		w := q.Conjugate().Rotate(mo.Omega)
+		v := mo.Vel.Add(mo.Amplitude.Mul(2 * math.Pi * mo.Frequency))
+		copy(b.vel[3*i:], v[:])
+		copy(b.omega[3*i:], w[:])
+	}
+	row := 0
+	for _, jm := range m.Joints {
+		f := jointFrame{kind: jm.Kind, a: jm.Body1, b: jm.Body2, row: row}
+		if jm.Motor != nil {
+			mo := *jm.Motor
+			f.motor = &mo
+		}
+		xa, qa := b.pose(f.a)
+		xb, qb := b.pose(f.b)
+		pa, pb := jm.Point, jm.Point
+		if jm.Kind == engine.JointDistance {
+			pb = jm.Point2
+			f.length = pb.Sub(pa).Len()
+		}
+		f.sa = qa.Conjugate().Rotate(pa.Sub(xa))
+		f.sb = qb.Conjugate().Rotate(pb.Sub(xb))
+		if ax := jm.Axis.Len(); ax > 0 {
+			a := jm.Axis.Mul(1 / ax)
+			f.axisA = qa.Conjugate().Rotate(a)
+			f.axisB = qb.Conjugate().Rotate(a)
+			f.ua, f.wa = TangentBasis(f.axisA)
+		}
+		f.rel = qa.Conjugate().Mul(qb)
+		j.frames = append(j.frames, f)
+		row += jm.Rows()
+	}
+	j.nj = row
+	j.ja, j.jb = make([]int32, row), make([]int32, row)
+	j.lin, j.rotA, j.rotB = make([]float64, 3*row), make([]float64, 3*row), make([]float64, 3*row)
+	j.lo, j.hi = make([]float64, row), make([]float64, row)
+	for _, f := range j.frames {
+		for r := f.row; r < f.row+f.kind.Rows(); r++ {
+			j.ja[r], j.jb[r] = int32(f.a), int32(f.b)
+			j.lo[r], j.hi[r] = math.Inf(-1), math.Inf(1)
+		}
+		if f.motor != nil {
+			r := f.row + f.kind.Rows()
+			j.ja[r], j.jb[r] = int32(f.a), int32(f.b)
+			j.lo[r], j.hi[r] = math.Inf(-1), math.Inf(1)
+		}
+	}
+	// Body → row lists of movable bodies, rows in increasing order.
+	j.jadjOff = make([]int32, b.n+1)
+	for r := 0; r < row; r++ {
+		for _, i := range [2]int32{j.ja[r], j.jb[r]} {
+			if i >= 0 && !b.fixed[i] {
+				j.jadjOff[i+1]++
+			}
+		}
+	}
+	for i := 0; i < b.n; i++ {
+		j.jadjOff[i+1] += j.jadjOff[i]
+	}
+	j.jadj = make([]int32, j.jadjOff[b.n])
+	cur := append([]int32(nil), j.jadjOff[:b.n]...)
+	for r := 0; r < row; r++ {
+		for side, i := range [2]int32{j.ja[r], j.jb[r]} {
+			if i >= 0 && !b.fixed[i] {
+				j.jadj[cur[i]] = int32(2*r + side)
+				cur[i]++
+			}
+		}
+	}
+}
+
+// pose returns body i's centre and orientation; the world's for
+// engine.World.
+func (b *Backend) pose(i int) (mgl64.Vec3, mgl64.Quat) {
+	if i == engine.World {
+		return mgl64.Vec3{}, mgl64.QuatIdent()
+	}
+	return b.position(i), b.quat(i)
+}
+
+// buildJoints computes every joint row's D_rᵀ at the current poses and
+// r_r = b_r + D_rᵀ vfree into b.r[3nc:], with b_r the stabilisation
+// term of eqs. 5–8 written for an equality: b_r = C_r/h, C_r the row's
+// position error (m for point and distance rows, rad for angle rows), so
+// that the solved velocity D_rᵀv = −C_r/h removes the error over the
+// step. Like a contact's Φ/h it is capped: |b_r| ≤ MaxRecoverySpeed when
+// that is set (read as rad/s for angle rows), so that a joint far from
+// its constraint (an impulse that tore it, a bad start) is pulled back at
+// a bounded speed rather than in one step. A motor row has b_r = −speed
+// and the bounds ±MaxForce·h.
+func (b *Backend) buildJoints(h float64) {
+	j := &b.jt
+	nc := b.con.Len()
+	r := b.r[3*nc:]
+	capSpeed := b.settings.MaxRecoverySpeed
+	stab := func(c float64) float64 {
+		c /= h
+		if capSpeed > 0 {
+			c = math.Max(-capSpeed, math.Min(capSpeed, c))
+		}
+		return c
+	}
+	for fi := range j.frames {
+		f := &j.frames[fi]
+		xa, qa := b.pose(f.a)
+		xb, qb := b.pose(f.b)
+		pa := xa.Add(qa.Rotate(f.sa))
+		pb := xb.Add(qb.Rotate(f.sb))
+		k := f.row
+		// point sets a row of velocity d·(ṗ_B − ṗ_A), ṗ of the points sa
+		// (on A) and sb (on B), and bias C.
+		point := func(d, sa, sb mgl64.Vec3, c float64) {
+			b.setRow(k, d, qa.Conjugate().Rotate(d).Cross(sa), sb.Cross(qb.Conjugate().Rotate(d)), stab(c))
+			k++
+		}
+		// angle sets a row of velocity (ω_B − ω_A)·c (world) and bias C.
+		angle := func(c mgl64.Vec3, e float64) {
+			b.setRow(k, mgl64.Vec3{}, qa.Conjugate().Rotate(c).Mul(-1), qb.Conjugate().Rotate(c), stab(e))
+			k++
+		}
+		sharedPoint := func() {
+			for _, e := range [3]mgl64.Vec3{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}} {
+				point(e, f.sa, f.sb, e.Dot(pb.Sub(pa)))
+			}
+		}
+		// noTwist: the rotation vector θ of q_B·(q_A·rel)⁻¹ (world), whose
+		// rate is ω_B − ω_A at θ = 0.
+		noTwist := func() {
+			qe := qb.Mul(qa.Mul(f.rel).Conjugate())
+			if qe.W < 0 {
+				qe = qe.Scale(-1)
+			}
+			th := qe.V.Mul(2)
+			for k, e := range [3]mgl64.Vec3{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}} {
+				angle(e, th[k])
+			}
+		}
+		switch f.kind {
+		case engine.JointSpherical:
+			sharedPoint()
+		case engine.JointRevolute:
+			sharedPoint()
+			// The axes stay parallel: C = d·a_B for d = u_A, w_A ⊥ a_A,
+			// whose rate is (ω_B − ω_A)·(a_B × d).
+			ab := qb.Rotate(f.axisB)
+			for _, dl := range [2]mgl64.Vec3{f.ua, f.wa} {
+				d := qa.Rotate(dl)
+				angle(ab.Cross(d), d.Dot(ab))
+			}
+		case engine.JointPrismatic:
+			noTwist()
+			// p_B stays on A's line through p_A: C = d·(p_B − p_A) for
+			// d = u_A, w_A (attached to A). The rate of C is d·(ṗ_B − ṗ_A')
+			// with A' the point of A at p_B, since ḋ·(p_B − p_A) =
+			// (ω_A × d)·(p_B − p_A) moves A's point from p_A to p_B.
+			sa := qa.Conjugate().Rotate(pb.Sub(xa))
+			for _, dl := range [2]mgl64.Vec3{f.ua, f.wa} {
+				d := qa.Rotate(dl)
+				point(d, sa, f.sb, d.Dot(pb.Sub(pa)))
+			}
+		case engine.JointFixed:
+			sharedPoint()
+			noTwist()
+		case engine.JointDistance:
+			u := pb.Sub(pa)
+			l := u.Len()
+			d := mgl64.Vec3{0, 0, 1}
+			if l > 0 {
+				d = u.Mul(1 / l)
+			}
+			point(d, f.sa, f.sb, l-f.length)
+		}
+		if f.motor != nil {
+			a := qa.Rotate(f.axisA)
+			if f.kind == engine.JointRevolute {
+				// (ω_A − ω_B)·a = speed.
+				angle(a.Mul(-1), 0)
+			} else {
+				// a·(ṗ_A' − ṗ_B) = speed, A' the point of A at p_B.
+				point(a.Mul(-1), qa.Conjugate().Rotate(pb.Sub(xa)), f.sb, 0)
+			}
+			r0 := k - 1
+			b.r[3*nc+r0] = -f.motor.Speed
+			lim := math.Inf(1)
+			if f.motor.MaxForce > 0 {
+				lim = f.motor.MaxForce * h
+			}
+			j.lo[r0], j.hi[r0] = -lim, lim
+		}
+	}
+	b.jointVelocities(b.vfree, r, true)
+}
+
+// setRow sets joint row k's Jacobian and bias (its r_k before the
+// velocities are added).
+func (b *Backend) setRow(k int, lin, rotA, rotB mgl64.Vec3, bias float64) {
+	j := &b.jt
+	copy(j.lin[3*k:], lin[:])
+	copy(j.rotA[3*k:], rotA[:])
+	copy(j.rotB[3*k:], rotB[:])
+	b.r[3*b.con.Len()+k] = bias
+}
+
+// jointVelocities sets out_r = D_rᵀ v for every joint row r, v the
+// 6-per-body velocities (adds them to out when add is set).
+func (b *Backend) jointVelocities(v, out []float64, add bool) {
+	j := &b.jt
+	for r := 0; r < j.nj; r++ {
+		u := b.jointVelocity(r, v)
+		if add {
+			out[r] += u
+		} else {
+			out[r] = u
+		}
+	}
+}
+
+// jointVelocity returns D_rᵀ v for joint row r.
+func (b *Backend) jointVelocity(r int, v []float64) float64 {
+	j := &b.jt
+	l := j.lin[3*r : 3*r+3]
+	u := 0.0
+	if ia := j.ja[r]; ia >= 0 {
+		va := v[6*ia : 6*ia+6]
+		ra := j.rotA[3*r : 3*r+3]
+		u += -(l[0]*va[0] + l[1]*va[1] + l[2]*va[2]) + ra[0]*va[3] + ra[1]*va[4] + ra[2]*va[5]
+	}
+	if ib := j.jb[r]; ib >= 0 {
+		vb := v[6*ib : 6*ib+6]
+		rb := j.rotB[3*r : 3*r+3]
+		u += l[0]*vb[0] + l[1]*vb[1] + l[2]*vb[2] + rb[0]*vb[3] + rb[1]*vb[4] + rb[2]*vb[5]
+	}
+	return u
+}
+
+// addJointImpulses adds body i's joint rows' forces and body-frame
+// torques for the impulses x (joint rows at x[3nc:]) to f and t.
+func (b *Backend) addJointImpulses(i int, x []float64, f, t *[3]float64) {
+	j := &b.jt
+	xj := x[3*b.con.Len():]
+	for _, e := range j.jadj[j.jadjOff[i]:j.jadjOff[i+1]] {
+		r := int(e >> 1)
+		g := xj[r]
+		l := j.lin[3*r : 3*r+3]
+		rot, s := j.rotA[3*r:3*r+3], -1.0
+		if e&1 == 1 {
+			rot, s = j.rotB[3*r:3*r+3], 1
+		}
+		for k := 0; k < 3; k++ {
+			f[k] += s * g * l[k]
+			t[k] += g * rot[k]
+		}
+	}
+}
+
+// addJointRowImpulse adds M⁻¹D_r x to the velocities dv of joint row r's
+// movable bodies.
+func (b *Backend) addJointRowImpulse(r int, x float64, dv []float64) {
+	j := &b.jt
+	for side, body := range [2]int32{j.ja[r], j.jb[r]} {
+		if body < 0 || b.fixed[body] {
+			continue
+		}
+		i := int(body)
+		rot, s := j.rotA[3*r:3*r+3], -1.0
+		if side == 1 {
+			rot, s = j.rotB[3*r:3*r+3], 1
+		}
+		im := b.invMass[i]
+		for k := 0; k < 3; k++ {
+			dv[6*i+k] += im * s * x * j.lin[3*r+k]
+			dv[6*i+3+k] += b.invInertia[3*i+k] * x * rot[k]
+		}
+	}
+}
+
+// jointDiag returns N_rr = D_rᵀM⁻¹D_r of joint row r.
+func (b *Backend) jointDiag(r int) float64 {
+	j := &b.jt
+	d := 0.0
+	l := j.lin[3*r : 3*r+3]
+	ll := l[0]*l[0] + l[1]*l[1] + l[2]*l[2]
+	for side, body := range [2]int32{j.ja[r], j.jb[r]} {
+		if body < 0 || b.fixed[body] {
+			continue
+		}
+		i := int(body)
+		rot := j.rotA[3*r : 3*r+3]
+		if side == 1 {
+			rot = j.rotB[3*r : 3*r+3]
+		}
+		d += b.invMass[i] * ll
+		for k := 0; k < 3; k++ {
+			d += rot[k] * rot[k] * b.invInertia[3*i+k]
+		}
+	}
+	return d
+}
+
+// projectJoints clamps the joint rows x[3nc:] into their bounds, into d
+// (which may alias x).
+func (b *Backend) projectJoints(d, x []float64) {
+	j := &b.jt
+	o := 3 * b.con.Len()
+	for r := 0; r < j.nj; r++ {
+		d[o+r] = math.Max(j.lo[r], math.Min(j.hi[r], x[o+r]))
+	}
+}
+
+// JointReactions returns each joint's force and torque on its Body1 (world
+// frame, torque about Body1's centre) for the impulses gamma of a step of
+// length h: Σ over its rows of −lin_r γ_r/h and q_A·rotA_r γ_r/h, with
+// Body1's orientation at the end of the step (engine.JointReactor).
+func (b *Backend) JointReactions(gamma engine.Vec, h float64, dst []engine.Reaction) ([]engine.Reaction, error) {
+	j := &b.jt
+	g := vec(gamma)
+	nc := b.con.Len()
+	if len(g) != 3*nc+j.nj {
+		return dst[:0], fmt.Errorf("cpuref: joint reactions: gamma has length %d, want %d", len(g), 3*nc+j.nj)
+	}
+	if cap(dst) < len(j.frames) {
+		dst = make([]engine.Reaction, len(j.frames))
+	}
+	dst = dst[:len(j.frames)]
+	for fi, f := range j.frames {
+		var force, torque mgl64.Vec3
+		for r := f.row; r < f.row+f.kind.Rows()+btoi(f.motor != nil); r++ {
+			x := g[3*nc+r] / h
+			for k := 0; k < 3; k++ {
+				force[k] -= x * j.lin[3*r+k]
+				torque[k] += x * j.rotA[3*r+k]
+			}
+		}
+		dst[fi] = engine.Reaction{Force: force, Torque: b.quat(f.a).Rotate(torque)}
+	}
+	return dst, nil
+}
+
+var _ engine.JointReactor = (*Backend)(nil)
+
+func btoi(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// kinematicVelocity sets vf (6 values: linear world, angular body frame)
+// to kinematic body i's velocity over the step [t, t+h]: the secant
+// (x(t+h) − x(t))/h, so that integrating it lands exactly on the
+// prescribed position, and ω̄ = q₀⁻¹Ω, constant in the body frame (the
+// rotation exp(Ωt) about a fixed world axis leaves Ω fixed).
+func (b *Backend) kinematicVelocity(i int, h float64, vf []float64) {
+	m := b.jt.kin[i]
+	t := b.jt.time
+	v := m.Offset(t + h).Sub(m.Offset(t)).Mul(1 / h)
+	w := b.jt.kinRot0[i].Conjugate().Rotate(m.Omega)
+	vf[0], vf[1], vf[2], vf[3], vf[4], vf[5] = v[0], v[1], v[2], w[0], w[1], w[2]
+}
+
+// moveKinematic sets kinematic body i's pose to the prescribed one at
+// t + h, and its velocity to that of the step, vf.
+func (b *Backend) moveKinematic(i int, h float64, vf []float64) {
+	m := b.jt.kin[i]
+	t := b.jt.time + h
+	x := b.jt.kinPos0[i].Add(m.Offset(t))
+	q := m.Turn(t).Mul(b.jt.kinRot0[i]).Normalize()
+	copy(b.pos[3*i:], x[:])
+	b.rot[4*i], b.rot[4*i+1], b.rot[4*i+2], b.rot[4*i+3] = q.W, q.V[0], q.V[1], q.V[2]
+	copy(b.vel[3*i:3*i+3], vf[0:3])
+	copy(b.omega[3*i:3*i+3], vf[3:6])
+}

@@ -1,0 +1,17 @@
+package gpu
+
+import (
+	"fmt"
+
+	"github.com/gpusim/gpusim/engine"
+)
+
+// checkSupported refuses a model with joints or kinematic bodies, which
+// this backend does not run yet (issue 17: the CPU path does), with an
+// error wrapping engine.ErrUnsupported so that callers may fall back.
+func checkSupported(m *engine.Model) error {
+	if len(m.Joints) > 0 || m.HasKinematic() {
+		return fmt.Errorf("gpu: the Vulkan backend does not run joints or kinematic bodies yet (%d joints; use the CPU path): %w", len(m.Joints), engine.ErrUnsupported)
+	}
+	return nil
+}
