@@ -57,7 +57,7 @@ test-k8s:
 # a run here without any failing input. 300000 inputs take 3–10 s per
 # target on two cores.
 FUZZTIME ?= 300000x
-FUZZ_TARGETS := ./scene:FuzzParse ./ccp:FuzzReadMatrixMarket ./collide:FuzzNarrow ./checkpoint:FuzzCheckpoint \
+FUZZ_TARGETS := ./scene:FuzzParse ./fclib:FuzzReadMatrixMarket ./collide:FuzzNarrow ./checkpoint:FuzzCheckpoint \
 	./shaders/internal/spirv:FuzzReflect
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

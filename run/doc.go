@@ -14,7 +14,7 @@
 //     end-of-run observables;
 //
 // and, on request (Options.DumpStep), the cone-complementarity problem of
-// one step as a problem folder of package ccp, for gpusim solve, gpusim
+// one step as a problem folder of package fclib, for gpusim solve, gpusim
 // compare and shared/fclib/check.py.
 //
 // The CLI is a thin user of this package.

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
-	"github.com/gpusim/gpusim/ccp"
 	"github.com/gpusim/gpusim/checkpoint"
 	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/fclib"
 	"github.com/gpusim/gpusim/gpu"
 	"github.com/gpusim/gpusim/internal/atomicfile"
 	"github.com/gpusim/gpusim/scene"
@@ -66,7 +66,7 @@ type Options struct {
 	Resume *checkpoint.Checkpoint
 	// DumpStep, if positive, writes the cone-complementarity problem of
 	// that step (1-based) into the folder DumpDir in the format of package
-	// ccp: N assembled from the Jacobian (the backend's problem must
+	// fclib: N assembled from the Jacobian (the backend's problem must
 	// implement cpuref.Assembler, so the CPU backend), r, μ and the
 	// cohesion impulses. It is taken from sim.Problem() after Step
 	// returns, which is the problem the solver saw: Build makes N and r,
@@ -434,14 +434,14 @@ func dumpProblem(sim *engine.Sim, sc *scene.Scene, be engine.Backend, st engine.
 		return fmt.Errorf("run: step %d has no contacts: no problem to dump", st.Step)
 	}
 	name := fmt.Sprintf("%s-step%d", sc.Name, st.Step)
-	p, err := ccp.FromEngine(sim.Problem(), name)
+	p, err := fclib.FromEngine(sim.Problem(), name)
 	if err != nil {
 		return fmt.Errorf("run: dump step %d on backend %s: %w", st.Step, be.Name(), err)
 	}
 	s := sim.Settings()
 	p.Description = fmt.Sprintf("scene %s (%s), step %d, t = %g s, h = %g s, %d contacts, backend %s; solved in the run by %s in %d iterations to residual %g (eq. 25, g_d = %g)",
 		sc.Name, sc.Source, st.Step, st.Time, s.Dt, st.Contacts, be.Name(), s.Solver, st.Solve.Iterations, st.Solve.Residual, s.Gd)
-	if err := ccp.Write(opt.DumpDir, p); err != nil {
+	if err := fclib.Write(opt.DumpDir, p); err != nil {
 		return fmt.Errorf("run: dump step %d: %w", st.Step, err)
 	}
 	if opt.Notice != nil {

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpusim/gpusim/ccp"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/fclib"
 )
 
 // fclibDir holds the FCLib problems (see its README), relative to this
@@ -30,7 +30,7 @@ type fclibCase struct {
 	// residual of eq. 25 with check.py's g_d = 1/(3nc)² (so check.py's
 	// ccp_res_chrono of the same γ), is below it.
 	projGradTol float64
-	// measure names the field of ccp.Report that must be ≤ bound.
+	// measure names the field of fclib.Report that must be ≤ bound.
 	measure string
 	bound   float64
 	// known lists the problems on which the solver does not reach the
@@ -78,7 +78,7 @@ func TestFCLib(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var probs []*ccp.Problem
+	var probs []*fclib.Problem
 	for _, e := range ents {
 		dir := filepath.Join(fclibDir, e.Name())
 		if !e.IsDir() {
@@ -87,7 +87,7 @@ func TestFCLib(t *testing.T) {
 		if nc, ok := metaContacts(dir); ok && nc > fclibMaxContacts {
 			continue
 		}
-		p, err := ccp.Read(dir)
+		p, err := fclib.Read(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +110,7 @@ func TestFCLib(t *testing.T) {
 					t.Fatal(err)
 				}
 				x := mp.NewVec(p.N())
-				opt := engine.SolveOptions{Tol: c.projGradTol / float64(p.N()), MaxIter: c.maxIter, Gd: ccp.DefaultGd(p.NC)}
+				opt := engine.SolveOptions{Tol: c.projGradTol / float64(p.N()), MaxIter: c.maxIter, Gd: fclib.DefaultGd(p.NC)}
 				t0 := time.Now()
 				st, err := s.Solve(mp, x, opt)
 				wall := time.Since(t0)
@@ -119,7 +119,7 @@ func TestFCLib(t *testing.T) {
 				}
 				g := make([]float64, p.N())
 				mp.Read(g, x)
-				v := measure(t, ccp.Measures(p, g), c.measure)
+				v := measure(t, fclib.Measures(p, g), c.measure)
 				t.Logf("%d contacts: %d iterations, %s %.3g, %v", p.NC, st.Iterations, c.measure, v, wall.Round(time.Microsecond))
 				reason, known := c.known[p.Name]
 				switch {
@@ -153,7 +153,7 @@ func metaContacts(dir string) (int, bool) {
 }
 
 // measure returns the named field of the report (its JSON name).
-func measure(t *testing.T, r ccp.Report, name string) float64 {
+func measure(t *testing.T, r fclib.Report, name string) float64 {
 	t.Helper()
 	data, err := json.Marshal(r)
 	if err != nil {
@@ -165,7 +165,7 @@ func measure(t *testing.T, r ccp.Report, name string) float64 {
 	}
 	v, ok := m[name]
 	if !ok {
-		t.Fatalf("ccp.Report has no measure %q", name)
+		t.Fatalf("fclib.Report has no measure %q", name)
 	}
 	return v
 }

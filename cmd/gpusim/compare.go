@@ -20,8 +20,8 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/gpusim/gpusim/ccp"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/fclib"
 	"github.com/gpusim/gpusim/run"
 	"github.com/gpusim/gpusim/scene"
 )
@@ -85,13 +85,13 @@ Flags:
 		return err
 	}
 
-	var p *ccp.Problem
+	var p *fclib.Problem
 	out := *sf.out
 	if st, err := os.Stat(pos[0]); err == nil && st.IsDir() {
 		if set["step"] || len(sets) > 0 {
 			return usageError{fmt.Errorf("--step and --set apply to a scene, and %s is a problem folder", pos[0])}
 		}
-		if p, err = ccp.ReadWith(pos[0], inputCap); err != nil {
+		if p, err = fclib.ReadWith(pos[0], inputCap); err != nil {
 			return usageError{err}
 		}
 		if out == "" {
@@ -123,7 +123,7 @@ Flags:
 		if _, err := run.Run(ctx, sc, opt); err != nil {
 			return err
 		}
-		if p, err = ccp.Read(dir); err != nil {
+		if p, err = fclib.Read(dir); err != nil {
 			return err
 		}
 	}
@@ -243,7 +243,7 @@ func tableCSV(opt engine.SolveOptions, rs []solved) []byte {
 	return b.Bytes()
 }
 
-func tableMD(p *ccp.Problem, opt engine.SolveOptions, rs []solved) []byte {
+func tableMD(p *fclib.Problem, opt engine.SolveOptions, rs []solved) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "Problem %s: %d contacts, %d entries of N. From γ₀ = 0, tol %g on the residual of eq. 25 (g_d = %g), max-iter %d.\n\n",
 		p.Name, p.NC, len(p.Entries), opt.Tol, opt.Gd, opt.MaxIter)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpusim/gpusim/ccp"
+	"github.com/gpusim/gpusim/fclib"
 )
 
 // checkPlot decodes a PNG and checks its size and that it holds a drawing:
@@ -87,7 +87,7 @@ func TestCompareScene(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	p, err := ccp.Read(filepath.Join(out, "problem"))
+	p, err := fclib.Read(filepath.Join(out, "problem"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpusim/gpusim/ccp"
 	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/fclib"
 	"github.com/gpusim/gpusim/scene"
 )
 
 // TestRunDumpProblem: gpusim run --dump-problem writes a folder that
-// ccp.Read accepts and whose N, r and μ are those of the simulation's own
+// fclib.Read accepts and whose N, r and μ are those of the simulation's own
 // problem at that step (the same scene stepped here on the CPU backend,
 // which is deterministic).
 func TestRunDumpProblem(t *testing.T) {
@@ -25,7 +25,7 @@ func TestRunDumpProblem(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	p, err := ccp.Read(dir)
+	p, err := fclib.Read(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/gpusim/gpusim/ccp"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/fclib"
 	"github.com/gpusim/gpusim/internal/atomicfile"
 	"github.com/gpusim/gpusim/internal/safepath"
 )
@@ -43,7 +43,7 @@ type solveSummary struct {
 	WallSeconds float64 `json:"wall_s"`
 	// Measures are those of shared/fclib/check.py for the returned γ,
 	// with its g_d = 1/(3nc)².
-	Measures ccp.Report `json:"measures"`
+	Measures fclib.Report `json:"measures"`
 }
 
 // solveFlags are the solver flags that solve and compare share.
@@ -82,7 +82,7 @@ func (f solveFlags) options(nc int) (engine.SolveOptions, error) {
 	}
 	gd := *f.gd
 	if gd == 0 {
-		gd = ccp.DefaultGd(nc)
+		gd = fclib.DefaultGd(nc)
 	}
 	return engine.SolveOptions{Tol: *f.tol, MaxIter: *f.maxIter, Gd: gd, History: true}, nil
 }
@@ -93,14 +93,14 @@ type solved struct {
 	stats  engine.SolveStats
 	gamma  []float64
 	wall   float64 // s
-	rep    ccp.Report
+	rep    fclib.Report
 	err    error
 	status engine.Status
 	cert   *engine.Certificate // with status unbounded
 }
 
 // solveOnce runs the named solver on p from γ₀ = 0.
-func solveOnce(mp engine.Problem, p *ccp.Problem, name string, opt engine.SolveOptions) solved {
+func solveOnce(mp engine.Problem, p *fclib.Problem, name string, opt engine.SolveOptions) solved {
 	out := solved{solver: name}
 	s, err := engine.NewSolver(name)
 	if err != nil {
@@ -113,7 +113,7 @@ func solveOnce(mp engine.Problem, p *ccp.Problem, name string, opt engine.SolveO
 	out.wall = time.Since(t0).Seconds()
 	out.gamma = make([]float64, p.N())
 	mp.Read(out.gamma, x)
-	out.rep = ccp.Measures(p, out.gamma)
+	out.rep = fclib.Measures(p, out.gamma)
 	out.status, out.cert = engine.Classify(mp, x, out.stats, out.err)
 	return out
 }
@@ -152,7 +152,7 @@ Flags:
 	if err != nil {
 		return err
 	}
-	p, err := ccp.ReadWith(pos[0], inputCap)
+	p, err := fclib.ReadWith(pos[0], inputCap)
 	if err != nil {
 		return usageError{err}
 	}
@@ -175,7 +175,7 @@ Flags:
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	if err := ccp.WriteVector(filepath.Join(out, "gamma.txt"), res.gamma); err != nil {
+	if err := fclib.WriteVector(filepath.Join(out, "gamma.txt"), res.gamma); err != nil {
 		return err
 	}
 	if err := writeFile(filepath.Join(out, "history.csv"), historyCSV(res.stats.History, 0)); err != nil {

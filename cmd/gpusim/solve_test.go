@@ -9,13 +9,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpusim/gpusim/ccp"
 	"github.com/gpusim/gpusim/cpuref"
+	"github.com/gpusim/gpusim/fclib"
 )
 
 // tinyProblem writes a problem of nc contacts with N = AAᵀ + 0.1 I (A
 // random, 3nc × 3nc) into a new folder and returns it.
-func tinyProblem(t *testing.T, nc int) (string, *ccp.Problem) {
+func tinyProblem(t *testing.T, nc int) (string, *fclib.Problem) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(uint64(nc), 17))
 	n := 3 * nc
@@ -26,7 +26,7 @@ func tinyProblem(t *testing.T, nc int) (string, *ccp.Problem) {
 			a[i][j] = rng.NormFloat64()
 		}
 	}
-	p := &ccp.Problem{Name: "tiny", NC: nc, Q: make([]float64, n), Mu: make([]float64, nc)}
+	p := &fclib.Problem{Name: "tiny", NC: nc, Q: make([]float64, n), Mu: make([]float64, nc)}
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
 			v := 0.0
@@ -44,7 +44,7 @@ func tinyProblem(t *testing.T, nc int) (string, *ccp.Problem) {
 		p.Mu[i] = 0.2 + 0.5*rng.Float64()
 	}
 	dir := filepath.Join(t.TempDir(), "tiny")
-	if err := ccp.Write(dir, p); err != nil {
+	if err := fclib.Write(dir, p); err != nil {
 		t.Fatal(err)
 	}
 	return dir, p
@@ -73,7 +73,7 @@ func TestSolveTinyProblem(t *testing.T) {
 	if lines := readLines(t, filepath.Join(out, "gamma.txt")); len(lines) != 3*p.NC {
 		t.Errorf("gamma.txt has %d lines, want %d", len(lines), 3*p.NC)
 	}
-	g, err := ccp.ReadVector(filepath.Join(out, "gamma.txt"))
+	g, err := fclib.ReadVector(filepath.Join(out, "gamma.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +91,8 @@ func TestSolveTinyProblem(t *testing.T) {
 	// The measures of summary.json are those of the written γ; with the
 	// default g_d, proj_grad is check.py's ccp_res_chrono of the same γ:
 	// the same sums up to the rounding of γ − g_d u, a few ulps of γ
-	// divided by g_d (64ε(‖γ‖/g_d + ‖u‖), as in package ccp's tests).
-	rep := ccp.Measures(p, g)
+	// divided by g_d (64ε(‖γ‖/g_d + ‖u‖), as in package fclib's tests).
+	rep := fclib.Measures(p, g)
 	if rep != sum.Measures {
 		t.Errorf("summary.json measures %+v, want %+v", sum.Measures, rep)
 	}
@@ -168,12 +168,12 @@ func TestSolveBadInput(t *testing.T) {
 // (no entries), r = (rn, 0, 0), μ = 0.5 into a new folder.
 func oneContactProblem(t *testing.T, eye bool, rn float64) string {
 	t.Helper()
-	p := &ccp.Problem{Name: "one", NC: 1, Q: []float64{rn, 0, 0}, Mu: []float64{0.5}}
+	p := &fclib.Problem{Name: "one", NC: 1, Q: []float64{rn, 0, 0}, Mu: []float64{0.5}}
 	if eye {
 		p.Entries = []cpuref.Entry{{Row: 0, Col: 0, Val: 1}, {Row: 1, Col: 1, Val: 1}, {Row: 2, Col: 2, Val: 1}}
 	}
 	dir := filepath.Join(t.TempDir(), "one")
-	if err := ccp.Write(dir, p); err != nil {
+	if err := fclib.Write(dir, p); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -201,7 +201,7 @@ func readSummary(t *testing.T, out string) solveSummary {
 // its certificate, and exit 1; with N stored as explicit zeros too.
 func TestSolveUnbounded(t *testing.T) {
 	zeros := filepath.Join(t.TempDir(), "zeros")
-	if err := ccp.Write(zeros, &ccp.Problem{Name: "zeros", NC: 1, Q: []float64{-1, 0, 0}, Mu: []float64{0.5},
+	if err := fclib.Write(zeros, &fclib.Problem{Name: "zeros", NC: 1, Q: []float64{-1, 0, 0}, Mu: []float64{0.5},
 		Entries: []cpuref.Entry{{Row: 0, Col: 0}, {Row: 1, Col: 1}, {Row: 2, Col: 2}}}); err != nil {
 		t.Fatal(err)
 	}

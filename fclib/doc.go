@@ -1,10 +1,12 @@
-// Package ccp reads, writes and measures standalone cone-complementarity
+// Package fclib reads, writes and measures standalone cone-complementarity
 // problems
 //
 //	min ½γᵀNγ + rᵀγ   subject to  ‖(γ_u, γ_w)‖ ≤ μ_i (γ_n + c_i), i = 1…nc,
 //
-// stored as folders in the FCLib-style plain-text format of
-// shared/fclib (see its README):
+// stored as folders in the plain-text format of shared/fclib (see its
+// README), the layout of FCLib, the collection of frictional-contact
+// problems on which solvers of this kind are compared (hence the
+// package's name):
 //
 //   - W.mtx: N (FCLib's Delassus matrix W), Matrix Market
 //     "coordinate real general" (or "symmetric", the other triangle implied),
@@ -20,4 +22,4 @@
 // Problems come from the FCLib collection or from a scene of this project
 // (gpusim run --dump-problem). Measures computes, in Go, every number that
 // shared/fclib/check.py prints for a candidate γ.
-package ccp
+package fclib

@@ -1,4 +1,4 @@
-package ccp
+package fclib
 
 import (
 	"bytes"
@@ -83,7 +83,7 @@ func updateGolden(t *testing.T) {
 				t.Fatalf("/usr/bin/python3 %s: %v", strings.Join(args, " "), err)
 			}
 			var buf bytes.Buffer
-			buf.WriteString("# (cd ccp && /usr/bin/python3 " + strings.Join(args, " ") + ")\n")
+			buf.WriteString("# (cd fclib && /usr/bin/python3 " + strings.Join(args, " ") + ")\n")
 			buf.Write(out)
 			gold := filepath.Join("testdata", "golden", name+"-"+kind+".json")
 			if err := os.MkdirAll(filepath.Dir(gold), 0o755); err != nil {
@@ -118,7 +118,7 @@ func readGolden(t *testing.T, path string) map[string]float64 {
 
 // TestMeasuresAgainstCheckPy compares Measures with the numbers check.py
 // printed for the same problems and γ (testdata/golden; regenerate with
-// go test ./ccp -run TestMeasuresAgainstCheckPy -update).
+// go test ./fclib -run TestMeasuresAgainstCheckPy -update).
 func TestMeasuresAgainstCheckPy(t *testing.T) {
 	if *update {
 		updateGolden(t)

@@ -1,4 +1,4 @@
-package ccp
+package fclib
 
 import (
 	"fmt"
@@ -39,39 +39,39 @@ func (p *Problem) N() int { return 3 * p.NC }
 // cohesion impulses non-negative and every entry inside the matrix.
 func (p *Problem) Validate() error {
 	if p.NC < 1 {
-		return fmt.Errorf("ccp: problem %q has %d contacts, want at least 1", p.Name, p.NC)
+		return fmt.Errorf("fclib: problem %q has %d contacts, want at least 1", p.Name, p.NC)
 	}
 	n := 3 * p.NC
 	if len(p.Q) != n {
-		return fmt.Errorf("ccp: problem %q: q has %d values, want 3·%d = %d", p.Name, len(p.Q), p.NC, n)
+		return fmt.Errorf("fclib: problem %q: q has %d values, want 3·%d = %d", p.Name, len(p.Q), p.NC, n)
 	}
 	if len(p.Mu) != p.NC {
-		return fmt.Errorf("ccp: problem %q: mu has %d values, want %d", p.Name, len(p.Mu), p.NC)
+		return fmt.Errorf("fclib: problem %q: mu has %d values, want %d", p.Name, len(p.Mu), p.NC)
 	}
 	if p.Cohesion != nil && len(p.Cohesion) != p.NC {
-		return fmt.Errorf("ccp: problem %q: cohesion has %d values, want %d", p.Name, len(p.Cohesion), p.NC)
+		return fmt.Errorf("fclib: problem %q: cohesion has %d values, want %d", p.Name, len(p.Cohesion), p.NC)
 	}
 	for i, v := range p.Q {
 		if !finite(v) {
-			return fmt.Errorf("ccp: problem %q: q[%d] = %v is not finite", p.Name, i, v)
+			return fmt.Errorf("fclib: problem %q: q[%d] = %v is not finite", p.Name, i, v)
 		}
 	}
 	for i, v := range p.Mu {
 		if !finite(v) || v < 0 {
-			return fmt.Errorf("ccp: problem %q: mu[%d] = %v must be finite and ≥ 0", p.Name, i, v)
+			return fmt.Errorf("fclib: problem %q: mu[%d] = %v must be finite and ≥ 0", p.Name, i, v)
 		}
 	}
 	for i, v := range p.Cohesion {
 		if !finite(v) || v < 0 {
-			return fmt.Errorf("ccp: problem %q: cohesion[%d] = %v must be finite and ≥ 0", p.Name, i, v)
+			return fmt.Errorf("fclib: problem %q: cohesion[%d] = %v must be finite and ≥ 0", p.Name, i, v)
 		}
 	}
 	for _, e := range p.Entries {
 		if e.Row < 0 || e.Row >= n || e.Col < 0 || e.Col >= n {
-			return fmt.Errorf("ccp: problem %q: entry (%d, %d) outside the %d × %d matrix", p.Name, e.Row, e.Col, n, n)
+			return fmt.Errorf("fclib: problem %q: entry (%d, %d) outside the %d × %d matrix", p.Name, e.Row, e.Col, n, n)
 		}
 		if !finite(e.Val) {
-			return fmt.Errorf("ccp: problem %q: entry (%d, %d) = %v is not finite", p.Name, e.Row, e.Col, e.Val)
+			return fmt.Errorf("fclib: problem %q: entry (%d, %d) = %v is not finite", p.Name, e.Row, e.Col, e.Val)
 		}
 	}
 	return nil
@@ -93,11 +93,11 @@ func (p *Problem) CCP(workers int) (*cpuref.MatrixProblem, error) {
 func FromEngine(ep engine.Problem, name string) (*Problem, error) {
 	as, ok := ep.(cpuref.Assembler)
 	if !ok {
-		return nil, fmt.Errorf("ccp: a problem of type %T cannot be assembled into an explicit N (use the CPU backend)", ep)
+		return nil, fmt.Errorf("fclib: a problem of type %T cannot be assembled into an explicit N (use the CPU backend)", ep)
 	}
 	nc := ep.Contacts()
 	if nc == 0 {
-		return nil, fmt.Errorf("ccp: problem %q has no contacts", name)
+		return nil, fmt.Errorf("fclib: problem %q has no contacts", name)
 	}
 	p := &Problem{Name: name, NC: nc, Entries: as.Entries(), Q: make([]float64, 3*nc),
 		Mu: make([]float64, nc), Cohesion: make([]float64, nc)}

@@ -1,4 +1,4 @@
-package ccp
+package fclib
 
 import (
 	"os"
@@ -25,7 +25,7 @@ func TestReadNotRegular(t *testing.T) {
 		go func() { _, err := Read(dir); done <- err }()
 		select {
 		case err := <-done:
-			if want := "ccp: " + path + " is a FIFO (named pipe), not a regular file"; err == nil || err.Error() != want {
+			if want := "fclib: " + path + " is a FIFO (named pipe), not a regular file"; err == nil || err.Error() != want {
 				t.Errorf("%s as a FIFO: %v, want %q", name, err, want)
 			}
 		case <-time.After(10 * time.Second):

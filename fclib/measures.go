@@ -1,4 +1,4 @@
-package ccp
+package fclib
 
 import (
 	"fmt"
@@ -73,7 +73,7 @@ func Measures(p *Problem, gamma []float64) Report {
 func MeasuresGd(p *Problem, gamma []float64, gd float64) Report {
 	n := p.N()
 	if len(gamma) != n {
-		panic(fmt.Sprintf("ccp: Measures: gamma has %d values, problem %q needs %d", len(gamma), p.Name, n))
+		panic(fmt.Sprintf("fclib: Measures: gamma has %d values, problem %q needs %d", len(gamma), p.Name, n))
 	}
 	u := make([]float64, n)
 	for _, e := range p.Entries {

@@ -1,4 +1,4 @@
-package ccp
+package fclib
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package ccp
+package fclib
 
 import (
 	"bufio"
@@ -45,15 +45,15 @@ func ReadWith(dir string, maxFileSize int64) (*Problem, error) {
 	}
 	st, err := os.Stat(dir)
 	if err != nil {
-		return nil, fmt.Errorf("ccp: %w", err)
+		return nil, fmt.Errorf("fclib: %w", err)
 	}
 	if !st.IsDir() {
-		return nil, fmt.Errorf("ccp: %s is not a problem folder (want W.mtx, q.txt and mu.txt in a folder)", dir)
+		return nil, fmt.Errorf("fclib: %s is not a problem folder (want W.mtx, q.txt and mu.txt in a folder)", dir)
 	}
 	wPath := filepath.Join(dir, "W.mtx")
 	f, err := inputfile.Open(wPath, max)
 	if err != nil {
-		return nil, fmt.Errorf("ccp: %w", err)
+		return nil, fmt.Errorf("fclib: %w", err)
 	}
 	n, es, err := ReadMatrixMarket(f, wPath)
 	f.Close()
@@ -68,7 +68,7 @@ func ReadWith(dir string, maxFileSize int64) (*Problem, error) {
 		return nil, err
 	}
 	if len(p.Q) != n {
-		return nil, fmt.Errorf("ccp: %s has %d values, want %d (3·nc for the %d × %d W.mtx)", qPath, len(p.Q), n, n, n)
+		return nil, fmt.Errorf("fclib: %s has %d values, want %d (3·nc for the %d × %d W.mtx)", qPath, len(p.Q), n, n, n)
 	}
 	muPath := filepath.Join(dir, "mu.txt")
 	mu, lines, err := readVectorFile(muPath, max)
@@ -76,11 +76,11 @@ func ReadWith(dir string, maxFileSize int64) (*Problem, error) {
 		return nil, err
 	}
 	if len(mu) != nc {
-		return nil, fmt.Errorf("ccp: %s has %d values, want nc = %d (W.mtx is %d × %d)", muPath, len(mu), nc, n, n)
+		return nil, fmt.Errorf("fclib: %s has %d values, want nc = %d (W.mtx is %d × %d)", muPath, len(mu), nc, n, n)
 	}
 	for i, v := range mu {
 		if v < 0 {
-			return nil, fmt.Errorf("ccp: %s:%d: friction coefficient %v is negative", muPath, lines[i], v)
+			return nil, fmt.Errorf("fclib: %s:%d: friction coefficient %v is negative", muPath, lines[i], v)
 		}
 	}
 	p.Mu = mu
@@ -91,11 +91,11 @@ func ReadWith(dir string, maxFileSize int64) (*Problem, error) {
 	case err != nil:
 		return nil, err
 	case len(coh) != nc:
-		return nil, fmt.Errorf("ccp: %s has %d values, want nc = %d (W.mtx is %d × %d)", cPath, len(coh), nc, n, n)
+		return nil, fmt.Errorf("fclib: %s has %d values, want nc = %d (W.mtx is %d × %d)", cPath, len(coh), nc, n, n)
 	default:
 		for i, v := range coh {
 			if v < 0 {
-				return nil, fmt.Errorf("ccp: %s:%d: cohesion impulse %v is negative", cPath, lines[i], v)
+				return nil, fmt.Errorf("fclib: %s:%d: cohesion impulse %v is negative", cPath, lines[i], v)
 			}
 		}
 		p.Cohesion = coh
@@ -105,14 +105,14 @@ func ReadWith(dir string, maxFileSize int64) (*Problem, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return nil, fmt.Errorf("ccp: %w", err)
+		return nil, fmt.Errorf("fclib: %w", err)
 	default:
 		var m struct {
 			Name        string `json:"name"`
 			Description string `json:"description"`
 		}
 		if err := json.Unmarshal(data, &m); err != nil {
-			return nil, fmt.Errorf("ccp: %s: %w", mPath, err)
+			return nil, fmt.Errorf("fclib: %s: %w", mPath, err)
 		}
 		if m.Name != "" {
 			p.Name = m.Name
@@ -135,7 +135,7 @@ func ReadMatrixMarket(r io.Reader, name string) (int, []cpuref.Entry, error) {
 	sc.Buffer(make([]byte, 0, 64*1024), maxLine)
 	line := 0
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("ccp: %s:%d: %s", name, line, fmt.Sprintf(format, args...))
+		return fmt.Errorf("fclib: %s:%d: %s", name, line, fmt.Sprintf(format, args...))
 	}
 	next := func() (string, bool) {
 		if sc.Scan() {
@@ -151,11 +151,11 @@ func ReadMatrixMarket(r io.Reader, name string) (int, []cpuref.Entry, error) {
 				return bad("line longer than %d bytes", maxLine)
 			}
 			if errors.Is(err, inputfile.ErrTooLarge) {
-				return fmt.Errorf("ccp: %w", err) // it names the file
+				return fmt.Errorf("fclib: %w", err) // it names the file
 			}
-			return fmt.Errorf("ccp: %s: %w", name, err)
+			return fmt.Errorf("fclib: %s: %w", name, err)
 		}
-		return fmt.Errorf("ccp: %s: %s", name, what)
+		return fmt.Errorf("fclib: %s: %s", name, what)
 	}
 
 	banner, ok := next()
@@ -291,7 +291,7 @@ func ReadMatrixMarket(r io.Reader, name string) (int, []cpuref.Entry, error) {
 		return 0, nil, scanErr("")
 	}
 	if read != nnz {
-		return 0, nil, fmt.Errorf("ccp: %s: %d entries, but the size line announces %d", name, read, nnz)
+		return 0, nil, fmt.Errorf("fclib: %s: %d entries, but the size line announces %d", name, read, nnz)
 	}
 	order := make([]int, len(es))
 	for i := range order {
@@ -334,7 +334,7 @@ func ReadVector(path string) ([]float64, error) {
 func readVectorFile(path string, max int64) ([]float64, []int, error) {
 	f, err := inputfile.Open(path, max)
 	if err != nil {
-		return nil, nil, fmt.Errorf("ccp: %w", err)
+		return nil, nil, fmt.Errorf("fclib: %w", err)
 	}
 	defer f.Close()
 	return readVector(f, path)
@@ -353,26 +353,26 @@ func readVector(r io.Reader, name string) ([]float64, []int, error) {
 			continue
 		}
 		if f := strings.Fields(t); len(f) != 1 {
-			return nil, nil, fmt.Errorf("ccp: %s:%d: %d values on one line, want one per line", name, line, len(f))
+			return nil, nil, fmt.Errorf("fclib: %s:%d: %d values on one line, want one per line", name, line, len(f))
 		}
 		v, err := strconv.ParseFloat(t, 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return nil, nil, fmt.Errorf("ccp: %s:%d: %q is not a number", name, line, clip(t))
+			return nil, nil, fmt.Errorf("fclib: %s:%d: %q is not a number", name, line, clip(t))
 		}
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, nil, fmt.Errorf("ccp: %s:%d: %q is not finite", name, line, clip(t))
+			return nil, nil, fmt.Errorf("fclib: %s:%d: %q is not finite", name, line, clip(t))
 		}
 		vals = append(vals, v)
 		lines = append(lines, line)
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, nil, fmt.Errorf("ccp: %s:%d: line longer than %d bytes", name, line+1, maxLine)
+			return nil, nil, fmt.Errorf("fclib: %s:%d: line longer than %d bytes", name, line+1, maxLine)
 		}
 		if errors.Is(err, inputfile.ErrTooLarge) {
-			return nil, nil, fmt.Errorf("ccp: %w", err) // it names the file
+			return nil, nil, fmt.Errorf("fclib: %w", err) // it names the file
 		}
-		return nil, nil, fmt.Errorf("ccp: %s: %w", name, err)
+		return nil, nil, fmt.Errorf("fclib: %s: %w", name, err)
 	}
 	return vals, lines, nil
 }

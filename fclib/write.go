@@ -1,4 +1,4 @@
-package ccp
+package fclib
 
 import (
 	"bufio"
@@ -40,7 +40,7 @@ func Write(dir string, p *Problem) error {
 		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("ccp: %w", err)
+		return fmt.Errorf("fclib: %w", err)
 	}
 	es := slices.Clone(p.Entries)
 	slices.SortStableFunc(es, func(x, y cpuref.Entry) int {
@@ -59,7 +59,7 @@ func Write(dir string, p *Problem) error {
 	}
 	for _, e := range merged {
 		if !finite(e.Val) {
-			return fmt.Errorf("ccp: problem %q: the duplicates of entry (%d, %d) sum to %v", p.Name, e.Row, e.Col, e.Val)
+			return fmt.Errorf("fclib: problem %q: the duplicates of entry (%d, %d) sum to %v", p.Name, e.Row, e.Col, e.Val)
 		}
 	}
 	n := p.N()
@@ -94,7 +94,7 @@ func Write(dir string, p *Problem) error {
 			return err
 		}
 	} else if err := os.Remove(cPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("ccp: %w", err)
+		return fmt.Errorf("fclib: %w", err)
 	}
 	meta := Meta{Name: p.Name, Description: p.Description, NumberOfContacts: p.NC, N: n, NNZ: len(merged), Cohesion: hasCoh,
 		Ordering:   "per contact (normal, tangent u, tangent w)",
@@ -102,7 +102,7 @@ func Write(dir string, p *Problem) error {
 		Source:     "gpusim"}
 	data, err := json.MarshalIndent(meta, "", " ")
 	if err != nil {
-		return fmt.Errorf("ccp: encode meta.json: %w", err)
+		return fmt.Errorf("fclib: encode meta.json: %w", err)
 	}
 	return writeAtomic(filepath.Join(dir, "meta.json"), func(w *bufio.Writer) {
 		w.Write(data)
@@ -129,7 +129,7 @@ func WriteVector(path string, v []float64) error {
 // Flush.
 func writeAtomic(path string, fill func(w *bufio.Writer)) error {
 	if err := atomicfile.Write(path, func(w *bufio.Writer) error { fill(w); return nil }); err != nil {
-		return fmt.Errorf("ccp: %w", err)
+		return fmt.Errorf("fclib: %w", err)
 	}
 	return nil
 }
