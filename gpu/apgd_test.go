@@ -159,66 +159,6 @@ func TestDeviceAPGD(t *testing.T) {
 	}
 }
 
-// TestDeviceAPGDStopsExactly: with the tolerance set to a residual the
-// solve reaches, the device stops at the iteration where the host does:
-// the first whose residual is below the tolerance (strictly: a tolerance
-// equal to a residual does not stop there).
-func TestDeviceAPGDStopsExactly(t *testing.T) {
-	tw, cp, gp := randomTwin(t, 22, 300, 0)
-	gamma0 := make([]float64, 3*tw.nc)
-	set := engine.DefaultSettings()
-	for _, ar := range []bool{false, true} {
-		solver := &engine.APGD{AntiRelax: ar}
-		g := vecOf(gp, gamma0)
-		full, err := solver.Solve(hostAPGD{gp}, g, engine.SolveOptions{MaxIter: 80, Gd: set.Gd, History: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		// The tolerance of the stop: a residual of the second half that is
-		// the smallest so far, so that the first iteration below it is
-		// known from the history.
-		k := 40
-		for k < len(full.History)-1 && !below(full.History, k) {
-			k++
-		}
-		res := full.History[k].Residual
-		for _, tc := range []struct {
-			tol  float64
-			stop int // iterations
-		}{
-			{math.Nextafter(res, math.Inf(1)), k + 1},
-			{res, firstBelow(full.History, res)},
-		} {
-			opt := engine.SolveOptions{Tol: tc.tol, MaxIter: 80, Gd: set.Gd}
-			st := compareAPGD(t, tw.gpu, cp, gp, gamma0, apgdCase{solver.Name(), ar, opt, false})
-			if st.Iterations != tc.stop {
-				t.Errorf("%s, tolerance %v: stopped after %d iterations, want %d", solver.Name(), tc.tol, st.Iterations, tc.stop)
-			}
-		}
-	}
-}
-
-// below reports whether the residual of iteration k is below all earlier.
-func below(h []engine.IterRecord, k int) bool {
-	for _, r := range h[:k] {
-		if r.Residual <= h[k].Residual {
-			return false
-		}
-	}
-	return true
-}
-
-// firstBelow returns the number of iterations until a residual below tol,
-// or len(h) when none is.
-func firstBelow(h []engine.IterRecord, tol float64) int {
-	for k, r := range h {
-		if r.Residual < tol {
-			return k + 1
-		}
-	}
-	return len(h)
-}
-
 // TestDeviceAPGDScene: the problem of one step of the settle scene (after
 // 30 steps on cpuref, so that the contact network is developed), solved to
 // the scene's tolerance by device APGD and APGD-AR, against the

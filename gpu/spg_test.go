@@ -3,9 +3,7 @@
 package gpu
 
 import (
-	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -15,88 +13,6 @@ import (
 // hostSPG hides the problem's SolveSPG, so that engine.SPG drives the
 // iterations from the host through the Problem's methods.
 type hostSPG struct{ engine.Problem }
-
-// spgSubmitBound is the submits a device SPG solve of iter iterations may
-// take: the read-back of the preconditioner (engine.SPG's, on the host),
-// then one submit per 16, 32, 64, 64, … blocks, each an iteration or a
-// reduction of λ (rare), counted generously as one per 10 iterations, plus
-// 2.
-func spgSubmitBound(iter int) int { return (iter+9)/10 + 3 }
-
-// TestDeviceSPG: device P-SPG-FB on random cone problems (the random scene
-// of kernels_test.go) against the host-driven solve on the same backend and
-// the solve on cpuref in the GPU's dot order, bit for bit (x_FB,
-// iterations, residual, objective, history), for a fixed number of
-// iterations, to a tolerance and with none; and within the submit bound
-// above (the host-driven solve takes about eight submits per iteration).
-func TestDeviceSPG(t *testing.T) {
-	tw, cp, gp := randomTwin(t, 41, 300, 0)
-	r := rand.New(rand.NewPCG(41, 1))
-	gamma0 := make([]float64, 3*tw.nc)
-	for i := range gamma0 {
-		gamma0[i] = 1e-3 * r.NormFloat64()
-	}
-	set := engine.DefaultSettings()
-	for _, c := range []struct {
-		name string
-		opt  engine.SolveOptions
-	}{
-		{"fixed", engine.SolveOptions{MaxIter: 80, Gd: set.Gd, History: true}},
-		// The random problem is hard for first-order methods (residual
-		// 0.035 after 80 iterations): a tolerance reached within them.
-		{"tolerance", engine.SolveOptions{Tol: 0.036, MaxIter: 400, Gd: set.Gd}},
-		{"none", engine.SolveOptions{MaxIter: 0, Gd: set.Gd, History: true}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			solve := func(p engine.Problem, la engine.LinAlg) ([]float64, engine.SolveStats) {
-				t.Helper()
-				g := vecOf(la, gamma0)
-				st, err := (&engine.SPG{}).Solve(p, g, c.opt)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return readVec(la, g), st
-			}
-			if err := tw.gpu.sync(); err != nil {
-				t.Fatal(err)
-			}
-			s0 := tw.gpu.Submits()
-			dg, dst := solve(gp, gp)
-			submits := tw.gpu.Submits() - s0
-			if b := spgSubmitBound(dst.Iterations); submits > b {
-				t.Errorf("%d submits for %d iterations, over %d", submits, dst.Iterations, b)
-			}
-			if c.opt.Tol > 0 && (!dst.Converged || dst.Iterations >= c.opt.MaxIter) {
-				t.Errorf("%d iterations, residual %g: the tolerance %g was meant to stop the solve", dst.Iterations, dst.Residual, c.opt.Tol)
-			}
-			s1 := tw.gpu.Submits()
-			hg, hst := solve(hostSPG{gp}, gp)
-			sameSolve(t, "driven from the host", dg, dst, hg, hst)
-			if goFusesMultiplyAdd {
-				t.Log("bit-identity with cpuref not checked: Go may fuse multiply-adds on this target")
-			} else {
-				og, ost := solve(gpuOrder{cp}, cp)
-				sameSolve(t, "on cpuref with the GPU's dot order", dg, dst, og, ost)
-			}
-			t.Logf("%d iterations, residual %.3g: %d submits on the device, %d driven from the host",
-				dst.Iterations, dst.Residual, submits, tw.gpu.Submits()-s1)
-		})
-	}
-}
-
-// A device SPG solve whose objective is not finite fails with engine.SPG's
-// error, as the host-driven solve does.
-func TestDeviceSPGNotFinite(t *testing.T) {
-	tw, _, gp := randomTwin(t, 42, 300, 0)
-	gamma0 := make([]float64, 3*tw.nc)
-	gamma0[0] = math.Inf(1)
-	opt := engine.SolveOptions{MaxIter: 20, Gd: engine.DefaultSettings().Gd}
-	_, derr := (&engine.SPG{}).Solve(gp, vecOf(gp, gamma0), opt)
-	_, herr := (&engine.SPG{}).Solve(hostSPG{gp}, vecOf(gp, gamma0), opt)
-	if derr == nil || herr == nil || derr.Error() != herr.Error() || !strings.Contains(derr.Error(), "not finite") {
-		t.Errorf("device: %v\nhost:   %v\nwant the same error", derr, herr)
-	}
-}
 
 // countOps counts the products with N and the dot products of a
 // host-driven solve.
