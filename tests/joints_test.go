@@ -104,3 +104,360 @@ func TestJointsVulkanRefuses(t *testing.T) {
 		t.Fatalf("vulkan with a joint: %v, want an error wrapping engine.ErrUnsupported", err)
 	}
 }
+
+// oneJoint is a 1 kg box (half-extents 0.1, 0.2, 0.3) whose centre is at
+// (0, 0, −1), joined to the world by joint j, in zero gravity.
+func oneJoint(j engine.Joint) *engine.Model {
+	box := engine.Body{Shape: engine.BoxShape(0.1, 0.2, 0.3), Rot: mgl64.QuatIdent(), Pos: mgl64.Vec3{0, 0, -1}}
+	box.SetMass(1)
+	j.Body1, j.Body2 = 0, engine.World
+	return &engine.Model{Bodies: []engine.Body{box}, Materials: []engine.Material{{Name: "m", Friction: 0.5}}, Joints: []engine.Joint{j}}
+}
+
+// TestJointDegreesOfFreedom: one step maps the body's velocity v₀ to its
+// M-orthogonal projection onto the velocities the joint allows (the
+// minimiser of ½(v − v₀)ᵀM(v − v₀) subject to Dᵀv = 0 at C = 0). Started
+// from each of the six unit velocities, the six results span exactly
+// 6 − rows dimensions, and each satisfies the joint's own description
+// (a fixed pivot, a fixed axis, a slide without rotation).
+func TestJointDegreesOfFreedom(t *testing.T) {
+	pivot := mgl64.Vec3{0, 0, 0}
+	centre := mgl64.Vec3{0, 0, -1}
+	// pointVel is the velocity of the body point at p.
+	pointVel := func(v, w mgl64.Vec3, p mgl64.Vec3) mgl64.Vec3 { return v.Add(w.Cross(p.Sub(centre))) }
+	for _, c := range []struct {
+		joint engine.Joint
+		free  int
+		check func(v, w mgl64.Vec3) float64 // violation of the joint's description
+	}{
+		{engine.Joint{Kind: engine.JointSpherical, Point: pivot}, 3,
+			func(v, w mgl64.Vec3) float64 { return pointVel(v, w, pivot).Len() }},
+		{engine.Joint{Kind: engine.JointRevolute, Point: pivot, Axis: mgl64.Vec3{0, 2, 0}}, 1,
+			func(v, w mgl64.Vec3) float64 {
+				return pointVel(v, w, pivot).Len() + math.Hypot(w[0], w[2])
+			}},
+		{engine.Joint{Kind: engine.JointPrismatic, Point: pivot, Axis: mgl64.Vec3{1, 0, 0}}, 1,
+			func(v, w mgl64.Vec3) float64 { return w.Len() + math.Hypot(v[1], v[2]) }},
+		{engine.Joint{Kind: engine.JointFixed, Point: pivot}, 0,
+			func(v, w mgl64.Vec3) float64 { return v.Len() + w.Len() }},
+		{engine.Joint{Kind: engine.JointDistance, Point: pivot, Point2: mgl64.Vec3{0.3, 0, -1.2}}, 5,
+			func(v, w mgl64.Vec3) float64 {
+				// Body1's point (the pivot) moves only across the line to
+				// the world point.
+				return math.Abs(pointVel(v, w, pivot).Dot(mgl64.Vec3{0.3, 0, -1.2}.Normalize()))
+			}},
+	} {
+		t.Run(c.joint.Kind.String(), func(t *testing.T) {
+			var basis [][6]float64
+			for k := 0; k < 6; k++ {
+				m := oneJoint(c.joint)
+				if k < 3 {
+					m.Bodies[0].Vel[k] = 1
+				} else {
+					m.Bodies[0].Omega[k-3] = 1
+				}
+				sim := newSim(t, m, jointSettings(1e-3), cpuref.New(1))
+				step(t, sim)
+				var st engine.State
+				readState(t, sim, &st)
+				v, w := vec3(st.Vel, 0), vec3(st.Omega, 0) // the body frame is still the world's to O(h)
+				w = quat(st.Rot, 0).Rotate(w)
+				// 1e-6: the solve's tolerance (1e-10 on the residual of
+				// eq. 25) and the O(h) rotation of the body over the step,
+				// whose Jacobian was taken at its start, are far below it.
+				if e := c.check(v, w); e > 1e-6 {
+					t.Errorf("start %d: velocity %v, ω %v violates the joint by %.3g", k, v, w, e)
+				}
+				basis = append(basis, [6]float64{v[0], v[1], v[2], w[0], w[1], w[2]})
+			}
+			if r := rank(basis, 1e-6); r != c.free {
+				t.Errorf("the allowed velocities span %d dimensions, want %d", r, c.free)
+			}
+		})
+	}
+}
+
+// rank returns the number of vectors Gram–Schmidt keeps with a residual
+// norm above tol (the vectors here have norm ≤ 1; a removed direction
+// leaves a residual of the order of the solve's error).
+func rank(vs [][6]float64, tol float64) int {
+	var q [][6]float64
+	for _, v := range vs {
+		for _, e := range q {
+			d := 0.0
+			for i := range v {
+				d += v[i] * e[i]
+			}
+			for i := range v {
+				v[i] -= d * e[i]
+			}
+		}
+		n := 0.0
+		for _, x := range v {
+			n += x * x
+		}
+		if n = math.Sqrt(n); n > tol {
+			for i := range v {
+				v[i] /= n
+			}
+			q = append(q, v)
+		}
+	}
+	return len(q)
+}
+
+// TestKinematicPlate: a box at rest on a plate that moves at v = 1 m/s
+// (kinematic) is dragged by friction at μg until it reaches the plate's
+// speed at t = v/(μg) = 0.2039 s (μ = 0.5), and then rides along.
+func TestKinematicPlate(t *testing.T) {
+	const v, mu, g, dt = 1.0, 0.5, 9.81, 1e-3
+	plate := engine.Body{Shape: engine.BoxShape(20, 2, 0.1), Rot: mgl64.QuatIdent(), Pos: mgl64.Vec3{0, 0, -0.1},
+		Motion: &engine.Motion{Vel: mgl64.Vec3{v, 0, 0}}}
+	box := engine.Body{Shape: engine.BoxShape(0.1, 0.1, 0.1), Rot: mgl64.QuatIdent(), Pos: mgl64.Vec3{0, 0, 0.1}}
+	box.SetMass(1)
+	m := &engine.Model{Bodies: []engine.Body{box, plate}, Materials: []engine.Material{{Name: "m", Friction: mu}},
+		Gravity: mgl64.Vec3{0, 0, -g}}
+	s := jointSettings(dt)
+	// The anti-relaxed solver: the relaxed CCP (eq. 10) lets a sliding
+	// contact separate at μ‖u_T‖ and so carries a wrong normal impulse
+	// under a 1 m/s slip; the De Saxcé problem is Coulomb's law.
+	s.Solver = "apgd-ar"
+	sim := newSim(t, m, s, cpuref.New(1))
+	var st engine.State
+	tStick := v / (mu * g)
+	reached := math.NaN()
+	for k := 1; k <= 400; k++ {
+		step(t, sim)
+		readState(t, sim, &st)
+		vx := st.Vel[0]
+		tk := float64(k) * dt
+		if tk < tStick-dt {
+			// Sliding: v = μ g t. 1e-6 m/s: the solve's tolerance; the
+			// friction impulse is exactly μ·m·g·h per step once the
+			// normal impulse balances the weight (from the first step:
+			// the box starts touching).
+			if math.Abs(vx-mu*g*tk) > 1e-6 {
+				t.Fatalf("t = %.3f s: box speed %.9f m/s, want μgt = %.9f", tk, vx, mu*g*tk)
+			}
+		}
+		if math.IsNaN(reached) && vx >= v-1e-9 {
+			reached = tk
+		}
+	}
+	// The step that reaches v is the first with μg·t ≥ v: within one step.
+	if math.Abs(reached-tStick) > dt {
+		t.Errorf("the box reached the plate's speed at t = %.4f s, want v/(μg) = %.4f s", reached, tStick)
+	}
+	if px := st.Pos[3]; math.Abs(px-(-0+v*0.4)) > 1e-12 {
+		t.Errorf("plate at x = %.15f after 0.4 s, want v·t = %.15f exactly (prescribed)", px, v*0.4)
+	}
+	if vx := st.Vel[0]; math.Abs(vx-v) > 1e-6 {
+		t.Errorf("box speed %.9f m/s after sticking, want the plate's %.1f", vx, v)
+	}
+	t.Logf("kinematic plate at %.1f m/s, μ = %.1f: box reaches it at t = %.4f s, v/(μg) = %.4f s", v, mu, reached, tStick)
+}
+
+// chain is k spheres (1 kg, radius 0.05 m) hanging in a vertical line
+// 0.2 m apart, each joined to the one above by a spherical joint at their
+// midpoint and the top one to the world 0.1 m above it.
+func chain(k int, g float64) *engine.Model {
+	m := &engine.Model{Materials: []engine.Material{{Name: "m", Friction: 0.5}}, Gravity: mgl64.Vec3{0, 0, -g}}
+	for i := 0; i < k; i++ {
+		b := engine.Body{Shape: engine.SphereShape(0.05), Rot: mgl64.QuatIdent(), Pos: mgl64.Vec3{0, 0, -0.1 - 0.2*float64(i)}}
+		b.SetMass(1)
+		m.Bodies = append(m.Bodies, b)
+		j := engine.Joint{Kind: engine.JointSpherical, Body1: i, Body2: i - 1, Point: mgl64.Vec3{0, 0, -0.2 * float64(i)}}
+		if i == 0 {
+			j.Body2 = engine.World
+		}
+		m.Joints = append(m.Joints, j)
+	}
+	return m
+}
+
+// TestChainReaction: a hanging chain of k links is held by its anchor
+// with its whole weight k·m·g, and each joint i carries the weight of the
+// links from i down.
+func TestChainReaction(t *testing.T) {
+	const k, g = 10, 9.81
+	sim := newSim(t, chain(k, g), jointSettings(1e-3), cpuref.New(1))
+	for range 20 {
+		step(t, sim)
+	}
+	rs, err := sim.JointReactions(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != k {
+		t.Fatalf("%d reactions, want %d", len(rs), k)
+	}
+	for i, r := range rs {
+		want := float64(k-i) * g
+		// 1e-6 relative: the chain is at rest, so each step's impulses
+		// balance gravity exactly; the residual tolerance 1e-10 bounds
+		// their error far below it.
+		if math.Abs(r.Force[2]-want) > 1e-6*want || math.Hypot(r.Force[0], r.Force[1]) > 1e-6*want || r.Torque.Len() > 1e-6*want {
+			t.Errorf("joint %d: force %v N, torque %v N·m on link %d, want (0, 0, %g) N and no torque", i, r.Force, r.Torque, i, want)
+		}
+	}
+	t.Logf("chain of %d links of 1 kg: anchor reaction %.9f N, weight %.9f N", k, rs[0].Force[2], k*g)
+}
+
+// TestJointDrift: a double pendulum (two 1 kg spheres on revolute joints,
+// 1 m apart, released horizontal: chaotic, speeds up to about 8 m/s) runs
+// 10 000 steps of 1 ms; its joints' position error stays bounded. Each
+// step's velocity-level rows make the first-order change of C vanish and
+// b = C/h removes the error left by the last step, so what remains after
+// a step is the second-order term ½h²·C̈, C̈ the centripetal acceleration
+// of the joint's points relative to each other, at most (ω₀² + ω₁²)·l
+// ≈ 2·(10 rad/s)²·1 m here (the outer link spins at up to 10 rad/s):
+// 10⁻⁴ m or rad, plus the solve's error, h times a residual of 1e-10.
+// Without the correction the errors would add up over the run, to
+// centimetres.
+func TestJointDrift(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10 000 steps")
+	}
+	m := &engine.Model{Materials: []engine.Material{{Name: "m", Friction: 0.5}}, Gravity: mgl64.Vec3{0, 0, -9.81}}
+	for i := 0; i < 2; i++ {
+		b := engine.Body{Shape: engine.SphereShape(0.05), Rot: mgl64.QuatIdent(), Pos: mgl64.Vec3{float64(i + 1), 0, 0}}
+		b.SetMass(1)
+		m.Bodies = append(m.Bodies, b)
+	}
+	m.Joints = []engine.Joint{
+		{Kind: engine.JointRevolute, Body1: 0, Body2: engine.World, Axis: mgl64.Vec3{0, 1, 0}},
+		{Kind: engine.JointRevolute, Body1: 1, Body2: 0, Point: mgl64.Vec3{1, 0, 0}, Axis: mgl64.Vec3{0, 1, 0}},
+	}
+	sim := newSim(t, m, jointSettings(1e-3), cpuref.New(1))
+	var st engine.State
+	worst, vmax, wmax := 0.0, 0.0, 0.0
+	for range 10000 {
+		step(t, sim)
+		readState(t, sim, &st)
+		p0, p1 := vec3(st.Pos, 0), vec3(st.Pos, 1)
+		q0, q1 := quat(st.Rot, 0), quat(st.Rot, 1)
+		// The pivots: the origin seen from body 0, and body 0's point at
+		// (1, 0, 0) at t = 0 seen from both.
+		e0 := p0.Add(q0.Rotate(mgl64.Vec3{-1, 0, 0})).Len()
+		e1 := p0.Add(q0.Rotate(mgl64.Vec3{0, 0, 0})).Sub(p1.Add(q1.Rotate(mgl64.Vec3{-1, 0, 0}))).Len()
+		a0 := math.Hypot(q0.Rotate(mgl64.Vec3{0, 1, 0})[0], q0.Rotate(mgl64.Vec3{0, 1, 0})[2])
+		a1 := math.Hypot(q1.Rotate(mgl64.Vec3{0, 1, 0})[0], q1.Rotate(mgl64.Vec3{0, 1, 0})[2])
+		worst = math.Max(worst, math.Max(math.Max(e0, e1), math.Max(a0, a1)))
+		vmax = math.Max(vmax, vec3(st.Vel, 1).Len())
+		wmax = math.Max(wmax, math.Max(vec3(st.Omega, 0).Len(), vec3(st.Omega, 1).Len()))
+	}
+	if worst > 1e-4 {
+		t.Errorf("largest joint error over 10 000 steps %.3g (m or rad), want ≤ 1e-4", worst)
+	}
+	t.Logf("double pendulum, 10 000 steps of 1 ms: largest joint error %.3g, top speed %.2f m/s, top spin %.2f rad/s", worst, vmax, wmax)
+}
+
+// TestRevoluteMotor: a box (1 kg, centre 0.5 m from the axis) on a
+// revolute joint with a motor at π/2 rad/s turns at that speed against
+// the gravity torque (up to m·g·0.5 = 4.9 N·m) when the motor may give
+// 100 N·m; with a 2 N·m limit it cannot hold the speed and its impulse
+// stays within ±2 N·m·h.
+func TestRevoluteMotor(t *testing.T) {
+	const speed, dt = math.Pi / 2, 1e-3
+	model := func(limit float64) *engine.Model {
+		// Started at the motor's speed: from rest a 100 N·m motor takes
+		// several steps to reach it (the box's 0.26 kg·m² needs 400 N·m
+		// to get there in one).
+		box := engine.Body{Shape: engine.BoxShape(0.1, 0.1, 0.1), Rot: mgl64.QuatIdent(), Pos: mgl64.Vec3{0.5, 0, 0},
+			Omega: mgl64.Vec3{0, speed, 0}, Vel: mgl64.Vec3{0, 0, -0.5 * speed}}
+		box.SetMass(1)
+		return &engine.Model{Bodies: []engine.Body{box}, Materials: []engine.Material{{Name: "m", Friction: 0.5}},
+			Gravity: mgl64.Vec3{0, 0, -9.81},
+			Joints: []engine.Joint{{Kind: engine.JointRevolute, Body1: 0, Body2: engine.World, Axis: mgl64.Vec3{0, 1, 0},
+				Motor: &engine.Motor{Speed: speed, MaxForce: limit}}}}
+	}
+	t.Run("holds", func(t *testing.T) {
+		sim := newSim(t, model(100), jointSettings(dt), cpuref.New(1))
+		var st engine.State
+		for k := 0; k < 4000; k++ { // a full turn and more: the load torque changes sign
+			step(t, sim)
+			readState(t, sim, &st)
+			w := quat(st.Rot, 0).Rotate(vec3(st.Omega, 0))
+			// 1e-6 rad/s: the motor row is solved to the tolerance.
+			if math.Abs(w[1]-speed) > 1e-6 || math.Hypot(w[0], w[2]) > 1e-6 {
+				t.Fatalf("step %d: ω = %v rad/s, want (0, %.6f, 0)", k+1, w, speed)
+			}
+		}
+		// The turned angle is exact: 4 s at π/2 rad/s is a full turn.
+		p := vec3(st.Pos, 0)
+		if d := p.Sub(mgl64.Vec3{0.5, 0, 0}).Len(); d > 1e-4 {
+			t.Errorf("after one turn the box is at %v, %.3g m from its start", p, d)
+		}
+	})
+	t.Run("stalls", func(t *testing.T) {
+		const limit = 2.0
+		sim := newSim(t, model(limit), jointSettings(dt), cpuref.New(1))
+		var st engine.State
+		var g []float64
+		slowest := speed
+		for k := 0; k < 1000; k++ {
+			step(t, sim)
+			readState(t, sim, &st)
+			w := quat(st.Rot, 0).Rotate(vec3(st.Omega, 0))
+			slowest = math.Min(slowest, w[1])
+			g = sim.Impulses(g)
+			if m := g[len(g)-1]; math.Abs(m) > limit*dt*(1+1e-12) {
+				t.Fatalf("step %d: motor impulse %g N·m·s beyond ±%g", k+1, m, limit*dt)
+			}
+		}
+		// The gravity torque of 4.9 N·m beats the 2 N·m motor: the box
+		// falls behind the prescribed speed (and swings back).
+		if slowest > speed-0.5 {
+			t.Errorf("slowest ω = %.3f rad/s: a 2 N·m motor held π/2 rad/s against 4.9 N·m", slowest)
+		}
+	})
+}
+
+// TestJointSolvers: every solver solves a problem with joint rows and
+// contacts (a 3-link chain whose bottom link rests on a floor, pushed
+// sideways) to the same velocities, which are unique (the impulses need
+// not be: the floor and the chain both hold the bottom link); pdip
+// refuses it with engine.ErrUnsupported. Frictionless, so that apgd-ar's
+// De Saxcé problem is the same as the others' relaxed one.
+func TestJointSolvers(t *testing.T) {
+	m := chain(3, 9.81)
+	m.Materials[0].Friction = 0
+	floor := engine.Body{Shape: engine.PlaneShape(), Rot: mgl64.QuatIdent(), Pos: mgl64.Vec3{0, 0, -0.55}, Fixed: true}
+	m.Bodies = append(m.Bodies, floor)
+	m.Bodies[0].Vel = mgl64.Vec3{0.3, 0, 0}
+	vel := map[string][]float64{}
+	for _, name := range []string{"apgd", "apgd-ar", "spg", "jacobi", "gs", "pdip"} {
+		s := jointSettings(1e-3)
+		s.Solver = name
+		s.Tol = 1e-12
+		s.MaxIter = 20000
+		sim := newSim(t, m, s, cpuref.New(1))
+		st, err := sim.Step()
+		if name == "pdip" {
+			if !errors.Is(err, engine.ErrUnsupported) {
+				t.Errorf("pdip on joint rows: %v, want an error wrapping engine.ErrUnsupported", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if st.Contacts == 0 || !st.Solve.Converged {
+			t.Errorf("%s: %d contacts, converged %v (residual %.3g in %d iterations)", name, st.Contacts, st.Solve.Converged, st.Solve.Residual, st.Solve.Iterations)
+		}
+		var es engine.State
+		readState(t, sim, &es)
+		vel[name] = append(append([]float64(nil), es.Vel...), es.Omega...)
+	}
+	for name, v := range vel {
+		for i := range v {
+			// 1e-6 m/s: converged to a residual of 1e-12 per row, the
+			// velocities agree to far better than that; the margin is
+			// for the slowest solver's last digits.
+			if math.Abs(v[i]-vel["apgd"][i]) > 1e-6 {
+				t.Errorf("%s: velocity component %d is %.9f, apgd's %.9f", name, i, v[i], vel["apgd"][i])
+				break
+			}
+		}
+	}
+}
