@@ -69,10 +69,23 @@ func twinOf(t *testing.T, impl Impl, l *loaded) engine.Problem {
 	return wrap(tl.p)
 }
 
-// hostPath hides every method of a Problem but engine.Problem's, so that
-// engine's solvers drive their own iterations through the Problem's
-// methods: the reference the fused paths must match.
-type hostPath struct{ engine.Problem }
+// hostPath hides every method of a Problem but engine.Problem's (and
+// engine.JointRows', which says what the problem is rather than how it is
+// solved), so that engine's solvers drive their own iterations through
+// the Problem's methods: the reference the fused paths must match.
+func hostPath(p engine.Problem) engine.Problem {
+	if j, ok := p.(engine.JointRows); ok {
+		return hostJoints{p, j}
+	}
+	return hostOnly{p}
+}
+
+type hostOnly struct{ engine.Problem }
+
+type hostJoints struct {
+	engine.Problem
+	engine.JointRows
+}
 
 func vecOf(la engine.LinAlg, v []float64) engine.Vec {
 	x := la.NewVec(len(v))
