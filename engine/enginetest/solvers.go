@@ -181,7 +181,7 @@ func (sc *solverCase) check(t *testing.T, what string, guess []float64, opt engi
 		}
 	}
 	if sc.fused {
-		sameResult(t, what+", driven from the host", res, sc.solve(hostPath{sc.l.p}, guess, opt))
+		sameResult(t, what+", driven from the host", res, sc.solve(hostPath(sc.l.p), guess, opt))
 	}
 	if sc.tp != nil {
 		sameResult(t, what+", on the twin", res, sc.solve(sc.tp, guess, opt))
@@ -350,7 +350,7 @@ func (sc *solverCase) invariants(t *testing.T, guess []float64, res result) {
 	if !sameBits(st.ProjGrad, st.Residual*float64(3*nc)) || st.Converged != (st.Residual < 0) {
 		t.Errorf("ProjGrad %v, Converged %v for Residual %v with tolerance 0", st.ProjGrad, st.Converged, st.Residual)
 	}
-	hp := hostPath{p}
+	hp := hostPath(p)
 	gv := vecOf(p, g)
 	if sc.v.name != "apgd-ar" {
 		if r := engine.Residual(hp, gv, sc.l.set.Gd); math.Abs(r-st.Residual) > statTol*r {
