@@ -14,24 +14,6 @@ import (
 // default setting.
 const pdipGd = 1e-6
 
-// pdipProblem returns the MatrixProblem of a dense N.
-func pdipProblem(t testing.TB, n [][]float64, r, mu, coh []float64) *cpuref.MatrixProblem {
-	t.Helper()
-	var es []cpuref.Entry
-	for i, row := range n {
-		for j, v := range row {
-			if v != 0 {
-				es = append(es, cpuref.Entry{Row: i, Col: j, Val: v})
-			}
-		}
-	}
-	p, err := cpuref.NewMatrixProblem(len(mu), es, r, mu, coh, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // pdipSolve runs the named solver from γ = 0 and returns γ on the host.
 func pdipSolve(t testing.TB, name string, p engine.Problem, opt engine.SolveOptions) ([]float64, engine.SolveStats) {
 	t.Helper()
@@ -124,7 +106,7 @@ func TestPdipSingleContact(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p := pdipProblem(t, c.n, c.r, c.mu, c.coh)
+			p := matrixProblem(t, c.n, c.r, c.mu, c.coh)
 			// 1e-10: above the rounding floor of r for one contact with
 			// |γ| ≤ 1, 2⁻⁵³/(3·g_d) ≈ 4e-11 (measured: 0 to 4e-11).
 			const tol = 1e-10
@@ -161,7 +143,7 @@ func TestPdipRedundant(t *testing.T) {
 		if mu == 0 {
 			total, f = []float64{1, 0, 0}, -0.5
 		}
-		p := pdipProblem(t, n, r, []float64{mu, mu}, nil)
+		p := matrixProblem(t, n, r, []float64{mu, mu}, nil)
 		g, st := pdipSolve(t, "pdip", p, engine.SolveOptions{Tol: 1e-10, MaxIter: 50, Gd: pdipGd, History: true})
 		t.Logf("μ = %g: %d Newton iterations, r = %.3g, γ = %v", mu, st.Iterations, st.Residual, g)
 		pdipCheck(t, p, g, st, 1e-12)
@@ -194,48 +176,11 @@ func pdipVec(p engine.Problem, g []float64) engine.Vec {
 	return v
 }
 
-// pdipRandom returns a CCP of nc contacts with N = BBᵀ + εI, B a 3n_c × cols
-// Gaussian matrix scaled by 1/√cols (diag N ≈ 1 + ε), r Gaussian with the
-// normal rows shifted by −1 (most contacts loaded), μ uniform in [0.1, 1]
-// except on about a fifth of the contacts, frictionless, and a cohesion
-// impulse in [0, 0.5] on about a third. It returns N too.
+// pdipRandom is randomProblem with about a fifth of the contacts
+// frictionless (μ = 0), which PDIP treats apart; it returns N too.
 func pdipRandom(t testing.TB, rng *rand.Rand, nc, cols int, eps float64) (*cpuref.MatrixProblem, [][]float64) {
 	t.Helper()
-	n := 3 * nc
-	b := make([][]float64, n)
-	for i := range b {
-		b[i] = make([]float64, cols)
-		for j := range b[i] {
-			b[i][j] = rng.NormFloat64() / math.Sqrt(float64(cols))
-		}
-	}
-	m := make([][]float64, n)
-	for i := range m {
-		m[i] = make([]float64, n)
-		for j := range m[i] {
-			for k := range cols {
-				m[i][j] += b[i][k] * b[j][k]
-			}
-		}
-		m[i][i] += eps
-	}
-	r := make([]float64, n)
-	for i := range r {
-		r[i] = rng.NormFloat64()
-		if i%3 == 0 {
-			r[i]--
-		}
-	}
-	mu, coh := make([]float64, nc), make([]float64, nc)
-	for i := range mu {
-		if rng.IntN(5) > 0 {
-			mu[i] = 0.1 + 0.9*rng.Float64()
-		}
-		if rng.IntN(3) == 0 {
-			coh[i] = 0.5 * rng.Float64()
-		}
-	}
-	return pdipProblem(t, m, r, mu, coh), m
+	return randomCCP(t, rng, nc, cols, eps, true)
 }
 
 // pdipObjectiveBound bounds f(γ) − f* from the projected gradient
@@ -362,7 +307,7 @@ func TestPdipBadlyScaled(t *testing.T) {
 		for i := range coh {
 			cs[i] = sc.r / sc.n * coh[i]
 		}
-		ps := pdipProblem(t, ms, rs, mu, cs)
+		ps := matrixProblem(t, ms, rs, mu, cs)
 		// The rounding floor of r (see TestPdipRandom) for |γ| scaled by
 		// s_r/s_N: 1e-9 at s_N = 1e-4; 4× for margin.
 		tol := math.Max(1e-10, 4*0x1p-53*math.Sqrt(norm)*sc.r/sc.n/(float64(n)*pdipGd))
@@ -423,7 +368,7 @@ func TestPdipNonsymmetric(t *testing.T) {
 		for i := range mu {
 			mu[i] = 0.1 + 0.9*rng.Float64()
 		}
-		p := pdipProblem(t, m, r, mu, coh)
+		p := matrixProblem(t, m, r, mu, coh)
 		g, st := pdipSolve(t, "pdip", p, engine.SolveOptions{Tol: 1e-10, MaxIter: 50, Gd: pdipGd, History: true})
 		t.Logf("trial %d (n_c = %d): %d Newton iterations, r = %.3g", trial, nc, st.Iterations, st.Residual)
 		pdipCheck(t, p, g, st, 1e-12)

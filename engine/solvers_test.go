@@ -296,6 +296,15 @@ func TestSolversConformance(t *testing.T) {
 // of the contacts.
 func randomProblem(t testing.TB, rng *rand.Rand, nc, cols int, eps float64) *cpuref.MatrixProblem {
 	t.Helper()
+	p, _ := randomCCP(t, rng, nc, cols, eps, false)
+	return p
+}
+
+// randomCCP is randomProblem, and with frictionless about a fifth of the
+// contacts get μ = 0 instead (drawn so that the generator's sequence is
+// randomProblem's when frictionless is false); it returns N too.
+func randomCCP(t testing.TB, rng *rand.Rand, nc, cols int, eps float64, frictionless bool) (*cpuref.MatrixProblem, [][]float64) {
+	t.Helper()
 	n := 3 * nc
 	b := make([][]float64, n)
 	for i := range b {
@@ -323,12 +332,14 @@ func randomProblem(t testing.TB, rng *rand.Rand, nc, cols int, eps float64) *cpu
 	}
 	mu, coh := make([]float64, nc), make([]float64, nc)
 	for i := range mu {
-		mu[i] = 0.1 + 0.9*rng.Float64()
+		if !frictionless || rng.IntN(5) > 0 {
+			mu[i] = 0.1 + 0.9*rng.Float64()
+		}
 		if rng.IntN(3) == 0 {
 			coh[i] = 0.5 * rng.Float64()
 		}
 	}
-	return matrixProblem(t, m, r, mu, coh)
+	return matrixProblem(t, m, r, mu, coh), m
 }
 
 // TestSolversRandom: on random SPD problems with 5–20 contacts every solver
