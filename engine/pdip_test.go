@@ -14,23 +14,6 @@ import (
 // default setting.
 const pdipGd = 1e-6
 
-// pdipSolve runs the named solver from γ = 0 and returns γ on the host.
-func pdipSolve(t testing.TB, name string, p engine.Problem, opt engine.SolveOptions) ([]float64, engine.SolveStats) {
-	t.Helper()
-	s, err := engine.NewSolver(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := p.NewVec(3 * p.Contacts())
-	st, err := s.Solve(p, g, opt)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	out := make([]float64, g.Len())
-	p.Read(out, g)
-	return out, st
-}
-
 // pdipCheck fails unless γ lies in its cones (up to tol), the stats
 // describe γ, and the history is that of a PDIP run.
 func pdipCheck(t testing.TB, p engine.Problem, g []float64, st engine.SolveStats, tol float64) {
@@ -110,7 +93,7 @@ func TestPdipSingleContact(t *testing.T) {
 			// 1e-10: above the rounding floor of r for one contact with
 			// |γ| ≤ 1, 2⁻⁵³/(3·g_d) ≈ 4e-11 (measured: 0 to 4e-11).
 			const tol = 1e-10
-			g, st := pdipSolve(t, "pdip", p, engine.SolveOptions{Tol: tol, MaxIter: 50, Gd: pdipGd, History: true})
+			g, st := runSolver(t, "pdip", p, engine.SolveOptions{Tol: tol, MaxIter: 50, Gd: pdipGd, History: true})
 			t.Logf("%d Newton iterations, r = %.3g, γ = %v", st.Iterations, st.Residual, g)
 			// 1e-12: interior iterates, projected once (a few ulps).
 			pdipCheck(t, p, g, st, 1e-12)
@@ -144,7 +127,7 @@ func TestPdipRedundant(t *testing.T) {
 			total, f = []float64{1, 0, 0}, -0.5
 		}
 		p := matrixProblem(t, n, r, []float64{mu, mu}, nil)
-		g, st := pdipSolve(t, "pdip", p, engine.SolveOptions{Tol: 1e-10, MaxIter: 50, Gd: pdipGd, History: true})
+		g, st := runSolver(t, "pdip", p, engine.SolveOptions{Tol: 1e-10, MaxIter: 50, Gd: pdipGd, History: true})
 		t.Logf("μ = %g: %d Newton iterations, r = %.3g, γ = %v", mu, st.Iterations, st.Residual, g)
 		pdipCheck(t, p, g, st, 1e-12)
 		if !st.Converged {
@@ -225,7 +208,7 @@ func TestPdipRandom(t *testing.T) {
 			for trial := range 8 {
 				nc := 5 + rng.IntN(26)
 				p, m := pdipRandom(t, rng, nc, fam.cols(3*nc), fam.eps)
-				ga, ref := pdipSolve(t, "apgd", p, engine.SolveOptions{Tol: 1e-12, MaxIter: 20000, Gd: pdipGd})
+				ga, ref := runSolver(t, "apgd", p, engine.SolveOptions{Tol: 1e-12, MaxIter: 20000, Gd: pdipGd})
 				// The rounding floor of r: γ − g_d(Nγ + r) rounds each
 				// component by up to half an ulp, which eq. 25 divides by
 				// 3n_c g_d: 2⁻⁵³‖γ‖/(3n_c g_d), 2e-11 to 2e-9 here.
@@ -234,7 +217,7 @@ func TestPdipRandom(t *testing.T) {
 					norm += v * v
 				}
 				tol := math.Max(1e-10, 2*0x1p-53*math.Sqrt(norm)/(float64(len(ga))*pdipGd))
-				g, st := pdipSolve(t, "pdip", p, engine.SolveOptions{Tol: 1e-10, MaxIter: budget, Gd: pdipGd, History: true})
+				g, st := runSolver(t, "pdip", p, engine.SolveOptions{Tol: 1e-10, MaxIter: budget, Gd: pdipGd, History: true})
 				t.Logf("trial %d (n_c = %d): %d Newton iterations, r = %.3g (< %.3g), f = %.15g (apgd: %d iterations, r = %.3g, f = %.15g)",
 					trial, nc, st.Iterations, st.Residual, tol, st.Objective, ref.Iterations, ref.Residual, ref.Objective)
 				pdipCheck(t, p, g, st, 1e-12)
@@ -282,7 +265,7 @@ func TestPdipBadlyScaled(t *testing.T) {
 		}
 		lmax = math.Max(lmax, s)
 	}
-	g, st := pdipSolve(t, "pdip", p, engine.SolveOptions{Tol: 1e-10, MaxIter: 50, Gd: pdipGd})
+	g, st := runSolver(t, "pdip", p, engine.SolveOptions{Tol: 1e-10, MaxIter: 50, Gd: pdipGd})
 	if !st.Converged {
 		t.Fatalf("unscaled: r = %g after %d Newton iterations", st.Residual, st.Iterations)
 	}
@@ -311,7 +294,7 @@ func TestPdipBadlyScaled(t *testing.T) {
 		// The rounding floor of r (see TestPdipRandom) for |γ| scaled by
 		// s_r/s_N: 1e-9 at s_N = 1e-4; 4× for margin.
 		tol := math.Max(1e-10, 4*0x1p-53*math.Sqrt(norm)*sc.r/sc.n/(float64(n)*pdipGd))
-		gs, sts := pdipSolve(t, "pdip", ps, engine.SolveOptions{Tol: tol, MaxIter: 50, Gd: pdipGd})
+		gs, sts := runSolver(t, "pdip", ps, engine.SolveOptions{Tol: tol, MaxIter: 50, Gd: pdipGd})
 		t.Logf("N·%g, r·%g: %d Newton iterations (unscaled %d), r = %.3g < %.3g, f = %.15g (unscaled %.15g)",
 			sc.n, sc.r, sts.Iterations, st.Iterations, sts.Residual, tol, sts.Objective, st.Objective)
 		pdipCheck(t, ps, gs, sts, 1e-12*sc.r/sc.n)
@@ -369,7 +352,7 @@ func TestPdipNonsymmetric(t *testing.T) {
 			mu[i] = 0.1 + 0.9*rng.Float64()
 		}
 		p := matrixProblem(t, m, r, mu, coh)
-		g, st := pdipSolve(t, "pdip", p, engine.SolveOptions{Tol: 1e-10, MaxIter: 50, Gd: pdipGd, History: true})
+		g, st := runSolver(t, "pdip", p, engine.SolveOptions{Tol: 1e-10, MaxIter: 50, Gd: pdipGd, History: true})
 		t.Logf("trial %d (n_c = %d): %d Newton iterations, r = %.3g", trial, nc, st.Iterations, st.Residual)
 		pdipCheck(t, p, g, st, 1e-12)
 		// The rounding floor of r is 2⁻⁵³‖γ‖/(3n_c g_d) (see
@@ -386,7 +369,7 @@ func TestPdipMaxIter(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	p, _ := pdipRandom(t, rng, 10, 30, 0.1)
 	for _, it := range []int{0, 1, 3} {
-		g, st := pdipSolve(t, "pdip", p, engine.SolveOptions{Tol: 1e-10, MaxIter: it, Gd: pdipGd, History: true})
+		g, st := runSolver(t, "pdip", p, engine.SolveOptions{Tol: 1e-10, MaxIter: it, Gd: pdipGd, History: true})
 		if st.Iterations != it || st.Converged {
 			t.Errorf("MaxIter %d: %d iterations, converged %v", it, st.Iterations, st.Converged)
 		}
