@@ -63,8 +63,9 @@ func FileName(step int) string { return fmt.Sprintf("step-%06d.ckpt", step) }
 
 // ModelHash is a SHA-256 of everything in m that a restore takes from the
 // rebuilt scene rather than from the checkpoint: gravity, materials and,
-// per body, shape, mass, inertia, fixed flag, material, force and torque
-// (not the state: the checkpoint carries it).
+// per body, shape, mass, inertia, fixed flag, material, force and torque,
+// kinematic bodies' motions and the joints (not the state: the checkpoint
+// carries it).
 func ModelHash(m *engine.Model) [32]byte {
 	var e encoder
 	e.f64(m.Gravity[:]...)
@@ -84,6 +85,36 @@ func ModelHash(m *engine.Model) [32]byte {
 		e.u64(uint64(b.Material))
 		e.f64(b.Force[:]...)
 		e.f64(b.Torque[:]...)
+	}
+	// Motions and joints are hashed only when the model has them, so that
+	// the hash of a model without them is what it was before they existed
+	// (checkpoints written then still restore).
+	for i := range m.Bodies {
+		if mo := m.Bodies[i].Motion; mo != nil {
+			e.str("motion")
+			e.u64(uint64(i))
+			e.f64(mo.Vel[:]...)
+			e.f64(mo.Omega[:]...)
+			e.f64(mo.Amplitude[:]...)
+			e.f64(mo.Frequency)
+		}
+	}
+	if len(m.Joints) > 0 {
+		e.str("joints")
+		e.u64(uint64(len(m.Joints)))
+		for _, j := range m.Joints {
+			e.u8(uint8(j.Kind))
+			e.u64(uint64(int64(j.Body1)))
+			e.u64(uint64(int64(j.Body2)))
+			e.f64(j.Point[:]...)
+			e.f64(j.Point2[:]...)
+			e.f64(j.Axis[:]...)
+			e.bool(j.Collide)
+			e.bool(j.Motor != nil)
+			if j.Motor != nil {
+				e.f64(j.Motor.Speed, j.Motor.MaxForce)
+			}
+		}
 	}
 	return sha256.Sum256(e.buf)
 }

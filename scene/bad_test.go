@@ -39,6 +39,13 @@ func TestBadFiles(t *testing.T) {
 		"random_full.json":          {"generators[0]: placed", "of 500 bodies", "enlarge the region or reduce count"},
 		"unknown_solver.json":       {`unknown solver "gauss-seidel"`},
 		"unknown_container.json":    {`containers[0].type: unknown container "cylinder"`},
+		"joint_unknown_type.json":   {`joints[0].type: unknown joint type "hinge"`},
+		"joint_body_range.json":     {"joints[0].body2: body id 7 out of range [0, 3)"},
+		"joint_same_body.json":      {"joints[0].body2: the same body as body1 (1)"},
+		"joint_zero_axis.json":      {"joints[2].axis: zero vector"},
+		"joint_fixed_world.json":    {"joints[0]: joins body 2 (fixed) to the world: neither can move"},
+		"joint_two_fixed.json":      {"joints[0]: joins body 2 (fixed) and body 3 (kinematic): neither can move"},
+		"motion_with_mass.json":     {"bodies[1]: a body with a motion is kinematic (infinite mass): it takes no mass"},
 	}
 	files, err := filepath.Glob("testdata/bad/*.json")
 	if err != nil {

@@ -119,6 +119,11 @@ func (d *Doc) buildScene(source string, lim limits) (*Scene, error) {
 			return nil, err
 		}
 	}
+	for i, j := range r.Joints {
+		if err := b.joint(index("joints", i), j); err != nil {
+			return nil, err
+		}
+	}
 	if err := b.model.Validate(); err != nil {
 		return nil, err
 	}
@@ -313,6 +318,13 @@ func checkPositive(path string, v float64) error {
 func checkNonNegative(path string, v float64) error {
 	if !(v >= 0) || math.IsInf(v, 0) {
 		return errAt(path, "%v must be ≥ 0 and finite", v)
+	}
+	return nil
+}
+
+func checkFinite(path string, v float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return errAt(path, "%v is not finite", v)
 	}
 	return nil
 }
@@ -534,8 +546,13 @@ func (b *builder) body(p string, s BodySpec) error {
 		v[i] = sz.Value
 	}
 	body := engine.Body{Shape: makeShape(kind, v), Fixed: s.Fixed}
+	if s.Motion != nil {
+		if body.Motion, err = motion(join(p, "motion"), s); err != nil {
+			return err
+		}
+	}
 	if kind == engine.Plane {
-		if !s.Fixed {
+		if !s.Fixed && s.Motion == nil {
 			return errAt(join(p, "fixed"), "a plane must be fixed (\"fixed\": true)")
 		}
 		if s.Mass != nil || s.Density != nil || s.Inertia != nil {
@@ -554,7 +571,7 @@ func (b *builder) body(p string, s BodySpec) error {
 	if body.Rot, err = rotation(join(p, "rot"), s.Rot); err != nil {
 		return err
 	}
-	if !s.Fixed && s.Mass == nil && s.Density == nil {
+	if !s.Fixed && s.Motion == nil && s.Mass == nil && s.Density == nil {
 		return errAt(p, "missing mass or density (a movable body needs one)")
 	}
 	if err := setMass(p, &body, s.Mass, s.Density); err != nil {
@@ -572,6 +589,152 @@ func (b *builder) body(p string, s BodySpec) error {
 		return err
 	}
 	b.model.Bodies = append(b.model.Bodies, body)
+	return nil
+}
+
+// motion checks a body's "motion" (p its path) against the rest of the
+// body s and returns it: a kinematic body is neither fixed nor given a
+// mass, and its velocity and loads are its motion's business.
+func motion(p string, s BodySpec) (*engine.Motion, error) {
+	body := strings.TrimSuffix(p, ".motion")
+	switch {
+	case s.Fixed:
+		return nil, errAt(body, "a body with a motion is kinematic, not fixed: drop \"fixed\" or \"motion\"")
+	case s.Mass != nil || s.Density != nil || s.Inertia != nil:
+		return nil, errAt(body, "a body with a motion is kinematic (infinite mass): it takes no mass, density or inertia")
+	case s.Vel != nil || s.Omega != nil:
+		return nil, errAt(body, "a kinematic body's velocity is its motion's: give vel and omega inside \"motion\"")
+	case s.Force != nil || s.Torque != nil:
+		return nil, errAt(body, "a kinematic body takes no force or torque: its motion is prescribed")
+	}
+	m := &engine.Motion{}
+	var err error
+	for _, f := range []struct {
+		name string
+		src  *Vec3
+		dst  *mgl64.Vec3
+	}{{"vel", s.Motion.Vel, &m.Vel}, {"omega", s.Motion.Omega, &m.Omega}, {"amplitude", s.Motion.Amplitude, &m.Amplitude}} {
+		if *f.dst, err = vec(join(p, f.name), f.src); err != nil {
+			return nil, err
+		}
+	}
+	if f := s.Motion.Frequency; f != nil {
+		if err := checkNonNegative(join(p, "frequency"), *f); err != nil {
+			return nil, err
+		}
+		m.Frequency = *f
+	}
+	if m.Amplitude != (mgl64.Vec3{}) && m.Frequency == 0 {
+		return nil, errAt(join(p, "frequency"), "an amplitude needs a frequency > 0 (Hz)")
+	}
+	return m, nil
+}
+
+// joint checks joint spec s (p its path) against the model's bodies and
+// appends it.
+func (b *builder) joint(p string, s JointSpec) error {
+	kind, err := engine.ParseJointKind(s.Type)
+	if err != nil {
+		return errAt(join(p, "type"), "%v", err)
+	}
+	bodies := b.model.Bodies
+	n := len(bodies)
+	if s.Body1 == nil {
+		return errAt(p, "missing body1 (a body id)")
+	}
+	j := engine.Joint{Kind: kind, Body1: *s.Body1, Body2: engine.World, Collide: s.Collide}
+	if j.Body1 < 0 || j.Body1 >= n {
+		return errAt(join(p, "body1"), "body id %d out of range [0, %d)", j.Body1, n)
+	}
+	if s.Body2 != nil {
+		j.Body2 = *s.Body2
+		if j.Body2 < 0 || j.Body2 >= n {
+			return errAt(join(p, "body2"), "body id %d out of range [0, %d) (omit body2 for the world)", j.Body2, n)
+		}
+		if j.Body2 == j.Body1 {
+			return errAt(join(p, "body2"), "the same body as body1 (%d): a joint joins two bodies, or a body and the world", j.Body1)
+		}
+	}
+	static := func(i int) string {
+		switch bd := &bodies[i]; {
+		case bd.Motion != nil:
+			return "kinematic"
+		case bd.Shape.Kind == engine.Plane:
+			return "a plane"
+		case bd.Fixed:
+			return "fixed"
+		}
+		return ""
+	}
+	if s1 := static(j.Body1); s1 != "" {
+		if j.Body2 == engine.World {
+			return errAt(p, "joins body %d (%s) to the world: neither can move", j.Body1, s1)
+		}
+		if s2 := static(j.Body2); s2 != "" {
+			return errAt(p, "joins body %d (%s) and body %d (%s): neither can move", j.Body1, s1, j.Body2, s2)
+		}
+	}
+	want := map[string]*Vec3{"point": s.Point, "axis": s.Axis}
+	switch kind {
+	case engine.JointDistance:
+		want = map[string]*Vec3{"point1": s.Point1, "point2": s.Point2}
+	case engine.JointSpherical, engine.JointFixed:
+		delete(want, "axis")
+	}
+	given := map[string]*Vec3{"point": s.Point, "point1": s.Point1, "point2": s.Point2, "axis": s.Axis}
+	for _, name := range []string{"point", "point1", "point2", "axis"} {
+		if _, ok := want[name]; ok {
+			if given[name] == nil {
+				return errAt(p, "missing %s (a %s joint needs it)", name, kind)
+			}
+			if err := checkVec(join(p, name), *given[name]); err != nil {
+				return err
+			}
+		} else if given[name] != nil {
+			return errAt(join(p, name), "a %s joint takes no %s", kind, name)
+		}
+	}
+	if s.Axis != nil {
+		if mgl64.Vec3(*s.Axis).Len() == 0 {
+			return errAt(join(p, "axis"), "zero vector")
+		}
+		j.Axis = mgl64.Vec3(*s.Axis)
+	}
+	if kind == engine.JointDistance {
+		j.Point, j.Point2 = mgl64.Vec3(*s.Point1), mgl64.Vec3(*s.Point2)
+		if j.Point2.Sub(j.Point).Len() == 0 {
+			return errAt(join(p, "point2"), "the same point as point1: a distance joint needs a positive length")
+		}
+	} else {
+		j.Point = mgl64.Vec3(*s.Point)
+	}
+	if s.Motor != nil {
+		mp := join(p, "motor")
+		if kind != engine.JointRevolute && kind != engine.JointPrismatic {
+			return errAt(mp, "a %s joint has no motor (only revolute and prismatic)", kind)
+		}
+		if s.Motor.Speed == nil {
+			return errAt(mp, "missing speed (rad/s for revolute, m/s for prismatic)")
+		}
+		if err := checkFinite(join(mp, "speed"), *s.Motor.Speed); err != nil {
+			return err
+		}
+		j.Motor = &engine.Motor{Speed: *s.Motor.Speed}
+		limit, name, other := s.Motor.MaxTorque, "max_torque", s.Motor.MaxForce
+		if kind == engine.JointPrismatic {
+			limit, name, other = s.Motor.MaxForce, "max_force", s.Motor.MaxTorque
+		}
+		if other != nil {
+			return errAt(mp, "a %s motor's limit is %s", kind, name)
+		}
+		if limit != nil {
+			if err := checkPositive(join(mp, name), *limit); err != nil {
+				return err
+			}
+			j.Motor.MaxForce = *limit
+		}
+	}
+	b.model.Joints = append(b.model.Joints, j)
 	return nil
 }
 

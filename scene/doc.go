@@ -112,10 +112,30 @@
 //	material  a material name; default the first material
 //	force     constant external force at the centre of mass (N, world frame)
 //	torque    constant external torque (N·m, world frame)
+//	motion    makes the body kinematic, see below
 //
-// A plane body (shape type "plane") must be fixed and has no mass, density
-// or inertia; it is the half-space below its body-frame xy plane, its
-// outward normal the body +z axis (turned by rot), through pos.
+// A plane body (shape type "plane") must be fixed or kinematic and has no
+// mass, density or inertia; it is the half-space below its body-frame xy
+// plane, its outward normal the body +z axis (turned by rot), through pos.
+//
+// A kinematic body moves as prescribed, whatever pushes it: it has
+// infinite mass in the solve (like a fixed body), contacts and joints see
+// its velocity, and its pose is set exactly from the motion at each step
+// (a conveyor, a shaker, a mixer's rotor):
+//
+//	"motion": {"vel": [vx, vy, vz], "omega": [wx, wy, wz],
+//	           "amplitude": [ax, ay, az], "frequency": f}
+//
+//	vel        m/s, world frame; default zero
+//	omega      rad/s, world frame (a constant axis); default zero
+//	amplitude  m, world frame; default zero; needs frequency > 0
+//	frequency  Hz, ≥ 0
+//
+// The centre follows pos + vel·t + amplitude·sin(2π·f·t) and the
+// orientation exp(omega·t)·rot. A kinematic body takes no mass, density,
+// inertia, vel, omega, force or torque and is not "fixed" (each an
+// error). It does not collide with fixed or other kinematic bodies.
+// Kinematic bodies run on the CPU path only (see Joints).
 //
 // # shapes
 //
@@ -206,6 +226,49 @@
 // A fixed plane body through point (default the origin) whose outward
 // normal is normal (default [0, 0, 1], normalised, not zero): its rotation
 // is the shortest one taking +z to normal.
+//
+// # joints
+//
+// Joints join two bodies, or a body and the world, by bilateral
+// constraints (rows of the contact problem whose impulses are free):
+//
+//	{"type": "revolute", "body1": 3, "body2": 7, "point": [x, y, z],
+//	 "axis": [x, y, z], "motor": {"speed": 1.5708, "max_torque": 1e4},
+//	 "collide": false}
+//
+//	type     spherical  body1 and body2 share point (3 rows)
+//	         revolute   they share point and axis: body2 turns about it
+//	                    relative to body1 (5 rows)
+//	         prismatic  no relative rotation; body2's point stays on the
+//	                    line through point along axis, attached to body1
+//	                    (5 rows)
+//	         fixed      no relative motion (6 rows)
+//	         distance   point1 on body1 and point2 on body2 keep their
+//	                    distance at t = 0, which must be positive (1 row)
+//	body1    a body id, required
+//	body2    a body id other than body1; omitted: the world
+//	point    m, world frame at t = 0: all types but distance
+//	point1   } distance only (m, world frame at t = 0)
+//	point2   }
+//	axis     revolute and prismatic: any length but zero, world frame at
+//	         t = 0, attached to body1
+//	motor    revolute and prismatic, optional: one more row driving the
+//	         relative speed of body1 with respect to body2 about (rad/s)
+//	         or along (m/s) the axis to speed, with the torque limited to
+//	         max_torque (N·m, revolute) or the force to max_force (N,
+//	         prismatic); without a limit the speed is held whatever it
+//	         takes
+//	collide  true lets the two bodies collide; by default jointed bodies
+//	         do not
+//
+// A joint needs a body that can move: a joint between two fixed (or
+// kinematic, or plane) bodies, or one of them and the world, is an
+// error. A joint's position error C is corrected at the speed C/h, capped
+// by settings.max_recovery_speed when that is set (in rad/s for angle
+// errors). Joints and kinematic bodies run on the CPU path: with
+// --backend auto a scene that has them runs there (and says so), with
+// --backend vulkan it is an error. The pdip solver does not take joint
+// rows yet (an error); the others do.
 //
 // # Limits
 //

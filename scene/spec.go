@@ -25,6 +25,7 @@ type Doc struct {
 	Bodies      []BodySpec      `json:"bodies,omitempty"`
 	Generators  []GeneratorSpec `json:"generators,omitempty"`
 	Containers  []ContainerSpec `json:"containers,omitempty"`
+	Joints      []JointSpec     `json:"joints,omitempty"`
 }
 
 // MaterialSpec is one entry of "materials".
@@ -57,18 +58,52 @@ type RunSpec struct {
 
 // BodySpec is one entry of "bodies".
 type BodySpec struct {
-	Shape    ShapeSpec `json:"shape"`
-	Pos      *Vec3     `json:"pos,omitempty"`   // m
-	Rot      *Quat     `json:"rot,omitempty"`   // unit quaternion [w, x, y, z]
-	Vel      *Vec3     `json:"vel,omitempty"`   // m/s
-	Omega    *Vec3     `json:"omega,omitempty"` // rad/s, body frame
-	Mass     *float64  `json:"mass,omitempty"`  // kg
-	Density  *float64  `json:"density,omitempty"`
-	Inertia  *Vec3     `json:"inertia,omitempty"` // kg·m², principal moments
-	Fixed    bool      `json:"fixed,omitempty"`
-	Material string    `json:"material,omitempty"`
-	Force    *Vec3     `json:"force,omitempty"`  // N, world frame
-	Torque   *Vec3     `json:"torque,omitempty"` // N·m, world frame
+	Shape    ShapeSpec   `json:"shape"`
+	Pos      *Vec3       `json:"pos,omitempty"`   // m
+	Rot      *Quat       `json:"rot,omitempty"`   // unit quaternion [w, x, y, z]
+	Vel      *Vec3       `json:"vel,omitempty"`   // m/s
+	Omega    *Vec3       `json:"omega,omitempty"` // rad/s, body frame
+	Mass     *float64    `json:"mass,omitempty"`  // kg
+	Density  *float64    `json:"density,omitempty"`
+	Inertia  *Vec3       `json:"inertia,omitempty"` // kg·m², principal moments
+	Fixed    bool        `json:"fixed,omitempty"`
+	Material string      `json:"material,omitempty"`
+	Force    *Vec3       `json:"force,omitempty"`  // N, world frame
+	Torque   *Vec3       `json:"torque,omitempty"` // N·m, world frame
+	Motion   *MotionSpec `json:"motion,omitempty"` // makes the body kinematic
+}
+
+// MotionSpec prescribes a kinematic body's motion (engine.Motion): its
+// centre moves by vel·t + amplitude·sin(2π·frequency·t) and it turns at
+// omega, all in the world frame.
+type MotionSpec struct {
+	Vel       *Vec3    `json:"vel,omitempty"`       // m/s
+	Omega     *Vec3    `json:"omega,omitempty"`     // rad/s
+	Amplitude *Vec3    `json:"amplitude,omitempty"` // m
+	Frequency *float64 `json:"frequency,omitempty"` // Hz
+}
+
+// JointSpec is one entry of "joints" (engine.Joint). Points and the axis
+// are in the world frame at t = 0.
+type JointSpec struct {
+	Type    string     `json:"type"` // spherical, revolute, prismatic, fixed or distance
+	Body1   *int       `json:"body1"`
+	Body2   *int       `json:"body2,omitempty"`  // omitted: the world
+	Point   *Vec3      `json:"point,omitempty"`  // m; all but distance
+	Point1  *Vec3      `json:"point1,omitempty"` // m; distance: on body1
+	Point2  *Vec3      `json:"point2,omitempty"` // m; distance: on body2
+	Axis    *Vec3      `json:"axis,omitempty"`   // revolute and prismatic
+	Motor   *MotorSpec `json:"motor,omitempty"`  // revolute and prismatic
+	Collide bool       `json:"collide,omitempty"`
+}
+
+// MotorSpec drives a joint (engine.Motor): speed in rad/s (revolute) or
+// m/s (prismatic), with an optional limit max_torque (N·m, revolute) or
+// max_force (N, prismatic).
+type MotorSpec struct {
+	Speed     *float64 `json:"speed"`
+	MaxTorque *float64 `json:"max_torque,omitempty"`
+	MaxForce  *float64 `json:"max_force,omitempty"`
 }
 
 // ShapeSpec is a shape. Exactly the size field of its type is given.
