@@ -1,5 +1,5 @@
-// Package fclib reads, writes and measures standalone cone-complementarity
-// problems
+// Package fclib reads, writes, solves and measures standalone
+// cone-complementarity problems
 //
 //	min ½γᵀNγ + rᵀγ   subject to  ‖(γ_u, γ_w)‖ ≤ μ_i (γ_n + c_i), i = 1…nc,
 //
@@ -22,4 +22,13 @@
 // Problems come from the FCLib collection or from a scene of this project
 // (gpusim run --dump-problem). Measures computes, in Go, every number that
 // shared/fclib/check.py prints for a candidate γ.
+//
+// Solve runs one of the engine's solvers (engine.Solvers) on a problem
+// from γ₀ = 0 and returns a Result: the solver's statistics and history,
+// γ, the wall time, the measures and a Status (converged, not_converged,
+// unbounded with its certificate, or failed). Compare runs several on the
+// same problem, a Result per solver. These are gpusim solve and gpusim
+// compare without the command line: WriteSolve writes solve's outputs
+// (gamma.txt, history.csv, summary.json), WriteCompare compare's tables
+// (TableMD, TableCSV, HistoryCSV), and viz.PlotResiduals its plots.
 package fclib

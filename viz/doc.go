@@ -5,4 +5,6 @@
 // the front right and above, spheres, ellipsoids and movable boxes shaded
 // and coloured by speed (viridis), the container's fixed boxes and planes
 // as translucent faces with edges, and a colour bar of the speed range.
+// PlotResiduals draws the residual histories of gpusim compare's solves
+// (fclib.Compare).
 package viz

@@ -1,41 +1,22 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
-	"image/color"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/gpusim/gpusim/engine"
 	"github.com/gpusim/gpusim/fclib"
 	"github.com/gpusim/gpusim/run"
 	"github.com/gpusim/gpusim/scene"
+	"github.com/gpusim/gpusim/viz"
 )
-
-// palette holds the line colours, Matplotlib's "tab10", which stay
-// distinct from one another.
-var palette = []color.Color{
-	color.RGBA{31, 119, 180, 255}, color.RGBA{255, 127, 14, 255}, color.RGBA{44, 160, 44, 255}, color.RGBA{214, 39, 40, 255},
-	color.RGBA{148, 103, 189, 255}, color.RGBA{140, 86, 75, 255}, color.RGBA{227, 119, 194, 255}, color.RGBA{127, 127, 127, 255},
-	color.RGBA{188, 189, 34, 255}, color.RGBA{23, 190, 207, 255},
-}
-
-// Plot size: 8 × 5 inches, 768 × 480 pixels at gonum/plot's 96 dpi.
-const plotW, plotH = 8 * vg.Inch, 5 * vg.Inch
 
 func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("gpusim compare", flag.ContinueOnError)
@@ -77,7 +58,8 @@ Flags:
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if _, err := sf.options(1); err != nil {
+	opt, err := sf.options()
+	if err != nil {
 		return err
 	}
 	inputCap, err := bytesFlag("max-input-size", *maxInput)
@@ -118,58 +100,41 @@ Flags:
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
 		fmt.Fprintf(stderr, "gpusim: running %s to step %d on the CPU backend with solver %s\n", sc.Name, k, sc.Settings.Solver)
-		opt := run.Options{Backend: "cpu", OutDir: filepath.Join(out, "run"), Overwrite: true, DumpStep: k, DumpDir: dir,
+		ropt := run.Options{Backend: "cpu", OutDir: filepath.Join(out, "run"), Overwrite: true, DumpStep: k, DumpDir: dir,
 			Notice: func(s string) { fmt.Fprintf(stderr, "gpusim: %s\n", s) }}
-		if _, err := run.Run(ctx, sc, opt); err != nil {
+		if _, err := run.Run(ctx, sc, ropt); err != nil {
 			return err
 		}
 		if p, err = fclib.Read(dir); err != nil {
 			return err
 		}
 	}
-	opt, err := sf.options(p.NC)
-	if err != nil {
-		return err
-	}
-	mp, err := p.CCP(*sf.workers)
+	results, err := fclib.Compare(p, names, opt)
 	if err != nil {
 		return usageError{err}
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
-	}
-	var results []solved
 	var failed, unbounded []string
-	for _, name := range names {
-		r := solveOnce(mp, p, name, opt)
+	for _, r := range results {
 		switch {
-		case r.status == engine.StatusUnbounded:
-			fmt.Fprintf(stderr, "gpusim: %s: %s\n", name, unboundedText(r))
-			unbounded = append(unbounded, name)
-		case r.err != nil:
-			fmt.Fprintf(stderr, "gpusim: %s: %v\n", name, r.err)
-			failed = append(failed, name)
-		}
-		results = append(results, r)
-		if err := writeFile(filepath.Join(out, "history-"+name+".csv"), historyCSV(r.stats.History, r.wall)); err != nil {
-			return err
+		case r.Status == engine.StatusUnbounded:
+			fmt.Fprintf(stderr, "gpusim: %s: %s\n", r.Solver, r.UnboundedText())
+			unbounded = append(unbounded, r.Solver)
+		case r.Err != nil:
+			fmt.Fprintf(stderr, "gpusim: %s: %v\n", r.Solver, r.Err)
+			failed = append(failed, r.Solver)
 		}
 	}
-	md := tableMD(p, opt, results)
-	if err := writeFile(filepath.Join(out, "table.md"), md); err != nil {
-		return err
-	}
-	if err := writeFile(filepath.Join(out, "table.csv"), tableCSV(opt, results)); err != nil {
+	if err := fclib.WriteCompare(out, p, opt, results); err != nil {
 		return err
 	}
 	title := fmt.Sprintf("%s (%d contacts)", p.Name, p.NC)
-	if err := plotHistories(filepath.Join(out, "residual-iterations.png"), title, results, opt.Tol, false); err != nil {
+	if err := viz.PlotResiduals(filepath.Join(out, "residual-iterations.png"), title, results, opt.Tol, false); err != nil {
 		return err
 	}
-	if err := plotHistories(filepath.Join(out, "residual-time.png"), title, results, opt.Tol, true); err != nil {
+	if err := viz.PlotResiduals(filepath.Join(out, "residual-time.png"), title, results, opt.Tol, true); err != nil {
 		return err
 	}
-	stdout.Write(md)
+	stdout.Write(fclib.TableMD(p, opt, results))
 	fmt.Fprintf(stdout, "\noutputs: %s/{table.md,table.csv,history-SOLVER.csv,residual-iterations.png,residual-time.png}\n", out)
 	var errs []string
 	if len(failed) > 0 {
@@ -211,155 +176,4 @@ func solverList(s string) ([]string, error) {
 		return nil, usageError{fmt.Errorf("--solvers %q names no solver", s)}
 	}
 	return names, nil
-}
-
-// timeToTol is the wall time of a solve that stopped at the tolerance, and
-// NaN for one that did not (or whose problem is unbounded).
-func timeToTol(r solved) float64 {
-	if r.status == engine.StatusConverged {
-		return r.wall
-	}
-	return math.NaN()
-}
-
-func tableCSV(opt engine.SolveOptions, rs []solved) []byte {
-	var b bytes.Buffer
-	b.WriteString("solver,iterations,converged,status,residual,proj_grad,objective,wall_s,time_to_tol_s,ccp_res_chrono,fc_err_siconos,error\n")
-	g := func(v float64) string {
-		if math.IsNaN(v) {
-			return ""
-		}
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	}
-	for _, r := range rs {
-		errText := ""
-		if r.err != nil {
-			errText = strconv.Quote(r.err.Error())
-		}
-		fmt.Fprintf(&b, "%s,%d,%t,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", r.solver, r.stats.Iterations, r.status == engine.StatusConverged, r.status,
-			g(r.stats.Residual), g(r.stats.ProjGrad), g(r.stats.Objective), g(r.wall), g(timeToTol(r)),
-			g(r.rep.CCPResChrono), g(r.rep.FCErrSiconos), errText)
-	}
-	return b.Bytes()
-}
-
-func tableMD(p *fclib.Problem, opt engine.SolveOptions, rs []solved) []byte {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "Problem %s: %d contacts, %d entries of N. From γ₀ = 0, tol %g on the residual of eq. 25 (g_d = %g), max-iter %d.\n\n",
-		p.Name, p.NC, len(p.Entries), opt.Tol, opt.Gd, opt.MaxIter)
-	b.WriteString("| solver | status | iterations | residual | proj_grad | objective | wall (s) | time to tol (s) | ccp_res_chrono | fc_err_siconos |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	g := func(v float64) string {
-		if math.IsNaN(v) {
-			return "—"
-		}
-		return strconv.FormatFloat(v, 'g', 3, 64)
-	}
-	for _, r := range rs {
-		if r.err != nil {
-			fmt.Fprintf(&b, "| %s | %s | %d | failed: %s | | | %s | — | | |\n", r.solver, r.status, r.stats.Iterations, strings.ReplaceAll(r.err.Error(), "|", "\\|"), g(r.wall))
-			continue
-		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", r.solver, r.status, r.stats.Iterations, g(r.stats.Residual), g(r.stats.ProjGrad),
-			strconv.FormatFloat(r.stats.Objective, 'g', 10, 64), g(r.wall), g(timeToTol(r)), g(r.rep.CCPResChrono), g(r.rep.FCErrSiconos))
-	}
-	return b.Bytes()
-}
-
-// plotHistories draws the residual of each solve against the iteration or
-// the (estimated) wall time, log scale, one line per solver, with the
-// tolerance as a dashed line, like Fig. 5 of the APGD paper.
-func plotHistories(path, title string, rs []solved, tol float64, byTime bool) error {
-	pl := plot.New()
-	pl.Title.Text = title
-	pl.Y.Label.Text = "residual (eq. 25)"
-	pl.Y.Scale = plot.LogScale{}
-	pl.Y.Tick.Marker = plot.LogTicks{Prec: 1}
-	if byTime {
-		pl.X.Label.Text = "wall time (s), iterations × mean time per iteration"
-		pl.X.Scale = plot.LogScale{}
-		pl.X.Tick.Marker = plot.LogTicks{Prec: 1}
-	} else {
-		pl.X.Label.Text = "iteration"
-	}
-	pl.Add(plotter.NewGrid())
-	xr, yr := span{}, span{}
-	for i, r := range rs {
-		var pts plotter.XYs
-		for _, h := range r.stats.History {
-			x := float64(h.Iter)
-			if byTime {
-				x = iterTime(h.Iter, len(r.stats.History), r.wall)
-			}
-			if !(h.Residual > 0) || math.IsInf(h.Residual, 0) || !(x > 0) || math.IsInf(x, 0) {
-				continue
-			}
-			pts = append(pts, plotter.XY{X: x, Y: h.Residual})
-			xr.add(x)
-			yr.add(h.Residual)
-		}
-		if len(pts) == 0 {
-			continue
-		}
-		l, err := plotter.NewLine(pts)
-		if err != nil {
-			return fmt.Errorf("plot %s: %w", r.solver, err)
-		}
-		l.Color = palette[i%len(palette)]
-		l.Width = vg.Points(1.5)
-		l.Dashes = plotutil.Dashes(i / len(palette)) // solid for the first ten
-		pl.Add(l)
-		pl.Legend.Add(r.solver, l)
-	}
-	if tol > 0 && xr.ok() {
-		yr.add(tol)
-		l, err := plotter.NewLine(plotter.XYs{{X: xr.lo, Y: tol}, {X: xr.hi, Y: tol}})
-		if err != nil {
-			return fmt.Errorf("plot tolerance: %w", err)
-		}
-		l.Color = color.Gray{Y: 90}
-		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-		pl.Add(l)
-		pl.Legend.Add("tol", l)
-	}
-	pl.Legend.Top = true
-	pl.X.Min, pl.X.Max = xr.rangeFor(byTime)
-	pl.Y.Min, pl.Y.Max = yr.rangeFor(true)
-	wt, err := pl.WriterTo(plotW, plotH, "png")
-	if err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
-	var buf bytes.Buffer
-	if _, err := wt.WriteTo(&buf); err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
-	return writeFile(path, buf.Bytes())
-}
-
-// span is the range of the values added to it.
-type span struct{ lo, hi float64 }
-
-func (s *span) ok() bool { return s.hi > 0 }
-
-func (s *span) add(v float64) {
-	if !s.ok() {
-		s.lo, s.hi = v, v
-		return
-	}
-	s.lo, s.hi = min(s.lo, v), max(s.hi, v)
-}
-
-// rangeFor returns an axis range that holds the span: widened to a decade
-// each way on a log axis when it is a single value, to [1, 10] when empty.
-func (s span) rangeFor(log bool) (float64, float64) {
-	if !s.ok() {
-		return 1, 10
-	}
-	if s.lo < s.hi {
-		return s.lo, s.hi
-	}
-	if log {
-		return s.lo / 10, s.hi * 10
-	}
-	return s.lo - 1, s.hi + 1
 }

@@ -77,7 +77,7 @@ func TestSolveTinyProblem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sum solveSummary
+	var sum fclib.Summary
 	data, err := os.ReadFile(filepath.Join(out, "summary.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -180,9 +180,9 @@ func oneContactProblem(t *testing.T, eye bool, rn float64) string {
 }
 
 // readSummary reads a solve's summary.json.
-func readSummary(t *testing.T, out string) solveSummary {
+func readSummary(t *testing.T, out string) fclib.Summary {
 	t.Helper()
-	var sum solveSummary
+	var sum fclib.Summary
 	data, err := os.ReadFile(filepath.Join(out, "summary.json"))
 	if err != nil {
 		t.Fatal(err)
