@@ -99,6 +99,9 @@ func FromEngine(ep engine.Problem, name string) (*Problem, error) {
 	if nc == 0 {
 		return nil, fmt.Errorf("fclib: problem %q has no contacts", name)
 	}
+	if n := engine.Rows(ep); n != 3*nc {
+		return nil, fmt.Errorf("fclib: problem %q has %d joint rows, which the problem format does not hold yet (contacts only)", name, n-3*nc)
+	}
 	p := &Problem{Name: name, NC: nc, Entries: as.Entries(), Q: make([]float64, 3*nc),
 		Mu: make([]float64, nc), Cohesion: make([]float64, nc)}
 	ep.Read(p.Q, ep.R())
