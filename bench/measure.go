@@ -97,9 +97,6 @@ type Result struct {
 	Error string `json:"error,omitempty"`
 }
 
-// deviceMemory is implemented by backends on a device.
-type deviceMemory interface{ DeviceMemoryBytes() int64 }
-
 // Measure runs one request in this process. Peak memory is per process:
 // gpusim bench runs each request in a process of its own.
 func Measure(req Request) (*Result, error) {
@@ -149,7 +146,7 @@ func Measure(req Request) (*Result, error) {
 			res.Bodies++
 		}
 	}
-	dm, _ := be.(deviceMemory)
+	dm, _ := be.(engine.DeviceMemory)
 	for range c.Warmup {
 		if _, err := sim.Step(); err != nil {
 			return nil, fmt.Errorf("bench: case %s: warm-up %w", c.Name, err)

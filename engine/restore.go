@@ -47,23 +47,6 @@ func (w *WarmStartData) Check(n int) error {
 	return nil
 }
 
-// StateSetter is implemented by backends that can overwrite the body state
-// after Load, bit for bit (Load normalises quaternions and zeroes the
-// velocities of fixed bodies; a restored run must continue from the exact
-// state it was saved in).
-type StateSetter interface {
-	SetState(s *State) error
-}
-
-// WarmStartSaver is implemented by backends whose warm-start memory can be
-// saved and restored.
-type WarmStartSaver interface {
-	// WarmStartData copies the backend's warm-start memory into w.
-	WarmStartData(w *WarmStartData) error
-	// SetWarmStartData replaces it with w.
-	SetWarmStartData(w *WarmStartData) error
-}
-
 // ErrNoWarmStartData is returned (wrapped) by Snapshot and Restore when
 // warm start is on and the backend cannot save or restore its warm-start
 // memory: the state is saved or restored, and the first step after the

@@ -147,12 +147,10 @@ func (s *Sim) Impulses(dst []float64) []float64 {
 // Problem returns the problem of the last step (nil before the first).
 func (s *Sim) Problem() Problem { return s.problem }
 
-// submitCounter is implemented by backends that talk to a device: the
-// number of submit-and-wait round trips so far.
-type submitCounter interface{ Submits() int }
-
+// submits returns the backend's submit-and-wait round trips so far (see
+// Submitter).
 func (s *Sim) submits() int {
-	if c, ok := s.backend.(submitCounter); ok {
+	if c, ok := s.backend.(Submitter); ok {
 		return c.Submits()
 	}
 	return 0

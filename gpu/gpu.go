@@ -1,7 +1,5 @@
 package gpu
 
-import "github.com/gpusim/gpusim/engine"
-
 // Options choose the device.
 type Options struct {
 	// Device selects a device by index ("0") or by a case-insensitive
@@ -28,13 +26,9 @@ type Options struct {
 
 // New returns the Vulkan backend on the device opt chooses, or an error
 // wrapping engine.ErrUnavailable (ErrNoDevice) when it cannot run here. The
-// backend owns the device and closes it with Close. Its Submits method
-// (reach it with an interface{ Submits() int } assertion) counts the queue
-// submissions so far.
-func New(opt Options) (engine.Backend, error) {
-	b, err := newBackend(opt)
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
+// backend owns the device and closes it with Close. It is an
+// engine.Backend, and an engine.StateSetter, WarmStartSaver, Submitter,
+// Enveloper, DeviceIdentifier and DeviceMemory.
+func New(opt Options) (*Backend, error) {
+	return newBackend(opt)
 }

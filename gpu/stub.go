@@ -15,4 +15,8 @@ func errUnsupported() error {
 // Devices lists the Vulkan devices; this build has none.
 func Devices() ([]DeviceInfo, error) { return nil, errUnsupported() }
 
-func newBackend(Options) (engine.Backend, error) { return nil, errUnsupported() }
+// Backend is the Vulkan backend; this build cannot make one (New always
+// fails).
+type Backend struct{ engine.Backend }
+
+func newBackend(Options) (*Backend, error) { return nil, errUnsupported() }

@@ -312,13 +312,13 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 	}
 	sum := &Summary{Scene: sc.Name, Source: sc.Source, Description: sc.Description, Params: sc.Params,
 		Backend: be.Name(), Settings: sc.Settings, Bodies: len(sc.Model.Bodies), Doc: sc.Doc}
-	if cb, ok := be.(interface{ Envelope() float64 }); ok {
+	if cb, ok := be.(engine.Enveloper); ok {
 		sum.Envelope = cb.Envelope()
 	}
 	sum.Host, _ = os.Hostname()
-	if db, ok := be.(interface{ DeviceInfo() gpu.DeviceInfo }); ok {
-		d := db.DeviceInfo()
-		sum.Device = &DeviceSummary{Index: d.Index, Name: d.Name, UUID: d.UUIDString(), PCI: d.PCI}
+	if db, ok := be.(engine.DeviceIdentifier); ok {
+		d := db.DeviceIdentity()
+		sum.Device = &DeviceSummary{Index: d.Index, Name: d.Name, UUID: d.UUID, PCI: d.PCI}
 	}
 	var state engine.State
 	var frames *vtk.Recorder
