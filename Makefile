@@ -78,7 +78,8 @@ clean:
 
 # Compile the GLSL kernels (shaders/*.comp, which #include the shared GLSL
 # of shaders/lib/*.glsl) to the committed SPIR-V and regenerate
-# shaders/zshaders.go; needs glslc and spirv-val (apt-get install glslc
+# shaders/zshaders.go (the reflection table) and shaders/zargs.go (each
+# kernel's push-constant struct); needs glslc and spirv-val (apt-get install glslc
 # spirv-tools). A plain go build never does.
 GLSLC     ?= glslc
 GLSLFLAGS := --target-env=vulkan1.1 -O
@@ -101,7 +102,7 @@ check-shaders:
 	done; \
 	$(GO) run ./shaders/gen -dir "$$tmp"; \
 	stale=0; \
-	for f in "$$tmp"/*.spv "$$tmp"/zshaders.go; do \
+	for f in "$$tmp"/*.spv "$$tmp"/zshaders.go "$$tmp"/zargs.go; do \
 		b=$$(basename "$$f"); \
 		if ! cmp -s "$$f" "shaders/$$b"; then echo "shaders/$$b is stale: run make shaders"; stale=1; fi; \
 	done; \

@@ -4,10 +4,26 @@
 // descriptor bindings, workgroup size and push-constant size, read from the
 // SPIR-V itself by ./gen. Package gpu builds its pipelines from this table.
 //
+// For each kernel with push constants ./gen also writes, in zargs.go, the
+// struct NAMEArgs of its push-constant block (Module.Args holds its zero
+// value): a field per member, named after the GLSL member (nc is NC,
+// maxIter MaxIter), of the Go type of its GLSL type (uint: uint32, int:
+// int32, float: float32, double: float64, vectors and arrays as Go
+// arrays), and AppendPush, which writes the members at the offsets the
+// SPIR-V gives them, padding included. glslc -O strips names from the
+// SPIR-V, so the names come from the .comp source (its one
+// "layout(push_constant) uniform Name { … } p;" block, includes followed)
+// and the layout from the SPIR-V; ./gen fails, naming the kernel and the
+// member, where the two disagree in count, type, array length or std430
+// offset. Package gpu's Batch.Dispatch takes an Args and panics when it
+// belongs to another kernel, so a call site sets every member by name:
+//
+//	b.Dispatch(k, groups, shaders.FillArgs{V: 0, N: n}, dst)
+//
 // A plain go build never needs a shader compiler. After editing a .comp
 // file, run "make shaders" (glslc, then go run ./shaders/gen); "make
 // check-shaders" recompiles into a temporary folder and fails when the
-// committed .spv files or zshaders.go are stale.
+// committed .spv files, zshaders.go or zargs.go are stale.
 //
 // Each .comp file opens with a comment giving the loop it computes, its
 // bindings and push constants and its dispatch shape; its first paragraph,

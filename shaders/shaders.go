@@ -13,6 +13,20 @@ type Module struct {
 	LocalSize [3]uint32
 	// PushSize is the size in bytes of the push-constant block (0: none).
 	PushSize uint32
+	// Args is the zero value of the kernel's push constants, NAMEArgs of
+	// zargs.go; nil when it has none.
+	Args Args
+}
+
+// Args are a kernel's push constants: NAMEArgs of zargs.go, generated from
+// the kernel's push-constant block (names from the GLSL source, types and
+// offsets from the SPIR-V), so a call site sets each member by name and
+// the bytes follow the kernel's layout.
+type Args interface {
+	// Kernel is the name of the kernel whose block this is.
+	Kernel() string
+	// AppendPush appends the block's bytes (Module.PushSize of them) to b.
+	AppendPush(b []byte) []byte
 }
 
 // Binding is one descriptor of set 0.

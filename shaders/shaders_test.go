@@ -90,3 +90,33 @@ func TestLib(t *testing.T) {
 		}
 	}
 }
+
+// Every kernel with push constants has its NAMEArgs in the table, naming
+// the kernel and appending exactly its block's bytes; a kernel without has
+// none.
+func TestArgs(t *testing.T) {
+	for _, m := range All() {
+		if m.PushSize == 0 {
+			if m.Args != nil {
+				t.Errorf("%s: no push constants, Args %T", m.Name, m.Args)
+			}
+			continue
+		}
+		if m.Args == nil {
+			t.Errorf("%s: %d bytes of push constants, no Args", m.Name, m.PushSize)
+			continue
+		}
+		if got := m.Args.Kernel(); got != m.Name {
+			t.Errorf("%s: Args %T names kernel %s", m.Name, m.Args, got)
+		}
+		pre := []byte{9}
+		if b := m.Args.AppendPush(pre); len(b) != 1+int(m.PushSize) || b[0] != 9 {
+			t.Errorf("%s: AppendPush appends %d bytes, want %d", m.Name, len(b)-1, m.PushSize)
+		}
+	}
+	b := FillArgs{V: 1.5, N: 7}.AppendPush(nil)
+	want := []byte{0, 0, 0, 0, 0, 0, 0xf8, 0x3f, 7, 0, 0, 0}
+	if string(b) != string(want) {
+		t.Errorf("FillArgs{V: 1.5, N: 7}.AppendPush(nil) = %x, want %x", b, want)
+	}
+}

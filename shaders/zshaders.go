@@ -19,6 +19,7 @@ var AntiRelax = Module{
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  4,
+	Args:      AntiRelaxArgs{},
 }
 
 //go:embed anti_relax.spv
@@ -42,6 +43,7 @@ var ApgdAntiRelax = Module{
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  8,
+	Args:      ApgdAntiRelaxArgs{},
 }
 
 //go:embed apgd_anti_relax.spv
@@ -68,6 +70,7 @@ var ApgdBodyImpulse = Module{
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  8,
+	Args:      ApgdBodyImpulseArgs{},
 }
 
 //go:embed apgd_body_impulse.spv
@@ -94,6 +97,7 @@ var ApgdContactVelocity = Module{
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  12,
+	Args:      ApgdContactVelocityArgs{},
 }
 
 //go:embed apgd_contact_velocity.spv
@@ -118,6 +122,7 @@ var ApgdDot = Module{
 	},
 	LocalSize: [3]uint32{256, 1, 1},
 	PushSize:  12,
+	Args:      ApgdDotArgs{},
 }
 
 //go:embed apgd_dot.spv
@@ -144,6 +149,7 @@ var ApgdNext = Module{
 	},
 	LocalSize: [3]uint32{256, 1, 1},
 	PushSize:  8,
+	Args:      ApgdNextArgs{},
 }
 
 //go:embed apgd_next.spv
@@ -167,6 +173,7 @@ var ApgdResidual = Module{
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  16,
+	Args:      ApgdResidualArgs{},
 }
 
 //go:embed apgd_residual.spv
@@ -185,6 +192,7 @@ var ApgdScalar = Module{
 	},
 	LocalSize: [3]uint32{1, 1, 1},
 	PushSize:  36,
+	Args:      ApgdScalarArgs{},
 }
 
 //go:embed apgd_scalar.spv
@@ -207,6 +215,7 @@ var ApgdStep = Module{
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  8,
+	Args:      ApgdStepArgs{},
 }
 
 //go:embed apgd_step.spv
@@ -225,6 +234,7 @@ var ApgdSum = Module{
 	},
 	LocalSize: [3]uint32{256, 1, 1},
 	PushSize:  8,
+	Args:      ApgdSumArgs{},
 }
 
 //go:embed apgd_sum.spv
@@ -241,6 +251,7 @@ var Axpby = Module{
 	},
 	LocalSize: [3]uint32{256, 1, 1},
 	PushSize:  20,
+	Args:      AxpbyArgs{},
 }
 
 //go:embed axpby.spv
@@ -263,6 +274,7 @@ var BlockDiag = Module{
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  4,
+	Args:      BlockDiagArgs{},
 }
 
 //go:embed block_diag.spv
@@ -289,6 +301,7 @@ var BodyImpulse = Module{
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  4,
+	Args:      BodyImpulseArgs{},
 }
 
 //go:embed body_impulse.spv
@@ -319,6 +332,7 @@ var CollideAabb = Module{
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  56,
+	Args:      CollideAabbArgs{},
 }
 
 //go:embed collide_aabb.spv
@@ -344,6 +358,7 @@ var CollideAdj = Module{
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  16,
+	Args:      CollideAdjArgs{},
 }
 
 //go:embed collide_adj.spv
@@ -364,6 +379,7 @@ var CollideBin = Module{
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  20,
+	Args:      CollideBinArgs{},
 }
 
 //go:embed collide_bin.spv
@@ -391,6 +407,7 @@ var CollideKeys = Module{
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  12,
+	Args:      CollideKeysArgs{},
 }
 
 //go:embed collide_keys.spv
@@ -432,6 +449,7 @@ var CollideNarrow = Module{
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  20,
+	Args:      CollideNarrowArgs{},
 }
 
 //go:embed collide_narrow.spv
@@ -462,6 +480,7 @@ var CollidePairs = Module{
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  24,
+	Args:      CollidePairsArgs{},
 }
 
 //go:embed collide_pairs.spv
@@ -480,6 +499,7 @@ var CollideScan = Module{
 	},
 	LocalSize: [3]uint32{256, 1, 1},
 	PushSize:  12,
+	Args:      CollideScanArgs{},
 }
 
 //go:embed collide_scan.spv
@@ -503,6 +523,7 @@ var ContactVelocity = Module{
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  4,
+	Args:      ContactVelocityArgs{},
 }
 
 //go:embed contact_velocity.spv
@@ -518,6 +539,7 @@ var Copy = Module{
 	},
 	LocalSize: [3]uint32{256, 1, 1},
 	PushSize:  4,
+	Args:      CopyArgs{},
 }
 
 //go:embed copy.spv
@@ -535,6 +557,7 @@ var Dot = Module{
 	},
 	LocalSize: [3]uint32{256, 1, 1},
 	PushSize:  4,
+	Args:      DotArgs{},
 }
 
 //go:embed dot.spv
@@ -549,6 +572,7 @@ var Fill = Module{
 	},
 	LocalSize: [3]uint32{256, 1, 1},
 	PushSize:  12,
+	Args:      FillArgs{},
 }
 
 //go:embed fill.spv
@@ -573,6 +597,7 @@ var FixedForce = Module{
 	},
 	LocalSize: [3]uint32{256, 1, 1},
 	PushSize:  12,
+	Args:      FixedForceArgs{},
 }
 
 //go:embed fixed_force.spv
@@ -598,6 +623,7 @@ var FreeVelocity = Module{
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  36,
+	Args:      FreeVelocityArgs{},
 }
 
 //go:embed free_velocity.spv
@@ -621,6 +647,7 @@ var Integrate = Module{
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  12,
+	Args:      IntegrateArgs{},
 }
 
 //go:embed integrate.spv
@@ -638,6 +665,7 @@ var JacobiPower = Module{
 	},
 	LocalSize: [3]uint32{1, 1, 1},
 	PushSize:  4,
+	Args:      JacobiPowerArgs{},
 }
 
 //go:embed jacobi_power.spv
@@ -657,6 +685,7 @@ var JacobiScalar = Module{
 	},
 	LocalSize: [3]uint32{1, 1, 1},
 	PushSize:  44,
+	Args:      JacobiScalarArgs{},
 }
 
 //go:embed jacobi_scalar.spv
@@ -682,6 +711,7 @@ var JacobiScale = Module{
 	},
 	LocalSize: [3]uint32{256, 1, 1},
 	PushSize:  4,
+	Args:      JacobiScaleArgs{},
 }
 
 //go:embed jacobi_scale.spv
@@ -705,6 +735,7 @@ var JacobiStep = Module{
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  32,
+	Args:      JacobiStepArgs{},
 }
 
 //go:embed jacobi_step.spv
@@ -736,6 +767,7 @@ var Jacobian = Module{
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  20,
+	Args:      JacobianArgs{},
 }
 
 //go:embed jacobian.spv
@@ -752,6 +784,7 @@ var MulElem = Module{
 	},
 	LocalSize: [3]uint32{256, 1, 1},
 	PushSize:  4,
+	Args:      MulElemArgs{},
 }
 
 //go:embed mul_elem.spv
@@ -771,6 +804,7 @@ var Project = Module{
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  4,
+	Args:      ProjectArgs{},
 }
 
 //go:embed project.spv
@@ -789,6 +823,7 @@ var SpgScalar = Module{
 	},
 	LocalSize: [3]uint32{1, 1, 1},
 	PushSize:  36,
+	Args:      SpgScalarArgs{},
 }
 
 //go:embed spg_scalar.spv
@@ -816,6 +851,7 @@ var SpgVec = Module{
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  12,
+	Args:      SpgVecArgs{},
 }
 
 //go:embed spg_vec.spv
@@ -832,6 +868,7 @@ var Sum = Module{
 	},
 	LocalSize: [3]uint32{256, 1, 1},
 	PushSize:  8,
+	Args:      SumArgs{},
 }
 
 //go:embed sum.spv
@@ -864,6 +901,7 @@ var Sweep = Module{
 	},
 	LocalSize: [3]uint32{1, 1, 1},
 	PushSize:  20,
+	Args:      SweepArgs{},
 }
 
 //go:embed sweep.spv

@@ -1,12 +1,18 @@
-// Command gen writes shaders/zshaders.go: for every compiled kernel NAME.spv
-// beside its source NAME.comp, a Module that embeds the SPIR-V, with the
-// bindings, workgroup size and push-constant size read from the SPIR-V
-// itself (package shaders/internal/spirv), and the doc comment taken from
-// the first paragraph of the .comp header.
+// Command gen writes shaders/zshaders.go and shaders/zargs.go. zshaders.go
+// has, for every compiled kernel NAME.spv beside its source NAME.comp, a
+// Module that embeds the SPIR-V, with the bindings, workgroup size and
+// push-constant size read from the SPIR-V itself (package
+// shaders/internal/spirv), and the doc comment taken from the first
+// paragraph of the .comp header. zargs.go has, for every kernel with push
+// constants, the struct NAMEArgs of its push-constant block: a field per
+// member, named after the member of the GLSL block (glslc -O strips names
+// from the SPIR-V), its type and offset from the SPIR-V, which must agree
+// with the GLSL declaration and std430; any difference is an error naming
+// the kernel and the member.
 //
 // Usage (from the repository root; make shaders runs it after glslc):
 //
-//	go run ./shaders/gen [-dir shaders] [-o shaders/zshaders.go]
+//	go run ./shaders/gen [-dir shaders] [-out DIR]
 package main
 
 import (
@@ -24,21 +30,29 @@ import (
 )
 
 func main() {
-	dir := flag.String("dir", "shaders", "folder with the .comp and .spv files")
-	out := flag.String("o", "", "output file (default DIR/zshaders.go)")
+	dir := flag.String("dir", "shaders", "folder with the .comp and .spv files (and lib/)")
+	out := flag.String("out", "", "folder of the generated files (default DIR)")
 	flag.Parse()
 	if *out == "" {
-		*out = filepath.Join(*dir, "zshaders.go")
+		*out = *dir
 	}
-	src, err := Generate(*dir)
+	files, err := Generate(*dir)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "shaders/gen: %v\n", err)
 		os.Exit(1)
 	}
-	if err := os.WriteFile(*out, src, 0o644); err != nil {
-		fmt.Fprintf(os.Stderr, "shaders/gen: %v\n", err)
-		os.Exit(1)
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(*out, f.Name), f.Source, 0o644); err != nil {
+			fmt.Fprintf(os.Stderr, "shaders/gen: %v\n", err)
+			os.Exit(1)
+		}
 	}
+}
+
+// File is a generated file: its name in the shaders folder and its source.
+type File struct {
+	Name   string
+	Source []byte
 }
 
 var validName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
@@ -47,10 +61,11 @@ type kernel struct {
 	name, goName string
 	summary      []string // first paragraph of the .comp header
 	refl         *spirv.Reflection
+	push         []pushMember // the push-constant block's members
 }
 
-// Generate returns the source of zshaders.go for the kernels in dir.
-func Generate(dir string) ([]byte, error) {
+// Generate returns zshaders.go and zargs.go for the kernels in dir.
+func Generate(dir string) ([]File, error) {
 	comps, err := filepath.Glob(filepath.Join(dir, "*.comp"))
 	if err != nil {
 		return nil, err
@@ -99,7 +114,11 @@ func Generate(dir string) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c, err)
 		}
-		ks = append(ks, kernel{name: name, goName: goName(name), summary: sum, refl: refl})
+		push, err := pushArgs(dir, name, refl)
+		if err != nil {
+			return nil, err
+		}
+		ks = append(ks, kernel{name: name, goName: goName(name), summary: sum, refl: refl, push: push})
 	}
 	if len(ks) == 0 {
 		return nil, fmt.Errorf("no .comp files in %s", dir)
@@ -136,6 +155,9 @@ func Generate(dir string) ([]byte, error) {
 		b.WriteString("},\n")
 		fmt.Fprintf(&b, "LocalSize: [3]uint32{%d, %d, %d},\n", r.LocalSize[0], r.LocalSize[1], r.LocalSize[2])
 		fmt.Fprintf(&b, "PushSize: %d,\n", r.PushSize)
+		if len(k.push) > 0 {
+			fmt.Fprintf(&b, "Args: %sArgs{},\n", k.goName)
+		}
 		b.WriteString("}\n\n")
 		fmt.Fprintf(&b, "//go:embed %s.spv\nvar %sSPIRV string\n\n", k.name, k.name)
 	}
@@ -147,7 +169,15 @@ func Generate(dir string) ([]byte, error) {
 		b.WriteString(k.goName)
 	}
 	b.WriteString("}\n}\n")
-	return format.Source(b.Bytes())
+	shadersSrc, err := format.Source(b.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	argsSrc, err := argsSource(ks)
+	if err != nil {
+		return nil, err
+	}
+	return []File{{"zshaders.go", shadersSrc}, {"zargs.go", argsSrc}}, nil
 }
 
 // summary returns the first paragraph of a .comp file's header comment,

@@ -8,19 +8,22 @@ import (
 	"testing"
 )
 
-// zshaders.go is what the generator makes of the committed .spv files.
-// (make check-shaders also recompiles the .comp files with glslc.)
+// zshaders.go and zargs.go are what the generator makes of the committed
+// .spv files. (make check-shaders also recompiles the .comp files with
+// glslc.)
 func TestGeneratedUpToDate(t *testing.T) {
-	want, err := Generate("..")
+	files, err := Generate("..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile(filepath.Join("..", "zshaders.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Error("shaders/zshaders.go is stale: run make shaders (or go generate ./shaders)")
+	for _, f := range files {
+		got, err := os.ReadFile(filepath.Join("..", f.Name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, f.Source) {
+			t.Errorf("shaders/%s is stale: run make shaders (or go generate ./shaders)", f.Name)
+		}
 	}
 }
 

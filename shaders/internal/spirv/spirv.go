@@ -1,6 +1,6 @@
 // Package spirv reads what a Vulkan compute pipeline needs to know about a
 // SPIR-V module from the module itself: its workgroup size, its descriptor
-// bindings and the size of its push-constant block. It understands the
+// bindings and the size and members of its push-constant block. It understands the
 // subset of SPIR-V that glslang emits for GLSL compute shaders with storage
 // and uniform buffers and a push-constant block of scalars, vectors, arrays
 // and structs; anything else is an error, never a guess.
@@ -22,6 +22,7 @@ const Magic = 0x07230203
 // Opcodes, decorations, storage classes and execution modes used here
 // (SPIR-V specification, section 3).
 const (
+	opMemberName          = 6
 	opEntryPoint          = 15
 	opExecutionMode       = 16
 	opTypeBool            = 20
@@ -101,6 +102,56 @@ type Reflection struct {
 	// PushSize is the size in bytes of the push-constant block (0: none):
 	// the end of its last member.
 	PushSize uint32
+	// Push are the members of the push-constant block, in declaration
+	// order (none when there is no block).
+	Push []Member
+}
+
+// Scalar is the component type of a push-constant member.
+type Scalar int
+
+const (
+	// Other is a type Member does not describe: a struct, a matrix or an
+	// array of arrays (its Offset and Size are still right).
+	Other Scalar = iota
+	// Uint is an unsigned integer (OpTypeInt, signedness 0).
+	Uint
+	// Int is a signed integer.
+	Int
+	// Float is a floating-point number.
+	Float
+)
+
+func (s Scalar) String() string {
+	switch s {
+	case Uint:
+		return "uint"
+	case Int:
+		return "int"
+	case Float:
+		return "float"
+	}
+	return "other"
+}
+
+// Member is one member of the push-constant block: a scalar, a vector, or
+// an array of either.
+type Member struct {
+	// Name is the member's name from OpMemberName; "" where the module was
+	// stripped of names (glslc -O).
+	Name string
+	// Offset is the byte offset in the block (its Offset decoration).
+	Offset uint32
+	// Size is its size in bytes (Len × Stride for an array).
+	Size uint32
+	// Scalar and Bits are the component type and width (32 or 64).
+	Scalar Scalar
+	Bits   uint32
+	// Components is the number of components of a vector, 1 for a scalar.
+	Components uint32
+	// Len is the length of an array (0: not an array) and Stride its
+	// ArrayStride.
+	Len, Stride uint32
 }
 
 type instr struct {
@@ -114,8 +165,9 @@ type decoration struct {
 }
 
 type module struct {
-	types   map[uint32]instr // type declarations by result id
-	consts  map[uint32]instr // constants by result id (args[0] is the type)
+	names   map[uint32]map[uint32]string // member names by struct id
+	types   map[uint32]instr             // type declarations by result id
+	consts  map[uint32]instr             // constants by result id (args[0] is the type)
 	decos   map[uint32][]decoration
 	members map[uint32]map[uint32][]decoration
 }
@@ -134,6 +186,7 @@ func Reflect(code []byte) (*Reflection, error) {
 		return nil, fmt.Errorf("spirv: bad magic number %#08x (want %#08x, little-endian)", words[0], Magic)
 	}
 	m := &module{
+		names:   map[uint32]map[uint32]string{},
 		types:   map[uint32]instr{},
 		consts:  map[uint32]instr{},
 		decos:   map[uint32][]decoration{},
@@ -154,6 +207,18 @@ func Reflect(code []byte) (*Reflection, error) {
 		in := instr{op: op, args: words[pc+1 : pc+wc]}
 		pc += wc
 		switch op {
+		case opMemberName:
+			if len(in.args) < 3 {
+				return nil, errShort(in)
+			}
+			name, err := str(in.args[2:])
+			if err != nil {
+				return nil, err
+			}
+			if m.names[in.args[0]] == nil {
+				m.names[in.args[0]] = map[uint32]string{}
+			}
+			m.names[in.args[0]][in.args[1]] = name
 		case opEntryPoint:
 			if len(in.args) < 3 {
 				return nil, errShort(in)
@@ -345,7 +410,8 @@ func (m *module) variable(r *Reflection, v instr) error {
 			return fmt.Errorf("spirv: push-constant block of %d bytes", size)
 		}
 		r.PushSize = size
-		return nil
+		r.Push, err = m.pushMembers(st)
+		return err
 	}
 	set, ok1 := m.decoArg(id, decDescriptorSet)
 	bind, ok2 := m.decoArg(id, decBinding)
@@ -456,4 +522,41 @@ func (m *module) sizeDepth(id uint32, depth int) (uint32, error) {
 		return 0, fmt.Errorf("bool type %%%d has no defined size in a block", id)
 	}
 	return 0, fmt.Errorf("type %%%d (opcode %d) is not supported", id, t.op)
+}
+
+// pushMembers describes the members of the push-constant block st.
+func (m *module) pushMembers(st instr) ([]Member, error) {
+	sid := st.args[0]
+	var ms []Member
+	for i, mt := range st.args[1:] {
+		off, _ := m.memberDecoArg(sid, uint32(i), decOffset) // size checked it
+		size, err := m.size(mt)
+		if err != nil {
+			return nil, fmt.Errorf("spirv: push-constant block: %w", err)
+		}
+		mb := Member{Name: m.names[sid][uint32(i)], Offset: off, Size: size}
+		t := m.types[mt]
+		if t.op == opTypeArray {
+			mb.Stride, _ = m.decoArg(mt, decArrayStride)
+			mb.Len = m.consts[t.args[2]].args[2] // size checked both
+			t = m.types[t.args[1]]
+		}
+		mb.Components = 1
+		if t.op == opTypeVector {
+			mb.Components = t.args[2]
+			t = m.types[t.args[1]]
+		}
+		switch {
+		case t.op == opTypeInt && len(t.args) == 3 && t.args[2] == 0:
+			mb.Scalar, mb.Bits = Uint, t.args[1]
+		case t.op == opTypeInt && len(t.args) == 3:
+			mb.Scalar, mb.Bits = Int, t.args[1]
+		case t.op == opTypeFloat && len(t.args) >= 2:
+			mb.Scalar, mb.Bits = Float, t.args[1]
+		default: // a struct, a matrix, an array of arrays
+			mb = Member{Name: mb.Name, Offset: off, Size: size}
+		}
+		ms = append(ms, mb)
+	}
+	return ms, nil
 }

@@ -23,13 +23,15 @@ func TestReflectKernels(t *testing.T) {
 	sb := func(b uint32, ro, wo bool) Binding {
 		return Binding{Binding: b, Kind: StorageBuffer, ReadOnly: ro, WriteOnly: wo}
 	}
+	f64 := func(off uint32) Member { return Member{Offset: off, Size: 8, Scalar: Float, Bits: 64, Components: 1} }
+	u32 := func(off uint32) Member { return Member{Offset: off, Size: 4, Scalar: Uint, Bits: 32, Components: 1} }
 	for _, c := range []struct {
 		file string
 		want Reflection
 	}{
-		{"axpby.spv", Reflection{"main", [3]uint32{256, 1, 1}, []Binding{sb(0, false, true), sb(1, true, false), sb(2, true, false)}, 20}},
-		{"fill.spv", Reflection{"main", [3]uint32{256, 1, 1}, []Binding{sb(0, false, true)}, 12}},
-		{"sum.spv", Reflection{"main", [3]uint32{256, 1, 1}, []Binding{sb(0, false, true), sb(1, true, false)}, 8}},
+		{"axpby.spv", Reflection{"main", [3]uint32{256, 1, 1}, []Binding{sb(0, false, true), sb(1, true, false), sb(2, true, false)}, 20, []Member{f64(0), f64(8), u32(16)}}},
+		{"fill.spv", Reflection{"main", [3]uint32{256, 1, 1}, []Binding{sb(0, false, true)}, 12, []Member{f64(0), u32(8)}}},
+		{"sum.spv", Reflection{"main", [3]uint32{256, 1, 1}, []Binding{sb(0, false, true), sb(1, true, false)}, 8, []Member{u32(0), u32(4)}}},
 	} {
 		got, err := Reflect(read(t, c.file))
 		if err != nil {
@@ -118,6 +120,7 @@ func TestReflectPushLayout(t *testing.T) {
 		[]uint32{opMemberDecorate, 15, 0, decOffset, 0},
 		[]uint32{opMemberDecorate, 15, 1, decOffset, 32},
 		[]uint32{opMemberDecorate, 15, 2, decOffset, 96}, // ends at 108
+		[]uint32{opMemberName, 15, 0, 'v'},
 		[]uint32{opTypePointer, 16, classPushConstant, 15},
 		[]uint32{opVariable, 16, 17, classPushConstant},
 	)
@@ -127,6 +130,14 @@ func TestReflectPushLayout(t *testing.T) {
 	}
 	if r.PushSize != 108 || r.LocalSize != [3]uint32{32, 2, 2} || len(r.Bindings) != 0 {
 		t.Errorf("got %+v; want push size 108, local size [32 2 2], no bindings", *r)
+	}
+	want := []Member{
+		{Name: "v", Offset: 0, Size: 24, Scalar: Float, Bits: 64, Components: 3},
+		{Offset: 32, Size: 64, Scalar: Uint, Bits: 32, Components: 1, Len: 4, Stride: 16},
+		{Offset: 96, Size: 12}, // a struct: Other
+	}
+	if !reflect.DeepEqual(r.Push, want) {
+		t.Errorf("push members %+v, want %+v", r.Push, want)
 	}
 }
 
