@@ -79,6 +79,13 @@ type Options struct {
 	// VTKContacts adds the contacts as line cells with their forces.
 	VTKEvery    int
 	VTKContacts bool
+	// Reactions writes reactions.csv (a row per joint and per fixed,
+	// plane or kinematic body and step: the force and torque a joint
+	// applies to its body1, the total contact force and torque on a
+	// body), the reactions in summary.json and, with frames, the arrays
+	// reaction_force and reaction_torque; a scene with joints or kinematic
+	// bodies reports them without it (see wantReactions).
+	Reactions bool
 	// MaxMemory is the memory in bytes the run may take (CheckMemory):
 	// 0 means what the machine has (MemAvailable, or a cgroup's limit), a
 	// negative value turns the check off.
@@ -141,6 +148,9 @@ type Summary struct {
 	Checkpoint string `json:"checkpoint,omitempty"`
 	// End-of-run figures.
 	Final Final `json:"final"`
+	// Reactions, for a run that reports them (Options.Reactions): per
+	// joint, then per fixed, plane or kinematic body.
+	Reactions []ReactionSummary `json:"reactions,omitempty"`
 	// Doc is the resolved scene document.
 	Doc *scene.Doc `json:"scene_doc,omitempty"`
 }
@@ -204,26 +214,18 @@ func newBackend(kind string, gopt gpu.Options, workers int) (b engine.Backend, n
 		if _, set := os.LookupEnv("CUDA_VISIBLE_DEVICES"); kind == "vulkan" && !set {
 			break // nothing to check before gpu.New
 		}
-		devs, err := gpu.Devices()
+		devs, note, err := Devices(kind)
 		if err != nil {
-			if kind == "auto" && errors.Is(err, engine.ErrUnavailable) {
-				return cpuref.New(workers), fmt.Sprintf("no Vulkan backend (%v); running on the CPU path", err), nil
-			}
 			if !errors.Is(err, engine.ErrUnavailable) {
 				return nil, "", err
 			}
+			if kind == "auto" {
+				return cpuref.New(workers), fmt.Sprintf("no Vulkan backend (%v); running on the CPU path", err), nil
+			}
 			break // gpu.New says it again
 		}
-		vis, note, err := gpu.Visible(devs)
-		if err != nil {
-			return nil, "", err
-		}
 		visNote = note
-		hardware := false
-		for _, d := range vis {
-			hardware = hardware || (d.Float64 && d.Type != gpu.CPUDevice)
-		}
-		if kind == "auto" && !hardware {
+		if kind == "auto" && len(devs) == 0 {
 			return cpuref.New(workers), withNote("no GPU with float64 among the Vulkan devices (only CPU implementations); running on the CPU path (--backend vulkan forces Vulkan)"), nil
 		}
 	default:
@@ -302,6 +304,13 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 		return nil, err
 	}
 	defer w.close()
+	var rx *reactions
+	if wantReactions(sc, opt) {
+		rx = newReactions(&sc.Model)
+		if err := w.openReactions(of.reactionsEnd); err != nil {
+			return nil, err
+		}
+	}
 
 	steps := Steps(sc)
 	if opt.DumpStep < 0 || opt.DumpStep > steps {
@@ -325,6 +334,9 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 	if opt.VTKEvery > 0 {
 		if frames, err = vtk.NewRecorder(opt.OutDir, &sc.Model, opt.VTKEvery, opt.VTKContacts, sim.Steps()); err != nil {
 			return nil, err
+		}
+		if rx != nil {
+			frames.SetReactions(rx.force, rx.torque)
 		}
 		if err := frames.Frame(sim.Steps(), sim.Time(), steps, sim); err != nil {
 			return nil, err
@@ -367,6 +379,16 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 		if err := w.stats(st, len(sc.Model.Bodies)); err != nil {
 			runErr = err
 			break
+		}
+		if rx != nil {
+			if err := rx.update(sim, st.Step); err != nil {
+				runErr = err
+				break
+			}
+			if err := w.reactions(st.Step, st.Time, rx); err != nil {
+				runErr = err
+				break
+			}
 		}
 		if len(sc.Trace) > 0 {
 			if err := w.trace(st.Step, st.Time, sc.Trace, &grd.good().state); err != nil {
@@ -415,6 +437,7 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 		return nil, errors.Join(runErr, err)
 	}
 	sum.Final = finalFigures(sc, &state, &con, last)
+	sum.Reactions = rx.summary()
 	if err := w.final(&state); err != nil {
 		return nil, errors.Join(runErr, err)
 	}

@@ -17,7 +17,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gpusim/gpusim/gpu"
 	"github.com/gpusim/gpusim/internal/atomicfile"
 	"github.com/gpusim/gpusim/internal/outdir"
 	"github.com/gpusim/gpusim/run"
@@ -227,9 +226,9 @@ type plan struct {
 // (runtime.GOMAXPROCS: the CPUs of its affinity mask and cgroup CPU limit,
 // or the GOMAXPROCS variable), with a line
 // saying which. cpu reports that the runs use the CPU path. The GPUs are
-// those CUDA_VISIBLE_DEVICES leaves visible (gpu.Visible), so that a
+// those CUDA_VISIBLE_DEVICES leaves visible (run.Devices), so that a
 // scheduler's job that was given some of a node's GPUs uses those; a bad
-// value of it is an error wrapping gpu.ErrBadSelection.
+// value of it is an error wrapping run.ErrBadSelection.
 func DefaultJobs(backend string) (jobs int, cpu bool, why string, err error) {
 	p, err := newPlan(backend)
 	return p.jobs, p.cpu, p.why + p.note, err
@@ -243,27 +242,23 @@ func newPlan(backend string) (plan, error) {
 	if backend == "cpu" {
 		return cpuPlan("backend cpu"), nil
 	}
-	infos, err := gpu.Devices()
+	infos, note, err := run.Devices(backend)
+	if errors.Is(err, run.ErrBadSelection) {
+		return plan{}, fmt.Errorf("sweep: %w", err)
+	}
 	if err != nil {
 		if backend == "vulkan" {
 			return plan{jobs: 1, why: fmt.Sprintf("backend vulkan: %v", err)}, nil
 		}
 		return cpuPlan(fmt.Sprintf("no Vulkan (%v), runs on the CPU path", err)), nil
 	}
-	// A scheduler's CUDA_VISIBLE_DEVICES gives the sweep its GPUs; a bad
-	// value is reported by the first run, which reads it again.
-	vis, note, err := gpu.Visible(infos)
-	if err != nil {
-		return plan{}, fmt.Errorf("sweep: %w", err)
-	}
+	// A scheduler's CUDA_VISIBLE_DEVICES gives the sweep its GPUs.
 	if note != "" {
 		note = " (" + note + ")"
 	}
 	var devs []string
-	for _, d := range vis {
-		if d.Float64 && (backend == "vulkan" || d.Type != gpu.CPUDevice) {
-			devs = append(devs, strconv.Itoa(d.Index))
-		}
+	for _, d := range infos {
+		devs = append(devs, strconv.Itoa(d.Index))
 	}
 	switch {
 	case len(devs) == 0 && backend == "auto":
