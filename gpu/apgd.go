@@ -293,20 +293,20 @@ func (a *apgdRun) block() {
 	p, b := a.p, a.p.b
 	trial := gate(apgdStart, apgdTrial)
 	accept, step := gate(apgdAccept), gate(apgdStep)
-	p.record(a.k.step, p.groupsNC(a.k.step), Push{}.U32(uint32(b.nc)).U32(trial),
+	p.record(a.k.step, p.groupsNC(a.k.step), shaders.ApgdStepArgs{NC: uint32(b.nc), Gate: trial},
 		a.xNew.buf, a.y.buf, a.g.buf, b.mu, b.coh, a.s)
 	a.schur(a.nxNew, a.xNew, trial, false)
 	a.dots(1, trial, a.xNew, a.nxNew, a.r, a.y, a.ny)
 	a.scalar(1, trial)
 	if a.ar {
-		p.record(a.k.antiRelax, p.groupsNC(a.k.antiRelax), Push{}.U32(uint32(b.nc)).U32(accept),
+		p.record(a.k.antiRelax, p.groupsNC(a.k.antiRelax), shaders.ApgdAntiRelaxArgs{NC: uint32(b.nc), Gate: accept},
 			a.r.buf, a.r0.buf, a.nxNew.buf, b.mu, a.s)
 	}
-	p.record(a.k.residual, p.groupsNC(a.k.residual), Push{}.F64(a.opt.Gd).U32(uint32(b.nc)).U32(accept),
+	p.record(a.k.residual, p.groupsNC(a.k.residual), shaders.ApgdResidualArgs{Gd: a.opt.Gd, NC: uint32(b.nc), Gate: accept},
 		a.tmp.buf, a.xNew.buf, a.nxNew.buf, a.r.buf, b.mu, b.coh, a.s)
 	a.dots(2, accept, a.tmp, a.g, a.xNew, a.x, a.x)
 	a.scalar(2, accept)
-	p.record(a.k.next, p.groups(a.k.next, a.n), Push{}.U32(uint32(a.n)).U32(step),
+	p.record(a.k.next, p.groups(a.k.next, a.n), shaders.ApgdNextArgs{N: uint32(a.n), Gate: step},
 		a.best.buf, a.y.buf, a.x.buf, a.xNew.buf, a.ny.buf, a.nx.buf, a.nxNew.buf, a.g.buf, a.r.buf, a.s)
 	a.scalar(3, step)
 }
@@ -326,14 +326,14 @@ func (a *apgdRun) tail() {
 func (a *apgdRun) schur(dst, x *Vec, g uint32, withG bool) {
 	p, b := a.p, a.p.b
 	kb := a.k.bodyImpulse
-	p.record(kb, p.groups(kb, b.n), Push{}.U32(uint32(b.n)).U32(g),
+	p.record(kb, p.groups(kb, b.n), shaders.ApgdBodyImpulseArgs{N: uint32(b.n), Gate: g},
 		b.dv, x.buf, b.adjOff, b.adj, b.basis, b.rhoA, b.rhoB, b.invMass, b.invInertia, b.fixedBody, a.s)
 	var wg uint32
 	if withG {
 		wg = 1
 	}
 	kc := a.k.contactVelocity
-	p.record(kc, p.groupsNC(kc), Push{}.U32(uint32(b.nc)).U32(g).U32(wg),
+	p.record(kc, p.groupsNC(kc), shaders.ApgdContactVelocityArgs{NC: uint32(b.nc), Gate: g, WithG: wg},
 		dst.buf, a.g.buf, a.r.buf, b.dv, b.a, b.b, b.basis, b.rhoA, b.rhoB, a.s)
 }
 
@@ -346,15 +346,16 @@ func (a *apgdRun) dots(mode, g uint32, v0, v1, v2, v3, v4 *Vec) {
 		pairs = 4
 	}
 	groups := [3]uint32{uint32(min(a.chunks, int(p.d.Info.MaxWorkgroupCount[0]))), 1, 1}
-	p.record(a.k.dot, groups, Push{}.U32(uint32(a.n)).U32(mode).U32(g),
+	p.record(a.k.dot, groups, shaders.ApgdDotArgs{N: uint32(a.n), Mode: mode, Gate: g},
 		a.partial.buf, v0.buf, v1.buf, v2.buf, v3.buf, v4.buf, a.s)
-	p.record(a.k.sum, [3]uint32{pairs, 1, 1}, Push{}.U32(uint32(a.chunks)).U32(g), a.s, a.partial.buf)
+	p.record(a.k.sum, [3]uint32{pairs, 1, 1}, shaders.ApgdSumArgs{Chunks: uint32(a.chunks), Gate: g}, a.s, a.partial.buf)
 }
 
 // scalar records apgd_scalar of the given mode under gate g.
 func (a *apgdRun) scalar(mode, g uint32) {
 	a.p.record(a.k.scalar, [3]uint32{1, 1, 1},
-		Push{}.F64(a.opt.Tol).F64(a.opt.Gd).U32(mode).U32(g).U32(uint32(a.n)).U32(uint32(min(a.opt.MaxIter, math.MaxUint32))).U32(uint32(a.histCap)),
+		shaders.ApgdScalarArgs{Tol: a.opt.Tol, Gd: a.opt.Gd, Mode: mode, Gate: g, N: uint32(a.n),
+			MaxIter: uint32(min(a.opt.MaxIter, math.MaxUint32)), HistCap: uint32(a.histCap)},
 		a.s, a.hist)
 }
 

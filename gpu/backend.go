@@ -324,11 +324,11 @@ func (b *Backend) Build(h float64) (engine.Problem, error) {
 	l := b.l
 	g := b.host.gravity
 	kf := b.k.freeVelocity
-	l.record(kf, l.groups(kf, b.n), Push{}.F64(g[0]).F64(g[1]).F64(g[2]).F64(h).U32(uint32(b.n)),
+	l.record(kf, l.groups(kf, b.n), shaders.FreeVelocityArgs{Gx: g[0], Gy: g[1], Gz: g[2], H: h, N: uint32(b.n)},
 		b.vfree, b.vel, b.omega, b.rot, b.force, b.torque, b.invMass, b.invInertia, b.fixedBody)
 	if b.nc > 0 {
 		kj := b.k.jacobian
-		l.record(kj, l.groups(kj, b.nc), Push{}.F64(h).F64(b.settings.MaxRecoverySpeed).U32(uint32(b.nc)),
+		l.record(kj, l.groups(kj, b.nc), shaders.JacobianArgs{H: h, MaxRecovery: b.settings.MaxRecoverySpeed, NC: uint32(b.nc)},
 			b.basis, b.rhoA, b.rhoB, b.coh, b.r, b.a, b.b, b.normal, b.pa, b.pb, b.phi, b.cohesion, b.rot, b.vfree)
 	}
 	b.rVec = Vec{l: l, buf: b.r, n: 3 * b.nc}
@@ -350,7 +350,7 @@ func (b *Backend) gammaVec(op string, gamma engine.Vec) (*Vec, error) {
 // recordBodyImpulse records dv = M⁻¹ D x.
 func (b *Backend) recordBodyImpulse(x *Buffer) {
 	k := b.k.bodyImpulse
-	b.l.record(k, b.l.groups(k, b.n), Push{}.U32(uint32(b.n)),
+	b.l.record(k, b.l.groups(k, b.n), shaders.BodyImpulseArgs{N: uint32(b.n)},
 		b.dv, x, b.adjOff, b.adj, b.basis, b.rhoA, b.rhoB, b.invMass, b.invInertia, b.fixedBody)
 }
 
@@ -378,9 +378,9 @@ func (b *Backend) Integrate(gamma engine.Vec, h float64) error {
 	l := b.l
 	b.recordBodyImpulse(g.buf)
 	ki := b.k.integrate
-	l.record(ki, l.groups(ki, b.n), Push{}.F64(h).U32(uint32(b.n)), b.pos, b.rot, b.vel, b.omega, b.vfree, b.dv, b.fixedBody)
+	l.record(ki, l.groups(ki, b.n), shaders.IntegrateArgs{H: h, N: uint32(b.n)}, b.pos, b.rot, b.vel, b.omega, b.vfree, b.dv, b.fixedBody)
 	if b.nc > 0 {
-		l.record(l.copy, l.groups(l.copy, 3*b.nc), Push{}.U32(uint32(3*b.nc)), b.prevGamma, g.buf)
+		l.record(l.copy, l.groups(l.copy, 3*b.nc), shaders.CopyArgs{N: uint32(3 * b.nc)}, b.prevGamma, g.buf)
 	}
 	b.keepKeys()
 	return l.Err()
@@ -402,10 +402,10 @@ func (b *Backend) FixedForce(gamma engine.Vec, h float64) (mgl64.Vec3, error) {
 	l := b.l
 	chunks := (b.nc + dotChunk - 1) / dotChunk
 	groups := [3]uint32{uint32(min(chunks, int(b.d.Info.MaxWorkgroupCount[0]))), 1, 1}
-	l.record(b.k.fixedForce, groups, Push{}.F64(h).U32(uint32(b.nc)),
+	l.record(b.k.fixedForce, groups, shaders.FixedForceArgs{H: h, NC: uint32(b.nc)},
 		b.partial[0], b.partial[1], b.partial[2], g.buf, b.a, b.b, b.basis, b.fixedBody)
 	for j := range 3 {
-		l.record(l.sum, [3]uint32{1, 1, 1}, Push{}.U32(uint32(chunks)).U32(uint32(j)), b.force3, b.partial[j])
+		l.record(l.sum, [3]uint32{1, 1, 1}, shaders.SumArgs{N: uint32(chunks), Index: uint32(j)}, b.force3, b.partial[j])
 	}
 	if err := b.sync(); err != nil {
 		return mgl64.Vec3{}, err

@@ -8,11 +8,11 @@ package gpu
 import "C"
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 	"time"
 	"unsafe"
+
+	"github.com/gpusim/gpusim/shaders"
 )
 
 // Pipeline stages and access bits (VkPipelineStageFlagBits, VkAccessFlagBits).
@@ -34,9 +34,9 @@ const (
 // Submit, not when a dispatch is recorded.
 //
 //	b.Begin()
-//	b.Dispatch(k1, groups, push, dst, x, y)
-//	b.Dispatch(k2, groups, push, out, dst) // a barrier goes before this one
-//	err := b.Submit()                      // runs both and waits
+//	b.Dispatch(axpby, groups, shaders.AxpbyArgs{A: 2, B: 1, N: n}, dst, x, y)
+//	b.Dispatch(dot, groups, shaders.DotArgs{N: n}, out, dst, dst) // a barrier goes before this one
+//	err := b.Submit()                                             // runs both and waits
 type Batch struct {
 	d          *Device
 	cmd        C.gs_obj
@@ -53,6 +53,7 @@ type Batch struct {
 	// scratch for gs_dispatch
 	bufs          []C.gs_nd
 	offsets, rngs []uint64
+	push          []byte
 }
 
 // NewBatch returns a batch. It is released by Release or Device.Close.
@@ -143,11 +144,12 @@ func (b *Batch) Dispatches() int { return b.dispatches }
 // Barriers returns the number of barriers recorded since Begin.
 func (b *Batch) Barriers() int { return b.barriers }
 
-// Dispatch records k over groups workgroups with the push constants push
-// (exactly the kernel's push-constant size; see Push) and bufs bound to the
-// kernel's bindings in order. A dispatch with a zero group count records
-// nothing. Wrong arguments are programmer errors and panic.
-func (b *Batch) Dispatch(k *Kernel, groups [3]uint32, push []byte, bufs ...*Buffer) error {
+// Dispatch records k over groups workgroups with the push constants args
+// (the kernel's own shaders.NAMEArgs; nil for a kernel without push
+// constants) and bufs bound to the kernel's bindings in order. A dispatch
+// with a zero group count records nothing. Wrong arguments, the args of
+// another kernel among them, are programmer errors and panic.
+func (b *Batch) Dispatch(k *Kernel, groups [3]uint32, args shaders.Args, bufs ...*Buffer) error {
 	d := b.d
 	if !b.recording {
 		panic("gpu: Dispatch on a Batch that is not recording (call Begin)")
@@ -158,8 +160,15 @@ func (b *Batch) Dispatch(k *Kernel, groups [3]uint32, push []byte, bufs ...*Buff
 	if len(bufs) != len(k.bindings) {
 		panic(fmt.Sprintf("gpu: Dispatch %s: %d buffers for %d bindings", k.m.Name, len(bufs), len(k.bindings)))
 	}
-	if len(push) != int(k.m.PushSize) {
-		panic(fmt.Sprintf("gpu: Dispatch %s: %d bytes of push constants, want %d", k.m.Name, len(push), k.m.PushSize))
+	b.push = b.push[:0]
+	if args != nil {
+		if args.Kernel() != k.m.Name {
+			panic(fmt.Sprintf("gpu: Dispatch %s: push constants %T are kernel %s's", k.m.Name, args, args.Kernel()))
+		}
+		b.push = args.AppendPush(b.push)
+	}
+	if len(b.push) != int(k.m.PushSize) {
+		panic(fmt.Sprintf("gpu: Dispatch %s: %d bytes of push constants (%T), want %d", k.m.Name, len(b.push), args, k.m.PushSize))
 	}
 	for i, g := range groups {
 		if g > d.Info.MaxWorkgroupCount[i] {
@@ -207,8 +216,8 @@ func (b *Batch) Dispatch(k *Kernel, groups [3]uint32, push []byte, bufs ...*Buff
 		rp = (*C.uint64_t)(unsafe.Pointer(&b.rngs[0]))
 	}
 	var pp unsafe.Pointer
-	if len(push) > 0 {
-		pp = unsafe.Pointer(&push[0])
+	if len(b.push) > 0 {
+		pp = unsafe.Pointer(&b.push[0])
 	}
 	for {
 		fresh := b.pool == len(b.pools)
@@ -286,19 +295,3 @@ func (b *Batch) Submit() error {
 // GPUTime returns the device time of the last submitted batch, from
 // timestamp queries (0 where the device has none).
 func (b *Batch) GPUTime() time.Duration { return b.gpuTime }
-
-// Push builds push constants in the std430 layout of a kernel's block:
-// append the members in order, padding with U32(0) so that each float64
-// starts at a multiple of 8 bytes (F64 panics otherwise).
-type Push []byte
-
-// F64 appends a float64.
-func (p Push) F64(v float64) Push {
-	if len(p)%8 != 0 {
-		panic(fmt.Sprintf("gpu: Push.F64 at offset %d: float64 members start at multiples of 8", len(p)))
-	}
-	return binary.LittleEndian.AppendUint64(p, math.Float64bits(v))
-}
-
-// U32 appends a uint32.
-func (p Push) U32(v uint32) Push { return binary.LittleEndian.AppendUint32(p, v) }

@@ -70,22 +70,22 @@ func TestBatchOneSubmit(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		must(b.Dispatch(fill, g, Push{}.F64(1).U32(n), x))
-		must(b.Dispatch(fill, g, Push{}.F64(2).U32(n), y)) // independent: no barrier
+		must(b.Dispatch(fill, g, shaders.FillArgs{V: 1, N: n}, x))
+		must(b.Dispatch(fill, g, shaders.FillArgs{V: 2, N: n}, y)) // independent: no barrier
 		if b.Barriers() != 0 {
 			t.Errorf("%d barriers between independent fills", b.Barriers())
 		}
-		must(b.Dispatch(axpby, g, Push{}.F64(3).F64(4).U32(n), z, x, y)) // reads x, y: barrier
+		must(b.Dispatch(axpby, g, shaders.AxpbyArgs{A: 3, B: 4, N: n}, z, x, y)) // reads x, y: barrier
 		if b.Barriers() != 1 {
 			t.Errorf("%d barriers before a dependent axpby, want 1", b.Barriers())
 		}
 		for range 100 {
-			must(b.Dispatch(axpby, g, Push{}.F64(1).F64(0.5).U32(n), z, z, y)) // reads its own output
+			must(b.Dispatch(axpby, g, shaders.AxpbyArgs{A: 1, B: 0.5, N: n}, z, z, y)) // reads its own output
 		}
 		if b.Barriers() != 101 || b.Dispatches() != 103 {
 			t.Errorf("%d barriers, %d dispatches; want 101, 103", b.Barriers(), b.Dispatches())
 		}
-		must(b.Dispatch(fill, [3]uint32{0, 1, 1}, Push{}.F64(9).U32(n), x)) // empty: nothing
+		must(b.Dispatch(fill, [3]uint32{0, 1, 1}, shaders.FillArgs{V: 9, N: n}, x)) // empty: nothing
 		must(b.Submit())
 		if got := d.Submits() - before; got != 1 {
 			t.Errorf("%d submits, want 1", got)
@@ -101,7 +101,7 @@ func TestBatchOneSubmit(t *testing.T) {
 		// pool's sets.
 		must(b.Begin())
 		for i := range 3 * poolSets {
-			must(b.Dispatch(fill, g, Push{}.F64(float64(i)).U32(n), x))
+			must(b.Dispatch(fill, g, shaders.FillArgs{V: float64(i), N: n}, x))
 		}
 		must(b.Submit())
 		if got := readAll(t, x); got[0] != 3*poolSets-1 {
@@ -109,6 +109,12 @@ func TestBatchOneSubmit(t *testing.T) {
 		}
 	})
 }
+
+// shortArgs claims to be fill's push constants and appends too few bytes.
+type shortArgs struct{}
+
+func (shortArgs) Kernel() string             { return "fill" }
+func (shortArgs) AppendPush(b []byte) []byte { return append(b, 1, 2, 3, 4) }
 
 func TestDispatchMisuse(t *testing.T) {
 	d := requireDevice(t)
@@ -125,16 +131,26 @@ func TestDispatchMisuse(t *testing.T) {
 		}()
 		f()
 	}
-	panics("not recording", "not recording", func() { b.Dispatch(fill, [3]uint32{1, 1, 1}, Push{}.F64(1).U32(4), x) })
+	args := shaders.FillArgs{V: 1, N: 4}
+	panics("not recording", "not recording", func() { b.Dispatch(fill, [3]uint32{1, 1, 1}, args, x) })
 	if err := b.Begin(); err != nil {
 		t.Fatal(err)
 	}
-	panics("push size", "push constants", func() { b.Dispatch(fill, [3]uint32{1, 1, 1}, Push{}.U32(4), x) })
-	panics("buffers", "1 bindings", func() { b.Dispatch(fill, [3]uint32{1, 1, 1}, Push{}.F64(1).U32(4), x, x) })
-	panics("groups", "workgroups exceed", func() {
-		b.Dispatch(fill, [3]uint32{d.Info.MaxWorkgroupCount[0] + 1, 1, 1}, Push{}.F64(1).U32(4), x)
+	// The push constants of another kernel, of the same size or not.
+	panics("args of copy", "push constants shaders.CopyArgs are kernel copy's", func() {
+		b.Dispatch(fill, [3]uint32{1, 1, 1}, shaders.CopyArgs{N: 4}, x)
 	})
-	panics("push alignment", "multiples of 8", func() { Push{}.U32(1).F64(2) })
+	panics("args of mul_elem", "are kernel mul_elem's", func() {
+		b.Dispatch(fill, [3]uint32{1, 1, 1}, shaders.MulElemArgs{N: 4}, x)
+	})
+	panics("no args", "0 bytes of push constants (<nil>), want 12", func() { b.Dispatch(fill, [3]uint32{1, 1, 1}, nil, x) })
+	panics("short args", "4 bytes of push constants (gpu.shortArgs), want 12", func() {
+		b.Dispatch(fill, [3]uint32{1, 1, 1}, shortArgs{}, x)
+	})
+	panics("buffers", "1 bindings", func() { b.Dispatch(fill, [3]uint32{1, 1, 1}, args, x, x) })
+	panics("groups", "workgroups exceed", func() {
+		b.Dispatch(fill, [3]uint32{d.Info.MaxWorkgroupCount[0] + 1, 1, 1}, args, x)
+	})
 	if err := b.Submit(); err != nil {
 		t.Fatal(err)
 	}

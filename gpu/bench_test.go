@@ -63,7 +63,7 @@ func BenchmarkSubmit(b *testing.B) {
 			if err := bt.Begin(); err != nil {
 				b.Fatal(err)
 			}
-			if err := bt.Dispatch(k, [3]uint32{1, 1, 1}, Push{}.F64(1).U32(256), x); err != nil {
+			if err := bt.Dispatch(k, [3]uint32{1, 1, 1}, shaders.FillArgs{V: 1, N: 256}, x); err != nil {
 				b.Fatal(err)
 			}
 			if err := bt.Submit(); err != nil {

@@ -374,16 +374,16 @@ func (b *Backend) recordCollide() {
 	S := uint32(c.slotCount)
 	none := uint32(0xffffffff)
 	scan := func(data *Buffer, length int, nIdx, out uint32) {
-		l.record(c.k.scan, [3]uint32{1, 1, 1}, Push{}.U32(uint32(length)).U32(nIdx).U32(out), data, c.meta)
+		l.record(c.k.scan, [3]uint32{1, 1, 1}, shaders.CollideScanArgs{N: uint32(length), NIdx: nIdx, Out: out}, data, c.meta)
 	}
-	l.record(l.fill, [3]uint32{1, 1, 1}, Push{}.F64(0).U32(metaWords/2), c.meta)
+	l.record(l.fill, [3]uint32{1, 1, 1}, shaders.FillArgs{V: 0, N: metaWords / 2}, c.meta)
 	l.record(c.k.aabb, l.groups(c.k.aabb, max(n, c.slotCount+1)),
-		Push{}.F64(g[0]).F64(g[1]).F64(g[2]).F64(b.settings.Dt).F64(b.host.envelope).F64(c.inv).U32(uint32(n)).U32(S),
+		shaders.CollideAabbArgs{Gx: g[0], Gy: g[1], Gz: g[2], H: b.settings.Dt, Env: b.host.envelope, Inv: c.inv, N: uint32(n), Slots: S},
 		b.pos, b.rot, b.vel, b.omega, b.invMass, b.force, b.fixedBody, c.shape, c.box, c.planeN, c.cell,
 		c.specialOff, c.slots, c.meta)
 	scan(c.specialOff, n, none, metaSpecial)
 	bin := func(mode uint32) {
-		l.record(c.k.bin, l.groups(c.k.bin, n), Push{}.U32(uint32(n)).U32(S).U32(uint32(c.brickBits)).U32(mode).U32(uint32(c.ecap)),
+		l.record(c.k.bin, l.groups(c.k.bin, n), shaders.CollideBinArgs{N: uint32(n), S: S, BrickBits: uint32(c.brickBits), Mode: mode, Cap: uint32(c.ecap)},
 			c.cell, c.specialOff, c.special, c.slots, c.entries)
 	}
 	bin(0)
@@ -391,7 +391,7 @@ func (b *Backend) recordCollide() {
 	bin(1)
 	pairs := func(mode uint32) {
 		l.record(c.k.pairs, l.groups(c.k.pairs, n),
-			Push{}.U32(uint32(n)).U32(S).U32(uint32(c.brickBits)).U32(mode).U32(uint32(c.pcap)).U32(uint32(c.ecap)),
+			shaders.CollidePairsArgs{N: uint32(n), S: S, BrickBits: uint32(c.brickBits), Mode: mode, Pcap: uint32(c.pcap), Ecap: uint32(c.ecap)},
 			c.box, c.planeN, b.pos, c.cell, b.fixedBody, c.special, c.slots, c.entries, c.pairOff, c.pairA, c.pairB, c.meta, c.cand)
 	}
 	pairs(0)
@@ -417,7 +417,7 @@ func (b *Backend) recordNarrow(mode uint32) {
 	l := b.l
 	g := l.groups(c.k.narrow, c.pcap)
 	g[0] = min(g[0], narrowGroups)
-	l.record(c.k.narrow, g, Push{}.F64(b.host.envelope).U32(mode).U32(uint32(c.pcap)).U32(uint32(c.ccap)),
+	l.record(c.k.narrow, g, shaders.CollideNarrowArgs{Env: b.host.envelope, Mode: mode, Pcap: uint32(c.pcap), Cap: uint32(c.ccap)},
 		b.pos, b.rot, c.shape, c.mat, c.box, c.pairA, c.pairB, c.off, b.a, b.b, b.normal, b.pa, b.pb, b.phi,
 		b.mu, b.cohesion, c.sub, c.meta, c.fbList, c.fbRec, c.hostCon, c.pairN)
 }
@@ -429,17 +429,17 @@ func (b *Backend) recordPlace() {
 	c := &b.dc
 	l := b.l
 	n := b.n
-	l.record(c.k.scan, [3]uint32{1, 1, 1}, Push{}.U32(uint32(c.pcap)).U32(metaPairs).U32(metaContacts), c.off, c.meta)
+	l.record(c.k.scan, [3]uint32{1, 1, 1}, shaders.CollideScanArgs{N: uint32(c.pcap), NIdx: metaPairs, Out: metaContacts}, c.off, c.meta)
 	b.recordNarrow(1)
 	adj := func(mode uint32, groups int) {
-		l.record(c.k.adj, l.groups(c.k.adj, groups), Push{}.U32(uint32(n)).U32(mode).U32(uint32(c.ccap)).U32(uint32(2*c.ccap)),
+		l.record(c.k.adj, l.groups(c.k.adj, groups), shaders.CollideAdjArgs{N: uint32(n), Mode: mode, Cap: uint32(c.ccap), Acap: uint32(2 * c.ccap)},
 			b.a, b.b, b.fixedBody, b.adjOff, c.adjCursor, b.adj, c.meta, c.out)
 	}
 	half := n/2 + 1 // float64 covering the n+1 uint32 counters
-	l.record(l.fill, l.groups(l.fill, half), Push{}.F64(0).U32(uint32(half)), b.adjOff)
-	l.record(l.fill, l.groups(l.fill, half), Push{}.F64(0).U32(uint32(half)), c.adjCursor)
+	l.record(l.fill, l.groups(l.fill, half), shaders.FillArgs{V: 0, N: uint32(half)}, b.adjOff)
+	l.record(l.fill, l.groups(l.fill, half), shaders.FillArgs{V: 0, N: uint32(half)}, c.adjCursor)
 	adj(0, c.ccap)
-	l.record(c.k.scan, [3]uint32{1, 1, 1}, Push{}.U32(uint32(n)).U32(0xffffffff).U32(metaAdj), b.adjOff, c.meta)
+	l.record(c.k.scan, [3]uint32{1, 1, 1}, shaders.CollideScanArgs{N: uint32(n), NIdx: 0xffffffff, Out: metaAdj}, b.adjOff, c.meta)
 	adj(1, c.ccap)
 	adj(2, n)
 }
@@ -500,7 +500,7 @@ func (b *Backend) keepKeys() {
 	c := &b.dc
 	if b.nc > 0 {
 		l := b.l
-		l.record(c.k.keys, l.groups(c.k.keys, b.nc), Push{}.U32(uint32(b.nc)).U32(0).U32(0),
+		l.record(c.k.keys, l.groups(c.k.keys, b.nc), shaders.CollideKeysArgs{NC: uint32(b.nc), NP: 0, Mode: 0},
 			b.a, b.b, c.sub, c.prevA, c.prevB, c.prevSub, b.prevGamma, b.r)
 	}
 	c.np = b.nc
@@ -513,7 +513,7 @@ func (b *Backend) warmStart(g *Vec) {
 		return
 	}
 	l := b.l
-	l.record(c.k.keys, l.groups(c.k.keys, b.nc), Push{}.U32(uint32(b.nc)).U32(uint32(c.np)).U32(1),
+	l.record(c.k.keys, l.groups(c.k.keys, b.nc), shaders.CollideKeysArgs{NC: uint32(b.nc), NP: uint32(c.np), Mode: 1},
 		b.a, b.b, c.sub, c.prevA, c.prevB, c.prevSub, b.prevGamma, g.buf)
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/gpusim/gpusim/collide"
 	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/shaders"
 )
 
 // collideTol is the relative tolerance of the device contacts against
@@ -556,7 +557,7 @@ func TestKernelCollideScan(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			l.record(gb.dc.k.scan, [3]uint32{1, 1, 1}, Push{}.U32(uint32(length)).U32(nIdx).U32(metaContacts), buf, gb.dc.meta)
+			l.record(gb.dc.k.scan, [3]uint32{1, 1, 1}, shaders.CollideScanArgs{N: uint32(length), NIdx: nIdx, Out: metaContacts}, buf, gb.dc.meta)
 			if err := l.Flush(); err != nil {
 				t.Fatal(err)
 			}
@@ -599,7 +600,7 @@ func TestKernelCollideScan(t *testing.T) {
 		if err := gb.dc.meta.WriteUint32(0, make([]uint32, metaWords)); err != nil {
 			t.Fatal(err)
 		}
-		l.record(gb.dc.k.scan, [3]uint32{1, 1, 1}, Push{}.U32(1000).U32(0xffffffff).U32(metaPairs), buf, gb.dc.meta)
+		l.record(gb.dc.k.scan, [3]uint32{1, 1, 1}, shaders.CollideScanArgs{N: 1000, NIdx: 0xffffffff, Out: metaPairs}, buf, gb.dc.meta)
 		if err := l.Flush(); err != nil {
 			t.Fatal(err)
 		}

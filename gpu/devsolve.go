@@ -125,21 +125,21 @@ func (ds *devSolve) maxIter() uint32 { return uint32(max(0, min(ds.opt.MaxIter, 
 func (ds *devSolve) dots(mode, pairs, g uint32, v0, v1, v2, v3, v4 *Vec) {
 	p := ds.p
 	groups := [3]uint32{uint32(min(ds.chunks, int(p.d.Info.MaxWorkgroupCount[0]))), 1, 1}
-	p.record(ds.dot, groups, Push{}.U32(uint32(ds.n)).U32(mode).U32(g),
+	p.record(ds.dot, groups, shaders.ApgdDotArgs{N: uint32(ds.n), Mode: mode, Gate: g},
 		ds.partial.buf, v0.buf, v1.buf, v2.buf, v3.buf, v4.buf, ds.s)
-	p.record(ds.sum, [3]uint32{pairs, 1, 1}, Push{}.U32(uint32(ds.chunks)).U32(g), ds.s, ds.partial.buf)
+	p.record(ds.sum, [3]uint32{pairs, 1, 1}, shaders.ApgdSumArgs{Chunks: uint32(ds.chunks), Gate: g}, ds.s, ds.partial.buf)
 }
 
 // schur records dst = N x and, with withG, gr = dst + r, under gate g.
 func (ds *devSolve) schur(dst, x, gr, r *Vec, g uint32, withG bool) {
 	p, b := ds.p, ds.p.b
-	p.record(ds.bodyImpulse, p.groups(ds.bodyImpulse, b.n), Push{}.U32(uint32(b.n)).U32(g),
+	p.record(ds.bodyImpulse, p.groups(ds.bodyImpulse, b.n), shaders.ApgdBodyImpulseArgs{N: uint32(b.n), Gate: g},
 		b.dv, x.buf, b.adjOff, b.adj, b.basis, b.rhoA, b.rhoB, b.invMass, b.invInertia, b.fixedBody, ds.s)
 	var wg uint32
 	if withG {
 		wg = 1
 	}
-	p.record(ds.contactVelocity, p.groupsNC(ds.contactVelocity), Push{}.U32(uint32(b.nc)).U32(g).U32(wg),
+	p.record(ds.contactVelocity, p.groupsNC(ds.contactVelocity), shaders.ApgdContactVelocityArgs{NC: uint32(b.nc), Gate: g, WithG: wg},
 		dst.buf, gr.buf, r.buf, b.dv, b.a, b.b, b.basis, b.rhoA, b.rhoB, ds.s)
 }
 
@@ -147,7 +147,7 @@ func (ds *devSolve) schur(dst, x, gr, r *Vec, g uint32, withG bool) {
 // 25, under gate g.
 func (ds *devSolve) resid(tmp, x, nx, r *Vec, g uint32) {
 	p, b := ds.p, ds.p.b
-	p.record(ds.residual, p.groupsNC(ds.residual), Push{}.F64(ds.opt.Gd).U32(uint32(b.nc)).U32(g),
+	p.record(ds.residual, p.groupsNC(ds.residual), shaders.ApgdResidualArgs{Gd: ds.opt.Gd, NC: uint32(b.nc), Gate: g},
 		tmp.buf, x.buf, nx.buf, r.buf, b.mu, b.coh, ds.s)
 }
 

@@ -69,7 +69,8 @@ func (p *problem) SolveJacobi(gamma, inv engine.Vec, omega, lambda float64, opt 
 		ds.resid(tmp, gv, nx, r, run)
 		ds.dots(4, 3, run, tmp, gv, nx, r, r)
 		p.record(scalar, [3]uint32{1, 1, 1},
-			Push{}.F64(opt.Tol).F64(opt.Gd).F64(omega).U32(mode).U32(run).U32(uint32(n)).U32(ds.maxIter()).U32(uint32(ds.histCap)),
+			shaders.JacobiScalarArgs{Tol: opt.Tol, Gd: opt.Gd, Omega: omega, Mode: mode, Gate: run, N: uint32(n),
+				MaxIter: ds.maxIter(), HistCap: uint32(ds.histCap)},
 			ds.s, ds.hist)
 	}
 	// The start: γ = Π(γ₀), Nγ, and the initial guess's residual.
@@ -77,7 +78,7 @@ func (p *problem) SolveJacobi(gamma, inv engine.Vec, omega, lambda float64, opt 
 	p.Schur(nx, gv)
 	progress(0)
 	sc, err := ds.run(name, func() {
-		p.record(step, p.groupsNC(step), Push{}.F64(-omega).F64(lambda).F64(1-lambda).U32(uint32(b.nc)).U32(run),
+		p.record(step, p.groupsNC(step), shaders.JacobiStepArgs{NegOmega: -omega, Lambda: lambda, OneMinusLambda: 1 - lambda, NC: uint32(b.nc), Gate: run},
 			gv.buf, nx.buf, r.buf, iv.buf, b.mu, b.coh, ds.s)
 		ds.schur(nx, gv, tmp, r, run, false)
 		progress(1)
@@ -132,13 +133,13 @@ func (p *problem) JacobiRho(diag, inv, v, w engine.Vec, steps int) (float64, err
 		// apgd_dot mode 3's first pair: s.dots[0] = v·w, then v·v.
 		p.MulElem(wv, dv, vv)
 		ds.dots(3, 1, run, vv, wv, vv, vv, vv)
-		p.record(power, [3]uint32{1, 1, 1}, Push{}.U32(0), ds.s)
+		p.record(power, [3]uint32{1, 1, 1}, shaders.JacobiPowerArgs{Mode: 0}, ds.s)
 		p.Schur(wv, vv)
 		ds.dots(3, 1, run, vv, wv, vv, vv, vv)
-		p.record(power, [3]uint32{1, 1, 1}, Push{}.U32(1), ds.s)
+		p.record(power, [3]uint32{1, 1, 1}, shaders.JacobiPowerArgs{Mode: 1}, ds.s)
 		p.MulElem(vv, iv, wv)
 		ds.dots(3, 1, run, vv, vv, vv, vv, vv)
-		p.record(scale, p.groups(scale, n), Push{}.U32(uint32(n)), vv.buf, ds.s)
+		p.record(scale, p.groups(scale, n), shaders.JacobiScaleArgs{N: uint32(n)}, vv.buf, ds.s)
 	}
 	if err := p.Flush(); err != nil {
 		return math.NaN(), err

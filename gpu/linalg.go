@@ -143,7 +143,7 @@ func (l *LinAlg) groups(k *Kernel, n int) [3]uint32 {
 }
 
 // record adds a dispatch to the open batch, beginning it if needed.
-func (l *LinAlg) record(k *Kernel, groups [3]uint32, push []byte, bufs ...*Buffer) {
+func (l *LinAlg) record(k *Kernel, groups [3]uint32, args shaders.Args, bufs ...*Buffer) {
 	if l.err != nil {
 		return
 	}
@@ -153,7 +153,7 @@ func (l *LinAlg) record(k *Kernel, groups [3]uint32, push []byte, bufs ...*Buffe
 			return
 		}
 	}
-	l.fail(l.b.Dispatch(k, groups, push, bufs...))
+	l.fail(l.b.Dispatch(k, groups, args, bufs...))
 }
 
 // Flush submits the recorded operations and waits for them.
@@ -234,7 +234,7 @@ func (l *LinAlg) Copy(dst, src engine.Vec) {
 	if n == 0 || d == s {
 		return
 	}
-	l.record(l.copy, l.groups(l.copy, n), Push{}.U32(uint32(n)), d.buf, s.buf)
+	l.record(l.copy, l.groups(l.copy, n), shaders.CopyArgs{N: uint32(n)}, d.buf, s.buf)
 }
 
 // Fill sets dst_i = v.
@@ -243,7 +243,7 @@ func (l *LinAlg) Fill(dst engine.Vec, v float64) {
 	if d.n == 0 {
 		return
 	}
-	l.record(l.fill, l.groups(l.fill, d.n), Push{}.F64(v).U32(uint32(d.n)), d.buf)
+	l.record(l.fill, l.groups(l.fill, d.n), shaders.FillArgs{V: v, N: uint32(d.n)}, d.buf)
 }
 
 // Axpby sets dst_i = a·x_i + b·y_i, each product rounded (no fused
@@ -254,7 +254,7 @@ func (l *LinAlg) Axpby(dst engine.Vec, a float64, x engine.Vec, b float64, y eng
 	if n == 0 {
 		return
 	}
-	l.record(l.axpby, l.groups(l.axpby, n), Push{}.F64(a).F64(b).U32(uint32(n)), d.buf, xv.buf, yv.buf)
+	l.record(l.axpby, l.groups(l.axpby, n), shaders.AxpbyArgs{A: a, B: b, N: uint32(n)}, d.buf, xv.buf, yv.buf)
 }
 
 // MulElem sets dst_i = x_i·y_i; dst may alias x or y.
@@ -264,7 +264,7 @@ func (l *LinAlg) MulElem(dst, x, y engine.Vec) {
 	if n == 0 {
 		return
 	}
-	l.record(l.mulElem, l.groups(l.mulElem, n), Push{}.U32(uint32(n)), d.buf, xv.buf, yv.buf)
+	l.record(l.mulElem, l.groups(l.mulElem, n), shaders.MulElemArgs{N: uint32(n)}, d.buf, xv.buf, yv.buf)
 }
 
 // Dot returns Σ x_i·y_i: dot.comp sums chunks of 2048 elements in a fixed
@@ -293,8 +293,8 @@ func (l *LinAlg) Dot(x, y engine.Vec) float64 {
 		}
 	}
 	groups := [3]uint32{uint32(min(nc, int(l.d.Info.MaxWorkgroupCount[0]))), 1, 1}
-	l.record(l.dot, groups, Push{}.U32(uint32(n)), l.partial, xv.buf, yv.buf)
-	l.record(l.sum, [3]uint32{1, 1, 1}, Push{}.U32(uint32(nc)).U32(0), l.scalar, l.partial)
+	l.record(l.dot, groups, shaders.DotArgs{N: uint32(n)}, l.partial, xv.buf, yv.buf)
+	l.record(l.sum, [3]uint32{1, 1, 1}, shaders.SumArgs{N: uint32(nc), Index: 0}, l.scalar, l.partial)
 	if l.Flush() != nil {
 		return math.NaN()
 	}

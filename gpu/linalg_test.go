@@ -387,10 +387,10 @@ func TestKernelsFewGroups(t *testing.T) {
 		if err := b.Begin(); err != nil {
 			t.Fatal(err)
 		}
-		if err := b.Dispatch(dot, [3]uint32{groups, 1, 1}, Push{}.U32(uint32(n)), part, x, y); err != nil {
+		if err := b.Dispatch(dot, [3]uint32{groups, 1, 1}, shaders.DotArgs{N: uint32(n)}, part, x, y); err != nil {
 			t.Fatal(err)
 		}
-		if err := b.Dispatch(axpby, [3]uint32{groups, 1, 1}, Push{}.F64(0.25).F64(-3).U32(uint32(n)), dst, x, y); err != nil {
+		if err := b.Dispatch(axpby, [3]uint32{groups, 1, 1}, shaders.AxpbyArgs{A: 0.25, B: -3, N: uint32(n)}, dst, x, y); err != nil {
 			t.Fatal(err)
 		}
 		if err := b.Submit(); err != nil {

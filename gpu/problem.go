@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/shaders"
 )
 
 // problem is the engine.Problem of the backend's current step, on device
@@ -48,7 +49,7 @@ func (p *problem) Schur(dst, x engine.Vec) {
 	}
 	b.recordBodyImpulse(xv.buf)
 	k := b.k.contactVelocity
-	p.record(k, p.groupsNC(k), Push{}.U32(uint32(b.nc)), d.buf, b.dv, b.a, b.b, b.basis, b.rhoA, b.rhoB)
+	p.record(k, p.groupsNC(k), shaders.ContactVelocityArgs{NC: uint32(b.nc)}, d.buf, b.dv, b.a, b.b, b.basis, b.rhoA, b.rhoB)
 }
 
 // Project sets dst_i = Π_Υi(x_i) (project.comp); dst may alias x.
@@ -59,7 +60,7 @@ func (p *problem) Project(dst, x engine.Vec) {
 		return
 	}
 	k := b.k.project
-	p.record(k, p.groupsNC(k), Push{}.U32(uint32(b.nc)), d.buf, xv.buf, b.mu, b.coh)
+	p.record(k, p.groupsNC(k), shaders.ProjectArgs{NC: uint32(b.nc)}, d.buf, xv.buf, b.mu, b.coh)
 }
 
 // AntiRelax sets dst = r, then dst_3i += μ_i‖(u_3i+1, u_3i+2)‖
@@ -76,7 +77,7 @@ func (p *problem) AntiRelax(dst, u engine.Vec) {
 		ub = b.r
 	}
 	k := b.k.antiRelax
-	p.record(k, p.groupsNC(k), Push{}.U32(uint32(b.nc)), d.buf, b.r, ub, b.mu)
+	p.record(k, p.groupsNC(k), shaders.AntiRelaxArgs{NC: uint32(b.nc)}, d.buf, b.r, ub, b.mu)
 }
 
 // BlockDiag sets the three rows of contact i to tr(N_ii)/3 (block_diag.comp).
@@ -87,7 +88,7 @@ func (p *problem) BlockDiag(dst engine.Vec) {
 		return
 	}
 	k := b.k.blockDiag
-	p.record(k, p.groupsNC(k), Push{}.U32(uint32(b.nc)), d.buf, b.a, b.b, b.rhoA, b.rhoB, b.invMass, b.invInertia)
+	p.record(k, p.groupsNC(k), shaders.BlockDiagArgs{NC: uint32(b.nc)}, d.buf, b.a, b.b, b.rhoA, b.rhoB, b.invMass, b.invInertia)
 }
 
 // Sweep runs one projected Gauss–Seidel sweep: body_impulse for
@@ -100,7 +101,7 @@ func (p *problem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
 		return
 	}
 	b.recordBodyImpulse(g.buf)
-	p.record(b.k.sweep, [3]uint32{1, 1, 1}, Push{}.F64(omega).F64(lambda).U32(uint32(b.nc)),
+	p.record(b.k.sweep, [3]uint32{1, 1, 1}, shaders.SweepArgs{Omega: omega, Lambda: lambda, NC: uint32(b.nc)},
 		g.buf, b.dv, dg.buf, b.r, b.a, b.b, b.basis, b.rhoA, b.rhoB, b.mu, b.coh, b.invMass, b.invInertia, b.fixedBody)
 }
 

@@ -85,11 +85,12 @@ func (p *problem) SolveSPG(gamma, diag, inv engine.Vec, opt engine.SolveOptions)
 	}
 	scal := func(mode, gt uint32) {
 		p.record(scalar, [3]uint32{1, 1, 1},
-			Push{}.F64(opt.Tol).F64(opt.Gd).U32(mode).U32(gt).U32(uint32(n)).U32(ds.maxIter()).U32(uint32(ds.histCap)),
+			shaders.SpgScalarArgs{Tol: opt.Tol, Gd: opt.Gd, Mode: mode, Gate: gt, N: uint32(n),
+				MaxIter: ds.maxIter(), HistCap: uint32(ds.histCap)},
 			ds.s, ds.hist)
 	}
 	vecOp := func(mode, gt uint32) {
-		p.record(vec, p.groupsNC(vec), Push{}.U32(uint32(b.nc)).U32(mode).U32(gt),
+		p.record(vec, p.groupsNC(vec), shaders.SpgVecArgs{NC: uint32(b.nc), Mode: mode, Gate: gt},
 			dd.buf, y.buf, x.buf, g.buf, xNew.buf, gNew.buf, best.buf, iv.buf, b.mu, b.coh, ds.s)
 	}
 	// Lines 1–3: x = Π(γ₀), x_FB = x, Nx, g = Nx + r, and the residual and
