@@ -136,6 +136,9 @@ func (d *Doc) buildScene(source string, lim limits) (*Scene, error) {
 	if err := checkRun(r.Run, len(b.model.Bodies), settings.Dt); err != nil {
 		return nil, err
 	}
+	if err := checkMerit(r.Merit, len(b.model.Bodies)); err != nil {
+		return nil, err
+	}
 	var domain *Region
 	for _, c := range r.Containers {
 		if c.Type == "box" {

@@ -31,10 +31,22 @@ type builtin struct {
 // builtins lists the built-in scenes, sorted by name.
 func builtins() []builtin {
 	return []builtin{
+		{Info{"chain",
+			"SPG paper's benchmark B1: a rope ladder of n steel links on spherical and distance joints (3.5·n rows) anchored to the world",
+			[]ParamInfo{{"n", 1000, "number of links (even: two rails of n/2)"}, {"angle", 90, "start angle from the downward vertical (degrees)"}}},
+			chainDoc},
 		{Info{"fill",
 			"n spheres (r = 1 m, 1 kg) falling into an open 20 m × 20 m box: filling test, anti-relaxation paper §3.2",
 			[]ParamInfo{{"n", 1000, "number of spheres"}, {"mu", 0.25, "friction coefficient of all contacts"}}},
 			fillDoc},
+		{Info{"flow-gap",
+			"APGD paper §4.2.4: n glass spheres (d = 0.5 mm, μ = 0.3) flow out of a trough through a gap under its 45° wall",
+			[]ParamInfo{{"n", 4000, "number of spheres (the paper: 39000)"}, {"gap", 0.002, "gap under the 45° wall (m): the paper's 0.002, 0.0025, 0.003"}}},
+			flowGapDoc},
+		{Info{"mixer",
+			"APGD paper §4.1.2: a four-blade mixer (kinematic) turning in a drum of n cohesive objects (spheres, ellipsoids, boxes)",
+			[]ParamInfo{{"n", 3000, "number of objects (the paper: 100 000 to 400 000)"}, {"omega", math.Pi / 2, "blade speed, counter-clockwise (rad/s)"}}},
+			mixerDoc},
 		{Info{"pressure",
 			"a heavy slab (body 0) on n spheres (r = 0.15 m, 1 kg) in a 3 m × 3 m box: APGD paper §4.1.1",
 			[]ParamInfo{{"n", 4000, "number of spheres"}, {"slab_mass", 1000, "mass of the slab (kg)"},
@@ -48,6 +60,16 @@ func builtins() []builtin {
 			"the settle benchmark of bench/settle.md: n spheres (r = 0.1 m, 1 kg) dropped from a lattice into a 4 m box",
 			[]ParamInfo{{"n", 1000, "number of spheres"}}},
 			settleDoc},
+		{Info{"shaker",
+			"GS paper's Fig. 2: n steel spheres (r = 5 mm) in a box on a plate oscillating vertically (kinematic)",
+			[]ParamInfo{{"n", 2000, "number of spheres"}, {"amplitude", 0.002, "plate amplitude (m)"},
+				{"frequency", 25, "plate frequency (Hz)"}, {"mu", 0.3, "friction coefficient"}}},
+			shakerDoc},
+		{Info{"shear",
+			"PDIP paper's direct shear test: n glass spheres (r = 4 mm) in a box whose upper half moves at v under a loaded lid",
+			[]ParamInfo{{"n", 2000, "number of spheres"}, {"v", 0.01, "speed of the upper half (m/s)"},
+				{"load", 50, "normal load on the lid besides its weight (N)"}, {"mu", 0.5, "friction coefficient"}}},
+			shearDoc},
 	}
 }
 

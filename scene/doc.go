@@ -2,8 +2,9 @@
 // materials, gravity), solver settings, how long to run and which bodies to
 // trace.
 //
-// A scene is either built in (see Builtins: fill, pressure, rolling-ball,
-// settle, each a Go function of a few parameters) or a JSON file. Load takes
+// A scene is either built in (see Builtins: chain, fill, flow-gap, mixer,
+// pressure, rolling-ball, settle, shaker, shear, each a Go function of a
+// few parameters) or a JSON file. Load takes
 // either; overrides ("--set key=value") apply to both. For a built-in a key
 // that names one of its parameters sets the parameter (n, mu, slab_mass,
 // v0); any other key is a dotted path into the document:
@@ -270,6 +271,36 @@
 // --backend vulkan it is an error. The pdip solver does not take joint
 // rows yet (an error); the others do.
 //
+// # merit
+//
+// A scene may name its figure of merit, which package run computes: a row
+// per step in the run folder's merit.csv (step, time, then the columns
+// below), end-of-run figures in summary.json's "merit" and the printed
+// summary, and a plot (plots/merit.png) from gpusim plot:
+//
+//	"merit": {"type": "shear", "bodies": [0, 1, 2, 3, 4], "axis": [1, 0, 0]}
+//
+//	type    chain     joint_error (the largest joint position error, m
+//	                  or rad) and the world joints' force on their bodies
+//	                  (N); at the end, the iterations each solver but
+//	                  pdip takes on the last step's problem from zero
+//	        shaker    bodies[0] is the plate: its z offset, the motion's
+//	                  A·sin(2πft), the mean height of the movable bodies
+//	        shear     bodies[0] is the lid, the others the moving half:
+//	                  displacement along axis, the force of everything
+//	                  else on the moving half along axis (contacts and
+//	                  joints, N), the contact force on the lid against
+//	                  gravity (N)
+//	        mixer     bodies are the blades: their angle and the torque
+//	                  of their contacts about the line through point
+//	                  along axis (N·m)
+//	        flow-gap  the mass (kg) of movable bodies beyond the plane
+//	                  through point normal to axis (on the side it points
+//	                  to), and its rate over the last 0.01 s (kg/s)
+//	bodies  body ids (shaker, shear, mixer)
+//	point   m (mixer, flow-gap)
+//	axis    any length but zero (shear, mixer, flow-gap)
+//
 // # Limits
 //
 // A scene holds at most 16 777 216 bodies.
@@ -293,6 +324,14 @@
 // then a box container [−1.5, 1.5]² × [0, 20], walls 0.2 m; μ = mu
 // everywhere; dt 0.01 s, 4 s, apgd, tol 1e-6, max_iter 500; traces the
 // slab.
+//
+// chain, shaker, shear, mixer and flow-gap (issue 17, scene/builtin_mech.go,
+// CPU path: joints and kinematic bodies) are the papers' mechanisms: the
+// SPG paper's benchmark B1 as a rope ladder of n links (3.5·n rows), the
+// GS paper's shaker, the PDIP paper's direct shear test, the APGD paper's
+// mixer (§4.1.2) and granular flow through a gap (§4.2.4); each function's
+// comment gives its bodies, sizes and settings, and each names its figure
+// of merit (see merit).
 //
 // settle (bench/settle.md): n spheres, r = 0.1 m, 1 kg, μ = 0.25, lattice
 // spacing 0.21 m, 19 per row, origin (0, 0, 0.11), jitter 0.005 m, seed

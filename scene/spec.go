@@ -26,6 +26,7 @@ type Doc struct {
 	Generators  []GeneratorSpec `json:"generators,omitempty"`
 	Containers  []ContainerSpec `json:"containers,omitempty"`
 	Joints      []JointSpec     `json:"joints,omitempty"`
+	Merit       *MeritSpec      `json:"merit,omitempty"`
 }
 
 // MaterialSpec is one entry of "materials".
@@ -95,6 +96,16 @@ type JointSpec struct {
 	Axis    *Vec3      `json:"axis,omitempty"`   // revolute and prismatic
 	Motor   *MotorSpec `json:"motor,omitempty"`  // revolute and prismatic
 	Collide bool       `json:"collide,omitempty"`
+}
+
+// MeritSpec names the figure of merit of a scene, which package run
+// computes each step (merit.csv) and at the end (summary.json's "merit"):
+// see the package documentation, section merit.
+type MeritSpec struct {
+	Type   string `json:"type"`             // chain, shaker, shear, mixer or flow-gap
+	Bodies []int  `json:"bodies,omitempty"` // body ids it measures
+	Point  *Vec3  `json:"point,omitempty"`  // m, world frame
+	Axis   *Vec3  `json:"axis,omitempty"`   // world frame, any length but zero
 }
 
 // MotorSpec drives a joint (engine.Motor): speed in rad/s (revolute) or
