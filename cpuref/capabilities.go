@@ -11,6 +11,7 @@ var (
 	_ engine.Enveloper      = (*Backend)(nil)
 	_ engine.Clock          = (*Backend)(nil)
 	_ engine.JointReactor   = (*Backend)(nil)
+	_ engine.BodyReactor    = (*Backend)(nil)
 
 	_ engine.VecReuser  = linalg{}
 	_ engine.DeviceAPGD = (*problem)(nil)

@@ -7,25 +7,9 @@ import (
 	"github.com/gpusim/gpusim/engine"
 )
 
-// TangentBasis returns unit vectors u, w with (n, u, w) right-handed and
-// orthonormal: u is n × e normalised, e the coordinate axis least aligned
-// with n, and w = n × u. It is a pure function of n, so both backends build
-// the same basis.
-func TangentBasis(n mgl64.Vec3) (u, w mgl64.Vec3) {
-	ax, ay, az := math.Abs(n[0]), math.Abs(n[1]), math.Abs(n[2])
-	var e mgl64.Vec3
-	switch {
-	case ax <= ay && ax <= az:
-		e = mgl64.Vec3{1, 0, 0}
-	case ay <= az:
-		e = mgl64.Vec3{0, 1, 0}
-	default:
-		e = mgl64.Vec3{0, 0, 1}
-	}
-	u = n.Cross(e).Normalize()
-	w = n.Cross(u)
-	return u, w
-}
+// TangentBasis is engine.TangentBasis, the contact frame (n, u, w) that
+// every backend builds.
+func TangentBasis(n mgl64.Vec3) (u, w mgl64.Vec3) { return engine.TangentBasis(n) }
 
 // Build computes, for the current contacts, the Jacobian blocks of eq. 4
 // and r = b + DᵀM⁻¹k (k = Mv + hf), and returns the problem.

@@ -6,7 +6,7 @@ package engine
 // says which backends implement it; cpuref and gpu check theirs at compile
 // time. The capabilities of the parts of a step live beside what they
 // extend: VecReuser (a LinAlg; backend.go), JointRows, Clock and
-// JointReactor (joint.go), DeviceAPGD, DeviceJacobi and DeviceSPG (a
+// JointReactor (joint.go), BodyReactor (reaction.go), DeviceAPGD, DeviceJacobi and DeviceSPG (a
 // Problem; solver.go).
 
 // StateSetter is implemented by backends that can overwrite the body state

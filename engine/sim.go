@@ -38,6 +38,8 @@ type Sim struct {
 	h        float64
 	gamma    Vec
 	problem  Problem
+	// reactions is BodyReactions' scratch (reaction.go).
+	reactions bodyReactions
 }
 
 // NewSim validates the model and settings and loads them into the backend.

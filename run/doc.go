@@ -8,10 +8,19 @@
 //   - trace.csv: for the traced bodies, a row per body and step: step,
 //     time, id, x, y, z, qw, qx, qy, qz, vx, vy, vz, wx, wy, wz (angular
 //     velocity in the world frame);
+//   - reactions.csv, for a scene with joints or kinematic bodies, or with
+//     Options.Reactions: a row per joint and per fixed, plane or kinematic
+//     body and step: step, time, kind (joint or body), id (the joint's
+//     index in the scene's joints, the body's id), fx, fy, fz (N), tx, ty,
+//     tz (N·m), world frame: the force a joint applies to its body1 and
+//     the torque about body1's centre of mass; the total contact force on
+//     a body and the torque about its centre of mass;
 //   - final.csv: the columns of trace.csv without step and time, for every
 //     body at the end;
-//   - summary.json: the scene, every setting, totals and wall time, and the
-//     end-of-run observables;
+//   - summary.json: the scene, every setting, totals and wall time, the
+//     end-of-run observables and, with reactions.csv, per joint and body
+//     the last step's reaction, the mean force and the largest |force|
+//     (with its step) and |torque| (ReactionSummary);
 //
 // and, on request (Options.DumpStep), the cone-complementarity problem of
 // one step as a problem folder of package fclib, for gpusim solve, gpusim

@@ -30,9 +30,10 @@ const statsHeader = "step,time,bodies,contacts,iterations,residual,objective,fix
 // and for a run that continues the folder's files where they end.
 type outFolder struct {
 	lock *outdir.Lock
-	// statsEnd and traceEnd are the lengths to cut stats.csv and trace.csv
-	// to before appending; -1 starts the file afresh.
-	statsEnd, traceEnd int64
+	// statsEnd, traceEnd and reactionsEnd are the lengths to cut
+	// stats.csv, trace.csv and reactions.csv to before appending; -1
+	// starts the file afresh.
+	statsEnd, traceEnd, reactionsEnd int64
 }
 
 func (o *outFolder) release() {
@@ -48,7 +49,7 @@ func (o *outFolder) release() {
 // checkpoint's step. Every check comes before anything is changed.
 func openOutDir(sc *scene.Scene, opt Options) (*outFolder, error) {
 	dir := opt.OutDir
-	o := &outFolder{statsEnd: -1, traceEnd: -1}
+	o := &outFolder{statsEnd: -1, traceEnd: -1, reactionsEnd: -1}
 	if !opt.DirLocked {
 		l, err := outdir.Acquire(dir, false, opt.Notice)
 		if err != nil {
@@ -88,8 +89,8 @@ func openOutDir(sc *scene.Scene, opt Options) (*outFolder, error) {
 }
 
 // cutBack prepares the folder of a resumed run to continue the files
-// there as they were when the checkpoint was taken: stats.csv and
-// trace.csv keep their rows up to the checkpoint's step (the resumed run
+// there as they were when the checkpoint was taken: stats.csv, trace.csv
+// and reactions.csv keep their rows up to the checkpoint's step (the resumed run
 // appends the later ones), frames and run.pvd entries of later steps go,
 // and so do later checkpoints and the end-of-run files (final.csv,
 // summary.json, plots, renders, a sweep's markers), which the run writes
@@ -139,6 +140,24 @@ func (o *outFolder) cutBack(sc *scene.Scene, opt Options) error {
 			return conflict("trace.csv ends at step %d, before the checkpoint's step %d", last, step)
 		default:
 			o.traceEnd = end
+		}
+	}
+	// reactions.csv is cut back whether or not this run writes it (as
+	// frames are: --reactions, like --vtk, is not in the checkpoint).
+	rxnPath, rxnEnd := filepath.Join(dir, "reactions.csv"), int64(-1)
+	if end, last, err := rowsUpTo(rxnPath, reactionsHeader, step, nil); err == nil {
+		if last >= 0 && last < step {
+			return conflict("reactions.csv ends at step %d, before the checkpoint's step %d", last, step)
+		}
+		rxnEnd = end
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return conflict("%v", err)
+	}
+	if wantReactions(sc, opt) {
+		o.reactionsEnd = rxnEnd
+	} else if rxnEnd >= 0 {
+		if err := os.Truncate(rxnPath, rxnEnd); err != nil {
+			return fmt.Errorf("run: --resume into %s: %w", dir, err)
 		}
 	}
 	for _, name := range []string{"final.csv", "summary.json", "render.png", "DONE", "FAILED"} {

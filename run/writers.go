@@ -15,19 +15,21 @@ import (
 )
 
 // writers hold the CSV outputs of a run. The rows of a step go to
-// stats.csv and trace.csv in one write(2) per file when the step is
-// complete (nothing is buffered across steps), so a run killed at any
+// stats.csv, trace.csv and reactions.csv in one write(2) per file when the
+// step is complete (nothing is buffered across steps), so a run killed at any
 // moment leaves both files valid up to its last complete step: Linux does
 // not cut short a write to a regular file of up to a page (4 KiB), and a
 // step's rows are that size or less unless more than about 15 bodies are
 // traced (a longer write can be cut at a page boundary by SIGKILL, leaving
-// a partial last line, which every reader ignores). That is one system
+// a partial last line, which every reader ignores; reactions.csv's rows
+// pass a page from about 27 joints and static bodies). That is one system
 // call per file and step, as a flush per step was before. A write that
 // fails (a full disk) or is cut short is undone: the file is cut back to
 // its last complete row (see csvFile).
 type writers struct {
 	dir         string
 	statF, trcF *csvFile
+	rxnF        *csvFile // reactions.csv, nil unless openReactions
 	buf         []byte
 }
 
@@ -216,7 +218,7 @@ func (w *writers) final(s *engine.State) error {
 }
 
 func (w *writers) close() error {
-	err := errors.Join(w.statF.close(), w.trcF.close())
-	w.statF, w.trcF = nil, nil
+	err := errors.Join(w.statF.close(), w.trcF.close(), w.rxnF.close())
+	w.statF, w.trcF, w.rxnF = nil, nil, nil
 	return err
 }

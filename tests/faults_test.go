@@ -152,7 +152,8 @@ func lastCheckpoint(t *testing.T, dir string) (string, int) {
 }
 
 // TestFaultKill kills runs with SIGKILL at seeded random steps, then checks
-// that stats.csv and trace.csv hold complete rows (a cut last line is
+// that stats.csv, trace.csv and reactions.csv (--reactions: the container's
+// walls) hold complete rows (a cut last line is
 // allowed: every reader leaves it out), that every checkpoint reads, that
 // gpusim plot reads the folder, also with a cut last line, and that a
 // resume from the last checkpoint into the same folder ends exactly as the
@@ -162,7 +163,7 @@ func TestFaultKill(t *testing.T) {
 	const steps, every = 120, 10
 	dir := t.TempDir()
 	ref := filepath.Join(dir, "ref")
-	if code, stderr := gpusimRun(t, runArgs(ref, steps)...); code != 0 {
+	if code, stderr := gpusimRun(t, runArgs(ref, steps, "--reactions")...); code != 0 {
 		t.Fatalf("unsplit run: exit %d: %s", code, stderr)
 	}
 	rng := rand.New(rand.NewPCG(15, 3))
@@ -170,7 +171,7 @@ func TestFaultKill(t *testing.T) {
 		killAt := every + 1 + rng.IntN(steps-2*every)
 		t.Run(fmt.Sprintf("step%d", killAt), func(t *testing.T) {
 			out := filepath.Join(dir, fmt.Sprintf("k%d", k))
-			cmd := exec.Command(gpusim(t), runArgs(out, steps, "--checkpoint", strconv.Itoa(every))...)
+			cmd := exec.Command(gpusim(t), runArgs(out, steps, "--checkpoint", strconv.Itoa(every), "--reactions")...)
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -187,12 +188,13 @@ func TestFaultKill(t *testing.T) {
 			}
 			rows, _ := completeRows(t, stats)
 			completeRows(t, filepath.Join(out, "trace.csv"))
+			completeRows(t, filepath.Join(out, "reactions.csv"))
 			ck, ckStep := lastCheckpoint(t, out)
 			if ckStep < every || ckStep > len(rows)-1 {
 				t.Fatalf("killed after %d rows: last checkpoint of step %d", len(rows)-1, ckStep)
 			}
 			// A write cut by the kill (as one of more than a page can be).
-			for _, f := range []string{"stats.csv", "trace.csv"} {
+			for _, f := range []string{"stats.csv", "trace.csv", "reactions.csv"} {
 				fh, err := os.OpenFile(filepath.Join(out, f), os.O_WRONLY|os.O_APPEND, 0)
 				if err != nil {
 					t.Fatal(err)
@@ -204,7 +206,7 @@ func TestFaultKill(t *testing.T) {
 			if code != 0 || !strings.Contains(stderr, "the last line is incomplete") {
 				t.Errorf("gpusim plot on the killed run: exit %d, stderr %q; want success with a warning", code, stderr)
 			}
-			code, stderr = gpusimRun(t, "run", "--resume", ck, "--out", out, "--quiet")
+			code, stderr = gpusimRun(t, "run", "--resume", ck, "--out", out, "--quiet", "--reactions")
 			if code != 0 {
 				t.Fatalf("resume into the killed run's folder: exit %d: %s", code, stderr)
 			}
@@ -212,6 +214,11 @@ func TestFaultKill(t *testing.T) {
 				t.Errorf("resume: stderr %q; want a notice that the killed run's lock was taken over", stderr)
 			}
 			sameAsUnsplit(t, out, ref)
+			a, _ := os.ReadFile(filepath.Join(out, "reactions.csv"))
+			b, _ := os.ReadFile(filepath.Join(ref, "reactions.csv"))
+			if len(b) == 0 || !bytes.Equal(a, b) {
+				t.Errorf("%s/reactions.csv differs from the unsplit run's", out)
+			}
 			if _, err := os.Stat(filepath.Join(out, "plots")); err == nil {
 				if names, _ := os.ReadDir(filepath.Join(out, "plots")); len(names) > 0 {
 					t.Errorf("plots of the killed run left beside the resumed one's outputs")

@@ -185,7 +185,9 @@ func writePanels(path string, ps ...panel) error {
 // solve and whole step, ms) and fixed-force.png (the contact force on the
 // fixed bodies, N). From trace.csv, when the run has one, a line per
 // traced body: trace-position.png (x, y, z) and trace-speed.png (speed and
-// angular speed).
+// angular speed). From reactions.csv, when the run has one, a figure per
+// kind of row: reactions-joint.png and reactions-body.png (|force| and
+// |torque| of each joint or body).
 func Plot(dir string) ([]string, error) {
 	return PlotWarn(dir, nil)
 }
@@ -249,6 +251,19 @@ func PlotWarn(dir string, warn func(string)) ([]string, error) {
 			file string
 			ps   []panel
 		}{"trace-speed.png", ps[3:]})
+	}
+	rxnPath := filepath.Join(dir, "reactions.csv")
+	if _, err := os.Stat(rxnPath); err == nil {
+		figs, err := reactionFigures(rxnPath, warn)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range figs {
+			plots = append(plots, struct {
+				file string
+				ps   []panel
+			}{f.file, f.ps})
+		}
 	}
 	var written []string
 	for _, p := range plots {

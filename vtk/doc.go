@@ -12,7 +12,8 @@
 //     radius, semi_axes, orientation (quaternion w, x, y, z), velocity,
 //     speed, angular_velocity (world frame) and fixed (see the Array*
 //     constants); planes and container walls are points too, so point k is
-//     body k of the scene;
+//     body k of the scene; a run that reports reactions (reactions.csv)
+//     adds reaction_force and reaction_torque (see ArrayReactionForce);
 //   - vtk/container.vtp: the fixed boxes as six quadrilaterals each and
 //     every plane as a square (edge: PlaneSide) around its point, written
 //     once from the initial state, with cell array body;

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
 )
 
@@ -44,6 +45,7 @@ type Recorder struct {
 	state           engine.State
 	con             engine.Contacts
 	gamma           []float64
+	rForce, rTorque []mgl64.Vec3 // per body, nil without reactions (SetReactions)
 }
 
 // NewRecorder prepares dir/vtk for the model's frames, written every
@@ -171,7 +173,13 @@ func (r *Recorder) Frame(step int, t float64, last int, sim *engine.Sim) error {
 		}
 		r.container = true
 	}
-	if err := WriteFile(filepath.Join(r.dir, FrameFile(step)), BodiesPolyData(bs)); err != nil {
+	fp := BodiesPolyData(bs)
+	if r.rForce != nil {
+		if err := AddReactions(fp, r.rForce, r.rTorque); err != nil {
+			return err
+		}
+	}
+	if err := WriteFile(filepath.Join(r.dir, FrameFile(step)), fp); err != nil {
 		return err
 	}
 	r.frames = append(r.frames, DataSet{Time: t, File: FrameFile(step)})

@@ -38,7 +38,7 @@ Usage:
   gpusim solve PROBLEM [flags]  solve one cone-complementarity problem (FCLib-style folder)
   gpusim compare PROBLEM|SCENE  compare solvers on one problem (table, histories, plots)
   gpusim devices                list the Vulkan devices
-  gpusim plot DIR               plot a run's stats.csv and trace.csv into DIR/plots
+  gpusim plot DIR               plot a run's stats.csv, trace.csv and reactions.csv into DIR/plots
   gpusim render DIR [flags]     draw a run's bodies as a PNG (--frame K, --width, --height, --out)
   gpusim bench [flags]          the benchmark matrix on every backend: OUT/bench.md, OUT/bench.json (gpusim bench -h)
   gpusim sweep SPEC [flags]     run a parameter sweep (all runs, or one with --index I / --index-from-env)
@@ -282,6 +282,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		cpuprof  = fs.String("cpuprofile", "", "write a Go CPU profile of the run to this file")
 		vtkEvery = fs.Int("vtk", 0, "write ParaView frames (OUT/run.pvd, OUT/vtk/) of step 0, every N-th step and the last")
 		vtkCon   = fs.Bool("vtk-contacts", false, "with --vtk: also the contacts as lines with their forces (OUT/contacts.pvd)")
+		rxn      = fs.Bool("reactions", false, "write OUT/reactions.csv (joint reactions, contact force and torque on fixed, plane and kinematic bodies, per step); on without it for scenes with joints or kinematic bodies")
 		ckEvery  = fs.Int("checkpoint", 0, "write a checkpoint (OUT/checkpoints/step-NNNNNN.ckpt) every N steps; an interrupted run writes one anyway")
 		resume   = fs.String("resume", "", "continue the run saved in this checkpoint; --steps and --duration count from the run's start")
 		verbose  = fs.Bool("verbose", false, "debug logging, a line per step (no progress bar)")
@@ -403,7 +404,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Errorf("--vk-memory-limit %d: want a number of bytes ≥ 0", *vkMemory)}
 	}
 	opt := run.Options{Backend: *backend, Device: *device, Validation: *vkValid, VulkanMemoryLimit: *vkMemory, OutDir: *out, DumpStep: dumpStep, DumpDir: dumpDir,
-		VTKEvery: *vtkEvery, VTKContacts: *vtkCon, CheckpointEvery: *ckEvery, Resume: ck, Overwrite: *overwr, MaxMemory: memLimit,
+		VTKEvery: *vtkEvery, VTKContacts: *vtkCon, Reactions: *rxn, CheckpointEvery: *ckEvery, Resume: ck, Overwrite: *overwr, MaxMemory: memLimit,
 		Notice:   func(s string) { log.Warn(s) },
 		Progress: runProgress(stderr, log, *verbose, *quiet, *logJSON)}
 	if *cpuprof != "" {
@@ -473,5 +474,11 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 	if f.Escaped != nil {
 		fmt.Fprintf(w, ", escaped %d", *f.Escaped)
 	}
-	fmt.Fprintf(w, "\noutputs     %s/{stats.csv,final.csv,summary.json}\n", dir)
+	fmt.Fprintln(w)
+	printReactions(w, s.Reactions)
+	files := "stats.csv,final.csv,summary.json"
+	if len(s.Reactions) > 0 {
+		files = "stats.csv,reactions.csv,final.csv,summary.json"
+	}
+	fmt.Fprintf(w, "outputs     %s/{%s}\n", dir, files)
 }

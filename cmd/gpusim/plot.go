@@ -20,7 +20,10 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 Writes PNG plots of the run in DIR (the output folder of gpusim run) into
 DIR/plots: contacts.png, iterations.png, residual.png, wall-time.png and
 fixed-force.png from stats.csv against simulated time, and, when the run
-traced bodies, trace-position.png and trace-speed.png from trace.csv.
+traced bodies, trace-position.png and trace-speed.png from trace.csv, and,
+when the run reported reactions, reactions-joint.png and reactions-body.png
+(|force| and |torque| of each joint and fixed or kinematic body) from
+reactions.csv.
 `)
 	}
 	pos, err := parseInterleaved(fset, args)

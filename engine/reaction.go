@@ -1,0 +1,137 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/go-gl/mathgl/mgl64"
+)
+
+// TangentBasis returns unit vectors u, w with (n, u, w) right-handed and
+// orthonormal: u is n × e normalised, e the coordinate axis least aligned
+// with n, and w = n × u. It is a pure function of n, so every backend
+// builds the same contact frame, and impulses γ = (γ_n, γ_u, γ_w) mean the
+// same forces on all of them.
+func TangentBasis(n mgl64.Vec3) (u, w mgl64.Vec3) {
+	ax, ay, az := math.Abs(n[0]), math.Abs(n[1]), math.Abs(n[2])
+	var e mgl64.Vec3
+	switch {
+	case ax <= ay && ax <= az:
+		e = mgl64.Vec3{1, 0, 0}
+	case ay <= az:
+		e = mgl64.Vec3{0, 1, 0}
+	default:
+		e = mgl64.Vec3{0, 0, 1}
+	}
+	u = n.Cross(e).Normalize()
+	w = n.Cross(u)
+	return u, w
+}
+
+// BodyReactor is implemented by backends that sum the contact forces on
+// chosen bodies without handing the contacts and impulses to the host
+// (see ContactReactions, which it must match bit for bit). Sim's
+// BodyReactions uses it when the backend has it and ContactReactions on
+// read-back contacts and impulses otherwise. Implemented by cpuref.
+type BodyReactor interface {
+	// BodyReactions adds into dst[slot[i]] the force and torque that the
+	// impulses gamma of a step of length h put on body i, for every body
+	// with slot[i] ≥ 0 (dst is zeroed first).
+	BodyReactions(gamma Vec, h float64, slot []int32, dst []Reaction) error
+}
+
+// ContactReactions sets dst[slot[i]], for every body i with slot[i] ≥ 0,
+// to the total contact force (N, world frame) and torque about the body's
+// centre of mass (N·m, world frame) that the impulses gamma (3 per contact
+// in the frame n, u, w of TangentBasis, N·s) of a step of length h put on
+// it: contact k applies F_k = (γ_n n + γ_u u + γ_w w)/h to B and −F_k to
+// A at its contact point, whose arm from the centre is R·s̄ with s̄ the
+// point in the body frame (Contacts.PA, PB) and R the body's orientation
+// in s (the end of the step, as for JointReactions). Terms are summed in
+// contact order. Only the contact rows of gamma are read (joint rows may
+// follow). dst must have a Reaction per slot.
+func ContactReactions(s *State, c *Contacts, gamma []float64, h float64, slot []int32, dst []Reaction) error {
+	nc := c.Len()
+	if len(gamma) < 3*nc {
+		return fmt.Errorf("contact reactions: %d impulses for %d contacts", len(gamma), nc)
+	}
+	if len(slot) != s.Len() {
+		return fmt.Errorf("contact reactions: %d slots for %d bodies", len(slot), s.Len())
+	}
+	clear(dst)
+	arm := func(i int, p []float64) mgl64.Vec3 {
+		q := mgl64.Quat{W: s.Rot[4*i], V: mgl64.Vec3{s.Rot[4*i+1], s.Rot[4*i+2], s.Rot[4*i+3]}}
+		return q.Rotate(mgl64.Vec3{p[0], p[1], p[2]})
+	}
+	for k := 0; k < nc; k++ {
+		a, b := c.A[k], c.B[k]
+		sa, sb := slot[a], slot[b]
+		if sa < 0 && sb < 0 {
+			continue
+		}
+		n := mgl64.Vec3{c.Normal[3*k], c.Normal[3*k+1], c.Normal[3*k+2]}
+		u, w := TangentBasis(n)
+		g := gamma[3*k : 3*k+3]
+		var f mgl64.Vec3
+		for j := 0; j < 3; j++ {
+			f[j] = (g[0]*n[j] + g[1]*u[j] + g[2]*w[j]) / h
+		}
+		if sa >= 0 {
+			r := &dst[sa]
+			r.Force = r.Force.Sub(f)
+			r.Torque = r.Torque.Add(arm(int(a), c.PA[3*k:]).Cross(f.Mul(-1)))
+		}
+		if sb >= 0 {
+			r := &dst[sb]
+			r.Force = r.Force.Add(f)
+			r.Torque = r.Torque.Add(arm(int(b), c.PB[3*k:]).Cross(f))
+		}
+	}
+	return nil
+}
+
+// StaticBodies returns the indices of the bodies of m that cannot move
+// under forces (fixed bodies, planes and kinematic bodies: Body.Static),
+// in scene order: the bodies whose contact reactions a run reports.
+func (m *Model) StaticBodies() []int {
+	var ids []int
+	for i := range m.Bodies {
+		if m.Bodies[i].Static() {
+			ids = append(ids, i)
+		}
+	}
+	return ids
+}
+
+// bodyReactions is Sim's scratch for BodyReactions on backends without
+// BodyReactor.
+type bodyReactions struct {
+	state    State
+	contacts Contacts
+	gamma    []float64
+}
+
+// BodyReactions sets dst[slot[i]], for every body i with slot[i] ≥ 0 (a
+// slice of one entry per body), to the total contact force and torque on
+// body i over the last step, as ContactReactions defines them; zero before
+// the first step. It uses the backend's BodyReactor when it has one, else
+// reads the state, the contacts and the impulses back to the host (on a
+// device backend that is about 128 bytes per contact and step).
+func (s *Sim) BodyReactions(slot []int32, dst []Reaction) error {
+	if s.gamma == nil {
+		clear(dst)
+		return nil
+	}
+	if r, ok := s.backend.(BodyReactor); ok {
+		return r.BodyReactions(s.gamma, s.h, slot, dst)
+	}
+	w := &s.reactions
+	if err := s.backend.ReadState(&w.state); err != nil {
+		return err
+	}
+	if err := s.backend.ReadContacts(&w.contacts); err != nil {
+		return err
+	}
+	w.gamma = s.Impulses(w.gamma)
+	return ContactReactions(&w.state, &w.contacts, w.gamma, s.h, slot, dst)
+}
