@@ -148,6 +148,8 @@ type Summary struct {
 	Checkpoint string `json:"checkpoint,omitempty"`
 	// End-of-run figures.
 	Final Final `json:"final"`
+	// Merit is the scene's figure of merit (merit.go), if it names one.
+	Merit *Merit `json:"merit,omitempty"`
 	// Reactions, for a run that reports them (Options.Reactions): per
 	// joint, then per fixed, plane or kinematic body.
 	Reactions []ReactionSummary `json:"reactions,omitempty"`
@@ -311,6 +313,15 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 			return nil, err
 		}
 	}
+	resumeStep := -1
+	if opt.Resume != nil {
+		resumeStep = opt.Resume.Step
+	}
+	mt, err := newMeter(sc, opt.OutDir, resumeStep)
+	if err != nil {
+		return nil, err
+	}
+	defer mt.close()
 
 	steps := Steps(sc)
 	if opt.DumpStep < 0 || opt.DumpStep > steps {
@@ -390,6 +401,10 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 				break
 			}
 		}
+		if err := mt.step(sim, be, st); err != nil {
+			runErr = err
+			break
+		}
 		if len(sc.Trace) > 0 {
 			if err := w.trace(st.Step, st.Time, sc.Trace, &grd.good().state); err != nil {
 				runErr = err
@@ -437,6 +452,11 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 		return nil, errors.Join(runErr, err)
 	}
 	sum.Final = finalFigures(sc, &state, &con, last)
+	if !stepFailed {
+		if sum.Merit, err = mt.finish(sim); err != nil {
+			return nil, errors.Join(runErr, err)
+		}
+	}
 	sum.Reactions = rx.summary()
 	if err := w.final(&state); err != nil {
 		return nil, errors.Join(runErr, err)

@@ -265,6 +265,16 @@ func PlotWarn(dir string, warn func(string)) ([]string, error) {
 			}{f.file, f.ps})
 		}
 	}
+	mp, err := meritPanels(filepath.Join(dir, "merit.csv"), warn)
+	if err != nil {
+		return nil, err
+	}
+	if mp != nil {
+		plots = append(plots, struct {
+			file string
+			ps   []panel
+		}{"merit.png", mp})
+	}
 	var written []string
 	for _, p := range plots {
 		path := filepath.Join(out, p.file)

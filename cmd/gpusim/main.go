@@ -476,6 +476,7 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 	}
 	fmt.Fprintln(w)
 	printReactions(w, s.Reactions)
+	printMerit(w, s.Merit)
 	files := "stats.csv,final.csv,summary.json"
 	if len(s.Reactions) > 0 {
 		files = "stats.csv,reactions.csv,final.csv,summary.json"

@@ -162,13 +162,13 @@ func (l *Lock) Release() error {
 // Names of what gpusim writes into a run folder: files, folders, and the
 // files gpusim writes inside those folders (patterns of filepath.Match).
 var (
-	runFiles = []string{"stats.csv", "trace.csv", "reactions.csv", "final.csv", "summary.json", "run.pvd", "contacts.pvd",
+	runFiles = []string{"stats.csv", "trace.csv", "reactions.csv", "merit.csv", "final.csv", "summary.json", "run.pvd", "contacts.pvd",
 		"render.png", "render-frame-*.png", "DONE", "FAILED", ".tmp-*"}
 	runDirs = map[string][]string{
 		"vtk":         {"frame-*.vtp", "contacts-*.vtp", "container.vtp", ".tmp-*"},
 		"checkpoints": {"step-*.ckpt", ".tmp-*"},
 		"plots": {"contacts.png", "iterations.png", "residual.png", "wall-time.png", "fixed-force.png",
-			"trace-position.png", "trace-speed.png", "reactions-joint.png", "reactions-body.png", ".tmp-*"},
+			"trace-position.png", "trace-speed.png", "reactions-joint.png", "reactions-body.png", "merit.png", ".tmp-*"},
 	}
 )
 
