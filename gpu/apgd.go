@@ -89,11 +89,11 @@ const (
 // apgd_scalar.comp too).
 const apgdMaxBacktrack = 200
 
-// The scalar buffer, std430 (see apgd_scalar.comp): float64 L, t, θ, θ',
-// β, fx, res, rmin, fBest, dots[4] at byte 0, 8, …, 96; then uint32 phase,
-// flags, iter, bt, err, pad at byte 104, 108, …, 124; then float64 Lmin,
-// the floor under L (engine.APGD's εL₀), at byte 128, which only
-// apgd_scalar declares and apgd_scalar's init writes.
+// The scalar buffer, std430 (shaders/lib/apgd_scalars.glsl): float64 L, t,
+// θ, θ', β, fx, res, rmin, fBest, dots[4] at byte 0, 8, …, 96; then uint32
+// phase, flags, iter, bt, err, pad at byte 104, 108, …, 124; then float64
+// Lmin, the floor under L (engine.APGD's εL₀), at byte 128, which only
+// apgd_scalar reads and its init writes.
 const (
 	apgdScalarBytes = 136
 	sL              = 0

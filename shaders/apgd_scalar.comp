@@ -35,9 +35,8 @@
 //	else { L = 0.9L; if L < Lmin { L = Lmin }; t = 1/L; θ = θ'; bt = 0; phase = start }
 //
 // Lmin is engine.APGD's floor εL₀ under L (engine's apgdFloor), which keeps
-// t finite where the line search never raises L. The block below is
-// lib/apgd_scalars.glsl's with Lmin appended at byte 128; no other kernel
-// reads it.
+// t finite where the line search never raises L: s.Lmin at byte 128 of
+// lib/apgd_scalars.glsl's block; no other kernel reads it.
 //
 // Every operation `precise`: the host's float64 values bit for bit where
 // division and square root are correctly rounded.
@@ -48,25 +47,9 @@
 // Dispatch: (1, 1, 1), one workgroup of 1.
 layout(local_size_x = 1) in;
 
-layout(std430, set = 0, binding = 0) buffer Scalars {
-	double L;        // Lipschitz estimate
-	double t;        // step size 1/L
-	double theta;    // θ_k
-	double thetaNew; // θ_{k+1}
-	double beta;     // β_{k+1}
-	double fx;       // f(γ_{k+1}) of the accepted trial
-	double res;      // r(γ_{k+1}), eq. 25
-	double rmin;     // smallest residual so far
-	double fBest;    // objective at the best iterate
-	double dots[4];  // the reductions of apgd_sum
-	uint phase;      // 0 start, 1 trial, 2 accept, 3 step, 4 done
-	uint flags;      // 1 improved, 2 restart, 4 stop
-	uint iter;       // iterations completed
-	uint bt;         // step-size halvings of this iteration
-	uint err;        // 0, 1 backtracking did not end, 2 objective NaN
-	uint pad;
-	double Lmin;     // the floor under L, εL₀
-} s;
+#define SCALARS_BINDING 0
+#define SCALARS_ACCESS
+#include "apgd_scalars.glsl"
 layout(std430, set = 0, binding = 1) writeonly buffer Hist { double hist[]; };
 
 layout(push_constant) uniform Push {

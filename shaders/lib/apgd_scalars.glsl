@@ -1,8 +1,9 @@
 // apgd_scalars.glsl: the scalar buffer of the device APGD solver
 // (gpu/apgd.go; the device Jacobi solver, gpu/jacobi.go, uses the same
-// layout), std430, as the storage block instance s: its first 128 bytes,
-// all that the kernels other than apgd_scalar read (apgd_scalar.comp
-// declares the block itself, with Lmin at byte 128).
+// layout), std430, as the storage block instance s: 136 bytes, the last 8
+// of them Lmin, which only apgd_scalar reads and writes. Every buffer bound
+// to it is the backend's scalar buffer (gpu/devsolve.go's
+// devScalarBuffer, 256 bytes).
 //
 // The includer defines, before the #include:
 //
@@ -28,4 +29,5 @@ layout(std430, set = 0, binding = SCALARS_BINDING) SCALARS_ACCESS buffer Scalars
 	uint bt;         // step-size halvings of this iteration
 	uint err;        // 0, 1 backtracking did not end, 2 objective NaN
 	uint pad;
+	double Lmin;     // the floor under L, εL₀ (apgd_scalar)
 } s;
