@@ -71,7 +71,7 @@ double len3(double a, double b, double c) {
 	return r;
 }
 
-bool finite(double x) { return !isnan(x) && !isinf(x); }
+#include "finite.glsl"
 
 void main() {
 	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;

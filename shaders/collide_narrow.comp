@@ -105,7 +105,8 @@ uint ncp;
 // (cpuref's scan of out[n0:] there), kept by add.
 double least;
 
-bool finite(double x) { return !isnan(x) && !isinf(x); }
+#include "finite.glsl"
+#include "quat.glsl"
 
 dvec3 rotate(dvec4 q, dvec3 v);
 dvec3 vec3At(uint i);
@@ -168,27 +169,13 @@ double len3(dvec3 a) {
 	return r;
 }
 
-dvec3 cross3(dvec3 a, dvec3 b) {
-	precise dvec3 r = dvec3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
-	return r;
-}
-
 dvec3 vec3At(uint i) { return dvec3(pos[3u * i], pos[3u * i + 1u], pos[3u * i + 2u]); }
 dvec4 quatAt(uint i) { return dvec4(rot[4u * i], rot[4u * i + 1u], rot[4u * i + 2u], rot[4u * i + 3u]); }
 dvec3 sizeOf(uint i) { return dvec3(shape[5u * i + 1u], shape[5u * i + 2u], shape[5u * i + 3u]); }
 
-// rotate is mgl64's Quat.Rotate: v + c·(2w) + (2V) × c with c = V × v;
-// q = (w, x, y, z).
-dvec3 rotate(dvec4 q, dvec3 v) {
-	dvec3 qv = q.yzw;
-	dvec3 c = cross3(qv, v);
-	precise double t = 2.0lf * q.x;
-	precise dvec3 a = v + c * t;
-	precise dvec3 q2 = qv * 2.0lf;
-	dvec3 d = cross3(q2, c);
-	precise dvec3 r = a + d;
-	return r;
-}
+// rotate is lib/quat.glsl's rotate (mgl64's Quat.Rotate) with the
+// quaternion as q = (w, x, y, z).
+dvec3 rotate(dvec4 q, dvec3 v) { return rotate(q.x, q.yzw, v); }
 
 // Frame: cpuref's bodyFrame, columns r0, r1, r2 (the body axes in the
 // world frame) of the rotation of q/|q|.

@@ -32,10 +32,10 @@
 // GLSL that several kernels share sits in lib/*.glsl and is included, not
 // copied (#include "cone.glsl", compiled with glslc -I shaders/lib): the
 // solvers' scalar blocks, the cone projection, Axpby's element operation,
-// the two halves of the Schur product, Hypot, mgl64's Cross and Rotate and
-// the fixed-order workgroup sum. Each lib file opens with a comment saying
-// what it holds and what its includer must define before the #include;
-// after editing one, "make shaders" recompiles every kernel.
+// the two halves of the Schur product, Hypot, Finite, mgl64's Cross and
+// Rotate and the fixed-order workgroup sum. Each lib file opens with a
+// comment saying what it holds and what its includer must define before
+// the #include; after editing one, "make shaders" recompiles every kernel.
 package shaders
 
 //go:generate go run ./gen -dir .

@@ -69,9 +69,7 @@ const double SIGMA_MIN = 0.1lf;
 const double SIGMA_MAX = 0.9lf;
 const uint MAX_BACKTRACK = 100u;
 
-bool finite(double v) {
-	return !isnan(v) && !isinf(v);
-}
+#include "finite.glsl"
 
 void startTrial() {
 	double fm = s.fHist[0];

@@ -1,6 +1,6 @@
 // quat.glsl: mgl64's Vec3.Cross and Quat.Rotate, term by term in their
-// order and every operation `precise`, for free_velocity and jacobian. The
-// includer defines nothing.
+// order and every operation `precise`, for free_velocity, jacobian and
+// collide_narrow. The includer defines nothing.
 
 // cross3 is mgl64's Vec3.Cross.
 precise dvec3 cross3(dvec3 a, dvec3 b) {
