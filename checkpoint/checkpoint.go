@@ -14,8 +14,10 @@ import (
 	"github.com/gpusim/gpusim/internal/atomicfile"
 )
 
-// Version is the format version Write writes and Read reads.
-const Version = 1
+// Version is the format version Write writes. Read reads it and version
+// 1, which has no joint impulses in its warm section (a run resumed from
+// one starts its joint rows from zero, as that version's runs did).
+const Version = 2
 
 const magic = "GPUSIMCK"
 
@@ -180,6 +182,8 @@ func Encode(c *Checkpoint) ([]byte, error) {
 			}
 		}
 		e.f64(w.Gamma...)
+		e.u64(uint64(len(w.Joints)))
+		e.f64(w.Joints...)
 	}
 	binary.LittleEndian.PutUint64(e.buf[12:], uint64(len(e.buf)-headerLen))
 	e.u32(crc32.Checksum(e.buf, castagnoli))
@@ -226,8 +230,9 @@ func Decode(data []byte) (*Checkpoint, error) {
 	if len(data) < headerLen {
 		return nil, fmt.Errorf("truncated: %d bytes, shorter than the %d-byte header", len(data), headerLen)
 	}
-	if v := binary.LittleEndian.Uint32(data[8:]); v != Version {
-		return nil, fmt.Errorf("format version %d; this gpusim reads version %d", v, Version)
+	version := binary.LittleEndian.Uint32(data[8:])
+	if version != 1 && version != Version {
+		return nil, fmt.Errorf("format version %d; this gpusim reads versions 1 and %d", version, Version)
 	}
 	body := binary.LittleEndian.Uint64(data[12:])
 	if have := uint64(len(data) - headerLen); body > have || have-body < trailerLen {
@@ -292,6 +297,14 @@ func Decode(data []byte) (*Checkpoint, error) {
 		}
 		for i := range w.Gamma {
 			w.Gamma[i] = d.f64()
+		}
+		if version >= 2 {
+			if nj := d.count("warm joint rows", d.left()/8); nj > 0 {
+				w.Joints = make([]float64, nj)
+				for i := range w.Joints {
+					w.Joints[i] = d.f64()
+				}
+			}
 		}
 		c.Warm = w
 	}

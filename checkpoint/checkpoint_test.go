@@ -32,7 +32,7 @@ func sample() *Checkpoint {
 			Omega: []float64{-1, -2, -3, -4, -5, -6, -7, -8, -9},
 		},
 		Warm: &engine.WarmStartData{A: []int32{0, 0, 1}, B: []int32{1, 1, 2}, Sub: []int32{0, 1, 0},
-			Gamma: []float64{1, 0.1, -0.1, 2, 0.2, -0.2, 3, 0.3, -0.3}},
+			Gamma: []float64{1, 0.1, -0.1, 2, 0.2, -0.2, 3, 0.3, -0.3}, Joints: []float64{0.5, -1.0 / 3}},
 	}
 	c.Model[0], c.Model[31] = 0xab, 0xcd
 	return c
@@ -93,10 +93,11 @@ func TestDecodeRejects(t *testing.T) {
 		return b
 	}
 	version := append([]byte(nil), good...)
-	binary.LittleEndian.PutUint32(version[8:], 2)
+	binary.LittleEndian.PutUint32(version[8:], 3)
 	// The state section starts after the model hash; find it from the
-	// end: warm section (1 + 8 + 3·3·4 + 9·8 bytes), state (8 + 13·3·8).
-	warmLen := 1 + 8 + 3*3*4 + 9*8
+	// end: warm section (1 + 8 + 3·3·4 + 9·8 bytes, joints 8 + 2·8),
+	// state (8 + 13·3·8).
+	warmLen := 1 + 8 + 3*3*4 + 9*8 + 8 + 2*8
 	stateOff := len(good) - trailerLen - warmLen - (8 + 13*3*8)
 	nanPos := append([]byte(nil), good...)
 	binary.LittleEndian.PutUint64(nanPos[stateOff+8+8*4:], math.Float64bits(math.NaN()))
@@ -117,7 +118,7 @@ func TestDecodeRejects(t *testing.T) {
 		{"truncated half", good[:len(good)/2], "truncated"},
 		{"truncated crc", good[:len(good)-1], "truncated"},
 		{"trailing", append(append([]byte(nil), good...), 0), "after the end"},
-		{"version", version, "format version 2; this gpusim reads version 1"},
+		{"version", version, "format version 3; this gpusim reads versions 1 and 2"},
 		{"flipped state bit", flip(stateOff + 20), "corrupted"},
 		{"flipped crc", flip(len(good) - 1), "corrupted"},
 		{"NaN position", withCRC(nanPos), "state: body 1: position component 1 is NaN"},
@@ -188,4 +189,26 @@ func FuzzCheckpoint(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReadVersion1: a file of format version 1 (version 2 without the
+// warm section's joint impulses) still reads, with no joint impulses.
+func TestReadVersion1(t *testing.T) {
+	c := sample()
+	good, err := Encode(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Drop the joints section (count and two impulses) before the CRC.
+	cut := len(good) - trailerLen - (8 + 2*8)
+	v1 := append(append([]byte(nil), good[:cut]...), good[len(good)-trailerLen:]...)
+	binary.LittleEndian.PutUint32(v1[8:], 1)
+	got, err := Decode(withCRC(v1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Warm.Joints = nil
+	if !reflect.DeepEqual(got, c) {
+		t.Errorf("version 1 read back\n%+v\nwant\n%+v", got, c)
+	}
 }

@@ -3,11 +3,11 @@
 // in the same state, bit for bit, as the run that was never stopped (on the
 // CPU path).
 //
-// A checkpoint file (format version 1) is, all integers and floats little
+// A checkpoint file (format version 2) is, all integers and floats little
 // endian, floats as their IEEE 754 float64 bits:
 //
 //	magic     8 bytes "GPUSIMCK"
-//	version   uint32 (1)
+//	version   uint32 (2)
 //	length    uint64: bytes of the body that follows
 //	body:
 //	  step      uint64: steps taken
@@ -21,10 +21,14 @@
 //	  model     32 bytes: ModelHash of the model the run stepped
 //	  state     bodies u64, then pos (3n), rot (4n), vel (3n), omega (3n)
 //	  warm      u8 0 (none) or 1, then contacts u64, A, B, Sub (i32 each,
-//	            m of each), gamma (3m f64)
+//	            m of each), gamma (3m f64), joints u64 + the joint
+//	            rows' impulses (f64 each; version 2 only)
 //	crc       uint32: CRC-32C (Castagnoli) of every byte before it
 //
-// where str and bytes are a uint64 length and the bytes. Write puts the
+// where str and bytes are a uint64 length and the bytes. Version 1, the
+// same without the warm section's joints, still reads (its runs' joint
+// rows restart from zero impulses; version 2 restores them, so that a run
+// with joints resumes bit for bit). Write puts the
 // file in place atomically (temporary file, fsync, rename, fsync of the
 // folder); Read rejects a file with another magic or version, a truncated
 // or over-long one, one whose checksum does not match, and one whose

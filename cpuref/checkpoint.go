@@ -22,20 +22,28 @@ func (b *Backend) SetState(s *engine.State) error {
 }
 
 // WarmStartData copies the last step's contact keys and impulses, which
-// WarmStart matches the next step's contacts against, into w.
+// WarmStart matches the next step's contacts against, and its joint rows'
+// impulses into w.
 func (b *Backend) WarmStartData(w *engine.WarmStartData) error {
 	b.Collider.KeptKeys(w)
 	w.Gamma = append(w.Gamma[:0], b.prevGamma...)
+	w.Joints = append(w.Joints[:0], b.jt.prev...)
 	return nil
 }
 
 // SetWarmStartData replaces the warm-start memory with w, which must be
-// sorted by key as Integrate leaves it (see engine.WarmStartData.Check).
+// sorted by key as Integrate leaves it (see engine.WarmStartData.Check),
+// and whose joint impulses are none (the joint rows then start from zero)
+// or one per joint row of the model.
 func (b *Backend) SetWarmStartData(w *engine.WarmStartData) error {
+	if n := len(w.Joints); n != 0 && n != b.jt.nj {
+		return fmt.Errorf("cpuref: set warm-start data: %d joint impulses for a model of %d joint rows", n, b.jt.nj)
+	}
 	if err := b.Collider.SetKeptKeys(w); err != nil {
 		return err
 	}
 	b.prevGamma = append(b.prevGamma[:0], w.Gamma...)
+	b.jt.prev = append(b.jt.prev[:0], w.Joints...)
 	return nil
 }
 

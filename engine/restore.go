@@ -10,10 +10,14 @@ import (
 // the last step's contacts, each keyed by its body pair (A < B) and its
 // index Sub among that pair's contacts (narrowphase order), sorted by the
 // key (A, B, Sub), and their impulses Gamma (N·s, 3 per contact in the
-// contact frame n, u, w).
+// contact frame n, u, w); and the impulses of the model's joint rows
+// (Joints, one per row in the order of the problem's joint rows, N·s or
+// N·m·s; empty for a model without joints, or when the step before had
+// none).
 type WarmStartData struct {
 	A, B, Sub []int32
 	Gamma     []float64
+	Joints    []float64
 }
 
 // Len returns the number of contacts.
@@ -42,6 +46,11 @@ func (w *WarmStartData) Check(n int) error {
 	for i, g := range w.Gamma {
 		if math.IsNaN(g) || math.IsInf(g, 0) {
 			return fmt.Errorf("warm-start data: impulse component %d is %v", i, g)
+		}
+	}
+	for i, g := range w.Joints {
+		if math.IsNaN(g) || math.IsInf(g, 0) {
+			return fmt.Errorf("warm-start data: joint row %d's impulse is %v", i, g)
 		}
 	}
 	return nil

@@ -20,11 +20,15 @@ import (
 // the top one from the world, at rest: joint i holds the k − i links
 // below it. Tight settings, so that the impulses balance gravity to far
 // below the tests' tolerances.
-func chainScene(t *testing.T, k int, warm bool) *scene.Scene {
+func chainScene(t *testing.T, k int, warm bool) *scene.Scene { return swingingChain(t, k, warm, 0) }
+
+// swingingChain is chainScene with link i started at swing·i m/s along x.
+func swingingChain(t *testing.T, k int, warm bool, swing float64) *scene.Scene {
 	t.Helper()
 	var bodies, joints []string
 	for i := 0; i < k; i++ {
-		bodies = append(bodies, fmt.Sprintf(`{"shape": {"type": "sphere", "radius": 0.05}, "pos": [0, 0, %g], "mass": 1}`, -0.1-0.2*float64(i)))
+		bodies = append(bodies, fmt.Sprintf(`{"shape": {"type": "sphere", "radius": 0.05}, "pos": [0, 0, %g], "vel": [%g, 0, 0], "mass": 1}`,
+			-0.1-0.2*float64(i), swing*float64(i)))
 		b2 := fmt.Sprintf(`, "body2": %d`, i-1) // the world when omitted
 		if i == 0 {
 			b2 = ""
@@ -170,13 +174,12 @@ func TestReactionsRestingBox(t *testing.T) {
 // TestReactionsResumeCutBack: a run of the chain killed after writing
 // part of a step's rows (reactions.csv ends in a cut line, and rows past
 // its last checkpoint) resumed into its folder ends with reactions.csv
-// byte for byte the unsplit run's. Warm start off: joint rows restart
-// from zero impulses without the warm-start data (see checkpoint).
+// byte for byte the unsplit run's.
 func TestReactionsResumeCutBack(t *testing.T) {
 	dir := t.TempDir()
 	full, split := filepath.Join(dir, "full"), filepath.Join(dir, "split")
 	for _, out := range []string{full, split} {
-		if _, err := Run(context.Background(), chainScene(t, 3, false), Options{Backend: "cpu", OutDir: out, CheckpointEvery: 10}); err != nil {
+		if _, err := Run(context.Background(), swingingChain(t, 3, true, 0.5), Options{Backend: "cpu", OutDir: out, CheckpointEvery: 10}); err != nil {
 			t.Fatal(err)
 		}
 	}
