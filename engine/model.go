@@ -16,9 +16,10 @@ const (
 	Ellipsoid                  // semi-axes (a, b, c) along the body axes
 	Box                        // half-extents (hx, hy, hz) along the body axes
 	Plane                      // infinite half-space z ≤ 0 of the body frame; its outward normal is the body +z axis
+	Compound                   // several spheres, ellipsoids and boxes in one rigid body (Shape.Compound)
 )
 
-var shapeNames = [...]string{"sphere", "ellipsoid", "box", "plane"}
+var shapeNames = [...]string{"sphere", "ellipsoid", "box", "plane", "compound"}
 
 func (k ShapeKind) String() string {
 	if int(k) < len(shapeNames) {
@@ -27,23 +28,28 @@ func (k ShapeKind) String() string {
 	return fmt.Sprintf("ShapeKind(%d)", k)
 }
 
-// ParseShapeKind maps "sphere", "ellipsoid", "box" or "plane" to its kind.
+// ParseShapeKind maps "sphere", "ellipsoid", "box", "plane" or "compound"
+// to its kind.
 func ParseShapeKind(s string) (ShapeKind, error) {
 	for i, n := range shapeNames {
 		if n == s {
 			return ShapeKind(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown shape %q (want sphere, ellipsoid, box or plane)", s)
+	return 0, fmt.Errorf("unknown shape %q (want sphere, ellipsoid, box, plane or compound)", s)
 }
 
 // Shape is a convex collision shape in its body frame, centred on the body's
-// centre of mass.
+// centre of mass, or a compound of such shapes in a principal frame of the
+// body centred on its centre of mass (see NewCompound).
 type Shape struct {
 	Kind ShapeKind
 	// Size holds the radius in Size[0] for a sphere, the semi-axes for an
-	// ellipsoid and the half-extents for a box, in m. Unused for planes.
+	// ellipsoid and the half-extents for a box, in m. Unused for planes
+	// and compounds.
 	Size mgl64.Vec3
+	// Compound holds a compound's parts; nil for the other kinds.
+	Compound *CompoundParts
 }
 
 // SphereShape returns a sphere of radius r (m).
@@ -63,6 +69,11 @@ func (s Shape) Validate() error {
 	switch s.Kind {
 	case Plane:
 		return nil
+	case Compound:
+		if s.Compound == nil {
+			return fmt.Errorf("compound has no parts")
+		}
+		return validateParts(s.Compound.Parts)
 	case Sphere:
 		if !(s.Size[0] > 0) || math.IsInf(s.Size[0], 0) {
 			return fmt.Errorf("sphere radius %v must be positive and finite", s.Size[0])
@@ -83,9 +94,12 @@ func (s Shape) Validate() error {
 	return fmt.Errorf("unknown shape kind %d", s.Kind)
 }
 
-// Volume returns the shape's volume in m³ (+Inf for a plane).
+// Volume returns the shape's volume in m³ (+Inf for a plane; for a
+// compound the sum of its parts', overlaps counted twice).
 func (s Shape) Volume() float64 {
 	switch s.Kind {
+	case Compound:
+		return s.Compound.volume()
 	case Sphere:
 		r := s.Size[0]
 		return 4.0 / 3.0 * math.Pi * r * r * r
@@ -98,10 +112,12 @@ func (s Shape) Volume() float64 {
 }
 
 // UnitInertia returns the principal moments of inertia per unit mass
-// (m²) about the body axes.
+// (m²) about the body axes (a compound's parts all of one density).
 func (s Shape) UnitInertia() mgl64.Vec3 {
 	a, b, c := s.Size[0], s.Size[1], s.Size[2]
 	switch s.Kind {
+	case Compound:
+		return s.Compound.unitInertia()
 	case Sphere:
 		i := 0.4 * a * a
 		return mgl64.Vec3{i, i, i}
@@ -118,6 +134,8 @@ func (s Shape) UnitInertia() mgl64.Vec3 {
 // that holds the shape (m); +Inf for a plane.
 func (s Shape) BoundingRadius() float64 {
 	switch s.Kind {
+	case Compound:
+		return s.Compound.boundingRadius()
 	case Sphere:
 		return s.Size[0]
 	case Ellipsoid:
