@@ -84,6 +84,11 @@ import (
 // the sixteen random problems of the tests crept along the surface at
 // steps of 0.005 and took 120 iterations instead of 25.
 //
+// Joint rows (free, or in an interval: JointRows) are unknowns after the
+// contacts: free ones without a barrier, each finite bound with a linear
+// barrier of its own (see pdipJoints); without joint rows none of that
+// runs and the solve is what it was before, bit for bit.
+//
 // Start, stop and result: the iteration starts from the paper's strictly
 // interior point γ_n = 1, γ_t = 0 (in scaled units) with λ_j = 1/c_j, and
 // ignores the guess in gamma (interior point methods do not warm start).
@@ -168,29 +173,30 @@ const (
 // pdipWork is the host-side state of one solve, allocated once per Solve.
 type pdipWork struct {
 	nc       int
-	mu, coh  []float64 // μ_i and the scaled cohesion c_i/s_γ
-	r        []float64 // r̂
-	diag     []float64 // g_i/s_N, three per contact
-	x, dx    []float64 // γ̂ and Δγ̂
-	nx, nd   []float64 // N̂γ̂ and N̂Δγ̂
-	xt       []float64 // trial γ̂ of the line search
-	rd, rhs  []float64 // r_d and the Newton right-hand side −∇φ_t
-	l1, l2   []float64 // λ_i,1 (cone) and λ_i,2 (normal)
-	d1, d2   []float64 // Δλ
-	c1, c2   []float64 // c_i,1 and c_i,2 at γ̂
-	c1t, c2t []float64 // at the trial γ̂
-	h        []float64 // per contact: H_i as D_i (3), f_i, g_i (3)
-	pc       []float64 // per contact: LDLᵀ factors of g_i I + H_i, 6 each
-	in, out  []float64 // PCG scratch
-	corr     []float64 // κ_i = ½Δγ_iᵀ∇²c_i,1Δγ_i of the second-order correction
-	rhs0     []float64 // −∇φ_t while the correction is tried
-	dx0      []float64 // the Newton direction while the correction is tried
+	mu, coh  []float64  // μ_i and the scaled cohesion c_i/s_γ
+	r        []float64  // r̂
+	diag     []float64  // g_i/s_N, three per contact
+	x, dx    []float64  // γ̂ and Δγ̂
+	nx, nd   []float64  // N̂γ̂ and N̂Δγ̂
+	xt       []float64  // trial γ̂ of the line search
+	rd, rhs  []float64  // r_d and the Newton right-hand side −∇φ_t
+	l1, l2   []float64  // λ_i,1 (cone) and λ_i,2 (normal)
+	d1, d2   []float64  // Δλ
+	c1, c2   []float64  // c_i,1 and c_i,2 at γ̂
+	c1t, c2t []float64  // at the trial γ̂
+	h        []float64  // per contact: H_i as D_i (3), f_i, g_i (3)
+	pc       []float64  // per contact: LDLᵀ factors of g_i I + H_i, 6 each
+	in, out  []float64  // PCG scratch
+	corr     []float64  // κ_i = ½Δγ_iᵀ∇²c_i,1Δγ_i of the second-order correction
+	rhs0     []float64  // −∇φ_t while the correction is tried
+	dx0      []float64  // the Newton direction while the correction is tried
+	j        pdipJoints // the joint rows (pdip_joints.go); vectors above hold them after the contacts
 }
 
-func newPDIPWork(nc int) *pdipWork {
-	w := &pdipWork{nc: nc}
+func newPDIPWork(nc, nj int) *pdipWork {
+	w := &pdipWork{nc: nc, j: newPDIPJoints(nj)}
 	for _, v := range []*[]float64{&w.r, &w.diag, &w.x, &w.dx, &w.nx, &w.nd, &w.xt, &w.rd, &w.rhs, &w.in, &w.out, &w.rhs0, &w.dx0} {
-		*v = make([]float64, 3*nc)
+		*v = make([]float64, 3*nc+nj)
 	}
 	for _, v := range []*[]float64{&w.mu, &w.coh, &w.l1, &w.l2, &w.d1, &w.d2, &w.c1, &w.c2, &w.c1t, &w.c2t, &w.corr} {
 		*v = make([]float64, nc)
@@ -201,15 +207,9 @@ func newPDIPWork(nc int) *pdipWork {
 
 // Solve runs the method and leaves the point of smallest residual in gamma.
 func (s *PDIP) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error) {
-	nc := p.Contacts()
-	n := 3 * nc
+	nc, nj := p.Contacts(), jointRowsOf(p)
+	n := 3*nc + nj
 	var st SolveStats
-	if nj := jointRowsOf(p); nj > 0 {
-		// Free rows need no barrier, but the Newton system, its
-		// preconditioner and the line search below are written for cones
-		// only; see the report of issue 17's first increment.
-		return st, fmt.Errorf("pdip: the problem has %d joint rows, which pdip does not solve yet (use apgd, apgd-ar, spg, jacobi or gs): %w", nj, ErrUnsupported)
-	}
 	if n == 0 {
 		return st, nil
 	}
@@ -219,7 +219,7 @@ func (s *PDIP) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 	if !(opt.Gd > 0) || math.IsInf(opt.Gd, 0) {
 		return st, fmt.Errorf("pdip: g_d = %v must be positive and finite", opt.Gd)
 	}
-	w := newPDIPWork(nc)
+	w := newPDIPWork(nc, nj)
 	p.Cones(w.mu, w.coh)
 	xv := p.NewVec(n)   // γ̂
 	gv := p.NewVec(n)   // γ = s_γ γ̂
@@ -242,6 +242,15 @@ func (s *PDIP) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 			}
 		}
 	}
+	if nj > 0 {
+		w.jointBounds(p, tmp, w.in)
+		m += w.j.count()
+		if mask != nil {
+			for r := range nj {
+				w.out[3*nc+r] = 1
+			}
+		}
+	}
 	if mask != nil {
 		p.Write(mask, w.out)
 	}
@@ -254,7 +263,10 @@ func (s *PDIP) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 	for i := range nc {
 		sN += w.diag[3*i]
 	}
-	sN /= float64(nc)
+	for r := range nj {
+		sN += w.diag[3*nc+r]
+	}
+	sN /= float64(nc + nj)
 	if math.IsNaN(sN) || math.IsInf(sN, 0) {
 		return st, fmt.Errorf("pdip: the diagonal of N is not finite")
 	}
@@ -285,6 +297,10 @@ func (s *PDIP) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 	for i := range nc {
 		w.coh[i] /= sG
 	}
+	for r := range nj {
+		w.j.lo[r] /= sG
+		w.j.hi[r] /= sG
+	}
 
 	// The paper's starting point γ̂_n = 1, γ̂_t = 0, with λ_j = 1/c_j.
 	for i := range nc {
@@ -297,6 +313,7 @@ func (s *PDIP) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 			w.l1[i] = 1 / w.c1[i]
 		}
 	}
+	w.jointStart(w.x)
 
 	rmin := math.Inf(1)
 	// eval sets w.nx = N̂x̂ from a fresh product, keeps the better of γ and
@@ -343,6 +360,11 @@ func (s *PDIP) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 			gap += w.l1[i]*w.c1[i] + w.l2[i]*w.c2[i]
 		}
 		rdMax := w.dualResidual()
+		if nj > 0 {
+			w.jointConstraints(w.x, w.j.cl, w.j.ch)
+			gap += w.j.gap()
+			rdMax = math.Max(rdMax, w.jointDualResidual())
+		}
 		if gap <= pdipGapTol*float64(m) && rdMax <= pdipGapTol {
 			break
 		}
@@ -358,6 +380,9 @@ func (s *PDIP) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 		if err := w.newton(t); err != nil {
 			return st, fmt.Errorf("pdip: iteration %d: %w", k, err)
 		}
+		if err := w.jointNewton(t); err != nil {
+			return st, fmt.Errorf("pdip: iteration %d: %w", k, err)
+		}
 		p.Write(tmp, w.rhs)
 		if err := cg.solve(w, tmp, sN, mask); err != nil {
 			return st, fmt.Errorf("pdip: iteration %d: %w", k, err)
@@ -371,6 +396,7 @@ func (s *PDIP) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 			}
 		}
 		w.dualStep(t)
+		w.jointDualStep(t)
 
 		// Step 3: fraction to the boundary, for γ and separately for λ.
 		step := math.Min(1, pdipFraction*w.maxStep())
@@ -392,7 +418,7 @@ func (s *PDIP) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 				dstep = math.Min(dstep, -w.l2[i]/w.d2[i])
 			}
 		}
-		dstep = math.Min(1, pdipFraction*dstep)
+		dstep = math.Min(1, pdipFraction*w.j.dualMax(dstep))
 
 		// Step 4: Armijo backtracking on φ_t with
 		// q(γ̂ + sΔγ̂) − q(γ̂) = s(N̂γ̂ + r̂)ᵀΔγ̂ + ½s²Δγ̂ᵀN̂Δγ̂ and the barrier
@@ -412,6 +438,10 @@ func (s *PDIP) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 			}
 			w.constraints(w.xt, w.c1t, w.c2t)
 			dphi := step*lin + 0.5*step*step*quad
+			if nj > 0 {
+				w.jointConstraints(w.xt, w.j.clt, w.j.cht)
+				dphi += w.j.barrier(t)
+			}
 			for i := range nc {
 				dphi -= math.Log(w.c2t[i]/w.c2[i]) / t
 				if w.mu[i] > 0 {
@@ -434,6 +464,7 @@ func (s *PDIP) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 				w.l1[i] = pdipClamp(w.l1[i]+dstep*w.d1[i], w.c1t[i], t)
 			}
 		}
+		w.j.update(dstep, t)
 		res, obj, err := eval()
 		if err != nil {
 			return st, fmt.Errorf("pdip: iteration %d: %w", k, err)
@@ -490,7 +521,7 @@ func (w *pdipWork) interior(s float64) bool {
 			}
 		}
 	}
-	return true
+	return w.j.nj == 0 || w.jointInterior(s)
 }
 
 // maxStep returns the largest s > 0 (+Inf if none) for which γ̂ + sΔγ̂ stays
@@ -512,6 +543,9 @@ func (w *pdipWork) maxStep() float64 {
 		A := mu*mu*da*da - du*du - dv*dv
 		B := 2 * (mu*mu*a*da - u*du - v*dv)
 		smax = math.Min(smax, firstPositiveRoot(A, B, 2*w.c1[i]))
+	}
+	if w.j.nj > 0 {
+		smax = math.Min(smax, w.jointMaxStep())
 	}
 	return smax
 }
@@ -635,6 +669,7 @@ func (w *pdipWork) applyH(in, out []float64) {
 		out[3*i+1] = h[1]*y + s*h[5]
 		out[3*i+2] = h[2]*z + s*h[6]
 	}
+	w.jointApplyH(in, out)
 }
 
 // applyPrec sets out = (g_i I + H_i)⁻¹ in, block by block, from the LDLᵀ
@@ -656,6 +691,7 @@ func (w *pdipWork) applyPrec(in, out []float64) {
 		out[3*i] = y0/l[0] - l[3]*z1 - l[4]*z2
 		out[3*i+1], out[3*i+2] = z1, z2
 	}
+	w.jointApplyPrec(in, out)
 }
 
 // secondOrder tries the second-order correction of the Newton direction

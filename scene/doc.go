@@ -268,8 +268,7 @@
 // by settings.max_recovery_speed when that is set (in rad/s for angle
 // errors). Joints and kinematic bodies run on the CPU path: with
 // --backend auto a scene that has them runs there (and says so), with
-// --backend vulkan it is an error. The pdip solver does not take joint
-// rows yet (an error); the others do.
+// --backend vulkan it is an error. Every solver takes joint rows.
 //
 // # merit
 //
