@@ -14,7 +14,8 @@ type AABB struct{ Min, Max mgl64.Vec3 }
 
 // ShapeAABB returns the world AABB of shape s at position pos (m) and
 // orientation rot, inflated by margin (m) on every side. ok is false for a
-// plane (unbounded) and for an unknown kind.
+// plane (unbounded) and for an unknown kind; a compound's box is the union
+// of its parts'.
 //
 // The box is exact: ±r about pos for a sphere; for a box with half-extents h
 // the extent along world axis k is Σ_j |R_kj| h_j (the farthest corner); for
@@ -45,6 +46,8 @@ func ShapeAABB(s engine.Shape, pos mgl64.Vec3, rot mgl64.Quat, margin float64) (
 			}
 			e[k] = sum
 		}
+	case engine.Compound:
+		return compoundAABB(s, pos, rot, margin)
 	default:
 		return AABB{}, false
 	}

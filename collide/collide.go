@@ -41,6 +41,9 @@ func (c *Collider) Collide(pos, rot, vel, omega, invMass, force []float64) (int,
 			m = h * (vec3At(vel, i).Len() + vec3At(omega, i).Len()*c.shapes[i].BoundingRadius())
 		}
 		c.margin[i] = m
+		if c.parts != nil {
+			continue
+		}
 		box, ok := ShapeAABB(c.shapes[i], p, q, env+m)
 		c.boxes[i], c.bounded[i] = box, ok
 		if !ok {
@@ -48,10 +51,18 @@ func (c *Collider) Collide(pos, rot, vel, omega, invMass, force []float64) (int,
 			c.planeN[i] = q.Rotate(mgl64.Vec3{0, 0, 1})
 		}
 	}
+	fixed := c.fixed
+	if c.parts != nil {
+		c.partBoxes(pos, rot, env)
+		fixed = c.parts.fixed
+	}
 	var err error
-	c.pairs, err = c.grid.Pairs(c.boxes, c.bounded, c.fixed, c.planeP, c.planeN, c.binSize, c.pairs)
+	c.pairs, err = c.grid.Pairs(c.boxes, c.bounded, fixed, c.planeP, c.planeN, c.binSize, c.pairs)
 	if err != nil {
 		return 0, err
+	}
+	if c.parts != nil {
+		return c.collideParts(pos, rot, env)
 	}
 	if len(c.exclude) > 0 {
 		c.pairs = slices.DeleteFunc(c.pairs, func(pr [2]int32) bool {
@@ -77,14 +88,55 @@ func (c *Collider) Collide(pos, rot, vel, omega, invMass, force []float64) (int,
 	return con.Len(), nil
 }
 
+// collideParts is the rest of Collide with compounds, from the candidate
+// pairs of parts in c.pairs: pairs in body order, the contacts of each
+// pair of parts, each numbered by partSet.sub.
+func (c *Collider) collideParts(pos, rot []float64, env float64) (int, error) {
+	c.pairs = c.bodyOrder(c.pairs)
+	con := &c.con
+	con.Resize(0)
+	c.sub = c.sub[:0]
+	body := c.parts.body
+	for _, pr := range c.pairs {
+		e, f := int(pr[0]), int(pr[1])
+		i, j := body[e], body[f]
+		var n int
+		var err error
+		n, c.cps, err = c.partContacts(e, f, pos, rot, env+c.margin[i]+c.margin[j], con, c.cps)
+		if err != nil {
+			return 0, err
+		}
+		for k := range n {
+			c.sub = append(c.sub, c.parts.sub(e, f, k))
+		}
+	}
+	c.buildAdjacency()
+	return con.Len(), nil
+}
+
 // PairContacts appends to con the contacts of bodies i and j (i < j, a
 // candidate pair) at positions pos and orientations rot (engine.State's
 // layouts) with gap below env (m), as Collide makes them: Narrow's
 // contacts in its order, their points in the bodies' frames, the
-// materials combined by engine.CombineMaterials. It returns their number
-// and cps, Narrow's scratch (reused). A non-finite gap or normal is an
-// error naming the bodies.
+// materials combined by engine.CombineMaterials; for a compound, those of
+// every pair of parts in order. It returns their number and cps, Narrow's
+// scratch (reused). A non-finite gap or normal is an error naming the
+// bodies.
 func (c *Collider) PairContacts(i, j int, pos, rot []float64, env float64, con *engine.Contacts, cps []ContactPoint) (int, []ContactPoint, error) {
+	if ps := c.parts; ps != nil && (ps.comp[i] || ps.comp[j]) {
+		total := 0
+		for e := ps.off[i]; e < ps.off[i+1]; e++ {
+			for f := ps.off[j]; f < ps.off[j+1]; f++ {
+				var n int
+				var err error
+				if n, cps, err = c.partContacts(int(e), int(f), pos, rot, env, con, cps); err != nil {
+					return 0, cps, err
+				}
+				total += n
+			}
+		}
+		return total, cps, nil
+	}
 	pi, qi := vec3At(pos, i), quatAt(rot, i)
 	pj, qj := vec3At(pos, j), quatAt(rot, j)
 	cps, err := Narrow(c.shapes[i], Pose{pi, qi}, c.shapes[j], Pose{pj, qj}, env, cps[:0])

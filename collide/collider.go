@@ -23,17 +23,18 @@ type Collider struct {
 	exclude  []uint64 // body pairs that do not collide (jointed), a<<32|b with a < b, sorted
 	mats     []engine.Material
 	gravity  mgl64.Vec3
-	dt       float64 // the settings' step, for the speculative margins (s)
-	envelope float64 // m
-	binSize  float64 // m
+	dt       float64  // the settings' step, for the speculative margins (s)
+	envelope float64  // m
+	binSize  float64  // m
+	parts    *partSet // the bodies' shapes when some are compounds, else nil
 
 	grid    Grid
-	boxes   []AABB
+	boxes   []AABB    // per part (per body without compounds), as bounded, planeP and planeN
 	margin  []float64 // speculative margin per body (m), see Collide
 	bounded []bool
 	planeP  []mgl64.Vec3
 	planeN  []mgl64.Vec3
-	pairs   [][2]int32
+	pairs   [][2]int32 // candidate pairs of parts
 	cps     []ContactPoint
 
 	con    engine.Contacts
@@ -52,8 +53,10 @@ type Collider struct {
 // diameters of the median movable body plus twice the envelope. Fixed
 // bodies are those marked so, planes and kinematic bodies (engine.Body.Static:
 // no contacts among them); two bodies joined by a joint without Collide
-// never collide with each other. The model must be valid; Load
-// forgets the last contacts and warm-start keys.
+// never collide with each other, nor do two parts of one compound body;
+// with compounds, the envelope and bin size come from the parts' bounding
+// radii. The model must be valid; Load forgets the last contacts and
+// warm-start keys.
 func (c *Collider) Load(m *engine.Model, s *engine.Settings) {
 	n := len(m.Bodies)
 	*c = Collider{grid: c.grid, pairs: c.pairs[:0], cps: c.cps[:0], con: c.con,
@@ -67,11 +70,16 @@ func (c *Collider) Load(m *engine.Model, s *engine.Settings) {
 	c.material = make([]int32, n)
 	c.fixed = make([]bool, n)
 	c.moving = make([]bool, n)
-	c.boxes = make([]AABB, n)
+	c.parts = newPartSet(m)
+	np := n
+	if c.parts != nil {
+		np = len(c.parts.body)
+	}
+	c.boxes = make([]AABB, np)
 	c.margin = make([]float64, n)
-	c.bounded = make([]bool, n)
-	c.planeP = make([]mgl64.Vec3, n)
-	c.planeN = make([]mgl64.Vec3, n)
+	c.bounded = make([]bool, np)
+	c.planeP = make([]mgl64.Vec3, np)
+	c.planeN = make([]mgl64.Vec3, np)
 	c.adjOff = make([]int32, n+1)
 	var radii []float64
 	for i := range m.Bodies {
@@ -80,8 +88,15 @@ func (c *Collider) Load(m *engine.Model, s *engine.Settings) {
 		c.material[i] = int32(bd.Material)
 		c.fixed[i] = bd.Static()
 		c.moving[i] = bd.Kinematic()
-		if !c.fixed[i] {
+		if !c.fixed[i] && c.parts == nil {
 			radii = append(radii, bd.Shape.BoundingRadius())
+		}
+	}
+	if ps := c.parts; ps != nil {
+		for e, s := range ps.shape {
+			if !ps.fixed[e] {
+				radii = append(radii, s.BoundingRadius())
+			}
 		}
 	}
 	c.exclude = c.exclude[:0]
@@ -163,20 +178,28 @@ func (c *Collider) KeepKeys() {
 // holds 3 per kept contact.
 func (c *Collider) WarmStart(g, prevGamma []float64) {
 	nc := c.con.Len()
-	key := func(a, b, s int32) uint64 { return uint64(a)<<40 | uint64(b)<<16 | uint64(s) }
 	j := 0
 	for k := 0; k < nc; k++ {
-		kk := key(c.con.A[k], c.con.B[k], c.sub[k])
-		for j < len(c.prevA) && key(c.prevA[j], c.prevB[j], c.prevSub[j]) < kk {
+		kk := contactKey{uint64(c.con.A[k])<<32 | uint64(c.con.B[k]), c.sub[k]}
+		for j < len(c.prevA) && (contactKey{uint64(c.prevA[j])<<32 | uint64(c.prevB[j]), c.prevSub[j]}).less(kk) {
 			j++
 		}
-		if j < len(c.prevA) && key(c.prevA[j], c.prevB[j], c.prevSub[j]) == kk {
+		if j < len(c.prevA) && (contactKey{uint64(c.prevA[j])<<32 | uint64(c.prevB[j]), c.prevSub[j]}) == kk {
 			copy(g[3*k:3*k+3], prevGamma[3*j:3*j+3])
 		} else {
 			g[3*k], g[3*k+1], g[3*k+2] = 0, 0, 0
 		}
 	}
 }
+
+// contactKey orders contacts by body pair, then index within the pair
+// (Sub, which may use all 31 bits with compounds: see partShiftA).
+type contactKey struct {
+	ab  uint64 // A<<32 | B
+	sub int32
+}
+
+func (k contactKey) less(o contactKey) bool { return k.ab < o.ab || k.ab == o.ab && k.sub < o.sub }
 
 // KeptKeys copies the keys KeepKeys last remembered into w.A, w.B and
 // w.Sub (w.Gamma is left alone).

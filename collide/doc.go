@@ -19,7 +19,17 @@
 //     model's constant collision data, finds a step's contacts (Collide:
 //     AABBs with speculative margins, Grid, Narrow per candidate pair,
 //     materials combined), builds the body → contact adjacency and keeps
-//     the contact keys that warm-start the next step.
+//     the contact keys that warm-start the next step;
+//   - compound bodies (parts.go): a body of several parts (engine.Compound)
+//     is split into its parts, each with its own AABB in the grid and its
+//     world pose (the body's pose composed with the part's); the
+//     narrowphase runs on pairs of parts of different bodies (parts of one
+//     body never pair) and reports contacts between the bodies, with their
+//     points in the body frames. A contact's warm-start key is (A, B, Sub)
+//     with Sub = part of A<<18 | part of B<<8 | its index among the
+//     contacts of that pair of parts, so contacts of different pairs of
+//     parts never share a key; a body of one shape is its part 0, and a
+//     model without compounds collides exactly as without this path.
 //
 // Units are SI: positions, sizes, gaps Φ, envelopes and bin sizes in m,
 // velocities in m/s and rad/s, forces in N. Orientations are quaternions
