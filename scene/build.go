@@ -435,14 +435,20 @@ func sizesOf(path string, s ShapeSpec) (sizes []Size, paths []string) {
 // allowed in generators only.
 func checkShape(path string, s ShapeSpec, inGenerator bool) (engine.ShapeKind, error) {
 	if s.Type == "" {
-		if s.Radius == nil && s.SemiAxes == nil && s.HalfExtents == nil {
+		if s.Radius == nil && s.SemiAxes == nil && s.HalfExtents == nil && s.Parts == nil {
 			return 0, errAt(path, "missing")
 		}
-		return 0, errAt(join(path, "type"), "missing (want sphere, ellipsoid, box or plane)")
+		return 0, errAt(join(path, "type"), "missing (want sphere, ellipsoid, box, plane or compound)")
 	}
 	kind, err := engine.ParseShapeKind(s.Type)
 	if err != nil {
 		return 0, errAt(join(path, "type"), "%v", err)
+	}
+	if kind == engine.Compound {
+		return kind, checkCompound(path, s, inGenerator)
+	}
+	if s.Parts != nil {
+		return 0, errAt(join(path, "parts"), "does not apply to a %s", kind)
 	}
 	want := map[engine.ShapeKind]string{engine.Sphere: "radius", engine.Ellipsoid: "semi_axes", engine.Box: "half_extents"}[kind]
 	for _, f := range []struct {
@@ -549,6 +555,16 @@ func (b *builder) body(p string, s BodySpec) error {
 		v[i] = sz.Value
 	}
 	body := engine.Body{Shape: makeShape(kind, v), Fixed: s.Fixed}
+	var centre mgl64.Vec3
+	var principal mgl64.Quat
+	if kind == engine.Compound {
+		if body.Shape, centre, principal, err = compoundShape(join(p, "shape"), s.Shape); err != nil {
+			return err
+		}
+		if s.Inertia != nil {
+			return errAt(join(p, "inertia"), "a compound's inertia comes from its parts")
+		}
+	}
 	if s.Motion != nil {
 		if body.Motion, err = motion(join(p, "motion"), s); err != nil {
 			return err
@@ -573,6 +589,9 @@ func (b *builder) body(p string, s BodySpec) error {
 	}
 	if body.Rot, err = rotation(join(p, "rot"), s.Rot); err != nil {
 		return err
+	}
+	if kind == engine.Compound {
+		placeCompound(&body, centre, principal)
 	}
 	if !s.Fixed && s.Motion == nil && s.Mass == nil && s.Density == nil {
 		return errAt(p, "missing mass or density (a movable body needs one)")

@@ -100,6 +100,8 @@
 //
 //	shape     required, see shapes
 //	pos       centre of mass in the world frame (m); default [0, 0, 0]
+//	          (for a compound, the origin of its parts' frame: see
+//	          compound bodies)
 //	rot       orientation, a unit quaternion [w, x, y, z] taking the body
 //	          frame to the world frame; default [1, 0, 0, 0]; a norm within
 //	          1e-6 of 1 is normalised, anything else is an error
@@ -144,6 +146,7 @@
 //	{"type": "ellipsoid", "semi_axes": [a, b, c]}      along the body axes
 //	{"type": "box", "half_extents": [hx, hy, hz]}      along the body axes
 //	{"type": "plane"}                                  bodies only, fixed
+//	{"type": "compound", "parts": [...]}               bodies only, see compound bodies
 //
 // Sizes are in m, > 0 and finite. In a generator each size may instead be
 // a distribution, drawn per body:
@@ -154,6 +157,44 @@
 // The normal distribution is truncated to [min, max] by drawing again (at
 // most 1000 times per size, then an error); min > 0 and max ≥ min are
 // required for both.
+//
+// # compound bodies
+//
+// One rigid body made of several shapes (a dumbbell, an L, a T, a hammer):
+//
+//	{"type": "compound", "parts": [
+//	  {"shape": {"type": "sphere", "radius": 0.1}, "pos": [-0.3, 0, 0]},
+//	  {"shape": {"type": "box", "half_extents": [0.3, 0.02, 0.02]}, "rot": [1, 0, 0, 0]}]}
+//
+//	parts  required, 1 to 1024: each a sphere, an ellipsoid or a box (no
+//	       plane: it is unbounded; no compound: list the inner compound's
+//	       parts in the outer one, nested compounds are refused)
+//	pos    the part's centre (m) in the body's frame F; default [0, 0, 0]
+//	rot    unit quaternion [w, x, y, z] from the part's frame to F;
+//	       default [1, 0, 0, 0]
+//
+// F is the frame the body's pos and rot place: a part's centre is at
+// pos + rot·part.pos in the world. The body's density applies to every
+// part (mass gives the total, spread over the parts by volume); parts that
+// overlap count their common volume twice. gpusim computes the centre of
+// mass c of the parts and their inertia tensor about it (each part's
+// inertia turned into F and moved to c by the parallel-axis theorem,
+// summed), and turns F into the principal frame P of that tensor (rotation
+// q, P to F; the identity, exactly, where F is already principal, as for a
+// body symmetric about its axes). The body then is, for the engine and in
+// every output (final.csv, trace.csv, frames, reactions, checkpoints):
+//
+//	position     pos + rot·c, the centre of mass
+//	orientation  rot ⊗ q, the principal frame P
+//	omega        q⁻¹·omega: the document's omega is in F
+//	vel          as given: the velocity of the centre of mass
+//
+// so a part at F-position p sits at q⁻¹(p − c) in the body frame of the
+// outputs. "inertia" is refused (it comes from the parts), and so is a
+// compound in a generator (list the bodies). Parts of one body never
+// collide with each other; each part collides with other bodies through
+// the shape-pair table. Compound bodies run on the CPU path only (the
+// Vulkan backend refuses them, and --backend auto falls back).
 //
 // # generators
 //

@@ -86,6 +86,16 @@ func shapeSpec(s engine.Shape) ShapeSpec {
 		return ShapeSpec{Type: "ellipsoid", SemiAxes: &[3]Size{size(s.Size[0]), size(s.Size[1]), size(s.Size[2])}}
 	case engine.Box:
 		return ShapeSpec{Type: "box", HalfExtents: &[3]Size{size(s.Size[0]), size(s.Size[1]), size(s.Size[2])}}
+	case engine.Compound:
+		// The parts as the engine holds them, in the principal frame about
+		// the centre of mass: with the state's pos and rot (that centre and
+		// frame), the document builds the same body.
+		out := ShapeSpec{Type: "compound"}
+		for _, p := range s.Compound.Parts {
+			out.Parts = append(out.Parts, PartSpec{Shape: shapeSpec(p.Shape),
+				Pos: &Vec3{p.Pos[0], p.Pos[1], p.Pos[2]}, Rot: &Quat{p.Rot.W, p.Rot.V[0], p.Rot.V[1], p.Rot.V[2]}})
+		}
+		return out
 	}
 	return ShapeSpec{Type: "plane"}
 }

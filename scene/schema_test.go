@@ -107,6 +107,13 @@ func jsonFields(t reflect.Type) map[string]reflect.StructField {
 // returns every difference: a struct field without a schema property, a
 // property without a field, and JSON types that disagree.
 func (s schema) compareType(t reflect.Type, node map[string]any, path string) []string {
+	return s.compareIn(t, node, path, map[reflect.Type]bool{})
+}
+
+// compareIn is compareType with the struct types being compared on the
+// way down in open: a recursive type (a compound's parts hold shapes) is
+// compared once, where it first appears.
+func (s schema) compareIn(t reflect.Type, node map[string]any, path string, open map[reflect.Type]bool) []string {
 	node, err := s.resolve(node)
 	if err != nil {
 		return []string{fmt.Sprintf("%s: %v", path, err)}
@@ -130,7 +137,7 @@ func (s schema) compareType(t reflect.Type, node map[string]any, path string) []
 				sawNumber = true
 			case "object":
 				sawObject = true
-				out = append(out, s.compareType(reflect.TypeFor[sizeObject](), rb, path)...)
+				out = append(out, s.compareIn(reflect.TypeFor[sizeObject](), rb, path, open)...)
 			}
 		}
 		if !sawNumber || !sawObject {
@@ -152,7 +159,7 @@ func (s schema) compareType(t reflect.Type, node map[string]any, path string) []
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
-		return s.compareType(t.Elem(), node, path)
+		return s.compareIn(t.Elem(), node, path, open)
 	case reflect.Slice, reflect.Array:
 		if node["type"] != "array" {
 			return []string{fmt.Sprintf("%s: Go type %s is a JSON array, the schema says type %v", at, t, node["type"])}
@@ -168,8 +175,13 @@ func (s schema) compareType(t reflect.Type, node map[string]any, path string) []
 		if !ok {
 			return append(out, fmt.Sprintf("%s: array without items", at))
 		}
-		return append(out, s.compareType(t.Elem(), items, path+"[]")...)
+		return append(out, s.compareIn(t.Elem(), items, path+"[]", open)...)
 	case reflect.Struct:
+		if open[t] {
+			return nil
+		}
+		open[t] = true
+		defer delete(open, t)
 		if node["type"] != "object" {
 			return []string{fmt.Sprintf("%s: Go type %s is a JSON object, the schema says type %v", at, t, node["type"])}
 		}
@@ -185,7 +197,7 @@ func (s schema) compareType(t reflect.Type, node map[string]any, path string) []
 				out = append(out, fmt.Sprintf("%s: field %s.%s (json %q) is missing from the schema's properties", at, t, fields[name].Name, name))
 				continue
 			}
-			out = append(out, s.compareType(fields[name].Type, p, join(path, name))...)
+			out = append(out, s.compareIn(fields[name].Type, p, join(path, name), open)...)
 		}
 		for _, name := range sortedKeys(props) {
 			if _, ok := fields[name]; !ok {

@@ -117,12 +117,22 @@ type MotorSpec struct {
 	MaxForce  *float64 `json:"max_force,omitempty"`
 }
 
-// ShapeSpec is a shape. Exactly the size field of its type is given.
+// ShapeSpec is a shape. Exactly the size field of its type is given (parts
+// for a compound).
 type ShapeSpec struct {
-	Type        string   `json:"type"` // sphere, ellipsoid, box or plane
-	Radius      *Size    `json:"radius,omitempty"`
-	SemiAxes    *[3]Size `json:"semi_axes,omitempty"`
-	HalfExtents *[3]Size `json:"half_extents,omitempty"`
+	Type        string     `json:"type"` // sphere, ellipsoid, box, plane or compound
+	Radius      *Size      `json:"radius,omitempty"`
+	SemiAxes    *[3]Size   `json:"semi_axes,omitempty"`
+	HalfExtents *[3]Size   `json:"half_extents,omitempty"`
+	Parts       []PartSpec `json:"parts,omitempty"` // compound only
+}
+
+// PartSpec is one part of a compound shape: a sphere, an ellipsoid or a box
+// posed in the frame of the body's pos and rot.
+type PartSpec struct {
+	Shape ShapeSpec `json:"shape"`
+	Pos   *Vec3     `json:"pos,omitempty"` // m, default [0, 0, 0]
+	Rot   *Quat     `json:"rot,omitempty"` // unit quaternion [w, x, y, z], part to body frame
 }
 
 // GeneratorSpec is one entry of "generators": many bodies from one rule.
