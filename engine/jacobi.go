@@ -133,13 +133,7 @@ func (j *Jacobi) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, erro
 		return d.SolveJacobi(gamma, inv, omega, lambda, opt)
 	}
 	r := p.R()
-	p.Project(gamma, gamma)
-	p.Schur(nx, gamma)
-	res, f, err := progress(j.Name(), p, gamma, nx, tmp, opt.Gd, 0)
-	if err != nil {
-		return st, err
-	}
-	for k := 0; k < opt.MaxIter && res >= opt.Tol; k++ {
+	return iterate(j.Name(), p, gamma, nx, tmp, opt, omega, func() {
 		// Line 4 for all contacts at once: Π(γ_k − ω B (Nγ_k + r)).
 		p.Axpby(step, 1, nx, 1, r)
 		p.MulElem(step, inv, step)
@@ -147,9 +141,27 @@ func (j *Jacobi) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, erro
 		p.Project(step, step)
 		// Line 5: γ_{k+1} = λ γ̂ + (1 − λ) γ_k.
 		p.Axpby(gamma, lambda, step, 1-lambda, gamma)
-		// Line 8: r(γ_{k+1}); N γ_{k+1} is next iteration's product too.
+	})
+}
+
+// iterate is the loop of Jacobi and Gauss–Seidel from the guess in gamma:
+// it projects gamma onto the cones, then, until opt.MaxIter iterations or
+// a residual below opt.Tol, runs update (one iteration: gamma from gamma,
+// with nx = N gamma on entry) and line 8, the product N γ_{k+1} into nx
+// (the next update's too) and the residual and objective of γ_{k+1},
+// recorded in the history with step omega. tmp is scratch.
+func iterate(name string, p Problem, gamma, nx, tmp Vec, opt SolveOptions, omega float64, update func()) (SolveStats, error) {
+	var st SolveStats
+	p.Project(gamma, gamma)
+	p.Schur(nx, gamma)
+	res, f, err := progress(name, p, gamma, nx, tmp, opt.Gd, 0)
+	if err != nil {
+		return st, err
+	}
+	for k := 0; k < opt.MaxIter && res >= opt.Tol; k++ {
+		update()
 		p.Schur(nx, gamma)
-		if res, f, err = progress(j.Name(), p, gamma, nx, tmp, opt.Gd, k+1); err != nil {
+		if res, f, err = progress(name, p, gamma, nx, tmp, opt.Gd, k+1); err != nil {
 			return st, err
 		}
 		st.Iterations = k + 1
@@ -157,7 +169,7 @@ func (j *Jacobi) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, erro
 			st.History = append(st.History, IterRecord{Iter: k + 1, Residual: res, Objective: f, Step: omega})
 		}
 	}
-	finish(&st, res, f, n, opt.Tol)
+	finish(&st, res, f, Rows(p), opt.Tol)
 	return st, nil
 }
 
@@ -224,27 +236,8 @@ func (g *GaussSeidel) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats,
 	if err := blockDiag(g.Name(), p, diag, nil); err != nil {
 		return st, err
 	}
-	p.Project(gamma, gamma)
-	p.Schur(nx, gamma)
-	res, f, err := progress(g.Name(), p, gamma, nx, tmp, opt.Gd, 0)
-	if err != nil {
-		return st, err
-	}
-	for k := 0; k < opt.MaxIter && res >= opt.Tol; k++ {
-		// Lines 2–7.
-		p.Sweep(gamma, diag, omega, lambda)
-		// Line 8.
-		p.Schur(nx, gamma)
-		if res, f, err = progress(g.Name(), p, gamma, nx, tmp, opt.Gd, k+1); err != nil {
-			return st, err
-		}
-		st.Iterations = k + 1
-		if opt.History {
-			st.History = append(st.History, IterRecord{Iter: k + 1, Residual: res, Objective: f, Step: omega})
-		}
-	}
-	finish(&st, res, f, n, opt.Tol)
-	return st, nil
+	// Lines 2–7 of each iteration.
+	return iterate(g.Name(), p, gamma, nx, tmp, opt, omega, func() { p.Sweep(gamma, diag, omega, lambda) })
 }
 
 // spectralRadius returns max(1, ρ̂), ρ̂ the Rayleigh quotient vᵀNv / vᵀGv

@@ -22,6 +22,26 @@ func oneContact(t *testing.T, rn float64) *cpuref.MatrixProblem {
 	return p
 }
 
+// longSolve runs the solver name on oneContact(rn) from γ = 0 for 7000
+// iterations with tolerance 0 (g_d = 1/9, history kept) and returns the
+// last iterate and the statistics; an error fails the test.
+func longSolve(t *testing.T, name string, rn float64) ([]float64, engine.SolveStats) {
+	t.Helper()
+	p := oneContact(t, rn)
+	s, err := engine.NewSolver(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := p.NewVec(3)
+	st, err := s.Solve(p, g, engine.SolveOptions{Tol: 0, MaxIter: 7000, Gd: 1.0 / 9, History: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]float64, 3)
+	p.Read(out, g)
+	return out, st
+}
+
 // TestAPGDLongSeparating: APGD and APGD-AR run 7000 iterations with
 // tolerance 0 on a separating contact. The iterates stay at γ = 0, so the
 // line search never raises L and lines 28–29 shrink it by 0.9 per
@@ -32,18 +52,7 @@ func oneContact(t *testing.T, rn float64) *cpuref.MatrixProblem {
 func TestAPGDLongSeparating(t *testing.T) {
 	for _, name := range []string{"apgd", "apgd-ar"} {
 		t.Run(name, func(t *testing.T) {
-			p := oneContact(t, 1)
-			s, err := engine.NewSolver(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			g := p.NewVec(3)
-			st, err := s.Solve(p, g, engine.SolveOptions{Tol: 0, MaxIter: 7000, Gd: 1.0 / 9, History: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			out := make([]float64, 3)
-			p.Read(out, g)
+			out, st := longSolve(t, name, 1)
 			if out[0] != 0 || out[1] != 0 || out[2] != 0 {
 				t.Errorf("γ = %v, want 0", out)
 			}
@@ -83,18 +92,7 @@ func TestSolversLongRun(t *testing.T) {
 			want [3]float64
 		}{{"separating", 1, [3]float64{}}, {"resting", -1, [3]float64{1, 0, 0}}} {
 			t.Run(name+"/"+c.what, func(t *testing.T) {
-				p := oneContact(t, c.rn)
-				s, err := engine.NewSolver(name)
-				if err != nil {
-					t.Fatal(err)
-				}
-				g := p.NewVec(3)
-				st, err := s.Solve(p, g, engine.SolveOptions{Tol: 0, MaxIter: 7000, Gd: 1.0 / 9, History: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				out := make([]float64, 3)
-				p.Read(out, g)
+				out, st := longSolve(t, name, c.rn)
 				tol := 0.0
 				if name == "pdip" {
 					tol = 1e-12

@@ -340,13 +340,7 @@ func TestPdipNonsymmetric(t *testing.T) {
 				m[j][i] -= v
 			}
 		}
-		r := make([]float64, n)
-		for i := range r {
-			r[i] = rng.NormFloat64()
-			if i%3 == 0 {
-				r[i]--
-			}
-		}
+		r := randomR(rng, n)
 		mu, coh := make([]float64, nc), make([]float64, nc)
 		for i := range mu {
 			mu[i] = 0.1 + 0.9*rng.Float64()

@@ -300,6 +300,19 @@ func randomProblem(t testing.TB, rng *rand.Rand, nc, cols int, eps float64) *cpu
 	return p
 }
 
+// randomR returns the r of randomProblem: n Gaussian entries, those of
+// the normal rows (every third, from 0) shifted by −1.
+func randomR(rng *rand.Rand, n int) []float64 {
+	r := make([]float64, n)
+	for i := range r {
+		r[i] = rng.NormFloat64()
+		if i%3 == 0 {
+			r[i]--
+		}
+	}
+	return r
+}
+
 // randomCCP is randomProblem, and with frictionless about a fifth of the
 // contacts get μ = 0 instead (drawn so that the generator's sequence is
 // randomProblem's when frictionless is false); it returns N too.
@@ -323,13 +336,7 @@ func randomCCP(t testing.TB, rng *rand.Rand, nc, cols int, eps float64, friction
 		}
 		m[i][i] += eps
 	}
-	r := make([]float64, n)
-	for i := range r {
-		r[i] = rng.NormFloat64()
-		if i%3 == 0 {
-			r[i]--
-		}
-	}
+	r := randomR(rng, n)
 	mu, coh := make([]float64, nc), make([]float64, nc)
 	for i := range mu {
 		if !frictionless || rng.IntN(5) > 0 {
