@@ -198,6 +198,9 @@ func principalRotation(t mgl64.Mat3) mgl64.Quat {
 // volume is the sum of the parts' volumes (m³).
 func (c *CompoundParts) volume() float64 {
 	v := 0.0
+	if c == nil {
+		return v
+	}
 	for _, p := range c.Parts {
 		v += p.Shape.Volume()
 	}
@@ -208,6 +211,9 @@ func (c *CompoundParts) volume() float64 {
 // about the body origin (m²): the principal moments when the parts are in
 // a principal frame centred on the centre of mass.
 func (c *CompoundParts) unitInertia() mgl64.Vec3 {
+	if c == nil {
+		return mgl64.Vec3{}
+	}
 	t := unitInertiaTensor(c.Parts)
 	return mgl64.Vec3{t.At(0, 0), t.At(1, 1), t.At(2, 2)}
 }
@@ -216,6 +222,9 @@ func (c *CompoundParts) unitInertia() mgl64.Vec3 {
 // of a part's bounding sphere (m).
 func (c *CompoundParts) boundingRadius() float64 {
 	r := 0.0
+	if c == nil {
+		return r
+	}
 	for _, p := range c.Parts {
 		r = math.Max(r, p.Pos.Len()+p.Shape.BoundingRadius())
 	}

@@ -25,8 +25,11 @@ type Body struct {
 // Radius returns the value of the "radius" array: the sphere's radius, the
 // radius of the bounding sphere of an ellipsoid or a box, 0 for a plane.
 func (b *Body) Radius() float64 {
-	if b.Kind == engine.Plane {
+	switch b.Kind {
+	case engine.Plane:
 		return 0
+	case engine.Compound:
+		return b.SemiAxes[0]
 	}
 	return engine.Shape{Kind: b.Kind, Size: b.SemiAxes}.BoundingRadius()
 }
@@ -51,6 +54,11 @@ func Bodies(m *engine.Model, s *engine.State) ([]Body, error) {
 			b.SemiAxes = mgl64.Vec3{r, r, r}
 		case engine.Plane:
 			b.SemiAxes = mgl64.Vec3{}
+		case engine.Compound:
+			// A frame holds one glyph per body: a compound is its
+			// bounding sphere about its centre of mass.
+			r := mb.Shape.BoundingRadius()
+			b.SemiAxes = mgl64.Vec3{r, r, r}
 		}
 		bs[i] = b
 	}
@@ -60,7 +68,7 @@ func Bodies(m *engine.Model, s *engine.State) ([]Body, error) {
 // The arrays of a frame file, one tuple per body (see BodiesPolyData).
 const (
 	ArrayID              = "id"               // Int32, the body's index in the scene
-	ArrayShape           = "shape"            // Int32: 0 sphere, 1 ellipsoid, 2 box, 3 plane
+	ArrayShape           = "shape"            // Int32: 0 sphere, 1 ellipsoid, 2 box, 3 plane, 4 compound (semi_axes: its bounding sphere)
 	ArrayRadius          = "radius"           // Float64 (m), see Body.Radius
 	ArraySemiAxes        = "semi_axes"        // Float64 × 3 (m), see Body.SemiAxes
 	ArrayOrientation     = "orientation"      // Float64 × 4: unit quaternion w, x, y, z, body to world
@@ -137,8 +145,8 @@ func ReadBodies(p *PolyData) ([]Body, error) {
 	bs := make([]Body, n)
 	for i := range bs {
 		k := shape[i]
-		if k != math.Trunc(k) || k < 0 || k > float64(engine.Plane) {
-			return nil, fmt.Errorf("vtk: point %d: shape code %v is not 0 to 3", i, k)
+		if k != math.Trunc(k) || k < 0 || k > float64(engine.Compound) {
+			return nil, fmt.Errorf("vtk: point %d: shape code %v is not 0 to 4", i, k)
 		}
 		bs[i] = Body{ID: int(id[i]), Kind: engine.ShapeKind(k),
 			SemiAxes: mgl64.Vec3{axes[3*i], axes[3*i+1], axes[3*i+2]},
