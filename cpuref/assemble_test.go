@@ -36,11 +36,7 @@ func TestEntriesAgainstSchur(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 3))
 	for trial := 0; trial < 30; trial++ {
 		nb, nc := 1+rng.IntN(6), 1+rng.IntN(15)
-		b := randomSystem(t, rng, nb, nc)
-		pr, err := b.Build(0.01)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, pr := randomBuilt(t, rng, nb, nc)
 		n := 3 * nc
 		N := dense(t, pr.(Assembler).Entries(), n)
 		scale := 0.0
@@ -90,11 +86,7 @@ func TestMatrixProblemEntries(t *testing.T) {
 	}
 
 	rng := rand.New(rand.NewPCG(5, 8))
-	b := randomSystem(t, rng, 4, 10)
-	pr, err := b.Build(0.01)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, pr := randomBuilt(t, rng, 4, 10)
 	mu := make([]float64, 10)
 	coh := make([]float64, 10)
 	pr.Cones(mu, coh)

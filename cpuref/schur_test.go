@@ -9,6 +9,18 @@ import (
 	"github.com/gpusim/gpusim/engine"
 )
 
+// randomBuilt is randomSystem(t, rng, nb, nc) built with h = 0.01 s: the
+// backend and its problem.
+func randomBuilt(t testing.TB, rng *rand.Rand, nb, nc int) (*Backend, engine.Problem) {
+	t.Helper()
+	b := randomSystem(t, rng, nb, nc)
+	pr, err := b.Build(0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, pr
+}
+
 // randomSystem loads nb random movable bodies (plus one fixed) into a
 // backend and gives it nc random contacts, without collision detection.
 func randomSystem(t testing.TB, rng *rand.Rand, nb, nc int) *Backend {
@@ -98,12 +110,8 @@ func TestSchurAgainstAssembled(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	for trial := 0; trial < 20; trial++ {
 		nb, nc := 1+rng.IntN(6), 1+rng.IntN(12)
-		b := randomSystem(t, rng, nb, nc)
-		const h = 0.01
-		pr, err := b.Build(h)
-		if err != nil {
-			t.Fatal(err)
-		}
+		const h = 0.01 // randomBuilt's
+		b, pr := randomBuilt(t, rng, nb, nc)
 		D := assembleD(b)
 		minv := make([]float64, 6*b.n)
 		k := make([]float64, 6*b.n) // M⁻¹k = v + h M⁻¹ f
@@ -152,11 +160,7 @@ func TestSweepAndBlockDiagAgainstAssembled(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 9))
 	for trial := 0; trial < 20; trial++ {
 		nb, nc := 1+rng.IntN(6), 1+rng.IntN(12)
-		b := randomSystem(t, rng, nb, nc)
-		pr, err := b.Build(0.01)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b, pr := randomBuilt(t, rng, nb, nc)
 		// Assemble N column by column with the matrix-free product (itself
 		// checked against eq. 4 in TestSchurAgainstAssembled).
 		var entries []Entry

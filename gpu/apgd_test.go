@@ -11,6 +11,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/engine/enginetest"
 	"github.com/gpusim/gpusim/scene"
 )
 
@@ -63,14 +64,14 @@ func compareAPGD(t *testing.T, b *Backend, cp, gp engine.Problem, gamma0 []float
 	solver := &engine.APGD{AntiRelax: c.ar}
 	solve := func(p engine.Problem, la engine.LinAlg) ([]float64, engine.SolveStats) {
 		t.Helper()
-		g := vecOf(la, gamma0)
+		g := enginetest.VecOf(la, gamma0)
 		st, err := solver.Solve(p, g, c.opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return readVec(la, g), st
+		return enginetest.ReadVec(la, g), st
 	}
-	g0 := vecOf(gp, gamma0)
+	g0 := enginetest.VecOf(gp, gamma0)
 	if err := b.sync(); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func compareAPGD(t *testing.T, b *Backend, cp, gp engine.Problem, gamma0 []float
 		t.Fatal(err)
 	}
 	submits := b.Submits() - s0
-	dg := readVec(gp, g0)
+	dg := enginetest.ReadVec(gp, g0)
 	hg, hst := solve(hostAPGD{gp}, gp)
 	og, ost := solve(gpuOrder{cp}, cp)
 	pg, pst := solve(cp, cp)
@@ -90,7 +91,7 @@ func compareAPGD(t *testing.T, b *Backend, cp, gp engine.Problem, gamma0 []float
 	}
 	same := func(what string, g []float64, st engine.SolveStats) {
 		t.Helper()
-		if i := bitsEqual(dg, g); i >= 0 {
+		if i := enginetest.FirstDiff(dg, g); i >= 0 {
 			t.Errorf("γ[%d] = %v on the device, %v %s", i, dg[i], g[i], what)
 		}
 		if dst.Iterations != st.Iterations || dst.Residual != st.Residual || dst.Converged != st.Converged ||
@@ -246,7 +247,7 @@ func TestDeviceAPGDLongSeparating(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", solver.Name(), err)
 		}
-		dg := readVec(gp, g)
+		dg := enginetest.ReadVec(gp, g)
 		if dg[0] != 0 || dg[1] != 0 || dg[2] != 0 || dst.Iterations != opt.MaxIter {
 			t.Errorf("%s: γ = %v after %d iterations, want 0 after %d", solver.Name(), dg, dst.Iterations, opt.MaxIter)
 		}
@@ -265,6 +266,6 @@ func TestDeviceAPGDLongSeparating(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s on cpuref: %v", solver.Name(), err)
 		}
-		sameSolve(t, solver.Name()+" on cpuref with the GPU's dot order", dg, dst, readVec(cp, cg), cst)
+		sameSolve(t, solver.Name()+" on cpuref with the GPU's dot order", dg, dst, enginetest.ReadVec(cp, cg), cst)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/engine/enginetest"
 	"github.com/gpusim/gpusim/scene"
 )
 
@@ -96,7 +97,7 @@ func (s *stepper) step(t *testing.T) {
 	}
 }
 
-func (s *stepper) impulses() []float64 { return readVec(s.p, s.gamma) }
+func (s *stepper) impulses() []float64 { return enginetest.ReadVec(s.p, s.gamma) }
 
 func (s *stepper) state(t *testing.T) engine.State {
 	t.Helper()
@@ -289,7 +290,7 @@ func TestSceneStep(t *testing.T) {
 				t.Log("bit-identity with cpuref not checked: Go may fuse multiply-adds on this target")
 				return
 			}
-			if i := bitsEqual(gg, og); i >= 0 {
+			if i := enginetest.FirstDiff(gg, og); i >= 0 {
 				t.Errorf("γ[%d] = %v on the GPU, %v on cpuref with the GPU's dot order", i, gg[i], og[i])
 			}
 			fixed := func(i int32) bool { return gb.host.fixed[i] }
@@ -306,7 +307,7 @@ func TestSceneStep(t *testing.T) {
 				name string
 				g, o []float64
 			}{{"pos", gs.Pos, ost.Pos}, {"rot", gs.Rot, ost.Rot}, {"vel", gs.Vel, ost.Vel}, {"omega", gs.Omega, ost.Omega}} {
-				if i := bitsEqual(f.g, f.o); i >= 0 {
+				if i := enginetest.FirstDiff(f.g, f.o); i >= 0 {
 					t.Errorf("%s[%d] = %v on the GPU, %v on cpuref with the GPU's dot order", f.name, i, f.g[i], f.o[i])
 				}
 			}
@@ -349,11 +350,11 @@ func TestSolversMatchCPU(t *testing.T) {
 			for step := 1; step <= 3; step++ {
 				g.step(t)
 				c.step(t)
-				if i := bitsEqual(g.impulses(), c.impulses()); i >= 0 {
+				if i := enginetest.FirstDiff(g.impulses(), c.impulses()); i >= 0 {
 					t.Fatalf("step %d: γ[%d] differs (%d contacts)", step, i, g.nc)
 				}
 				gs, cs := g.state(t), c.state(t)
-				if i := bitsEqual(append(gs.Pos, gs.Vel...), append(cs.Pos, cs.Vel...)); i >= 0 {
+				if i := enginetest.FirstDiff(append(gs.Pos, gs.Vel...), append(cs.Pos, cs.Vel...)); i >= 0 {
 					t.Fatalf("step %d: state element %d differs", step, i)
 				}
 			}
@@ -409,14 +410,7 @@ func TestBackendErrors(t *testing.T) {
 	if _, err := b.Build(0); err == nil {
 		t.Error("Build(0): no error")
 	}
-	func() {
-		defer func() {
-			if r, _ := recover().(string); !strings.Contains(r, "want 3·") {
-				t.Errorf("Schur with a short vector: recovered %q", r)
-			}
-		}()
-		gp.Schur(short, short)
-	}()
+	wantPanic(t, "Schur with a short vector", "want 3·", func() { gp.Schur(short, short) })
 }
 
 // rss returns the process's resident set size in bytes (Linux).

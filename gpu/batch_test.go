@@ -4,7 +4,6 @@ package gpu
 
 import (
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/gpusim/gpusim/shaders"
@@ -121,34 +120,24 @@ func TestDispatchMisuse(t *testing.T) {
 	fill := kernel(t, d, shaders.Fill)
 	x := floats(t, d, make([]float64, 4))
 	b := newBatch(t, d)
-	panics := func(name, want string, f func()) {
-		t.Helper()
-		defer func() {
-			r := recover()
-			if s, _ := r.(string); !strings.Contains(s, want) {
-				t.Errorf("%s: recovered %v, want a panic with %q", name, r, want)
-			}
-		}()
-		f()
-	}
 	args := shaders.FillArgs{V: 1, N: 4}
-	panics("not recording", "not recording", func() { b.Dispatch(fill, [3]uint32{1, 1, 1}, args, x) })
+	wantPanic(t, "not recording", "not recording", func() { b.Dispatch(fill, [3]uint32{1, 1, 1}, args, x) })
 	if err := b.Begin(); err != nil {
 		t.Fatal(err)
 	}
 	// The push constants of another kernel, of the same size or not.
-	panics("args of copy", "push constants shaders.CopyArgs are kernel copy's", func() {
+	wantPanic(t, "args of copy", "push constants shaders.CopyArgs are kernel copy's", func() {
 		b.Dispatch(fill, [3]uint32{1, 1, 1}, shaders.CopyArgs{N: 4}, x)
 	})
-	panics("args of mul_elem", "are kernel mul_elem's", func() {
+	wantPanic(t, "args of mul_elem", "are kernel mul_elem's", func() {
 		b.Dispatch(fill, [3]uint32{1, 1, 1}, shaders.MulElemArgs{N: 4}, x)
 	})
-	panics("no args", "0 bytes of push constants (<nil>), want 12", func() { b.Dispatch(fill, [3]uint32{1, 1, 1}, nil, x) })
-	panics("short args", "4 bytes of push constants (gpu.shortArgs), want 12", func() {
+	wantPanic(t, "no args", "0 bytes of push constants (<nil>), want 12", func() { b.Dispatch(fill, [3]uint32{1, 1, 1}, nil, x) })
+	wantPanic(t, "short args", "4 bytes of push constants (gpu.shortArgs), want 12", func() {
 		b.Dispatch(fill, [3]uint32{1, 1, 1}, shortArgs{}, x)
 	})
-	panics("buffers", "1 bindings", func() { b.Dispatch(fill, [3]uint32{1, 1, 1}, args, x, x) })
-	panics("groups", "workgroups exceed", func() {
+	wantPanic(t, "buffers", "1 bindings", func() { b.Dispatch(fill, [3]uint32{1, 1, 1}, args, x, x) })
+	wantPanic(t, "groups", "workgroups exceed", func() {
 		b.Dispatch(fill, [3]uint32{d.Info.MaxWorkgroupCount[0] + 1, 1, 1}, args, x)
 	})
 	if err := b.Submit(); err != nil {

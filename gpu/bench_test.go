@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/engine/enginetest"
 	"github.com/gpusim/gpusim/shaders"
 )
 
@@ -80,7 +81,7 @@ func BenchmarkDot(b *testing.B) {
 		r := rand.New(rand.NewPCG(1, uint64(n)))
 		xs, ys := randVec(r, n), randVec(r, n)
 		run := func(b *testing.B, la engine.LinAlg) {
-			x, y := vecOf(la, xs), vecOf(la, ys)
+			x, y := enginetest.VecOf(la, xs), enginetest.VecOf(la, ys)
 			b.SetBytes(16 * int64(n))
 			for b.Loop() {
 				la.Dot(x, y)
@@ -103,7 +104,7 @@ func BenchmarkAxpby(b *testing.B) {
 		xs, ys := randVec(r, n), randVec(r, n)
 		b.Run(fmt.Sprintf("cpu/n=%d", n), func(b *testing.B) {
 			la := cpuref.New(0)
-			x, y, z := vecOf(la, xs), vecOf(la, ys), la.NewVec(n)
+			x, y, z := enginetest.VecOf(la, xs), enginetest.VecOf(la, ys), la.NewVec(n)
 			b.SetBytes(24 * int64(n))
 			for b.Loop() {
 				la.Axpby(z, 0.5, x, 2, y)
@@ -111,7 +112,7 @@ func BenchmarkAxpby(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("vulkan/n=%d", n), func(b *testing.B) {
 			l := newLinAlg(b, benchDevice(b))
-			x, y, z := vecOf(l, xs), vecOf(l, ys), l.NewVec(n)
+			x, y, z := enginetest.VecOf(l, xs), enginetest.VecOf(l, ys), l.NewVec(n)
 			b.SetBytes(24 * int64(n))
 			for b.Loop() {
 				l.Axpby(z, 0.5, x, 2, y)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/collide"
-	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
 )
 
@@ -117,17 +116,8 @@ func narrowTwin(t *testing.T, pairs []narrowPair, epa bool) (c *engine.Contacts,
 	set.Envelope = narrowEnvelope
 	var cons [2]engine.Contacts
 	for s, swap := range []bool{false, true} {
-		tw := &twin{cpu: cpuref.New(0), gpu: newTestBackend(t), set: set}
 		m := narrowModel(pairs, swap)
-		for _, b := range []engine.Backend{tw.cpu, tw.gpu} {
-			if err := b.Load(m, &set); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if !tw.gpu.dc.on {
-			t.Fatal("the model should collide on the device")
-		}
-		tw.collide(t)
+		tw := deviceTwin(t, m, set)
 		hosted = checkHostPairs(t, tw, m, epa)
 		checkContacts(t, tw)
 		if err := tw.gpu.ReadContacts(&cons[s]); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/gpusim/gpusim/collide"
 	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/engine/enginetest"
 	"github.com/gpusim/gpusim/shaders"
 )
 
@@ -93,21 +94,14 @@ func mixedExtra() []engine.Body {
 	return []engine.Body{box, big}
 }
 
-// deviceTwin loads m into both backends and collides them, requiring the
-// GPU backend to collide on the device.
-func deviceTwin(t *testing.T, m *engine.Model) *twin {
+// deviceTwin loads m into both backends with the given settings and
+// collides them, requiring the GPU backend to collide on the device.
+func deviceTwin(t *testing.T, m *engine.Model, set engine.Settings) *twin {
 	t.Helper()
-	set := engine.DefaultSettings()
-	tw := &twin{cpu: cpuref.New(0), gpu: newTestBackend(t), set: set}
-	for _, b := range []engine.Backend{tw.cpu, tw.gpu} {
-		if err := b.Load(m, &set); err != nil {
-			t.Fatal(err)
-		}
-	}
+	tw := newTwin(t, m, set)
 	if !tw.gpu.dc.on {
 		t.Fatal("the model should collide on the device")
 	}
-	tw.collide(t)
 	return tw
 }
 
@@ -189,7 +183,7 @@ func TestCollideDevice(t *testing.T) {
 		{"sphere-box-plane", sphereModel(3, 800, mixedExtra()...)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			tw := deviceTwin(t, c.m)
+			tw := deviceTwin(t, c.m, engine.DefaultSettings())
 			if tw.nc < 100 {
 				t.Fatalf("only %d contacts: the scene should be dense", tw.nc)
 			}
@@ -242,7 +236,7 @@ func TestCollideDeviceKinds(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			m := &engine.Model{Materials: []engine.Material{{Name: "m", Friction: 0.4}}, Gravity: mgl64.Vec3{0, 0, -9.81},
 				Bodies: c.bodies}
-			tw := deviceTwin(t, m)
+			tw := deviceTwin(t, m, engine.DefaultSettings())
 			if tw.nc == 0 {
 				t.Fatal("no contacts")
 			}
@@ -283,7 +277,7 @@ func TestCollideDeviceGrows(t *testing.T) {
 // step: the batch that runs the last step's integration and the collision
 // kernels, after which the counts are read from host-visible memory.
 func TestCollideDeviceSubmits(t *testing.T) {
-	tw := deviceTwin(t, sphereModel(5, 500))
+	tw := deviceTwin(t, sphereModel(5, 500), engine.DefaultSettings())
 	gb := tw.gpu
 	checked := 0
 	for step := 0; step < 4; step++ {
@@ -333,44 +327,13 @@ func TestCollideDeviceHostPairs(t *testing.T) {
 // (collide_keys) carries the impulses of persisting contacts over exactly
 // as cpuref does.
 func TestCollideDeviceWarmStart(t *testing.T) {
-	tw := deviceTwin(t, sphereModel(7, 600))
-	r := rand.New(rand.NewPCG(7, 1))
+	tw := deviceTwin(t, sphereModel(7, 600), engine.DefaultSettings())
 	cp, gp := tw.build(t, tw.set.Dt)
-	gs := make([]float64, 3*tw.nc)
-	for i := range gs {
-		gs[i] = 1e-5 * r.NormFloat64() // small: most contacts persist
+	kept, n := checkWarmStart(t, tw, cp, gp, 7, 1e-5)
+	if kept == 0 || kept == n {
+		t.Fatalf("%d of %d components carried over: the test should see kept and new contacts", kept, n)
 	}
-	cg, gg := pair(cp, gp, gs)
-	if err := tw.cpu.Integrate(cg, tw.set.Dt); err != nil {
-		t.Fatal(err)
-	}
-	if err := tw.gpu.Integrate(gg, tw.set.Dt); err != nil {
-		t.Fatal(err)
-	}
-	tw.collide(t)
-	cp, gp = tw.build(t, tw.set.Dt)
-	cw, gw := cp.NewVec(3*tw.nc), gp.NewVec(3*tw.nc)
-	gp.Fill(gw, 7) // overwritten everywhere
-	if err := tw.cpu.WarmStart(cw); err != nil {
-		t.Fatal(err)
-	}
-	if err := tw.gpu.WarmStart(gw); err != nil {
-		t.Fatal(err)
-	}
-	c, g := readVec(cp, cw), readVec(gp, gw)
-	kept := 0
-	for i := range c {
-		if c[i] != g[i] {
-			t.Fatalf("γ[%d]: %v on the CPU, %v on the GPU", i, c[i], g[i])
-		}
-		if g[i] != 0 {
-			kept++
-		}
-	}
-	if kept == 0 || kept == len(g) {
-		t.Fatalf("%d of %d components carried over: the test should see kept and new contacts", kept, len(g))
-	}
-	t.Logf("%d of %d impulse components carried over", kept, len(g))
+	t.Logf("%d of %d impulse components carried over", kept, n)
 }
 
 // BenchmarkCollide times one collision of a settled-density sphere scene
@@ -436,14 +399,14 @@ func TestKernelCollideAabb(t *testing.T) {
 		want, ok := collide.ShapeAABB(s, p, q, h.envelope+m)
 		if !ok {
 			n := q.Rotate(mgl64.Vec3{0, 0, 1})
-			if i := bitsEqual(n[:], planeN[3*i:3*i+3]); i >= 0 {
+			if i := enginetest.FirstDiff(n[:], planeN[3*i:3*i+3]); i >= 0 {
 				t.Fatalf("body %d: plane normal %v, want %v", i, planeN[3*i:3*i+3], n)
 			}
 			planes++
 			continue
 		}
 		w := []float64{want.Min[0], want.Min[1], want.Min[2], want.Max[0], want.Max[1], want.Max[2], m}
-		if j := bitsEqual(w, box[8*i:8*i+7]); j >= 0 {
+		if j := enginetest.FirstDiff(w, box[8*i:8*i+7]); j >= 0 {
 			t.Fatalf("body %d (%v): box and margin %v, want %v", i, s.Kind, box[8*i:8*i+7], w)
 		}
 	}

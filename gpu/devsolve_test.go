@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/engine/enginetest"
 )
 
 // sameSolve fails unless the solve g, st equals the device solve dg, dst
@@ -14,7 +15,7 @@ import (
 // objective and history (what names the other solve).
 func sameSolve(t *testing.T, what string, dg []float64, dst engine.SolveStats, g []float64, st engine.SolveStats) {
 	t.Helper()
-	if i := bitsEqual(dg, g); i >= 0 {
+	if i := enginetest.FirstDiff(dg, g); i >= 0 {
 		t.Errorf("γ[%d] = %v on the device, %v %s", i, dg[i], g[i], what)
 	}
 	if dst.Iterations != st.Iterations || dst.Residual != st.Residual || dst.Converged != st.Converged ||

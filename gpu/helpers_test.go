@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -136,4 +137,17 @@ func newLinAlg(t testing.TB, d *Device) *LinAlg {
 		}
 	})
 	return l
+}
+
+// wantPanic runs f and fails the test (as name) unless f panics with a
+// string that contains want.
+func wantPanic(t *testing.T, name, want string, f func()) {
+	t.Helper()
+	defer func() {
+		r := recover()
+		if s, _ := r.(string); !strings.Contains(s, want) {
+			t.Errorf("%s: recovered %v, want a panic with %q", name, r, want)
+		}
+	}()
+	f()
 }

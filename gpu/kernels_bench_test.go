@@ -4,37 +4,18 @@ package gpu
 
 import (
 	"fmt"
-	"math"
 	"testing"
 
-	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/engine/enginetest"
 )
 
 // kernelBenchSizes is the size grid (spheres) of the per-kernel
 // benchmarks below, the sizes of gpusim bench's settle rows.
 func kernelBenchSizes() []int { return []int{1000, 8000, 64000} }
 
-// latticeModel is n spheres (r = 0.1 m, 1 kg) on a cubic lattice of
-// spacing 0.199 m on the plane z = 0, each overlapping its lattice
-// neighbours by 1 mm: about 3 contacts per sphere, like a settled pile (as
-// cpuref's kernel benchmarks).
-func latticeModel(n int) *engine.Model {
-	m := &engine.Model{Materials: []engine.Material{{Name: "m", Friction: 0.25}}, Gravity: mgl64.Vec3{0, 0, -9.81}}
-	side := int(math.Ceil(math.Cbrt(float64(n))))
-	for i := range n {
-		x, y, z := i%side, (i/side)%side, i/(side*side)
-		bd := engine.Body{Shape: engine.SphereShape(0.1), Rot: mgl64.QuatIdent(),
-			Pos: mgl64.Vec3{0.199 * float64(x), 0.199 * float64(y), 0.0995 + 0.199*float64(z)}}
-		bd.SetMass(1)
-		m.Bodies = append(m.Bodies, bd)
-	}
-	m.Bodies = append(m.Bodies, engine.Body{Shape: engine.PlaneShape(), Rot: mgl64.QuatIdent(), Fixed: true})
-	return m
-}
-
-// kernelFixture is a backend loaded with latticeModel(n), collided and
+// kernelFixture is a backend loaded with enginetest.LatticeModel(n), collided and
 // built, with two vectors of length 3nc (x holds a fixed pattern) and the
 // block diagonal of N in d.
 type kernelFixture struct {
@@ -68,7 +49,7 @@ func benchKernel(b *testing.B, op func(f *kernelFixture) error) {
 				defer f.be.Close()
 				set := engine.DefaultSettings()
 				f.h = set.Dt
-				if err := f.be.Load(latticeModel(n), &set); err != nil {
+				if err := f.be.Load(enginetest.LatticeModel(n), &set); err != nil {
 					b.Fatal(err)
 				}
 				var err error

@@ -10,6 +10,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/engine/enginetest"
 )
 
 // The backend's kernels against their cpuref twins, through the two
@@ -22,76 +23,11 @@ import (
 // as accurate as float32 ones, so bit-identity is a property of the
 // device (llvmpipe has it), which these tests check.
 
-// randomModel returns a seeded random scene: n spheres, ellipsoids and
-// boxes (0.05–0.2 m) packed in a cube so that many overlap, a fifth of them
-// fixed, with random orientations, masses (0.1–10 kg), velocities
-// (±0.3 m/s), angular velocities (up to 5 rad/s), forces and torques; a
-// ground plane and a fixed box inside the cube; three materials, one
-// frictionless and one cohesive. Far above, 40 isolated spinners turn at
-// 0, 10⁻⁶ and up to 2000 rad/s, so that |ω̄|h/2 covers every octant of
-// sincos (their speculative margins, up to 7 m, would pair everything in
-// the cube).
+// randomModel is enginetest.RandomModelSpinners with 40 spinners: the
+// suite's seeded random cube of n bodies and, far above it, isolated
+// spinners up to 2000 rad/s, so that |ω̄|h/2 covers every octant of sincos.
 func randomModel(seed uint64, n int) *engine.Model {
-	r := rand.New(rand.NewPCG(seed, 99))
-	m := &engine.Model{
-		Materials: []engine.Material{
-			{Name: "rough", Friction: 0.2 + 0.8*r.Float64()},
-			{Name: "slick", Friction: 0},
-			{Name: "sticky", Friction: 0.5, Cohesion: 2 + 3*r.Float64()},
-		},
-		Gravity: mgl64.Vec3{0.3 * r.NormFloat64(), 0.3 * r.NormFloat64(), -9.81},
-	}
-	side := 0.16 * math.Cbrt(float64(n)) // ~ one body per (0.16 m)³: dense enough to overlap
-	vec := func(s float64) mgl64.Vec3 {
-		return mgl64.Vec3{s * r.NormFloat64(), s * r.NormFloat64(), s * r.NormFloat64()}
-	}
-	shape := func() engine.Shape {
-		a := func() float64 { return 0.05 + 0.15*r.Float64() }
-		switch r.IntN(3) {
-		case 0:
-			return engine.SphereShape(a())
-		case 1:
-			return engine.EllipsoidShape(a(), a(), a())
-		}
-		return engine.BoxShape(a(), a(), a())
-	}
-	for i := 0; i < n; i++ {
-		bd := engine.Body{
-			Shape:    shape(),
-			Pos:      mgl64.Vec3{side * (r.Float64() - 0.5), side * (r.Float64() - 0.5), side * r.Float64()},
-			Rot:      mgl64.Quat{W: r.NormFloat64(), V: vec(1)}.Normalize(),
-			Vel:      vec(0.3),
-			Omega:    vec(5 * r.Float64()),
-			Material: r.IntN(3),
-			Force:    vec(float64(r.IntN(2))),
-			Torque:   vec(0.1 * float64(r.IntN(2))),
-			Fixed:    r.IntN(5) == 0,
-		}
-		bd.SetMass(math.Pow(10, 2*r.Float64()-1))
-		m.Bodies = append(m.Bodies, bd)
-	}
-	for i := 0; i < 40; i++ {
-		w := math.Pow(10, 3.3*r.Float64())
-		switch i {
-		case 0:
-			w = 0
-		case 1:
-			w = 1e-6
-		}
-		bd := engine.Body{
-			Shape: shape(),
-			Pos:   mgl64.Vec3{20 * float64(i), 0, 100},
-			Rot:   mgl64.Quat{W: r.NormFloat64(), V: vec(1)}.Normalize(),
-			Omega: vec(w / math.Sqrt(3)),
-		}
-		bd.SetMass(1)
-		m.Bodies = append(m.Bodies, bd)
-	}
-	m.Bodies = append(m.Bodies,
-		engine.Body{Shape: engine.PlaneShape(), Rot: mgl64.QuatIdent(), Fixed: true},
-		engine.Body{Shape: engine.BoxShape(side/6, side/6, 0.1), Rot: mgl64.QuatRotate(0.3, mgl64.Vec3{0, 0, 1}),
-			Pos: mgl64.Vec3{0, 0, side / 2}, Fixed: true, Material: 2})
-	return m
+	return enginetest.RandomModelSpinners(seed, n, 40)
 }
 
 // twin is the same scene loaded into both backends, collided.
@@ -129,6 +65,28 @@ func newTwin(t *testing.T, m *engine.Model, set engine.Settings) *twin {
 	}
 	tw.collide(t)
 	return tw
+}
+
+// integrate runs Integrate on both backends with step h and impulses cg
+// (on the CPU) and gg (on the GPU).
+func (tw *twin) integrate(t *testing.T, cg, gg engine.Vec, h float64) {
+	t.Helper()
+	if err := tw.cpu.Integrate(cg, h); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.gpu.Integrate(gg, h); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// normVec returns n draws of scale·N(0, 1) from a PCG seeded (seed, 1).
+func normVec(seed uint64, n int, scale float64) []float64 {
+	r := rand.New(rand.NewPCG(seed, 1))
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = scale * r.NormFloat64()
+	}
+	return v
 }
 
 func (tw *twin) collide(t *testing.T) {
@@ -201,22 +159,16 @@ func sameValues(a, b []float64) int {
 	return -1
 }
 
-func readVec(p engine.LinAlg, v engine.Vec) []float64 {
-	out := make([]float64, v.Len())
-	p.Read(out, v)
-	return out
-}
-
 // pair writes host values into a vector of each problem.
 func pair(cp, gp engine.Problem, v []float64) (engine.Vec, engine.Vec) {
-	return vecOf(cp, v), vecOf(gp, v)
+	return enginetest.VecOf(cp, v), enginetest.VecOf(gp, v)
 }
 
 // checkSame fails the test unless the two vectors are equal bit for bit.
 func checkSame(t *testing.T, what string, cp, gp engine.Problem, cv, gv engine.Vec) {
 	t.Helper()
-	c, g := readVec(cp, cv), readVec(gp, gv)
-	if i := bitsEqual(c, g); i >= 0 {
+	c, g := enginetest.ReadVec(cp, cv), enginetest.ReadVec(gp, gv)
+	if i := enginetest.FirstDiff(c, g); i >= 0 {
 		if len(c) != len(g) {
 			t.Fatalf("%s: lengths %d (CPU) and %d (GPU)", what, len(c), len(g))
 		}
@@ -245,7 +197,7 @@ func TestCollideMatchesCPU(t *testing.T) {
 		name string
 		c, g []float64
 	}{{"normal", c.Normal, g.Normal}, {"pa", c.PA, g.PA}, {"pb", c.PB, g.PB}, {"phi", c.Phi, g.Phi}, {"mu", c.Mu, g.Mu}, {"cohesion", c.Cohesion, g.Cohesion}} {
-		if i := bitsEqual(f.c, f.g); i >= 0 {
+		if i := enginetest.FirstDiff(f.c, f.g); i >= 0 {
 			t.Fatalf("%s differs at %d", f.name, i)
 		}
 	}
@@ -333,10 +285,10 @@ func TestKernelJacobian(t *testing.T) {
 		mg, cg := make([]float64, tw.nc), make([]float64, tw.nc)
 		cp.Cones(mc, cc)
 		gp.Cones(mg, cg)
-		if i := bitsEqual(mc, mg); i >= 0 {
+		if i := enginetest.FirstDiff(mc, mg); i >= 0 {
 			t.Fatalf("mu of contact %d differs", i)
 		}
-		if i := bitsEqual(cc, cg); i >= 0 {
+		if i := enginetest.FirstDiff(cc, cg); i >= 0 {
 			t.Fatalf("cohesion impulse of contact %d differs: %v (CPU), %v (GPU)", i, cc[i], cg[i])
 		}
 		basis := make([]float64, 9*tw.nc)
@@ -354,7 +306,7 @@ func TestKernelJacobian(t *testing.T) {
 			n := mgl64.Vec3{con.Normal[3*k], con.Normal[3*k+1], con.Normal[3*k+2]}
 			u, w := cpuref.TangentBasis(n)
 			want := []float64{n[0], n[1], n[2], u[0], u[1], u[2], w[0], w[1], w[2]}
-			if i := bitsEqual(want, basis[9*k:9*k+9]); i >= 0 {
+			if i := enginetest.FirstDiff(want, basis[9*k:9*k+9]); i >= 0 {
 				t.Fatalf("contact %d: basis %v, cpuref.TangentBasis gives %v", k, basis[9*k:9*k+9], want)
 			}
 		}
@@ -370,15 +322,22 @@ func TestKernelSchur(t *testing.T) {
 	requireUnfusedGo(t)
 	tw, cp, gp := randomTwin(t, 4, kernelScene, 0)
 	r := rand.New(rand.NewPCG(4, 1))
-	xs := randVec(r, 3*tw.nc)
+	checkUnary(t, "Schur", "Schur in place", cp, gp, randVec(r, 3*tw.nc), engine.Problem.Schur)
+}
+
+// checkUnary checks that op gives the same vector bit for bit on both
+// backends from the same input xs, first into a fresh vector (named what),
+// then in place, dst = x (named inPlace).
+func checkUnary(t *testing.T, what, inPlace string, cp, gp engine.Problem, xs []float64, op func(p engine.Problem, dst, x engine.Vec)) {
+	t.Helper()
 	cx, gx := pair(cp, gp, xs)
-	cd, gd := cp.NewVec(3*tw.nc), gp.NewVec(3*tw.nc)
-	cp.Schur(cd, cx)
-	gp.Schur(gd, gx)
-	checkSame(t, "Schur", cp, gp, cd, gd)
-	cp.Schur(cx, cx)
-	gp.Schur(gx, gx)
-	checkSame(t, "Schur in place", cp, gp, cx, gx)
+	cd, gd := cp.NewVec(len(xs)), gp.NewVec(len(xs))
+	op(cp, cd, cx)
+	op(gp, gd, gx)
+	checkSame(t, what, cp, gp, cd, gd)
+	op(cp, cx, cx)
+	op(gp, gx, gx)
+	checkSame(t, inPlace, cp, gp, cx, gx)
 }
 
 // TestKernelProject: project gives cpuref.ProjectCone's result bit for bit
@@ -416,14 +375,7 @@ func TestKernelProject(t *testing.T) {
 			t.Fatalf("branch %d of ProjectCone never taken (%v): the test does not cover it", i, branch)
 		}
 	}
-	cx, gx := pair(cp, gp, xs)
-	cd, gd := cp.NewVec(n), gp.NewVec(n)
-	cp.Project(cd, cx)
-	gp.Project(gd, gx)
-	checkSame(t, "Project", cp, gp, cd, gd)
-	cp.Project(cx, cx)
-	gp.Project(gx, gx)
-	checkSame(t, "Project in place", cp, gp, cx, gx)
+	checkUnary(t, "Project", "Project in place", cp, gp, xs, engine.Problem.Project)
 	t.Logf("branches (μ=0, inside, polar, surface): %v", branch)
 }
 
@@ -435,14 +387,7 @@ func TestKernelAntiRelax(t *testing.T) {
 	r := rand.New(rand.NewPCG(6, 1))
 	us := randVec(r, 3*tw.nc)
 	us[1], us[2] = 0, 0 // Hypot(0, 0)
-	cu, gu := pair(cp, gp, us)
-	cd, gd := cp.NewVec(3*tw.nc), gp.NewVec(3*tw.nc)
-	cp.AntiRelax(cd, cu)
-	gp.AntiRelax(gd, gu)
-	checkSame(t, "AntiRelax", cp, gp, cd, gd)
-	cp.AntiRelax(cu, cu)
-	gp.AntiRelax(gu, gu)
-	checkSame(t, "AntiRelax with dst = u", cp, gp, cu, gu)
+	checkUnary(t, "AntiRelax", "AntiRelax with dst = u", cp, gp, us, engine.Problem.AntiRelax)
 }
 
 // TestKernelBlockDiag: block_diag equals cpuref's BlockDiag bit for bit.
@@ -478,19 +423,10 @@ func TestKernelSweep(t *testing.T) {
 func TestKernelIntegrate(t *testing.T) {
 	requireUnfusedGo(t)
 	tw, cp, gp := randomTwin(t, 9, kernelScene, 0)
-	r := rand.New(rand.NewPCG(9, 1))
-	gs := make([]float64, 3*tw.nc)
-	for i := range gs {
-		gs[i] = 0.01 * r.NormFloat64() // N·s: velocity changes of O(0.1–1) m/s
-	}
-	cg, gg := pair(cp, gp, gs)
+	// 0.01 N·s: velocity changes of O(0.1–1) m/s.
+	cg, gg := pair(cp, gp, normVec(9, 3*tw.nc, 0.01))
 	for _, h := range []float64{tw.set.Dt, 0.0037} {
-		if err := tw.cpu.Integrate(cg, h); err != nil {
-			t.Fatal(err)
-		}
-		if err := tw.gpu.Integrate(gg, h); err != nil {
-			t.Fatal(err)
-		}
+		tw.integrate(t, cg, gg, h)
 		var cst, gst engine.State
 		if err := tw.cpu.ReadState(&cst); err != nil {
 			t.Fatal(err)
@@ -503,7 +439,7 @@ func TestKernelIntegrate(t *testing.T) {
 			c, g []float64
 			per  int
 		}{{"pos", cst.Pos, gst.Pos, 3}, {"rot", cst.Rot, gst.Rot, 4}, {"vel", cst.Vel, gst.Vel, 3}, {"omega", cst.Omega, gst.Omega, 3}} {
-			if i := bitsEqual(f.c, f.g); i >= 0 {
+			if i := enginetest.FirstDiff(f.c, f.g); i >= 0 {
 				t.Fatalf("h = %v: %s of body %d: %v on the CPU, %v on the GPU", h, f.name, i/f.per, f.c[i], f.g[i])
 			}
 		}
@@ -511,37 +447,11 @@ func TestKernelIntegrate(t *testing.T) {
 }
 
 // fixedForceModel is fixed_force.comp and sum.comp in Go, in the kernels'
-// order (as kernelDot is for dot.comp).
+// order (kernelSum's, as for dot.comp), a sum per component.
 func fixedForceModel(terms [][3]float64) [3]float64 {
-	const wg = 256
-	tree := func(s []float64) float64 {
-		for h := wg / 2; h > 0; h /= 2 {
-			for t := 0; t < h; t++ {
-				s[t] = s[t] + s[t+h]
-			}
-		}
-		return s[0]
-	}
 	var out [3]float64
 	for j := range 3 {
-		var partial []float64
-		for lo := 0; lo < len(terms); lo += dotChunk {
-			hi := min(lo+dotChunk, len(terms))
-			var s [wg]float64
-			for t := range s {
-				for k := lo + t; k < hi; k += wg {
-					s[t] += terms[k][j]
-				}
-			}
-			partial = append(partial, tree(s[:]))
-		}
-		var s [wg]float64
-		for t := range s {
-			for i := t; i < len(partial); i += wg {
-				s[t] += partial[i]
-			}
-		}
-		out[j] = tree(s[:])
+		out[j] = kernelSum(len(terms), func(k int) float64 { return terms[k][j] })
 	}
 	return out
 }
@@ -554,11 +464,7 @@ func fixedForceModel(terms [][3]float64) [3]float64 {
 func TestKernelFixedForce(t *testing.T) {
 	requireUnfusedGo(t)
 	tw, cp, gp := randomTwin(t, 10, kernelScene, 0)
-	r := rand.New(rand.NewPCG(10, 1))
-	gs := make([]float64, 3*tw.nc)
-	for i := range gs {
-		gs[i] = r.NormFloat64()
-	}
+	gs := normVec(10, 3*tw.nc, 1)
 	cg, gg := pair(cp, gp, gs)
 	h := tw.set.Dt
 	want, err := tw.cpu.FixedForce(cg, h)
@@ -615,18 +521,22 @@ func TestKernelFixedForce(t *testing.T) {
 func TestWarmStart(t *testing.T) {
 	requireUnfusedGo(t)
 	tw, cp, gp := randomTwin(t, 11, kernelScene, 0)
-	r := rand.New(rand.NewPCG(11, 1))
-	gs := make([]float64, 3*tw.nc)
-	for i := range gs {
-		gs[i] = 1e-4 * r.NormFloat64() // small: most contacts persist
+	kept, n := checkWarmStart(t, tw, cp, gp, 11, 1e-4)
+	if kept == 0 {
+		t.Fatal("no contact persisted: the test does not exercise the merge")
 	}
-	cg, gg := pair(cp, gp, gs)
-	if err := tw.cpu.Integrate(cg, tw.set.Dt); err != nil {
-		t.Fatal(err)
-	}
-	if err := tw.gpu.Integrate(gg, tw.set.Dt); err != nil {
-		t.Fatal(err)
-	}
+	t.Logf("%d of %d impulse components carried over", kept, n)
+}
+
+// checkWarmStart steps tw (built as cp and gp) on both backends with the
+// same random impulses, scale·N(0, 1) from seed (a small scale: most
+// contacts persist), collides and builds again, and checks that WarmStart
+// gives the same vector bit for bit on both. It returns how many impulse
+// components carried over (are non-zero), of n = 3·contacts.
+func checkWarmStart(t *testing.T, tw *twin, cp, gp engine.Problem, seed uint64, scale float64) (kept, n int) {
+	t.Helper()
+	cg, gg := pair(cp, gp, normVec(seed, 3*tw.nc, scale))
+	tw.integrate(t, cg, gg, tw.set.Dt)
 	tw.collide(t)
 	cp, gp = tw.build(t, tw.set.Dt)
 	cw, gw := cp.NewVec(3*tw.nc), gp.NewVec(3*tw.nc)
@@ -638,16 +548,12 @@ func TestWarmStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkSame(t, "WarmStart", cp, gp, cw, gw)
-	kept := 0
-	for _, v := range readVec(gp, gw) {
+	for _, v := range enginetest.ReadVec(gp, gw) {
 		if v != 0 {
 			kept++
 		}
 	}
-	if kept == 0 {
-		t.Fatal("no contact persisted: the test does not exercise the merge")
-	}
-	t.Logf("%d of %d impulse components carried over", kept, 3*tw.nc)
+	return kept, 3 * tw.nc
 }
 
 // TestKernelIntegrateDirect drives free_velocity and integrate on chosen
@@ -735,7 +641,7 @@ func TestKernelIntegrateDirect(t *testing.T) {
 		}
 		want := []float64{pos[0], pos[1], pos[2], q.W, q.V[0], q.V[1], q.V[2], v[0], v[1], v[2], w[0], w[1], w[2]}
 		have := append(append(append(append([]float64(nil), got.Pos[3*i:3*i+3]...), got.Rot[4*i:4*i+4]...), got.Vel[3*i:3*i+3]...), got.Omega[3*i:3*i+3]...)
-		if j := bitsEqual(want, have); j >= 0 {
+		if j := enginetest.FirstDiff(want, have); j >= 0 {
 			t.Fatalf("body %d (|q| scale %g, |ω̄|h/2 = %g): element %d of (pos, rot, vel, omega) is %v, want %v",
 				i, scales[i%len(scales)], th.Len()/2, j, have[j], want[j])
 		}

@@ -8,12 +8,12 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/engine/enginetest"
 	"github.com/gpusim/gpusim/shaders"
 )
 
@@ -64,31 +64,6 @@ func linAlgs(t *testing.T, f func(t *testing.T, la engine.LinAlg, vulkan bool)) 
 	})
 }
 
-func vecOf(la engine.LinAlg, v []float64) engine.Vec {
-	x := la.NewVec(len(v))
-	la.Write(x, v)
-	return x
-}
-
-func read(la engine.LinAlg, v engine.Vec) []float64 {
-	out := make([]float64, v.Len())
-	la.Read(out, v)
-	return out
-}
-
-// bitsEqual compares as bits: NaN payloads and signed zeros count.
-func bitsEqual(a, b []float64) int {
-	if len(a) != len(b) {
-		return 0
-	}
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return i
-		}
-	}
-	return -1
-}
-
 // axpbyExact reports whether the implementation must round each product
 // of Axpby before the sum: the kernel does (precise); Go code does on amd64,
 // where the compiler never fuses a*x+b*y, but may use a fused multiply-add
@@ -101,7 +76,7 @@ func TestLinAlg(t *testing.T) {
 	linAlgs(t, func(t *testing.T, la engine.LinAlg, vulkan bool) {
 		t.Run("zeroed", func(t *testing.T) {
 			v := la.NewVec(3000)
-			if got := read(la, v); slices.ContainsFunc(got, func(x float64) bool { return x != 0 }) {
+			if got := enginetest.ReadVec(la, v); slices.ContainsFunc(got, func(x float64) bool { return x != 0 }) {
 				t.Error("NewVec is not zeroed")
 			}
 		})
@@ -110,9 +85,9 @@ func TestLinAlg(t *testing.T) {
 				r := rand.New(rand.NewPCG(uint64(n), 1))
 				xs, ys := randVec(r, n), randVec(r, n)
 				a, b := r.NormFloat64(), r.NormFloat64()
-				x, y, dst := vecOf(la, xs), vecOf(la, ys), la.NewVec(n)
+				x, y, dst := enginetest.VecOf(la, xs), enginetest.VecOf(la, ys), la.NewVec(n)
 				la.Axpby(dst, a, x, b, y)
-				got := read(la, dst)
+				got := enginetest.ReadVec(la, dst)
 				for i := range got {
 					// float64(·) rounds each product: no fusion (Go spec,
 					// Arithmetic operators).
@@ -135,13 +110,13 @@ func TestLinAlg(t *testing.T) {
 			for _, n := range sizes {
 				r := rand.New(rand.NewPCG(uint64(n), 2))
 				xs, ys := randVec(r, n), randVec(r, n)
-				x, y, dst := vecOf(la, xs), vecOf(la, ys), la.NewVec(n)
+				x, y, dst := enginetest.VecOf(la, xs), enginetest.VecOf(la, ys), la.NewVec(n)
 				la.MulElem(dst, x, y)
 				want := make([]float64, n)
 				for i := range want {
 					want[i] = xs[i] * ys[i] // one correctly rounded product: exact match
 				}
-				if i := bitsEqual(read(la, dst), want); i >= 0 {
+				if i := enginetest.FirstDiff(enginetest.ReadVec(la, dst), want); i >= 0 {
 					t.Fatalf("n=%d: MulElem differs at %d", n, i)
 				}
 			}
@@ -152,14 +127,14 @@ func TestLinAlg(t *testing.T) {
 				r := rand.New(rand.NewPCG(uint64(n), 3))
 				xs := randVec(r, n)
 				copy(xs, special)
-				x, dst := vecOf(la, xs), la.NewVec(n)
+				x, dst := enginetest.VecOf(la, xs), la.NewVec(n)
 				la.Copy(dst, x)
-				if i := bitsEqual(read(la, dst), xs); i >= 0 {
+				if i := enginetest.FirstDiff(enginetest.ReadVec(la, dst), xs); i >= 0 {
 					t.Fatalf("n=%d: Copy differs at %d (bit for bit)", n, i)
 				}
 				v := r.NormFloat64()
 				la.Fill(dst, v)
-				if got := read(la, dst); slices.ContainsFunc(got, func(x float64) bool { return x != v }) {
+				if got := enginetest.ReadVec(la, dst); slices.ContainsFunc(got, func(x float64) bool { return x != v }) {
 					t.Fatalf("n=%d: Fill(%v) left other values", n, v)
 				}
 			}
@@ -168,7 +143,7 @@ func TestLinAlg(t *testing.T) {
 			for _, n := range sizes {
 				r := rand.New(rand.NewPCG(uint64(n), 4))
 				xs, ys := randVec(r, n), randVec(r, n)
-				x, y := vecOf(la, xs), vecOf(la, ys)
+				x, y := enginetest.VecOf(la, xs), enginetest.VecOf(la, ys)
 				got := la.Dot(x, y)
 				exact, abs := exactDot(xs, ys)
 				// Any summation order is within γ_n Σ|x_i y_i| of the
@@ -189,7 +164,7 @@ func TestLinAlg(t *testing.T) {
 				xs[i], ys[i] = float64(i%1000-500), float64(i%7-3)
 				want += xs[i] * ys[i]
 			}
-			if got := la.Dot(vecOf(la, xs), vecOf(la, ys)); got != want {
+			if got := la.Dot(enginetest.VecOf(la, xs), enginetest.VecOf(la, ys)); got != want {
 				t.Errorf("integer Dot = %v, want %v", got, want)
 			}
 		})
@@ -197,11 +172,11 @@ func TestLinAlg(t *testing.T) {
 			n := 5000
 			r := rand.New(rand.NewPCG(5, 5))
 			xs, ys := randVec(r, n), randVec(r, n)
-			x, y := vecOf(la, xs), vecOf(la, ys)
+			x, y := enginetest.VecOf(la, xs), enginetest.VecOf(la, ys)
 			la.Axpby(x, 2, x, -3, y) // x = 2x − 3y
 			la.MulElem(y, x, y)      // y = x·y
 			la.Axpby(x, 1, x, 1, x)  // x = 2x
-			gx, gy := read(la, x), read(la, y)
+			gx, gy := enginetest.ReadVec(la, x), enginetest.ReadVec(la, y)
 			for i := range xs {
 				x1 := float64(2*xs[i]) + float64(-3*ys[i])
 				if !axpbyExact(vulkan) {
@@ -254,11 +229,17 @@ func exactDot(x, y []float64) (float64, float64) {
 	return f, abs
 }
 
-// kernelDot is dot.comp and sum.comp in Go, in the kernels' order: within
-// chunk c thread t sums elements lo+t, lo+t+256, …; a tree adds the 256
-// thread sums; then sum.comp's 256 threads sum the chunk sums with stride
-// 256 and a tree adds those.
+// kernelDot is dot.comp and sum.comp in Go, in the kernels' order
+// (kernelSum's) over the rounded products x_i y_i.
 func kernelDot(x, y []float64) float64 {
+	return kernelSum(len(x), func(i int) float64 { return float64(x[i] * y[i]) })
+}
+
+// kernelSum adds term(0), …, term(n−1) in the order of dot.comp and
+// sum.comp (and fixed_force.comp): within chunk c thread t sums terms lo+t,
+// lo+t+256, …; a tree adds the 256 thread sums; then sum.comp's 256
+// threads sum the chunk sums with stride 256 and a tree adds those.
+func kernelSum(n int, term func(i int) float64) float64 {
 	const wg = 256
 	tree := func(s []float64) float64 {
 		for h := wg / 2; h > 0; h /= 2 {
@@ -268,14 +249,13 @@ func kernelDot(x, y []float64) float64 {
 		}
 		return s[0]
 	}
-	n := len(x)
 	var partial []float64
 	for lo := 0; lo < n; lo += dotChunk {
 		hi := min(lo+dotChunk, n)
 		var s [wg]float64
 		for t := range s {
 			for i := lo + t; i < hi; i += wg {
-				s[t] += float64(x[i] * y[i])
+				s[t] += term(i)
 			}
 		}
 		partial = append(partial, tree(s[:]))
@@ -302,7 +282,7 @@ func TestKernelsMatchCPU(t *testing.T) {
 		r := rand.New(rand.NewPCG(uint64(n), 6))
 		xs, ys := randVec(r, n), randVec(r, n)
 		a, b := r.NormFloat64(), r.NormFloat64()
-		gx, gy, cx, cy := vecOf(l, xs), vecOf(l, ys), vecOf(cpu, xs), vecOf(cpu, ys)
+		gx, gy, cx, cy := enginetest.VecOf(l, xs), enginetest.VecOf(l, ys), enginetest.VecOf(cpu, xs), enginetest.VecOf(cpu, ys)
 
 		got, want := l.Dot(gx, gy), cpu.Dot(cx, cy)
 		_, abs := exactDot(xs, ys)
@@ -327,7 +307,7 @@ func TestKernelsMatchCPU(t *testing.T) {
 			gd, cd := l.NewVec(n), cpu.NewVec(n)
 			o.run(l, gd, gx, gy)
 			o.run(cpu, cd, cx, cy)
-			g, c := read(l, gd), read(cpu, cd)
+			g, c := enginetest.ReadVec(l, gd), enginetest.ReadVec(cpu, cd)
 			for i := range g {
 				tol := 0.0
 				if !o.exact {
@@ -399,7 +379,7 @@ func TestKernelsFewGroups(t *testing.T) {
 		results = append(results, append(readAll(t, part), readAll(t, dst)...))
 	}
 	for i := 1; i < len(results); i++ {
-		if j := bitsEqual(results[i], results[0]); j >= 0 {
+		if j := enginetest.FirstDiff(results[i], results[0]); j >= 0 {
 			t.Errorf("dispatch shape %d changes element %d", i, j)
 		}
 	}
@@ -408,21 +388,11 @@ func TestKernelsFewGroups(t *testing.T) {
 func TestLinAlgMisuse(t *testing.T) {
 	d := requireDevice(t)
 	l := newLinAlg(t, d)
-	panics := func(name, want string, f func()) {
-		t.Helper()
-		defer func() {
-			r := recover()
-			if s, _ := r.(string); !strings.Contains(s, want) {
-				t.Errorf("%s: recovered %v, want a panic with %q", name, r, want)
-			}
-		}()
-		f()
-	}
 	x, y := l.NewVec(3), l.NewVec(4)
-	panics("lengths", "lengths [3 4] differ", func() { l.Dot(x, y) })
-	panics("foreign vector", "not a *gpu.Vec", func() { l.Copy(x, cpuref.Vec{1, 2, 3}) })
+	wantPanic(t, "lengths", "lengths [3 4] differ", func() { l.Dot(x, y) })
+	wantPanic(t, "foreign vector", "not a *gpu.Vec", func() { l.Copy(x, cpuref.Vec{1, 2, 3}) })
 	other := newLinAlg(t, d)
-	panics("other LinAlg", "another LinAlg", func() { l.Copy(x, other.NewVec(3)) })
+	wantPanic(t, "other LinAlg", "another LinAlg", func() { l.Copy(x, other.NewVec(3)) })
 }
 
 // Vectors that are no longer reachable give their buffers back.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/engine/enginetest"
 )
 
 // hostSPG hides the problem's SolveSPG, so that engine.SPG drives the
@@ -41,18 +42,18 @@ func TestDeviceSPGPaths(t *testing.T) {
 	// and one for the residual; line 8 adds a ⟨d, g⟩).
 	check := func(t *testing.T, gp engine.Problem, gamma0 []float64, opt engine.SolveOptions) (int, float64) {
 		t.Helper()
-		g := vecOf(gp, gamma0)
+		g := enginetest.VecOf(gp, gamma0)
 		dst, err := (&engine.SPG{}).Solve(gp, g, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
 		products, dots := 0, 0
-		h := vecOf(gp, gamma0)
+		h := enginetest.VecOf(gp, gamma0)
 		hst, err := (&engine.SPG{}).Solve(countOps{hostSPG{gp}, &products, &dots}, h, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sameSolve(t, "driven from the host", readVec(gp, g), dst, readVec(gp, h), hst)
+		sameSolve(t, "driven from the host", enginetest.ReadVec(gp, g), dst, enginetest.ReadVec(gp, h), hst)
 		return products - 1 - hst.Iterations, float64(dots-3) / float64(hst.Iterations)
 	}
 	t.Run("backtrack", func(t *testing.T) {

@@ -87,22 +87,24 @@ type hostJoints struct {
 	engine.JointRows
 }
 
-func vecOf(la engine.LinAlg, v []float64) engine.Vec {
+// VecOf returns a new vector of la holding v.
+func VecOf(la engine.LinAlg, v []float64) engine.Vec {
 	x := la.NewVec(len(v))
 	la.Write(x, v)
 	return x
 }
 
-func readVec(la engine.LinAlg, v engine.Vec) []float64 {
+// ReadVec returns v's elements, read back from la.
+func ReadVec(la engine.LinAlg, v engine.Vec) []float64 {
 	out := make([]float64, v.Len())
 	la.Read(out, v)
 	return out
 }
 
-// firstDiff returns the first index where a and b differ in their bits
+// FirstDiff returns the first index where a and b differ in their bits
 // (so −0 ≠ +0 and NaNs compare by payload), or −1; a length mismatch is
 // index 0.
-func firstDiff(a, b []float64) int {
+func FirstDiff(a, b []float64) int {
 	if len(a) != len(b) {
 		return 0
 	}

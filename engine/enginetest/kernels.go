@@ -74,13 +74,13 @@ type kernelCase struct {
 // the twin agree bit for bit.
 func (k *kernelCase) run(t *testing.T, what string, in []float64, f func(p engine.Problem, x engine.Vec) engine.Vec) []float64 {
 	t.Helper()
-	out := readVec(k.p, f(k.p, vecOf(k.p, in)))
-	if i := firstDiff(out, readVec(k.p, f(k.p, vecOf(k.p, in)))); i >= 0 {
+	out := ReadVec(k.p, f(k.p, VecOf(k.p, in)))
+	if i := FirstDiff(out, ReadVec(k.p, f(k.p, VecOf(k.p, in)))); i >= 0 {
 		t.Fatalf("%s: element %d differs between two calls on the same input", what, i)
 	}
 	if k.tp != nil {
-		tw := readVec(k.tp, f(k.tp, vecOf(k.tp, in)))
-		if i := firstDiff(out, tw); i >= 0 {
+		tw := ReadVec(k.tp, f(k.tp, VecOf(k.tp, in)))
+		if i := FirstDiff(out, tw); i >= 0 {
 			t.Fatalf("%s: element %d (contact %d) is %v, %v on the twin", what, i, i/3, out[i], tw[i])
 		}
 	}
@@ -100,16 +100,16 @@ func (k *kernelCase) randVec(scale float64) []float64 {
 func (k *kernelCase) cones(t *testing.T) {
 	mu, coh := make([]float64, k.l.nc), make([]float64, k.l.nc)
 	k.p.Cones(mu, coh)
-	if i := firstDiff(mu, k.d.mu); i >= 0 {
+	if i := FirstDiff(mu, k.d.mu); i >= 0 {
 		t.Errorf("μ of contact %d is %v, the contact's is %v", i, mu[i], k.d.mu[i])
 	}
-	if i := firstDiff(coh, k.d.coh); i >= 0 {
+	if i := FirstDiff(coh, k.d.coh); i >= 0 {
 		t.Errorf("cohesion impulse of contact %d is %v, h·ĉ = %v", i, coh[i], k.d.coh[i])
 	}
 	if k.tp != nil {
 		tm, tc := make([]float64, k.l.nc), make([]float64, k.l.nc)
 		k.tp.Cones(tm, tc)
-		if firstDiff(mu, tm) >= 0 || firstDiff(coh, tc) >= 0 {
+		if FirstDiff(mu, tm) >= 0 || FirstDiff(coh, tc) >= 0 {
 			t.Errorf("Cones differ from the twin's")
 		}
 	}
@@ -253,7 +253,7 @@ func (k *kernelCase) project(t *testing.T) {
 		p.Project(v, v)
 		return v
 	})
-	if i := firstDiff(got, inPlace); i >= 0 {
+	if i := FirstDiff(got, inPlace); i >= 0 {
 		t.Fatalf("Project in place: element %d is %v, %v out of place", i, inPlace[i], got[i])
 	}
 	again := k.run(t, "Project twice", got, proj)
@@ -306,7 +306,7 @@ func (k *kernelCase) antiRelax(t *testing.T) {
 		p.AntiRelax(y, v)
 		return y
 	})
-	r := readVec(k.p, k.p.R())
+	r := ReadVec(k.p, k.p.R())
 	for i := range k.l.nc {
 		if !sameBits(got[3*i+1], r[3*i+1]) || !sameBits(got[3*i+2], r[3*i+2]) {
 			t.Fatalf("contact %d: tangential rows %v, r has %v", i, got[3*i+1:3*i+3], r[3*i+1:3*i+3])
@@ -339,7 +339,7 @@ func (k *kernelCase) sweep(t *testing.T) {
 	kr := k.d.schurRoundings()
 	for s, lambda := range []float64{1, 0.7, 0.7} {
 		got := k.run(t, fmt.Sprintf("Sweep %d", s+1), in, func(p engine.Problem, v engine.Vec) engine.Vec {
-			p.Sweep(v, vecOf(p, diag), omega, lambda)
+			p.Sweep(v, VecOf(p, diag), omega, lambda)
 			return v
 		})
 		want := append([]float64(nil), in...)

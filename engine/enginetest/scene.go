@@ -19,6 +19,16 @@ import (
 // touches) and one cohesive (cohesion on the contacts between two of its
 // bodies, off elsewhere). The same seed and n give the same model.
 func RandomModel(seed uint64, n int) *engine.Model {
+	return RandomModelSpinners(seed, n, 0)
+}
+
+// RandomModelSpinners is RandomModel with, far above the cube, the given
+// number of isolated spinners: unit-mass random shapes 20 m apart that
+// turn at 0, 10⁻⁶ and then up to 2000 rad/s, so that |ω̄|h/2 covers every
+// octant of sincos (their speculative margins, up to 7 m, would pair
+// everything in the cube). Their draws follow those of the n bodies, so
+// the cube is RandomModel's for the same seed and n.
+func RandomModelSpinners(seed uint64, n, spinners int) *engine.Model {
 	r := rand.New(rand.NewPCG(seed, 99))
 	m := &engine.Model{
 		Materials: []engine.Material{
@@ -57,10 +67,45 @@ func RandomModel(seed uint64, n int) *engine.Model {
 		bd.SetMass(math.Pow(10, 2*r.Float64()-1))
 		m.Bodies = append(m.Bodies, bd)
 	}
+	for i := range spinners {
+		w := math.Pow(10, 3.3*r.Float64())
+		switch i {
+		case 0:
+			w = 0
+		case 1:
+			w = 1e-6
+		}
+		bd := engine.Body{
+			Shape: shape(),
+			Pos:   mgl64.Vec3{20 * float64(i), 0, 100},
+			Rot:   mgl64.Quat{W: r.NormFloat64(), V: vec(1)}.Normalize(),
+			Omega: vec(w / math.Sqrt(3)),
+		}
+		bd.SetMass(1)
+		m.Bodies = append(m.Bodies, bd)
+	}
 	m.Bodies = append(m.Bodies,
 		engine.Body{Shape: engine.PlaneShape(), Rot: mgl64.QuatIdent(), Fixed: true},
 		engine.Body{Shape: engine.BoxShape(side/6, side/6, 0.1), Rot: mgl64.QuatRotate(0.3, mgl64.Vec3{0, 0, 1}),
 			Pos: mgl64.Vec3{0, 0, side / 2}, Fixed: true, Material: 2})
+	return m
+}
+
+// LatticeModel returns n spheres (r = 0.1 m, 1 kg) on a cubic lattice of
+// spacing 0.199 m on the plane z = 0, each overlapping its lattice
+// neighbours by 1 mm: about 3 contacts per sphere, like a settled pile. It
+// is the scene of the backends' kernel benchmarks.
+func LatticeModel(n int) *engine.Model {
+	m := &engine.Model{Materials: []engine.Material{{Name: "m", Friction: 0.25}}, Gravity: mgl64.Vec3{0, 0, -9.81}}
+	side := int(math.Ceil(math.Cbrt(float64(n))))
+	for i := range n {
+		x, y, z := i%side, (i/side)%side, i/(side*side)
+		bd := engine.Body{Shape: engine.SphereShape(0.1), Rot: mgl64.QuatIdent(),
+			Pos: mgl64.Vec3{0.199 * float64(x), 0.199 * float64(y), 0.0995 + 0.199*float64(z)}}
+		bd.SetMass(1)
+		m.Bodies = append(m.Bodies, bd)
+	}
+	m.Bodies = append(m.Bodies, engine.Body{Shape: engine.PlaneShape(), Rot: mgl64.QuatIdent(), Fixed: true})
 	return m
 }
 

@@ -156,9 +156,9 @@ type solverCase struct {
 
 // solve runs a new solver of the variant on p from guess.
 func (sc *solverCase) solve(p engine.Problem, guess []float64, opt engine.SolveOptions) result {
-	g := vecOf(p, guess)
+	g := VecOf(p, guess)
 	st, err := sc.v.new().Solve(p, g, opt)
-	return result{readVec(p, g), st, err}
+	return result{ReadVec(p, g), st, err}
 }
 
 // check solves on the backend's path, engine's host path and the twin,
@@ -223,7 +223,7 @@ func sameResult(t *testing.T, what string, a, b result) {
 	if a.err != nil {
 		return
 	}
-	if i := firstDiff(a.g, b.g); i >= 0 {
+	if i := FirstDiff(a.g, b.g); i >= 0 {
 		t.Errorf("%s: γ[%d] = %v, reference %v", what, i, a.g[i], b.g[i])
 	}
 	x, y := a.st, b.st
@@ -351,7 +351,7 @@ func (sc *solverCase) invariants(t *testing.T, guess []float64, res result) {
 		t.Errorf("ProjGrad %v, Converged %v for Residual %v with tolerance 0", st.ProjGrad, st.Converged, st.Residual)
 	}
 	hp := hostPath(p)
-	gv := vecOf(p, g)
+	gv := VecOf(p, g)
 	if sc.v.name != "apgd-ar" {
 		if r := engine.Residual(hp, gv, sc.l.set.Gd); math.Abs(r-st.Residual) > statTol*r {
 			t.Errorf("Residual %v, eq. 25 of γ gives %v", st.Residual, r)
@@ -361,7 +361,7 @@ func (sc *solverCase) invariants(t *testing.T, guess []float64, res result) {
 	if math.Abs(f-st.Objective) > statTol*math.Abs(f) {
 		t.Errorf("Objective %v, ½γᵀNγ + rᵀγ = %v", st.Objective, f)
 	}
-	g0 := vecOf(p, guess)
+	g0 := VecOf(p, guess)
 	p.Project(g0, g0)
 	if f0 := engine.Objective(hp, g0); !(f <= f0) {
 		t.Errorf("objective %v, above the projected guess's %v", f, f0)
