@@ -66,8 +66,8 @@ func FileName(step int) string { return fmt.Sprintf("step-%06d.ckpt", step) }
 // ModelHash is a SHA-256 of everything in m that a restore takes from the
 // rebuilt scene rather than from the checkpoint: gravity, materials and,
 // per body, shape, mass, inertia, fixed flag, material, force and torque,
-// kinematic bodies' motions and the joints (not the state: the checkpoint
-// carries it).
+// kinematic bodies' motions, the joints and compound bodies' parts (not
+// the state: the checkpoint carries it).
 func ModelHash(m *engine.Model) [32]byte {
 	var e encoder
 	e.f64(m.Gravity[:]...)
@@ -115,6 +115,20 @@ func ModelHash(m *engine.Model) [32]byte {
 			e.bool(j.Motor != nil)
 			if j.Motor != nil {
 				e.f64(j.Motor.Speed, j.Motor.MaxForce)
+			}
+		}
+	}
+	// Compound bodies' parts, likewise only where there are some.
+	for i := range m.Bodies {
+		if c := m.Bodies[i].Shape.Compound; c != nil {
+			e.str("compound")
+			e.u64(uint64(i))
+			e.u64(uint64(len(c.Parts)))
+			for _, p := range c.Parts {
+				e.u8(uint8(p.Shape.Kind))
+				e.f64(p.Shape.Size[:]...)
+				e.f64(p.Pos[:]...)
+				e.f64(p.Rot.W, p.Rot.V[0], p.Rot.V[1], p.Rot.V[2])
 			}
 		}
 	}
