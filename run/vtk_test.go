@@ -2,12 +2,11 @@ package run
 
 import (
 	"context"
-	"encoding/csv"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 
+	"github.com/gpusim/gpusim/internal/testfile"
 	"github.com/gpusim/gpusim/scene"
 	"github.com/gpusim/gpusim/vtk"
 )
@@ -45,15 +44,7 @@ func TestRunWritesFrames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(dir, "final.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := testfile.CSV(t, filepath.Join(dir, "final.csv"))
 	if len(rows)-1 != len(bs) {
 		t.Fatalf("final.csv has %d bodies, the frame %d", len(rows)-1, len(bs))
 	}

@@ -1,35 +1,19 @@
 package sweep
 
 import (
-	"bytes"
 	"fmt"
-	"image/color"
 	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/gpusim/gpusim/viz"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 )
-
-// Plot size: 8 × 5 inches, 768 × 480 pixels at gonum/plot's 96 dpi, as the
-// plots of package viz.
-const (
-	plotWidth  = 8 * vg.Inch
-	plotHeight = 5 * vg.Inch
-)
-
-// lineColors is Matplotlib's "tab10", as in package viz.
-var lineColors = []color.Color{
-	color.RGBA{31, 119, 180, 255}, color.RGBA{255, 127, 14, 255}, color.RGBA{44, 160, 44, 255}, color.RGBA{214, 39, 40, 255},
-	color.RGBA{148, 103, 189, 255}, color.RGBA{140, 86, 75, 255}, color.RGBA{227, 119, 194, 255}, color.RGBA{127, 127, 127, 255},
-	color.RGBA{188, 189, 34, 255}, color.RGBA{23, 190, 207, 255},
-}
 
 // DefaultOver lists the varied keys a plot against x averages over when
 // none are given: those whose last dotted element is "seed" (seed,
@@ -177,7 +161,7 @@ func (c *Collection) Plot(x, y string, over []string, opt PlotOptions) (string, 
 			ep.YErrors = append(ep.YErrors, struct{ Low, High float64 }{low, sd})
 			bars = bars || len(p.ys) > 1
 		}
-		col := lineColors[i%len(lineColors)]
+		col := viz.LineColor(i)
 		l, s, err := plotter.NewLinePoints(ep.XYs)
 		if err != nil {
 			return "", fmt.Errorf("sweep: plot: %w", err)
@@ -200,14 +184,12 @@ func (c *Collection) Plot(x, y string, over []string, opt PlotOptions) (string, 
 	pl.Legend.Top = true
 	pad(&pl.X, opt.LogX)
 	pad(&pl.Y, opt.LogY)
-	img := vgimg.New(plotWidth, plotHeight)
-	pl.Draw(draw.New(img))
-	var buf bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&buf); err != nil {
+	png, err := viz.PNG(pl)
+	if err != nil {
 		return "", fmt.Errorf("sweep: plot: %w", err)
 	}
 	path := filepath.Join(c.Dir, PlotFile(x, y))
-	if err := writeAtomic(path, buf.Bytes()); err != nil {
+	if err := writeAtomic(path, png); err != nil {
 		return "", err
 	}
 	return path, nil

@@ -3,12 +3,10 @@ package sweep
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"image/color"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -20,6 +18,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gpusim/gpusim/internal/testfile"
 	"github.com/gpusim/gpusim/run"
 )
 
@@ -338,15 +337,7 @@ func TestCollectMatchesSummaries(t *testing.T) {
 	if err := c.WriteCSV(path); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := testfile.CSV(t, path)
 	wantHeader := "index,materials.0.friction,generators.0.seed,status,backend,device,host,steps," + strings.Join(ResultNames(), ",")
 	if strings.Join(rows[0], ",") != wantHeader || len(rows) != 5 {
 		t.Fatalf("header %v and %d rows; want %s and 4 rows", rows[0], len(rows)-1, wantHeader)
@@ -422,15 +413,7 @@ func TestCollectPlot(t *testing.T) {
 	if filepath.Base(path) != "collect-max_speed_m_s-vs-materials.0.friction.png" {
 		t.Errorf("plot file %s", path)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := testfile.PNG(t, path)
 	b := img.Bounds()
 	// 768 × 480: 8 × 5 inches at gonum/plot's 96 dpi.
 	if b.Dx() != 768 || b.Dy() != 480 {

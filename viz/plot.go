@@ -35,6 +35,23 @@ var lineColors = []color.Color{
 	color.RGBA{188, 189, 34, 255}, color.RGBA{23, 190, 207, 255},
 }
 
+// LineColor returns the colour of a plot's i-th line: lineColors, cycled.
+func LineColor(i int) color.Color { return lineColors[i%len(lineColors)] }
+
+// PNG draws pl alone on a PlotWidth × PlotHeight canvas and returns the
+// PNG file's bytes.
+func PNG(pl *plot.Plot) ([]byte, error) {
+	wt, err := pl.WriterTo(PlotWidth, PlotHeight, "png")
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if _, err := wt.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
 // table is a CSV file with a header row, as columns of numbers.
 type table struct {
 	path string
@@ -141,7 +158,7 @@ func (p panel) build() (*plot.Plot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("viz: plot %s: %w", p.title, err)
 		}
-		l.Color = lineColors[i%len(lineColors)]
+		l.Color = LineColor(i)
 		l.Width = vg.Points(1.5)
 		pl.Add(l)
 		if len(p.lines) > 1 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"image"
 	"image/color"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/internal/testfile"
 	"github.com/gpusim/gpusim/run"
 	"github.com/gpusim/gpusim/scene"
 	"github.com/gpusim/gpusim/vtk"
@@ -86,20 +86,6 @@ func blendOf(p, c color.RGBA) float64 {
 	return a
 }
 
-func readPNG(t *testing.T, path string) image.Image {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return img
-}
-
 func TestPlot(t *testing.T) {
 	dir := runScene(t, "rolling-ball", 0, "run.steps=40")
 	files, err := Plot(dir)
@@ -114,7 +100,7 @@ func TestPlot(t *testing.T) {
 		if filepath.Base(f) != want[i] {
 			t.Errorf("file %d: %s, want %s", i, f, want[i])
 		}
-		img := readPNG(t, f)
+		img := testfile.PNG(t, f)
 		// 8 × 5 inches at gonum/plot's 96 dpi.
 		if b := img.Bounds(); b.Dx() != 768 || b.Dy() != 480 {
 			t.Errorf("%s: %v, want 768 × 480", f, b)

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gpusim/gpusim/internal/testfile"
 )
 
 func TestRunCheckpointResume(t *testing.T) {
@@ -39,7 +41,7 @@ func TestRunCheckpointResume(t *testing.T) {
 	if !bytes.Equal(readFileT(t, filepath.Join(resumed, "final.csv")), readFileT(t, filepath.Join(full, "final.csv"))) {
 		t.Error("final.csv of the resumed run differs from the unsplit run's")
 	}
-	if rows := readCSV(t, filepath.Join(resumed, "stats.csv")); len(rows) != 13 || rows[1][0] != "9" {
+	if rows := testfile.CSV(t, filepath.Join(resumed, "stats.csv")); len(rows) != 13 || rows[1][0] != "9" {
 		t.Errorf("resumed stats.csv: %d rows from step %v, want 12 from step 9", len(rows)-1, rows[1][0])
 	}
 
@@ -222,7 +224,7 @@ func TestRunOutputFolderReuse(t *testing.T) {
 	if code, _, errOut := runCLI(t, "run", "--resume", ck, "--out", out, "--quiet"); code != exitOK {
 		t.Fatalf("resume into the folder: exit %d: %s", code, errOut)
 	}
-	if rows := readCSV(t, filepath.Join(out, "stats.csv")); len(rows) != 13 || rows[1][0] != "1" || rows[12][0] != "12" {
+	if rows := testfile.CSV(t, filepath.Join(out, "stats.csv")); len(rows) != 13 || rows[1][0] != "1" || rows[12][0] != "12" {
 		t.Errorf("stats.csv after the resume into its folder: %d rows from step %v; want steps 1 to 12", len(rows)-1, rows[1][0])
 	}
 	if _, err := os.Stat(filepath.Join(out, "checkpoints", "step-000008.ckpt")); !os.IsNotExist(err) {
@@ -231,7 +233,7 @@ func TestRunOutputFolderReuse(t *testing.T) {
 	if code, _, errOut := runCLI(t, append(base, "--steps", "6", "--overwrite")...); code != exitOK {
 		t.Fatalf("--overwrite: exit %d: %s", code, errOut)
 	}
-	if rows := readCSV(t, filepath.Join(out, "stats.csv")); len(rows) != 7 {
+	if rows := testfile.CSV(t, filepath.Join(out, "stats.csv")); len(rows) != 7 {
 		t.Errorf("stats.csv after --overwrite: %d rows, want 6", len(rows)-1)
 	}
 	if _, err := os.Stat(filepath.Join(out, "checkpoints")); !os.IsNotExist(err) {

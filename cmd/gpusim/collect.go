@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -15,16 +14,7 @@ import (
 // cmdCollect gathers a sweep folder's summaries into DIR/collect.csv and,
 // with --x and --y, plots one result against one parameter.
 func cmdCollect(args []string, stdout, stderr io.Writer) error {
-	fset := flag.NewFlagSet("gpusim collect", flag.ContinueOnError)
-	fset.SetOutput(stderr)
-	var (
-		x    = fset.String("x", "", "plot against this varied parameter (with --y)")
-		y    = fset.String("y", "", "plot this result column (with --x): "+strings.Join(sweep.ResultNames(), ", "))
-		over = fset.String("over", "", "comma-separated varied parameters to average over in the plot (default: the keys ending in seed; \"none\" for none)")
-		logs = fset.String("log", "", "logarithmic plot axes: x, y or xy")
-	)
-	fset.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: gpusim collect SWEEP_DIR [--x PARAM --y RESULT [--over KEYS] [--log x|y|xy]]
+	fset := newFlagSet("gpusim collect", stderr, `Usage: gpusim collect SWEEP_DIR [--x PARAM --y RESULT [--over KEYS] [--log x|y|xy]]
 
 Writes SWEEP_DIR/collect.csv: a row per run of the sweep's manifest with its
 index, varied parameters, status (done, failed, interrupted, incomplete,
@@ -35,14 +25,15 @@ value of the other parameters through the mean of the runs at each x, with
 
 Flags:
 `)
-		fset.PrintDefaults()
-	}
-	pos, err := parseInterleaved(fset, args)
+	var (
+		x    = fset.String("x", "", "plot against this varied parameter (with --y)")
+		y    = fset.String("y", "", "plot this result column (with --x): "+strings.Join(sweep.ResultNames(), ", "))
+		over = fset.String("over", "", "comma-separated varied parameters to average over in the plot (default: the keys ending in seed; \"none\" for none)")
+		logs = fset.String("log", "", "logarithmic plot axes: x, y or xy")
+	)
+	dir, err := parseOne(fset, args, "collect takes one sweep folder")
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usageError{fmt.Errorf("collect takes one sweep folder, got %d arguments", len(pos))}
 	}
 	if (*x == "") != (*y == "") {
 		return usageError{errors.New("--x and --y go together")}
@@ -62,14 +53,14 @@ Flags:
 	if *logs != "" && *x == "" {
 		return usageError{errors.New("--log goes with --x and --y")}
 	}
-	c, err := sweep.Collect(pos[0])
+	c, err := sweep.Collect(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return usageError{err}
 		}
 		return err
 	}
-	path := filepath.Join(pos[0], "collect.csv")
+	path := filepath.Join(dir, "collect.csv")
 	if err := c.WriteCSV(path); err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,16 +18,7 @@ import (
 )
 
 func cmdCompare(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("gpusim compare", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	list := fs.String("solvers", "", "comma-separated solvers (default: every solver of gpusim solvers)")
-	step := fs.Int("step", 0, "for a scene: the step whose problem is compared (default: the scene's last)")
-	maxInput := fs.String("max-input-size", "", "largest scene file or file of the problem folder read, in bytes with an optional suffix (default 256M for a scene, 2G for a problem file); off: no cap")
-	var sets multi
-	fs.Var(&sets, "set", "for a scene: key=value override of a scene parameter or field (repeatable)")
-	sf := addSolveFlags(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: gpusim compare PROBLEM|SCENE --solvers a,b,... [flags]
+	fs := newFlagSet("gpusim compare", stderr, `Usage: gpusim compare PROBLEM|SCENE --solvers a,b,... [flags]
 
 Runs each solver from γ₀ = 0 on one problem: a problem folder (see gpusim
 solve), or the problem of step --step of a scene, which is run on the CPU
@@ -43,21 +33,21 @@ out/compare-NAME.
 
 Flags:
 `)
-		fs.PrintDefaults()
-	}
-	pos, err := parseInterleaved(fs, args)
+	list := fs.String("solvers", "", "comma-separated solvers (default: every solver of gpusim solvers)")
+	step := fs.Int("step", 0, "for a scene: the step whose problem is compared (default: the scene's last)")
+	maxInput := fs.String("max-input-size", "", "largest scene file or file of the problem folder read, in bytes with an optional suffix (default 256M for a scene, 2G for a problem file); off: no cap")
+	var sets multi
+	fs.Var(&sets, "set", "for a scene: key=value override of a scene parameter or field (repeatable)")
+	sf := addSolveFlags(fs)
+	arg, err := parseOne(fs, args, "compare takes one problem folder or scene")
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usageError{fmt.Errorf("compare takes one problem folder or scene, got %d arguments", len(pos))}
 	}
 	names, err := solverList(*list)
 	if err != nil {
 		return err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := setFlags(fs)
 	opt, err := sf.options()
 	if err != nil {
 		return err
@@ -69,20 +59,20 @@ Flags:
 
 	var p *fclib.Problem
 	out := *sf.out
-	if st, err := os.Stat(pos[0]); err == nil && st.IsDir() {
+	if st, err := os.Stat(arg); err == nil && st.IsDir() {
 		if set["step"] || len(sets) > 0 {
-			return usageError{fmt.Errorf("--step and --set apply to a scene, and %s is a problem folder", pos[0])}
+			return usageError{fmt.Errorf("--step and --set apply to a scene, and %s is a problem folder", arg)}
 		}
-		if p, err = fclib.ReadWith(pos[0], inputCap); err != nil {
+		if p, err = fclib.ReadWith(arg, inputCap); err != nil {
 			return usageError{err}
 		}
 		if out == "" {
 			out = filepath.Join("out", "compare-"+fileName(p.Name))
 		}
 	} else {
-		sc, err := scene.LoadWith(pos[0], sets, scene.LoadOptions{MaxInputSize: inputCap})
+		sc, err := scene.LoadWith(arg, sets, scene.LoadOptions{MaxInputSize: inputCap})
 		if err != nil {
-			return usageError{fmt.Errorf("%s is neither a problem folder nor a scene: %w", pos[0], err)}
+			return usageError{fmt.Errorf("%s is neither a problem folder nor a scene: %w", arg, err)}
 		}
 		n := run.Steps(sc)
 		k := n

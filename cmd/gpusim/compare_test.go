@@ -1,28 +1,19 @@
 package main
 
 import (
-	"image/png"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gpusim/gpusim/fclib"
+	"github.com/gpusim/gpusim/internal/testfile"
 )
 
 // checkPlot decodes a PNG and checks its size and that it holds a drawing:
 // enough pixels that are not white, in several colours.
 func checkPlot(t *testing.T, path string) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
+	img := testfile.PNG(t, path)
 	b := img.Bounds()
 	if b.Dx() != 768 || b.Dy() != 480 {
 		t.Errorf("%s is %d × %d, want 768 × 480 (8 × 5 in at 96 dpi)", path, b.Dx(), b.Dy())
@@ -55,7 +46,7 @@ func TestCompareProblem(t *testing.T) {
 	if !strings.Contains(stdout, "| apgd |") {
 		t.Errorf("stdout does not show the table:\n%s", stdout)
 	}
-	table := readCSV(t, filepath.Join(out, "table.csv"))
+	table := testfile.CSV(t, filepath.Join(out, "table.csv"))
 	want := "solver,iterations,converged,status,residual,proj_grad,objective,wall_s,time_to_tol_s,ccp_res_chrono,fc_err_siconos,error"
 	if strings.Join(table[0], ",") != want || len(table) != 3 || table[1][0] != "apgd" || table[2][0] != "apgd-ar" {
 		t.Fatalf("table.csv: %v", table)
@@ -70,7 +61,7 @@ func TestCompareProblem(t *testing.T) {
 		t.Errorf("table.md:\n%s", strings.Join(md, "\n"))
 	}
 	for _, s := range []string{"apgd", "apgd-ar"} {
-		h := readCSV(t, filepath.Join(out, "history-"+s+".csv"))
+		h := testfile.CSV(t, filepath.Join(out, "history-"+s+".csv"))
 		if strings.Join(h[0], ",") != "iteration,residual,objective,step,restart,time_s" || len(h) < 2 {
 			t.Errorf("history-%s.csv: header %v, %d rows", s, h[0], len(h)-1)
 		}
@@ -94,10 +85,10 @@ func TestCompareScene(t *testing.T) {
 	if p.Name != "pressure-step3" || p.NC == 0 {
 		t.Errorf("problem %q with %d contacts", p.Name, p.NC)
 	}
-	if table := readCSV(t, filepath.Join(out, "table.csv")); len(table) != 3 {
+	if table := testfile.CSV(t, filepath.Join(out, "table.csv")); len(table) != 3 {
 		t.Errorf("table.csv has %d rows, want 2", len(table)-1)
 	}
-	if stats := readCSV(t, filepath.Join(out, "run", "stats.csv")); len(stats) != 4 {
+	if stats := testfile.CSV(t, filepath.Join(out, "run", "stats.csv")); len(stats) != 4 {
 		t.Errorf("run/stats.csv has %d rows, want 3 steps", len(stats)-1)
 	}
 	checkPlot(t, filepath.Join(out, "residual-iterations.png"))
@@ -143,7 +134,7 @@ func TestCompareUnbounded(t *testing.T) {
 	if code != exitFailure || !strings.Contains(stderr, "found the problem unbounded") {
 		t.Errorf("exit %d, stderr %q; want %d and the unbounded solvers named", code, stderr, exitFailure)
 	}
-	table := readCSV(t, filepath.Join(out, "table.csv"))
+	table := testfile.CSV(t, filepath.Join(out, "table.csv"))
 	if len(table) != 7 {
 		t.Fatalf("table.csv: %v", table)
 	}
@@ -156,7 +147,7 @@ func TestCompareUnbounded(t *testing.T) {
 	if code, _, stderr := runCLI(t, "compare", oneContactProblem(t, true, -1), "--solvers", all, "--out", out); code != exitOK {
 		t.Fatalf("N = I: exit %d: %s", code, stderr)
 	}
-	for _, row := range readCSV(t, filepath.Join(out, "table.csv"))[1:] {
+	for _, row := range testfile.CSV(t, filepath.Join(out, "table.csv"))[1:] {
 		if row[2] != "true" || row[3] != "converged" {
 			t.Errorf("N = I: table.csv row %v: want converged", row)
 		}

@@ -12,11 +12,7 @@ import (
 
 // cmdDevices lists the Vulkan devices and what gpusim cares about.
 func cmdDevices(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("gpusim devices", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: gpusim devices\n\nLists the Vulkan devices; --device takes the index or a name substring.\n")
-	}
+	fs := newFlagSet("gpusim devices", stderr, "Usage: gpusim devices\n\nLists the Vulkan devices; --device takes the index or a name substring.\n")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err

@@ -220,6 +220,40 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// newFlagSet returns the flag set of the command name, which reports
+// errors on stderr and whose -h prints usage and then the flags' defaults.
+func newFlagSet(name string, stderr io.Writer, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseOne is parseInterleaved for a command that takes exactly one
+// positional argument: it returns that argument, or a usageError that
+// starts with what ("render takes one run folder") and counts the
+// arguments given.
+func parseOne(fs *flag.FlagSet, args []string, what string) (string, error) {
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return "", err
+	}
+	if len(pos) != 1 {
+		return "", usageError{fmt.Errorf("%s, got %d arguments", what, len(pos))}
+	}
+	return pos[0], nil
+}
+
+// setFlags returns the names of the flags of fs given on the command line.
+func setFlags(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
 // dumpFlag takes the two values of --dump-problem STEP DIR out of args
 // before flag parsing (the flag package gives a flag one value). It returns
 // the remaining arguments, the step (0 if absent) and the folder.
@@ -302,8 +336,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	log := newLogger(stderr, *verbose, *quiet, *logJSON)
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := setFlags(fs)
 	switch *backend {
 	case "auto", "cpu", "vulkan":
 	default:

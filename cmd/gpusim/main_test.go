@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gpusim/gpusim/gpu"
+	"github.com/gpusim/gpusim/internal/testfile"
 )
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -17,20 +17,6 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	var o, e bytes.Buffer
 	code = cli(args, &o, &e)
 	return code, o.String(), e.String()
-}
-
-func readCSV(t *testing.T, path string) [][]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return rows
 }
 
 func TestScenesLists(t *testing.T) {
@@ -54,16 +40,16 @@ func TestRunWritesOutputs(t *testing.T) {
 	if !strings.Contains(out, "rolling-ball") {
 		t.Errorf("summary does not name the scene:\n%s", out)
 	}
-	stats := readCSV(t, filepath.Join(dir, "stats.csv"))
+	stats := testfile.CSV(t, filepath.Join(dir, "stats.csv"))
 	wantStats := "step,time,bodies,contacts,iterations,residual,objective,fixed_fx,fixed_fy,fixed_fz,submits,collide_s,solve_s,step_s,build_s,integrate_s"
 	if strings.Join(stats[0], ",") != wantStats || len(stats) != 21 {
 		t.Errorf("stats.csv: header %v, %d rows; want %s and 20 rows", stats[0], len(stats)-1, wantStats)
 	}
-	trace := readCSV(t, filepath.Join(dir, "trace.csv"))
+	trace := testfile.CSV(t, filepath.Join(dir, "trace.csv"))
 	if len(trace) != 41 || len(trace[0]) != 16 || trace[0][0] != "step" || trace[0][15] != "wz" {
 		t.Errorf("trace.csv: %d rows, header %v", len(trace)-1, trace[0])
 	}
-	final := readCSV(t, filepath.Join(dir, "final.csv"))
+	final := testfile.CSV(t, filepath.Join(dir, "final.csv"))
 	if len(final) != 3 || len(final[0]) != 14 || final[0][0] != "id" {
 		t.Errorf("final.csv: %d rows, header %v", len(final)-1, final[0])
 	}
@@ -142,7 +128,7 @@ func TestRunVulkanWithValidation(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	stats := readCSV(t, filepath.Join(dir, "stats.csv"))
+	stats := testfile.CSV(t, filepath.Join(dir, "stats.csv"))
 	if len(stats) != 11 {
 		t.Fatalf("stats.csv has %d rows, want 10", len(stats)-1)
 	}

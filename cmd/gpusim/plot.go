@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -12,10 +11,7 @@ import (
 
 // cmdPlot writes the plots of a run folder (see viz.Plot).
 func cmdPlot(args []string, stdout, stderr io.Writer) error {
-	fset := flag.NewFlagSet("gpusim plot", flag.ContinueOnError)
-	fset.SetOutput(stderr)
-	fset.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: gpusim plot DIR
+	fset := newFlagSet("gpusim plot", stderr, `Usage: gpusim plot DIR
 
 Writes PNG plots of the run in DIR (the output folder of gpusim run) into
 DIR/plots: contacts.png, iterations.png, residual.png, wall-time.png and
@@ -25,15 +21,11 @@ when the run reported reactions, reactions-joint.png and reactions-body.png
 (|force| and |torque| of each joint and fixed or kinematic body) from
 reactions.csv.
 `)
-	}
-	pos, err := parseInterleaved(fset, args)
+	dir, err := parseOne(fset, args, "plot takes one run folder")
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usageError{fmt.Errorf("plot takes one run folder, got %d arguments", len(pos))}
-	}
-	files, err := viz.PlotWarn(pos[0], func(msg string) { fmt.Fprintf(stderr, "gpusim: warning: %s\n", msg) })
+	files, err := viz.PlotWarn(dir, func(msg string) { fmt.Fprintf(stderr, "gpusim: warning: %s\n", msg) })
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return usageError{err}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"image/png"
 	"io"
@@ -16,16 +15,7 @@ import (
 
 // cmdRender writes a picture of one frame of a run (see viz.Draw).
 func cmdRender(args []string, stdout, stderr io.Writer) error {
-	fset := flag.NewFlagSet("gpusim render", flag.ContinueOnError)
-	fset.SetOutput(stderr)
-	var (
-		frame  = fset.Int("frame", -1, "the frame to draw: its index in DIR/run.pvd, from 0 (default: the last)")
-		width  = fset.Int("width", 1024, "picture width (pixels)")
-		height = fset.Int("height", 768, "picture height (pixels)")
-		out    = fset.String("out", "", "PNG file to write (default DIR/render.png, or DIR/render-frame-K.png with --frame)")
-	)
-	fset.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: gpusim render DIR [flags]
+	fset := newFlagSet("gpusim render", stderr, `Usage: gpusim render DIR [flags]
 
 Draws the bodies of a run as a PNG: shaded, coloured by speed, with the
 container and a colour bar. The bodies come from the run's ParaView frames
@@ -34,16 +24,16 @@ DIR/final.csv with the shapes of the scene in DIR/summary.json.
 
 Flags:
 `)
-		fset.PrintDefaults()
-	}
-	pos, err := parseInterleaved(fset, args)
+	var (
+		frame  = fset.Int("frame", -1, "the frame to draw: its index in DIR/run.pvd, from 0 (default: the last)")
+		width  = fset.Int("width", 1024, "picture width (pixels)")
+		height = fset.Int("height", 768, "picture height (pixels)")
+		out    = fset.String("out", "", "PNG file to write (default DIR/render.png, or DIR/render-frame-K.png with --frame)")
+	)
+	dir, err := parseOne(fset, args, "render takes one run folder")
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usageError{fmt.Errorf("render takes one run folder, got %d arguments", len(pos))}
-	}
-	dir := pos[0]
 	if *frame < -1 {
 		return usageError{fmt.Errorf("--frame %d: want a frame index ≥ 0", *frame)}
 	}

@@ -1,28 +1,14 @@
 package main
 
 import (
-	"image"
 	"image/color"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-func decodePNG(t *testing.T, path string) image.Image {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return img
-}
+	"github.com/gpusim/gpusim/internal/testfile"
+)
 
 // TestRenderCommand runs a small settle with frames and renders the last
 // frame and frame 1 at a given size.
@@ -52,7 +38,7 @@ func TestRenderCommand(t *testing.T) {
 		if !strings.HasPrefix(out, path) {
 			t.Errorf("%v printed %q, want it to name %s", c.args, out, path)
 		}
-		img := decodePNG(t, path)
+		img := testfile.PNG(t, path)
 		if b := img.Bounds(); b.Dx() != 320 || b.Dy() != 240 {
 			t.Errorf("%s: %v, want 320 × 240", path, b)
 		}

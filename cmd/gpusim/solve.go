@@ -50,13 +50,7 @@ func (f solveFlags) options() (fclib.Options, error) {
 }
 
 func cmdSolve(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("gpusim solve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	solver := fs.String("solver", "apgd", "solver (see gpusim solvers)")
-	maxInput := fs.String("max-input-size", "", "largest file of the problem folder read, in bytes with an optional suffix (default 2G); off: no cap")
-	sf := addSolveFlags(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: gpusim solve PROBLEM [flags]
+	fs := newFlagSet("gpusim solve", stderr, `Usage: gpusim solve PROBLEM [flags]
 
 Solves the cone-complementarity problem in the folder PROBLEM (W.mtx, q.txt,
 mu.txt, optional cohesion.txt: the FCLib-style format of shared/fclib, or a
@@ -67,14 +61,12 @@ DIR defaults to out/solve-NAME-SOLVER.
 
 Flags:
 `)
-		fs.PrintDefaults()
-	}
-	pos, err := parseInterleaved(fs, args)
+	solver := fs.String("solver", "apgd", "solver (see gpusim solvers)")
+	maxInput := fs.String("max-input-size", "", "largest file of the problem folder read, in bytes with an optional suffix (default 2G); off: no cap")
+	sf := addSolveFlags(fs)
+	dir, err := parseOne(fs, args, "solve takes one problem folder")
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usageError{fmt.Errorf("solve takes one problem folder, got %d arguments", len(pos))}
 	}
 	if _, err := engine.NewSolver(*solver); err != nil {
 		return usageError{err}
@@ -83,7 +75,7 @@ Flags:
 	if err != nil {
 		return err
 	}
-	p, err := fclib.ReadWith(pos[0], inputCap)
+	p, err := fclib.ReadWith(dir, inputCap)
 	if err != nil {
 		return usageError{err}
 	}
@@ -100,9 +92,9 @@ Flags:
 		return usageError{err}
 	}
 	if res.Err != nil && res.Status != engine.StatusUnbounded {
-		return fmt.Errorf("%s on %s: %w", *solver, pos[0], res.Err)
+		return fmt.Errorf("%s on %s: %w", *solver, dir, res.Err)
 	}
-	if err := fclib.WriteSolve(out, p, pos[0], res); err != nil {
+	if err := fclib.WriteSolve(out, p, dir, res); err != nil {
 		return err
 	}
 	st, so, rep := res.Stats, res.Options, res.Measures
@@ -114,7 +106,7 @@ Flags:
 		rep.CCPResChrono, rep.FCErrSiconos, rep.MaxConeViolation, rep.MaxDualViolation, rep.ComplementarityGTu)
 	fmt.Fprintf(stdout, "outputs     %s/{gamma.txt,history.csv,summary.json}\n", out)
 	if res.Status == engine.StatusUnbounded {
-		return fmt.Errorf("%s on %s: %s", *solver, pos[0], res.UnboundedText())
+		return fmt.Errorf("%s on %s: %s", *solver, dir, res.UnboundedText())
 	}
 	return nil
 }

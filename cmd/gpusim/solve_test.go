@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/fclib"
+	"github.com/gpusim/gpusim/internal/testfile"
 )
 
 // tinyProblem writes a problem of nc contacts with N = AAᵀ + 0.1 I (A
@@ -99,7 +100,7 @@ func TestSolveTinyProblem(t *testing.T) {
 	if d := math.Abs(rep.CCPResChrono - sum.ProjGrad); d > 64*0x1p-52*(rep.NormGamma/rep.Gd+rep.NormU) {
 		t.Errorf("proj_grad %g, ccp_res_chrono %g", sum.ProjGrad, rep.CCPResChrono)
 	}
-	hist := readCSV(t, filepath.Join(out, "history.csv"))
+	hist := testfile.CSV(t, filepath.Join(out, "history.csv"))
 	if strings.Join(hist[0], ",") != "iteration,residual,objective,step,restart" || len(hist)-1 != sum.Iterations {
 		t.Errorf("history.csv: header %v, %d rows for %d iterations", hist[0], len(hist)-1, sum.Iterations)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,21 +20,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 }
 
 func sweepCLI(args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	fs := flag.NewFlagSet("gpusim sweep", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var (
-		out     = fs.String("out", "", "sweep folder (default out/sweep-NAME, NAME the spec's name)")
-		jobs    = fs.Int("jobs", 0, "runs at once (default: one per GPU for Vulkan runs, the GPUs CUDA_VISIBLE_DEVICES leaves if set, else one per CPU core)")
-		index   = fs.Int("index", -1, "run only run I (0-based; for scheduler arrays)")
-		fromEnv = fs.Bool("index-from-env", false, "run only the run numbered by SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX")
-		list    = fs.Bool("list", false, "write the manifest, print the runs (a line each) and run nothing")
-		quiet   = fs.Bool("quiet", false, "warnings and errors only")
-		verbose = fs.Bool("verbose", false, "debug logging")
-		logJSON = fs.Bool("log-json", false, "log as JSON lines (log/slog)")
-		maxIn   = fs.String("max-input-size", "", "largest spec file read, in bytes with an optional suffix (default 256M); off: no cap")
-	)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: gpusim sweep SPEC [flags]
+	fs := newFlagSet("gpusim sweep", stderr, `Usage: gpusim sweep SPEC [flags]
 
 Runs the runs of the sweep SPEC (a JSON file; see docs/sweeps.md) into
 OUT/runs/NNNN after writing OUT/manifest.json. Runs complete already (DONE
@@ -49,17 +34,22 @@ Exit status 1 if any run failed or was stopped, 2 for a bad spec.
 
 Flags:
 `)
-		fs.PrintDefaults()
-	}
-	pos, err := parseInterleaved(fs, args)
+	var (
+		out     = fs.String("out", "", "sweep folder (default out/sweep-NAME, NAME the spec's name)")
+		jobs    = fs.Int("jobs", 0, "runs at once (default: one per GPU for Vulkan runs, the GPUs CUDA_VISIBLE_DEVICES leaves if set, else one per CPU core)")
+		index   = fs.Int("index", -1, "run only run I (0-based; for scheduler arrays)")
+		fromEnv = fs.Bool("index-from-env", false, "run only the run numbered by SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX")
+		list    = fs.Bool("list", false, "write the manifest, print the runs (a line each) and run nothing")
+		quiet   = fs.Bool("quiet", false, "warnings and errors only")
+		verbose = fs.Bool("verbose", false, "debug logging")
+		logJSON = fs.Bool("log-json", false, "log as JSON lines (log/slog)")
+		maxIn   = fs.String("max-input-size", "", "largest spec file read, in bytes with an optional suffix (default 256M); off: no cap")
+	)
+	specPath, err := parseOne(fs, args, "sweep takes one spec file")
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usageError{fmt.Errorf("sweep takes one spec file, got %d arguments", len(pos))}
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := setFlags(fs)
 	if set["index"] && *fromEnv {
 		return usageError{errors.New("--index and --index-from-env: give one")}
 	}
@@ -74,7 +64,7 @@ Flags:
 	if inputCap == 0 {
 		inputCap = inputfile.DefaultScene
 	}
-	spec, err := sweep.LoadWith(pos[0], inputCap)
+	spec, err := sweep.LoadWith(specPath, inputCap)
 	if err != nil {
 		return usageError{err}
 	}
@@ -93,7 +83,7 @@ Flags:
 		fallthrough
 	case set["index"]:
 		if *index < 0 || *index >= len(runs) {
-			return usageError{fmt.Errorf("run index %d out of range: %s has runs 0 to %d", *index, pos[0], len(runs)-1)}
+			return usageError{fmt.Errorf("run index %d out of range: %s has runs 0 to %d", *index, specPath, len(runs)-1)}
 		}
 		only = []int{*index}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gpusim/gpusim/internal/outdir"
+	"github.com/gpusim/gpusim/internal/testfile"
 	"github.com/gpusim/gpusim/sweep"
 )
 
@@ -55,7 +56,7 @@ func TestSweepCLIRunsCollectsAndResumes(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("collect: exit %d: %s", code, stderr)
 	}
-	rows := readCSV(t, filepath.Join(out, "collect.csv"))
+	rows := testfile.CSV(t, filepath.Join(out, "collect.csv"))
 	if len(rows) != 5 || rows[0][1] != "materials.0.friction" || rows[4][3] != "done" {
 		t.Errorf("collect.csv: %v", rows)
 	}
