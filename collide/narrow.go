@@ -92,9 +92,10 @@ func Narrow(a engine.Shape, pa Pose, b engine.Shape, pb Pose, envelope float64, 
 	return out, nil
 }
 
-// numKinds is the number of shape kinds, engine.Sphere to engine.Plane:
-// the size of the pair table.
-const numKinds = engine.Plane + 1
+// numKinds is the number of shape kinds the table pairs, engine.Sphere to
+// engine.Plane, every kind before engine.Compound (which the Collider
+// splits into its parts): the size of the pair table.
+const numKinds = engine.Compound
 
 // A pairFunc appends to out the contacts of a shape of size sa (the
 // engine.Shape's Size: a sphere's radius in sa[0], an ellipsoid's
