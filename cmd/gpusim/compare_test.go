@@ -113,13 +113,7 @@ func TestCompareBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		args := append(append([]string{}, c.args...), "--out", t.TempDir())
-		code, _, stderr := runCLI(t, args...)
-		if code != exitUsage {
-			t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, code, exitUsage, stderr)
-		}
-		if !strings.Contains(stderr, c.want) {
-			t.Errorf("%v: stderr %q does not mention %q", c.args, stderr, c.want)
-		}
+		wantUsage(t, c.args, args, c.want)
 	}
 }
 

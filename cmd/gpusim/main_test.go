@@ -12,6 +12,20 @@ import (
 	"github.com/gpusim/gpusim/internal/testfile"
 )
 
+// wantUsage runs gpusim with args and fails the test (naming the case
+// as name) unless it exits with the usage status and its stderr contains
+// want.
+func wantUsage(t *testing.T, name, args []string, want string) {
+	t.Helper()
+	code, _, stderr := runCLI(t, args...)
+	if code != exitUsage {
+		t.Errorf("%v: exit %d, want %d (stderr %q)", name, code, exitUsage, stderr)
+	}
+	if !strings.Contains(stderr, want) {
+		t.Errorf("%v: stderr %q does not mention %q", name, stderr, want)
+	}
+}
+
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var o, e bytes.Buffer
@@ -104,13 +118,7 @@ func TestRunBadInput(t *testing.T) {
 		if c.args[0] != "run" {
 			args = c.args
 		}
-		code, _, errOut := runCLI(t, args...)
-		if code != exitUsage {
-			t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, code, exitUsage, errOut)
-		}
-		if !strings.Contains(errOut, c.want) {
-			t.Errorf("%v: stderr %q does not mention %q", c.args, errOut, c.want)
-		}
+		wantUsage(t, c.args, args, c.want)
 	}
 }
 
