@@ -14,7 +14,9 @@
 //     through a staging buffer.
 //   - Kernel: a compute pipeline built from a shaders.Module and its
 //     reflection table (bindings, workgroup size, push constants).
-//   - Batch: records many dispatches into one command buffer, with the
+//   - Batch: records many dispatches into one command buffer (each with
+//     the kernel's generated argument struct, shaders.NAMEArgs, for its
+//     push constants), with the
 //     barriers their buffers need, and submits them at once: one
 //     submit-and-wait costs tens of microseconds even on a CPU device, so
 //     work is grouped into few submits.
