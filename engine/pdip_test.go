@@ -368,19 +368,6 @@ func TestPdipMaxIter(t *testing.T) {
 	}
 }
 
-// pdipNaN returns NaN from every product with N after the first after.
-type pdipNaN struct {
-	*cpuref.MatrixProblem
-	calls, after int
-}
-
-func (p *pdipNaN) Schur(dst, x engine.Vec) {
-	p.MatrixProblem.Schur(dst, x)
-	if p.calls++; p.calls > p.after {
-		p.Fill(dst, math.NaN())
-	}
-}
-
 // TestPdipErrors: bad input and NaN during the solve give errors, not
 // panics or NaN results.
 func TestPdipErrors(t *testing.T) {
@@ -388,7 +375,7 @@ func TestPdipErrors(t *testing.T) {
 	mp, _ := pdipRandom(t, rng, 6, 18, 0.1)
 	s, _ := engine.NewSolver("pdip")
 	for _, after := range []int{0, 1, 2, 5, 20} {
-		p := &pdipNaN{MatrixProblem: mp, after: after}
+		p := &nanSchur{Problem: mp, after: after}
 		if _, err := s.Solve(p, p.NewVec(18), engine.SolveOptions{Tol: 1e-10, MaxIter: 50, Gd: pdipGd}); err == nil || !strings.HasPrefix(err.Error(), "pdip: ") {
 			t.Errorf("NaN after %d products: error %v", after, err)
 		}
