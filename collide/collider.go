@@ -144,6 +144,48 @@ func (c *Collider) Fixed() []bool { return c.fixed }
 // Gravity returns the model's gravity (m/s²).
 func (c *Collider) Gravity() mgl64.Vec3 { return c.gravity }
 
+// BodyArrays holds the bodies' state and constants in engine.State's flat
+// layouts: Pos, Vel, Omega, InvInertia, Force and Torque 3 per body, Rot
+// 4 (w, x, y, z), InvMass 1. SI units: m, m/s, rad/s (body frame),
+// 1/kg, 1/(kg·m²) (principal axes), N, N·m.
+type BodyArrays struct {
+	Pos, Rot, Vel, Omega []float64
+	InvMass, InvInertia  []float64
+	Force, Torque        []float64
+}
+
+// BodyArrays copies m's bodies into new flat arrays, as both backends load
+// them: orientations are normalised, and fixed bodies (Fixed: planes and
+// kinematic bodies) get zero velocity and inverse mass. Call it after
+// Load with the same model.
+func (c *Collider) BodyArrays(m *engine.Model) BodyArrays {
+	n := len(m.Bodies)
+	a := BodyArrays{
+		Pos: make([]float64, 3*n), Rot: make([]float64, 4*n),
+		Vel: make([]float64, 3*n), Omega: make([]float64, 3*n),
+		InvMass: make([]float64, n), InvInertia: make([]float64, 3*n),
+		Force: make([]float64, 3*n), Torque: make([]float64, 3*n),
+	}
+	for i := range m.Bodies {
+		bd := &m.Bodies[i]
+		q := bd.Rot.Normalize()
+		copy(a.Pos[3*i:], bd.Pos[:])
+		a.Rot[4*i], a.Rot[4*i+1], a.Rot[4*i+2], a.Rot[4*i+3] = q.W, q.V[0], q.V[1], q.V[2]
+		copy(a.Force[3*i:], bd.Force[:])
+		copy(a.Torque[3*i:], bd.Torque[:])
+		if c.fixed[i] {
+			continue
+		}
+		copy(a.Vel[3*i:], bd.Vel[:])
+		copy(a.Omega[3*i:], bd.Omega[:])
+		a.InvMass[i] = 1 / bd.Mass
+		for k := 0; k < 3; k++ {
+			a.InvInertia[3*i+k] = 1 / bd.Inertia[k]
+		}
+	}
+	return a
+}
+
 // Envelope returns the collision envelope in use (m).
 func (c *Collider) Envelope() float64 { return c.envelope }
 

@@ -101,33 +101,11 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	b.collided()
 	n := b.n
 	b.settings = *s
-	b.pos = make([]float64, 3*n)
-	b.rot = make([]float64, 4*n)
-	b.vel = make([]float64, 3*n)
-	b.omega = make([]float64, 3*n)
-	b.invMass = make([]float64, n)
-	b.invInertia = make([]float64, 3*n)
-	b.force = make([]float64, 3*n)
-	b.torque = make([]float64, 3*n)
+	a := b.Collider.BodyArrays(m)
+	b.pos, b.rot, b.vel, b.omega = a.Pos, a.Rot, a.Vel, a.Omega
+	b.invMass, b.invInertia, b.force, b.torque = a.InvMass, a.InvInertia, a.Force, a.Torque
 	b.vfree = make([]float64, 6*n)
 	b.dv = make([]float64, 6*n)
-	for i := range m.Bodies {
-		bd := &m.Bodies[i]
-		q := bd.Rot.Normalize()
-		copy(b.pos[3*i:], bd.Pos[:])
-		b.rot[4*i], b.rot[4*i+1], b.rot[4*i+2], b.rot[4*i+3] = q.W, q.V[0], q.V[1], q.V[2]
-		copy(b.force[3*i:], bd.Force[:])
-		copy(b.torque[3*i:], bd.Torque[:])
-		if b.fixed[i] {
-			continue
-		}
-		copy(b.vel[3*i:], bd.Vel[:])
-		copy(b.omega[3*i:], bd.Omega[:])
-		b.invMass[i] = 1 / bd.Mass
-		for k := 0; k < 3; k++ {
-			b.invInertia[3*i+k] = 1 / bd.Inertia[k]
-		}
-	}
 	b.prevGamma = b.prevGamma[:0]
 	b.loadJoints(m)
 	return nil

@@ -39,9 +39,10 @@ type hostCollider struct {
 	adj    []uint32 // contact index·2 + side (0: A, 1: B)
 }
 
-// load copies the model as cpuref's Load does: fixed bodies (and planes)
-// get zero velocity and inverse mass, orientations are normalised, and
-// the envelope and bin size get their automatic values (collide.Collider).
+// load copies the model as cpuref's Load does (collide.Collider.BodyArrays):
+// fixed bodies (and planes) get zero velocity and inverse mass, orientations
+// are normalised, and the envelope and bin size get their automatic values
+// (collide.Collider).
 func (h *hostCollider) load(m *engine.Model, s *engine.Settings) {
 	h.col.Load(m, s)
 	n := h.col.Bodies()
@@ -50,32 +51,10 @@ func (h *hostCollider) load(m *engine.Model, s *engine.Settings) {
 	h.gravity = h.col.Gravity()
 	h.envelope = h.col.Envelope()
 	h.con = h.col.Contacts()
-	h.pos = make([]float64, 3*n)
-	h.rot = make([]float64, 4*n)
-	h.vel = make([]float64, 3*n)
-	h.omega = make([]float64, 3*n)
-	h.invMass = make([]float64, n)
-	h.invInertia = make([]float64, 3*n)
-	h.force = make([]float64, 3*n)
-	h.torque = make([]float64, 3*n)
+	a := h.col.BodyArrays(m)
+	h.pos, h.rot, h.vel, h.omega = a.Pos, a.Rot, a.Vel, a.Omega
+	h.invMass, h.invInertia, h.force, h.torque = a.InvMass, a.InvInertia, a.Force, a.Torque
 	h.adjOff = make([]uint32, n+1)
-	for i := range m.Bodies {
-		bd := &m.Bodies[i]
-		q := bd.Rot.Normalize()
-		copy(h.pos[3*i:], bd.Pos[:])
-		h.rot[4*i], h.rot[4*i+1], h.rot[4*i+2], h.rot[4*i+3] = q.W, q.V[0], q.V[1], q.V[2]
-		copy(h.force[3*i:], bd.Force[:])
-		copy(h.torque[3*i:], bd.Torque[:])
-		if h.fixed[i] {
-			continue
-		}
-		copy(h.vel[3*i:], bd.Vel[:])
-		copy(h.omega[3*i:], bd.Omega[:])
-		h.invMass[i] = 1 / bd.Mass
-		for k := 0; k < 3; k++ {
-			h.invInertia[3*i+k] = 1 / bd.Inertia[k]
-		}
-	}
 }
 
 // collide runs collide.Collider.Collide at the downloaded state and
