@@ -1,6 +1,7 @@
 package collide
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -137,19 +138,28 @@ func (c *Collider) PairContacts(i, j int, pos, rot []float64, env float64, con *
 		}
 		return total, cps, nil
 	}
-	pi, qi := vec3At(pos, i), quatAt(rot, i)
-	pj, qj := vec3At(pos, j), quatAt(rot, j)
-	cps, err := Narrow(c.shapes[i], Pose{pi, qi}, c.shapes[j], Pose{pj, qj}, env, cps[:0])
+	a, b := Pose{vec3At(pos, i), quatAt(rot, i)}, Pose{vec3At(pos, j), quatAt(rot, j)}
+	cps, err := Narrow(c.shapes[i], a, c.shapes[j], b, env, cps[:0])
 	if err != nil {
 		return 0, cps, fmt.Errorf("collide: bodies %d and %d: %w", i, j, err)
 	}
+	if err := c.appendContacts(con, i, j, a, b, cps); err != nil {
+		return 0, cps, fmt.Errorf("collide: bodies %d and %d: %w", i, j, err)
+	}
+	return len(cps), cps, nil
+}
+
+// appendContacts appends to con the contacts cps of bodies i and j at
+// poses a and b: the points turned into the bodies' frames, the bodies'
+// materials combined. A non-finite gap or normal is an error.
+func (c *Collider) appendContacts(con *engine.Contacts, i, j int, a, b Pose, cps []ContactPoint) error {
 	mu, coh := engine.CombineMaterials(c.mats[c.material[i]], c.mats[c.material[j]])
 	for _, cp := range cps {
 		if !finite(cp.Phi) || !finite(cp.Normal[0]) || !finite(cp.Normal[1]) || !finite(cp.Normal[2]) {
-			return 0, cps, fmt.Errorf("collide: bodies %d and %d: narrowphase gave a non-finite contact", i, j)
+			return errors.New("narrowphase gave a non-finite contact")
 		}
-		sa := qi.Conjugate().Rotate(cp.PA.Sub(pi))
-		sb := qj.Conjugate().Rotate(cp.PB.Sub(pj))
+		sa := a.Rot.Conjugate().Rotate(cp.PA.Sub(a.Pos))
+		sb := b.Rot.Conjugate().Rotate(cp.PB.Sub(b.Pos))
 		con.A = append(con.A, int32(i))
 		con.B = append(con.B, int32(j))
 		con.Normal = append(con.Normal, cp.Normal[0], cp.Normal[1], cp.Normal[2])
@@ -159,7 +169,7 @@ func (c *Collider) PairContacts(i, j int, pos, rot []float64, env float64, con *
 		con.Mu = append(con.Mu, mu)
 		con.Cohesion = append(con.Cohesion, coh)
 	}
-	return len(cps), cps, nil
+	return nil
 }
 
 // SetContacts replaces the contacts of the last Collide with a copy of

@@ -140,21 +140,8 @@ func (c *Collider) partContacts(e, f int, pos, rot []float64, env float64, con *
 	if len(cps) >= 1<<partShiftB {
 		return 0, cps, fmt.Errorf("collide: bodies %d (part %d) and %d (part %d): %d contacts, more than %d", i, ps.index[e], j, ps.index[f], len(cps), 1<<partShiftB-1)
 	}
-	mu, coh := engine.CombineMaterials(c.mats[c.material[i]], c.mats[c.material[j]])
-	for _, cp := range cps {
-		if !finite(cp.Phi) || !finite(cp.Normal[0]) || !finite(cp.Normal[1]) || !finite(cp.Normal[2]) {
-			return 0, cps, fmt.Errorf("collide: bodies %d (part %d) and %d (part %d): narrowphase gave a non-finite contact", i, ps.index[e], j, ps.index[f])
-		}
-		sa := qi.Conjugate().Rotate(cp.PA.Sub(pi))
-		sb := qj.Conjugate().Rotate(cp.PB.Sub(pj))
-		con.A = append(con.A, int32(i))
-		con.B = append(con.B, int32(j))
-		con.Normal = append(con.Normal, cp.Normal[0], cp.Normal[1], cp.Normal[2])
-		con.PA = append(con.PA, sa[0], sa[1], sa[2])
-		con.PB = append(con.PB, sb[0], sb[1], sb[2])
-		con.Phi = append(con.Phi, cp.Phi)
-		con.Mu = append(con.Mu, mu)
-		con.Cohesion = append(con.Cohesion, coh)
+	if err := c.appendContacts(con, i, j, Pose{pi, qi}, Pose{pj, qj}, cps); err != nil {
+		return 0, cps, fmt.Errorf("collide: bodies %d (part %d) and %d (part %d): %w", i, ps.index[e], j, ps.index[f], err)
 	}
 	return len(cps), cps, nil
 }
