@@ -75,7 +75,7 @@ func (p *problem) Entries() []Entry {
 			}
 		}
 	}
-	return sumSorted(es)
+	return SumSorted(es)
 }
 
 // bodyRows decodes an adjacency entry into the contact index, the sign s of
@@ -88,9 +88,10 @@ func (b *Backend) bodyRows(e int32) (k int, sign float64, rho []float64) {
 	return k, -1, b.rhoA[9*k : 9*k+9]
 }
 
-// sumSorted sorts entries by row and column, keeping the order of equal
-// keys, and sums the duplicates in that order.
-func sumSorted(es []Entry) []Entry {
+// SumSorted sorts entries by row and column, keeping the order of equal
+// keys, and sums the duplicates in that order (in place: it returns a
+// prefix of es).
+func SumSorted(es []Entry) []Entry {
 	slices.SortStableFunc(es, func(x, y Entry) int {
 		if x.Row != y.Row {
 			return x.Row - y.Row

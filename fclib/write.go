@@ -42,21 +42,7 @@ func Write(dir string, p *Problem) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("fclib: %w", err)
 	}
-	es := slices.Clone(p.Entries)
-	slices.SortStableFunc(es, func(x, y cpuref.Entry) int {
-		if x.Row != y.Row {
-			return x.Row - y.Row
-		}
-		return x.Col - y.Col
-	})
-	merged := es[:0]
-	for _, e := range es {
-		if k := len(merged); k > 0 && merged[k-1].Row == e.Row && merged[k-1].Col == e.Col {
-			merged[k-1].Val += e.Val
-			continue
-		}
-		merged = append(merged, e)
-	}
+	merged := cpuref.SumSorted(slices.Clone(p.Entries))
 	for _, e := range merged {
 		if !finite(e.Val) {
 			return fmt.Errorf("fclib: problem %q: the duplicates of entry (%d, %d) sum to %v", p.Name, e.Row, e.Col, e.Val)
