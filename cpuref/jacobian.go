@@ -22,7 +22,8 @@ func TangentBasis(n mgl64.Vec3) (u, w mgl64.Vec3) { return engine.TangentBasis(n
 //
 // with d̄ = Aᵀd the direction in the body frame and s̄ the contact point in
 // the body frame; this is eq. 4's A_pᵀ A s̃̄ written as cross products.
-// f holds gravity, the external loads and the gyroscopic torque −ω̄×(Jω̄).
+// f holds gravity, the external loads and the gyroscopic torque −ω̄×(Jω̄)
+// (the latter integrated implicitly: see freeVelocity).
 func (b *Backend) Build(h float64) (engine.Problem, error) {
 	b.h = h
 	b.freeVelocity(h)
@@ -71,7 +72,9 @@ func (b *Backend) build(_, lo, hi int) {
 	}
 }
 
-// freeVelocity sets vfree = v + h M⁻¹ f per movable body (zero for fixed
+// freeVelocity sets vfree = v + h M⁻¹ f per movable body, the angular part
+// ω̄* + hJ⁻¹τ̄ with ω̄* = engine.GyroStep(ω̄, J⁻¹, h), the gyroscopic torque
+// integrated implicitly (zero for fixed
 // bodies, the prescribed velocity of the step for kinematic ones: see
 // kinematicVelocity): linear part in the world frame, angular part in the
 // body frame. Contacts and joints see a kinematic body's velocity through
@@ -101,11 +104,9 @@ func (b *Backend) freeVelocities(_, lo, hi int) {
 		for k := 0; k < 3; k++ {
 			vf[k] = b.vel[3*i+k] + h*(g[k]+im*b.force[3*i+k])
 		}
-		w := mgl64.Vec3{b.omega[3*i], b.omega[3*i+1], b.omega[3*i+2]}
-		ji := mgl64.Vec3{b.invInertia[3*i], b.invInertia[3*i+1], b.invInertia[3*i+2]}
-		jw := mgl64.Vec3{w[0] / ji[0], w[1] / ji[1], w[2] / ji[2]}
+		ji := [3]float64{b.invInertia[3*i], b.invInertia[3*i+1], b.invInertia[3*i+2]}
+		w := engine.GyroStep([3]float64{b.omega[3*i], b.omega[3*i+1], b.omega[3*i+2]}, ji, h)
 		tq := b.quat(i).Conjugate().Rotate(mgl64.Vec3{b.torque[3*i], b.torque[3*i+1], b.torque[3*i+2]})
-		tq = tq.Sub(w.Cross(jw))
 		for k := 0; k < 3; k++ {
 			vf[3+k] = w[k] + h*ji[k]*tq[k]
 		}

@@ -2,20 +2,21 @@
 // free_velocity: vfree_i = v_i + h M_i⁻¹ f_i for every body i, the velocity
 // without contact impulses (cpuref's freeVelocity, term M⁻¹k of eq. 5 of
 // the APGD paper): linear part in the world frame, angular part in the body
-// frame, with the gyroscopic torque −ω̄×(Jω̄). Fixed bodies get zero.
+// frame, the gyroscopic torque −ω̄×(Jω̄) integrated implicitly (implicit
+// midpoint, engine.GyroStep; lib/gyro.glsl). Fixed bodies get zero.
 //
 // Loop, for each body i (J⁻¹ = invInertia, q = rot_i):
 //
 //	if fixed[i] { vfree[6i:6i+6] = 0; continue }
 //	for k := 0; k < 3; k++ { vfree[6i+k] = vel[3i+k] + h*(g[k] + invMass[i]*force[3i+k]) }
-//	jω := ω̄ / J⁻¹                      // componentwise: J ω̄
-//	τ := Rotate(Conjugate(q), torque_i) − ω̄ × jω
-//	for k := 0; k < 3; k++ { vfree[6i+3+k] = ω̄[k] + h*J⁻¹[k]*τ[k] }
+//	ω̄* := GyroStep(ω̄, J⁻¹, h)         // torque-free step of Euler's equations
+//	τ := Rotate(Conjugate(q), torque_i)
+//	for k := 0; k < 3; k++ { vfree[6i+3+k] = ω̄*[k] + h*J⁻¹[k]*τ[k] }
 //
-// Rotate and × are mgl64's Quat.Rotate and Vec3.Cross, term by term in
-// their order; every operation is `precise` (no fused multiply-add), so the
-// result equals cpuref's bit for bit where float64 division is correctly
-// rounded.
+// Rotate is mgl64's Quat.Rotate, term by term in its order; every
+// operation is `precise` (no fused multiply-add), so the result equals
+// cpuref's bit for bit where float64 division and square root are
+// correctly rounded.
 // Bindings (set 0): 0 vfree (written; 6n float64), 1 vel (3n), 2 omega (3n),
 // 3 rot (4n: w, x, y, z), 4 force (3n, N), 5 torque (3n, N·m, world frame),
 // 6 invMass (n, 1/kg), 7 invInertia (3n, 1/(kg·m²)), 8 fixedBody (n uint32,
@@ -45,6 +46,7 @@ layout(push_constant) uniform Push {
 } p;
 
 #include "quat.glsl"
+#include "gyro.glsl"
 
 void main() {
 	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
@@ -61,17 +63,14 @@ void main() {
 			precise double v = vel[3u * i + k] + p.h * (g[k] + im * force[3u * i + k]);
 			vfree[6u * i + k] = v;
 		}
-		dvec3 w = dvec3(omega[3u * i], omega[3u * i + 1u], omega[3u * i + 2u]);
 		dvec3 ji = dvec3(invInertia[3u * i], invInertia[3u * i + 1u], invInertia[3u * i + 2u]);
-		precise dvec3 jw = dvec3(w.x / ji.x, w.y / ji.y, w.z / ji.z);
+		dvec3 w = gyroStep(dvec3(omega[3u * i], omega[3u * i + 1u], omega[3u * i + 2u]), ji, p.h);
 		dvec3 qv = dvec3(rot[4u * i + 1u], rot[4u * i + 2u], rot[4u * i + 3u]);
 		precise dvec3 conj = dvec3(qv.x * -1.0lf, qv.y * -1.0lf, qv.z * -1.0lf);
 		dvec3 tw = dvec3(torque[3u * i], torque[3u * i + 1u], torque[3u * i + 2u]);
 		precise dvec3 tb = rotate(rot[4u * i], conj, tw);
-		precise dvec3 gyro = cross3(w, jw);
-		precise dvec3 tq = dvec3(tb.x - gyro.x, tb.y - gyro.y, tb.z - gyro.z);
 		for (uint k = 0u; k < 3u; k++) {
-			precise double o = w[k] + p.h * ji[k] * tq[k];
+			precise double o = w[k] + p.h * ji[k] * tb[k];
 			vfree[6u * i + 3u + k] = o;
 		}
 	}

@@ -606,7 +606,8 @@ var fixed_forceSPIRV string
 // FreeVelocity is free_velocity.comp: vfree_i = v_i + h M_i⁻¹ f_i for every body i, the velocity
 // without contact impulses (cpuref's freeVelocity, term M⁻¹k of eq. 5 of
 // the APGD paper): linear part in the world frame, angular part in the body
-// frame, with the gyroscopic torque −ω̄×(Jω̄). Fixed bodies get zero.
+// frame, the gyroscopic torque −ω̄×(Jω̄) integrated implicitly (implicit
+// midpoint, engine.GyroStep; lib/gyro.glsl). Fixed bodies get zero.
 var FreeVelocity = Module{
 	Name:  "free_velocity",
 	SPIRV: free_velocitySPIRV,

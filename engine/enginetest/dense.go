@@ -105,7 +105,8 @@ func assemble(t *testing.T, l *loaded) *dense {
 	fixed := func(i int) bool { return bodies[i].Fixed || bodies[i].Shape.Kind == engine.Plane }
 
 	// vfree = v + hM⁻¹f per movable body (linear, world; angular, body
-	// frame, with the gyroscopic torque −ω×Jω), and its magnitude.
+	// frame, the gyroscopic torque −ω×Jω by engine.GyroStep), and its
+	// magnitude (|ω* − ω| bounds the rounding of GyroStep's solve).
 	vfree := make([][6]float64, len(bodies))
 	vAbs := make([][6]float64, len(bodies))
 	g := l.m.Gravity
@@ -118,12 +119,11 @@ func assemble(t *testing.T, l *loaded) *dense {
 			vAbs[i][k] = math.Abs(s.Vel[3*i+k]) + h*(math.Abs(g[k])+math.Abs(bd.Force[k])/bd.Mass)
 		}
 		w := [3]float64{s.Omega[3*i], s.Omega[3*i+1], s.Omega[3*i+2]}
-		jw := [3]float64{w[0] * bd.Inertia[0], w[1] * bd.Inertia[1], w[2] * bd.Inertia[2]}
+		ws := engine.GyroStep(w, [3]float64{1 / bd.Inertia[0], 1 / bd.Inertia[1], 1 / bd.Inertia[2]}, h)
 		tq := toBody(s.Rot[4*i:4*i+4], [3]float64(bd.Torque))
-		gyro := cross(w, jw)
 		for k := range 3 {
-			vfree[i][3+k] = w[k] + h*(tq[k]-gyro[k])/bd.Inertia[k]
-			vAbs[i][3+k] = math.Abs(w[k]) + h*(math.Abs(tq[k])+2*math.Abs(gyro[k]))/bd.Inertia[k]
+			vfree[i][3+k] = ws[k] + h*tq[k]/bd.Inertia[k]
+			vAbs[i][3+k] = math.Abs(ws[k]) + math.Abs(ws[k]-w[k]) + h*math.Abs(tq[k])/bd.Inertia[k]
 		}
 	}
 
