@@ -24,7 +24,7 @@ func momentum(m *engine.Model, s *engine.State) (p, l mgl64.Vec3) {
 
 // TestFreeBodyMomentum: a free ellipsoid in zero gravity keeps its linear
 // momentum exactly and its angular momentum up to the first-order error of
-// the explicit gyroscopic torque.
+// the gyroscopic step (see TestCompoundAngularMomentum).
 func TestFreeBodyMomentum(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, newBackend func() engine.Backend) {
 		b := engine.Body{Shape: engine.EllipsoidShape(0.3, 0.2, 0.1), Rot: mgl64.QuatRotate(0.3, mgl64.Vec3{1, 1, 0}.Normalize()),
@@ -46,7 +46,7 @@ func TestFreeBodyMomentum(t *testing.T) {
 		if d := p1.Sub(p0).Len(); d > 1e-14*p0.Len() {
 			t.Errorf("linear momentum changed by %g (of %g)", d, p0.Len())
 		}
-		// Angular momentum: the explicit gyroscopic term has a local error
+		// Angular momentum: the gyroscopic step has a local error
 		// O(h²|ω|²); over 1000 steps of h = 1e-4 s the drift observed is
 		// ~1e-6 relative; 1e-4 bounds it with margin.
 		if d := l1.Sub(l0).Len(); d > 1e-4*l0.Len() {
