@@ -35,12 +35,7 @@ func TestCohesionHolds(t *testing.T) {
 			s.Tol = 1e-10
 			s.MaxIter = 2000
 			sim := newSim(t, m, s, newBackend())
-			var last engine.StepStats
-			for k := 0; k < 200; k++ {
-				last = step(t, sim)
-			}
-			var st engine.State
-			readState(t, sim, &st)
+			last, st := stepFor(t, sim, 200)
 			z := st.Pos[2]
 			if c.holds {
 				// Hanging still: the sphere pulls the ceiling down with

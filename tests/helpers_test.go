@@ -73,6 +73,19 @@ func readState(t *testing.T, sim *engine.Sim, s *engine.State) {
 	}
 }
 
+// stepFor takes n steps and returns the last one's stats and the state
+// after it.
+func stepFor(t *testing.T, sim *engine.Sim, n int) (engine.StepStats, engine.State) {
+	t.Helper()
+	var last engine.StepStats
+	for k := 0; k < n; k++ {
+		last = step(t, sim)
+	}
+	var st engine.State
+	readState(t, sim, &st)
+	return last, st
+}
+
 func vec3(s []float64, i int) mgl64.Vec3 { return mgl64.Vec3{s[3*i], s[3*i+1], s[3*i+2]} }
 
 func quat(s []float64, i int) mgl64.Quat {

@@ -39,12 +39,7 @@ func TestResting(t *testing.T) {
 			s.Tol = 1e-9
 			s.MaxIter = 5000
 			sim := newSim(t, m, s, newBackend())
-			var last engine.StepStats
-			for k := 0; k < 100; k++ {
-				last = step(t, sim)
-			}
-			var st engine.State
-			readState(t, sim, &st)
+			last, st := stepFor(t, sim, 100)
 			pos, q := vec3(st.Pos, 0), quat(st.Rot, 0)
 			// 1e-6 m and 1e-6 rad: the residual tolerance 1e-9 on
 			// velocities (m/s) over 1 s of steps gives drifts far below;
