@@ -64,38 +64,56 @@ type table struct {
 // line without its newline is a row cut by a full disk or a killed run: it
 // is left out, and warn (if set) says so.
 func readTable(path string, warn func(string)) (*table, error) {
+	t := &table{path: path, cols: map[string][]float64{}}
+	err := readCSV(path, 0, warn, func(header, rec []string, row int) error {
+		for i, s := range rec {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				return fmt.Errorf("viz: %s: row %d, column %s: %q is not a number", path, row, header[i], s)
+			}
+			t.cols[header[i]] = append(t.cols[header[i]], v)
+		}
+		t.rows++
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// readCSV reads the CSV file at path, a header row and then records of
+// fields fields each (0: as many as the header), and calls f with the
+// header, each record and its row number (the header is row 1), stopping
+// at f's first error. A last line without its newline is a row cut by a
+// full disk or a killed run: it is left out, and warn (if set) says so.
+func readCSV(path string, fields int, warn func(string), f func(header, rec []string, row int) error) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("viz: %w", err)
+		return fmt.Errorf("viz: %w", err)
 	}
 	data, cut := outdir.CompleteRows(data)
 	if cut && warn != nil {
 		warn(fmt.Sprintf("%s: the last line is incomplete (a run killed while writing it, or a full disk): left out", path))
 	}
 	r := csv.NewReader(bytes.NewReader(data))
+	r.FieldsPerRecord = fields
 	header, err := r.Read()
 	if err != nil {
-		return nil, fmt.Errorf("viz: %s: header: %w", path, err)
+		return fmt.Errorf("viz: %s: header: %w", path, err)
 	}
-	t := &table{path: path, cols: map[string][]float64{}}
 	for row := 2; ; row++ {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
-			break
+			return nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("viz: %s: %w", path, err)
+			return fmt.Errorf("viz: %s: %w", path, err)
 		}
-		for i, s := range rec {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				return nil, fmt.Errorf("viz: %s: row %d, column %s: %q is not a number", path, row, header[i], s)
-			}
-			t.cols[header[i]] = append(t.cols[header[i]], v)
+		if err := f(header, rec, row); err != nil {
+			return err
 		}
-		t.rows++
 	}
-	return t, nil
 }
 
 // col returns the named column or an error naming the file and column.

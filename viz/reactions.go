@@ -1,17 +1,10 @@
 package viz
 
 import (
-	"bytes"
-	"encoding/csv"
-	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
-
-	"github.com/gpusim/gpusim/internal/outdir"
 )
 
 // reactionFigures returns the figures of a run's reactions.csv (columns
@@ -20,41 +13,21 @@ import (
 // panels |force| (N) and |torque| (N·m) against simulated time and a line
 // per joint or body. A cut last line is left out (warn says so).
 func reactionFigures(path string, warn func(string)) ([]figure, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("viz: %w", err)
-	}
-	data, cut := outdir.CompleteRows(data)
-	if cut && warn != nil {
-		warn(fmt.Sprintf("%s: the last line is incomplete (a run killed while writing it, or a full disk): left out", path))
-	}
-	r := csv.NewReader(bytes.NewReader(data))
-	r.FieldsPerRecord = 10
-	if _, err := r.Read(); err != nil {
-		return nil, fmt.Errorf("viz: %s: header: %w", path, err)
-	}
 	type key struct {
 		kind string
 		id   int
 	}
 	lines := map[key]*[3][]float64{} // time, |force|, |torque|
 	var keys []key
-	for row := 2; ; row++ {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("viz: %s: %w", path, err)
-		}
+	err := readCSV(path, 10, warn, func(_, rec []string, row int) error {
 		id, err := strconv.Atoi(rec[3])
 		if err != nil || (rec[2] != "joint" && rec[2] != "body") {
-			return nil, fmt.Errorf("viz: %s: row %d: kind %q and id %q are not joint or body and an integer", path, row, rec[2], rec[3])
+			return fmt.Errorf("viz: %s: row %d: kind %q and id %q are not joint or body and an integer", path, row, rec[2], rec[3])
 		}
 		var v [7]float64
 		for i, s := range append(rec[1:2:2], rec[4:]...) {
 			if v[i], err = strconv.ParseFloat(s, 64); err != nil {
-				return nil, fmt.Errorf("viz: %s: row %d: %q is not a number", path, row, s)
+				return fmt.Errorf("viz: %s: row %d: %q is not a number", path, row, s)
 			}
 		}
 		k := key{rec[2], id}
@@ -67,6 +40,10 @@ func reactionFigures(path string, warn func(string)) ([]figure, error) {
 		l[0] = append(l[0], v[0])
 		l[1] = append(l[1], math.Sqrt(v[1]*v[1]+v[2]*v[2]+v[3]*v[3]))
 		l[2] = append(l[2], math.Sqrt(v[4]*v[4]+v[5]*v[5]+v[6]*v[6]))
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(keys, func(a, b key) int { return a.id - b.id })
 	var figs []figure

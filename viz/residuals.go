@@ -1,7 +1,6 @@
 package viz
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"math"
@@ -79,15 +78,11 @@ func PlotResiduals(path, title string, rs []*fclib.Result, tol float64, byTime b
 	pl.Legend.Top = true
 	pl.X.Min, pl.X.Max = xr.rangeFor(byTime)
 	pl.Y.Min, pl.Y.Max = yr.rangeFor(true)
-	wt, err := pl.WriterTo(PlotWidth, PlotHeight, "png")
+	data, err := PNG(pl)
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
-	var buf bytes.Buffer
-	if _, err := wt.WriteTo(&buf); err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
-	return atomicfile.WriteBytes(path, buf.Bytes())
+	return atomicfile.WriteBytes(path, data)
 }
 
 // span is the range of the values added to it.
