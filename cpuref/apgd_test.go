@@ -7,9 +7,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/go-gl/mathgl/mgl64"
-
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/engine/enginetest"
 )
 
 // hostOnly hides SolveAPGD, so that engine.APGD runs its own iterations
@@ -96,20 +95,11 @@ func TestSolveAPGDBits(t *testing.T) {
 	}
 }
 
-// separatingPair returns the problem of two unit-mass spheres of radius
-// 0.1 at rest 1 mm apart, inside the 1 cm envelope and without gravity: one
-// contact that separates (r = (Φ/h, 0, 0), Φ > 0), so γ = 0 is the solution
-// and APGD's iterates never leave it.
+// separatingPair returns the problem of enginetest.SeparatingPair with
+// unit masses.
 func separatingPair(t *testing.T, b *Backend) engine.Problem {
 	t.Helper()
-	m := &engine.Model{Materials: []engine.Material{{Name: "m", Friction: 0.3}}}
-	for i := range 2 {
-		bd := engine.Body{Shape: engine.SphereShape(0.1), Pos: mgl64.Vec3{0.201 * float64(i), 0, 0}, Rot: mgl64.QuatIdent()}
-		bd.SetMass(1)
-		m.Bodies = append(m.Bodies, bd)
-	}
-	set := engine.DefaultSettings()
-	set.Envelope = 0.01
+	m, set := enginetest.SeparatingPair(1)
 	if err := b.Load(m, &set); err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,6 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/go-gl/mathgl/mgl64"
-
 	"github.com/gpusim/gpusim/engine"
 	"github.com/gpusim/gpusim/engine/enginetest"
 	"github.com/gpusim/gpusim/scene"
@@ -226,14 +224,7 @@ func TestDeviceAPGDSurvivesGC(t *testing.T) {
 // match cpuref in the GPU's dot order bit for bit, iterations and history
 // included.
 func TestDeviceAPGDLongSeparating(t *testing.T) {
-	m := &engine.Model{Materials: []engine.Material{{Name: "m", Friction: 0.3}}}
-	for i := range 2 {
-		b := engine.Body{Shape: engine.SphereShape(0.1), Pos: mgl64.Vec3{0.201 * float64(i), 0, 0}, Rot: mgl64.QuatIdent()}
-		b.SetMass(1e150)
-		m.Bodies = append(m.Bodies, b)
-	}
-	set := engine.DefaultSettings()
-	set.Envelope = 0.01
+	m, set := enginetest.SeparatingPair(1e150)
 	tw := newTwin(t, m, set)
 	if tw.nc != 1 {
 		t.Fatalf("%d contacts, want the 1 separating one", tw.nc)

@@ -109,6 +109,22 @@ func LatticeModel(n int) *engine.Model {
 	return m
 }
 
+// SeparatingPair returns two spheres of radius 0.1 m and mass kg each at
+// rest 1 mm apart, without gravity, and settings with a 1 cm envelope: one
+// contact that separates (r = (Φ/h, 0, 0), Φ > 0), so γ = 0 is the
+// solution and APGD's iterates never leave it.
+func SeparatingPair(mass float64) (*engine.Model, engine.Settings) {
+	m := &engine.Model{Materials: []engine.Material{{Name: "m", Friction: 0.3}}}
+	for i := range 2 {
+		bd := engine.Body{Shape: engine.SphereShape(0.1), Pos: mgl64.Vec3{0.201 * float64(i), 0, 0}, Rot: mgl64.QuatIdent()}
+		bd.SetMass(mass)
+		m.Bodies = append(m.Bodies, bd)
+	}
+	set := engine.DefaultSettings()
+	set.Envelope = 0.01
+	return m, set
+}
+
 // loaded is a model loaded into a backend, collided and built.
 type loaded struct {
 	m   *engine.Model
