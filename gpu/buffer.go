@@ -264,50 +264,33 @@ func (b *Buffer) bounds(op string, off, n int64) error {
 	return nil
 }
 
-// write copies src into bytes [off, off+len(src)). A host-visible buffer
-// is written in place; any other goes through the staging buffer.
-func (b *Buffer) write(off int64, src []byte) error {
-	b.live()
-	n := int64(len(src))
-	if err := b.bounds("write", off, n); err != nil {
-		return err
-	}
-	if n == 0 {
-		return nil
-	}
-	if b.mapped != nil {
-		copy(unsafe.Slice((*byte)(unsafe.Add(b.mapped, off)), n), src)
-		return nil
-	}
-	for done := int64(0); done < n; {
-		c := min(n-done, stagingChunk)
-		st, err := b.d.stagingBuffer(c)
-		if err != nil {
-			return err
-		}
-		copy(unsafe.Slice((*byte)(st.mapped), c), src[done:done+c])
-		if err := b.d.transfer(func(x *Batch) {
-			C.gs_copy(b.d.vk, x.cmd, st.buf, 0, b.buf, C.uint64_t(off+done), C.uint64_t(c))
-		}); err != nil {
-			return err
-		}
-		done += c
-	}
-	return nil
-}
+// write copies src into bytes [off, off+len(src)).
+func (b *Buffer) write(off int64, src []byte) error { return b.move("write", off, src) }
 
 // read copies bytes [off, off+len(dst)) into dst.
-func (b *Buffer) read(dst []byte, off int64) error {
+func (b *Buffer) read(dst []byte, off int64) error { return b.move("read", off, dst) }
+
+// move copies host into bytes [off, off+len(host)) of b (op "write") or
+// those bytes into host (op "read"). A host-visible buffer is accessed in
+// place; any other goes through the staging buffer, stagingChunk bytes at
+// a time.
+func (b *Buffer) move(op string, off int64, host []byte) error {
 	b.live()
-	n := int64(len(dst))
-	if err := b.bounds("read", off, n); err != nil {
+	n := int64(len(host))
+	if err := b.bounds(op, off, n); err != nil {
 		return err
 	}
 	if n == 0 {
 		return nil
 	}
+	toDevice := op == "write"
 	if b.mapped != nil {
-		copy(dst, unsafe.Slice((*byte)(unsafe.Add(b.mapped, off)), n))
+		dev := unsafe.Slice((*byte)(unsafe.Add(b.mapped, off)), n)
+		if toDevice {
+			copy(dev, host)
+		} else {
+			copy(host, dev)
+		}
 		return nil
 	}
 	for done := int64(0); done < n; {
@@ -316,12 +299,20 @@ func (b *Buffer) read(dst []byte, off int64) error {
 		if err != nil {
 			return err
 		}
+		stage, part := unsafe.Slice((*byte)(st.mapped), c), host[done:done+c]
+		src, srcOff, dst, dstOff := b.buf, C.uint64_t(off+done), st.buf, C.uint64_t(0)
+		if toDevice {
+			copy(stage, part)
+			src, srcOff, dst, dstOff = dst, dstOff, src, srcOff
+		}
 		if err := b.d.transfer(func(x *Batch) {
-			C.gs_copy(b.d.vk, x.cmd, b.buf, C.uint64_t(off+done), st.buf, 0, C.uint64_t(c))
+			C.gs_copy(b.d.vk, x.cmd, src, srcOff, dst, dstOff, C.uint64_t(c))
 		}); err != nil {
 			return err
 		}
-		copy(dst[done:done+c], unsafe.Slice((*byte)(st.mapped), c))
+		if !toDevice {
+			copy(part, stage)
+		}
 		done += c
 	}
 	return nil
