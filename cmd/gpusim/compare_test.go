@@ -39,10 +39,7 @@ func checkPlot(t *testing.T, path string) {
 func TestCompareProblem(t *testing.T) {
 	dir, _ := tinyProblem(t, 5)
 	out := t.TempDir()
-	code, stdout, stderr := runCLI(t, "compare", dir, "--solvers", "apgd,apgd-ar", "--tol", "1e-9", "--out", out)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	stdout := runOK(t, "compare", dir, "--solvers", "apgd,apgd-ar", "--tol", "1e-9", "--out", out)
 	if !strings.Contains(stdout, "| apgd |") {
 		t.Errorf("stdout does not show the table:\n%s", stdout)
 	}
@@ -74,10 +71,7 @@ func TestCompareProblem(t *testing.T) {
 // on its problem, which is kept as a problem folder.
 func TestCompareScene(t *testing.T) {
 	out := t.TempDir()
-	code, _, stderr := runCLI(t, "compare", "pressure", "--set", "n=30", "--step", "3", "--solvers", "apgd,apgd-ar", "--tol", "1e-8", "--out", out)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	runOK(t, "compare", "pressure", "--set", "n=30", "--step", "3", "--solvers", "apgd,apgd-ar", "--tol", "1e-8", "--out", out)
 	p, err := fclib.Read(filepath.Join(out, "problem"))
 	if err != nil {
 		t.Fatal(err)

@@ -33,6 +33,17 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, o.String(), e.String()
 }
 
+// runOK runs the CLI with args, fails the test unless it exits with
+// exitOK (naming the command and its stderr) and returns its stdout.
+func runOK(t *testing.T, args ...string) string {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, args...)
+	if code != exitOK {
+		t.Fatalf("gpusim %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+	}
+	return stdout
+}
+
 func TestScenesLists(t *testing.T) {
 	code, out, _ := runCLI(t, "scenes")
 	if code != exitOK {
@@ -47,10 +58,7 @@ func TestScenesLists(t *testing.T) {
 
 func TestRunWritesOutputs(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errOut := runCLI(t, "run", "rolling-ball", "--steps", "20", "--trace", "0,1", "--out", dir, "--backend", "cpu")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out := runOK(t, "run", "rolling-ball", "--steps", "20", "--trace", "0,1", "--out", dir, "--backend", "cpu")
 	if !strings.Contains(out, "rolling-ball") {
 		t.Errorf("summary does not name the scene:\n%s", out)
 	}
@@ -132,10 +140,7 @@ func TestRunVulkanWithValidation(t *testing.T) {
 		t.Skipf("no Vulkan device: %v", err)
 	}
 	dir := t.TempDir()
-	code, _, errOut := runCLI(t, "run", "rolling-ball", "--backend", "vulkan", "--vk-validation", "--steps", "10", "--out", dir, "--quiet")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	runOK(t, "run", "rolling-ball", "--backend", "vulkan", "--vk-validation", "--steps", "10", "--out", dir, "--quiet")
 	stats := testfile.CSV(t, filepath.Join(dir, "stats.csv"))
 	if len(stats) != 11 {
 		t.Fatalf("stats.csv has %d rows, want 10", len(stats)-1)

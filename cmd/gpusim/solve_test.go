@@ -64,10 +64,7 @@ func TestSolveTinyProblem(t *testing.T) {
 	dir, p := tinyProblem(t, 4)
 	out := t.TempDir()
 	const tol = 1e-12
-	code, stdout, stderr := runCLI(t, "solve", dir, "--tol", "1e-12", "--out", out)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	stdout := runOK(t, "solve", dir, "--tol", "1e-12", "--out", out)
 	if !strings.Contains(stdout, "converged") || !strings.Contains(stdout, "ccp_res_chrono") {
 		t.Errorf("summary:\n%s", stdout)
 	}
@@ -257,10 +254,7 @@ func TestSolveLongSeparating(t *testing.T) {
 	dir := oneContactProblem(t, true, 1)
 	for _, solver := range []string{"apgd", "apgd-ar"} {
 		out := t.TempDir()
-		code, _, stderr := runCLI(t, "solve", dir, "--solver", solver, "--tol", "0", "--max-iter", "7000", "--out", out)
-		if code != exitOK {
-			t.Fatalf("%s: exit %d: %s", solver, code, stderr)
-		}
+		runOK(t, "solve", dir, "--solver", solver, "--tol", "0", "--max-iter", "7000", "--out", out)
 		sum := readSummary(t, out)
 		if sum.Status != "not_converged" || sum.Iterations != 7000 || sum.Residual != 0 || sum.Measures.NormGamma != 0 {
 			t.Errorf("%s: summary.json status %q, %d iterations, residual %g, ‖γ‖ %g; want not_converged, 7000, 0, 0",

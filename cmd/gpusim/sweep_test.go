@@ -148,10 +148,7 @@ func TestSweepCLIBadInput(t *testing.T) {
 // --list writes the manifest and prints a line per run without running.
 func TestSweepCLIList(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "sw")
-	code, stdout, stderr := runCLI(t, "sweep", writeSpec(t, sweepSpec), "--out", out, "--list")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	stdout := runOK(t, "sweep", writeSpec(t, sweepSpec), "--out", out, "--list")
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	want := "3\truns/0003\tn=30 run.steps=5 materials.0.friction=0.5 generators.0.seed=2"
 	if len(lines) != 4 || lines[3] != want {
