@@ -75,14 +75,7 @@ func TestSolveTinyProblem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sum fclib.Summary
-	data, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, &sum); err != nil {
-		t.Fatal(err)
-	}
+	sum := readSummary(t, out)
 	if !sum.Converged || !(sum.Residual < tol) || sum.Solver != "apgd" || sum.Contacts != p.NC {
 		t.Errorf("summary.json: %+v", sum)
 	}
