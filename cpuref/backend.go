@@ -113,12 +113,14 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 
 // ReadState copies the body state into s.
 func (b *Backend) ReadState(s *engine.State) error {
-	s.Resize(b.n)
-	copy(s.Pos, b.pos)
-	copy(s.Rot, b.rot)
-	copy(s.Vel, b.vel)
-	copy(s.Omega, b.omega)
+	st := b.state()
+	s.CopyFrom(&st)
 	return nil
+}
+
+// state is the body state over b's own arrays (not a copy).
+func (b *Backend) state() engine.State {
+	return engine.State{Pos: b.pos, Rot: b.rot, Vel: b.vel, Omega: b.omega}
 }
 
 // ReadContacts copies the current contacts into c.

@@ -14,10 +14,8 @@ func (b *Backend) SetState(s *engine.State) error {
 		return fmt.Errorf("cpuref: set state: %d positions, %d rotations, %d velocities, %d angular velocities for %d bodies",
 			len(s.Pos), len(s.Rot), len(s.Vel), len(s.Omega), b.n)
 	}
-	copy(b.pos, s.Pos)
-	copy(b.rot, s.Rot)
-	copy(b.vel, s.Vel)
-	copy(b.omega, s.Omega)
+	st := b.state() // s has b.n bodies: CopyFrom keeps b's arrays
+	st.CopyFrom(s)
 	return nil
 }
 

@@ -150,6 +150,16 @@ func (s *State) Resize(n int) {
 // Len returns the number of bodies.
 func (s *State) Len() int { return len(s.Pos) / 3 }
 
+// CopyFrom makes s a copy of src, resized to src's number of bodies (its
+// arrays reused where they have room).
+func (s *State) CopyFrom(src *State) {
+	s.Resize(src.Len())
+	copy(s.Pos, src.Pos)
+	copy(s.Rot, src.Rot)
+	copy(s.Vel, src.Vel)
+	copy(s.Omega, src.Omega)
+}
+
 // Contacts holds contacts in structure-of-arrays form.
 type Contacts struct {
 	// A and B are the body indices, A < B.

@@ -214,12 +214,7 @@ func (c *checkpointer) writeGood(sim *engine.Sim, sn *snapshot) (string, error) 
 	}
 	c.ck.Step = sn.step
 	c.ck.Settings = sim.Settings()
-	st := &c.ck.State
-	st.Resize(sn.state.Len())
-	copy(st.Pos, sn.state.Pos)
-	copy(st.Rot, sn.state.Rot)
-	copy(st.Vel, sn.state.Vel)
-	copy(st.Omega, sn.state.Omega)
+	c.ck.State.CopyFrom(&sn.state)
 	c.ck.Warm = sn.ws // not changed after the run stops
 	return c.save()
 }
