@@ -170,11 +170,9 @@ func (p *MatrixProblem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
 			}
 			u[d] = s
 		}
-		s := omega / dg[3*k]
-		n, tu, tw := ProjectCone(g[3*k]-s*u[0], g[3*k+1]-s*u[1], g[3*k+2]-s*u[2], p.mu[k], p.coh[k])
-		g[3*k] = lambda*n + (1-lambda)*g[3*k]
-		g[3*k+1] = lambda*tu + (1-lambda)*g[3*k+1]
-		g[3*k+2] = lambda*tw + (1-lambda)*g[3*k+2]
+		x := g[3*k : 3*k+3]
+		y := RelaxContact(x, u, omega/dg[3*k], lambda, p.mu[k], p.coh[k])
+		copy(x, y[:])
 	}
 }
 

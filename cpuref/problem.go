@@ -115,16 +115,13 @@ func (p *problem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
 	var u [3]float64
 	for k := 0; k < b.con.Len(); k++ {
 		b.velocities(k, k+1, b.dv, u[:])
-		s := omega / dg[3*k]
 		x := g[3*k : 3*k+3]
-		n, tu, tw := ProjectCone(x[0]-s*(u[0]+b.r[3*k]), x[1]-s*(u[1]+b.r[3*k+1]), x[2]-s*(u[2]+b.r[3*k+2]), b.con.Mu[k], b.coh[k])
+		y := RelaxContact(x, [3]float64{u[0] + b.r[3*k], u[1] + b.r[3*k+1], u[2] + b.r[3*k+2]}, omega/dg[3*k], lambda, b.con.Mu[k], b.coh[k])
 		var delta [3]float64
-		delta[0] = lambda*n + (1-lambda)*x[0] - x[0]
-		delta[1] = lambda*tu + (1-lambda)*x[1] - x[1]
-		delta[2] = lambda*tw + (1-lambda)*x[2] - x[2]
-		x[0] += delta[0]
-		x[1] += delta[1]
-		x[2] += delta[2]
+		for d := range 3 {
+			delta[d] = y[d] - x[d]
+			x[d] += delta[d]
+		}
 		b.addContactImpulse(k, delta, b.dv)
 	}
 	o := 3 * b.con.Len()

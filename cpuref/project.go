@@ -29,6 +29,15 @@ func ProjectCone(xn, xu, xw, mu, c float64) (float64, float64, float64) {
 	return np - c, xu * s, xw * s
 }
 
+// RelaxContact returns a contact's projected Gauss–Seidel update
+// λ·Π(x − s·u) + (1 − λ)·x of its impulse x (3 values: normal, tangents)
+// with u = (Nγ + r) on its rows, s = ω/g_i and Π ProjectCone with friction
+// mu and cohesion impulse c.
+func RelaxContact(x []float64, u [3]float64, s, lambda, mu, c float64) [3]float64 {
+	n, tu, tw := ProjectCone(x[0]-s*u[0], x[1]-s*u[1], x[2]-s*u[2], mu, c)
+	return [3]float64{lambda*n + (1-lambda)*x[0], lambda*tu + (1-lambda)*x[1], lambda*tw + (1-lambda)*x[2]}
+}
+
 // projectCones sets d_k = ProjectCone(x_k, μ_k, c_k) for the contacts k in
 // [lo, hi) (3 per contact, d may alias x): ProjectCone's arithmetic
 // written out in the loop, which the compiler does not inline

@@ -532,12 +532,10 @@ func (p *hostProblem) BlockDiag(dst engine.Vec) {
 func (p *hostProblem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
 	g, dg := hv(gamma), hv(diag)
 	for i := range p.mu {
-		s := omega / dg[3*i]
-		u0, u1, u2 := p.row(3*i, g), p.row(3*i+1, g), p.row(3*i+2, g)
-		n, tu, tw := cpuref.ProjectCone(g[3*i]-s*u0, g[3*i+1]-s*u1, g[3*i+2]-s*u2, p.mu[i], p.coh[i])
-		g[3*i] = lambda*n + (1-lambda)*g[3*i]
-		g[3*i+1] = lambda*tu + (1-lambda)*g[3*i+1]
-		g[3*i+2] = lambda*tw + (1-lambda)*g[3*i+2]
+		x := g[3*i : 3*i+3]
+		u := [3]float64{p.row(3*i, g), p.row(3*i+1, g), p.row(3*i+2, g)}
+		y := cpuref.RelaxContact(x, u, omega/dg[3*i], lambda, p.mu[i], p.coh[i])
+		copy(x, y[:])
 	}
 }
 func (p *hostProblem) Cones(mu, coh []float64) {
