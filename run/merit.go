@@ -25,7 +25,11 @@ import (
 type MeritFigure struct {
 	Name  string  `json:"name"`
 	Value float64 `json:"value"`
-	Unit  string  `json:"unit,omitempty"`
+	// Undefined is set (and Value is 0) when the run gave the figure no
+	// finite value, such as a flow rate before anything has flowed: JSON
+	// has no NaN, and a 0 must not pass for a measurement.
+	Undefined bool   `json:"undefined,omitempty"`
+	Unit      string `json:"unit,omitempty"`
 	// Note says how it was measured or what the paper gives.
 	Note string `json:"note,omitempty"`
 }
@@ -290,7 +294,11 @@ func (m *meter) finish(sim *engine.Sim) (*Merit, error) {
 	}
 	out := &Merit{Type: m.spec.Type, Series: "merit.csv"}
 	add := func(name string, v float64, unit, note string) {
-		out.Figures = append(out.Figures, MeritFigure{Name: name, Value: v, Unit: unit, Note: note})
+		f := MeritFigure{Name: name, Value: v, Unit: unit, Note: note}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			f.Value, f.Undefined = 0, true
+		}
+		out.Figures = append(out.Figures, f)
 	}
 	if len(m.rows) == 0 {
 		return out, nil
@@ -502,7 +510,11 @@ func (m *Merit) String() string {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "%-20s %s", f.Name, strconv.FormatFloat(f.Value, 'g', 6, 64))
+		v := strconv.FormatFloat(f.Value, 'g', 6, 64)
+		if f.Undefined {
+			v = "undefined"
+		}
+		fmt.Fprintf(&b, "%-20s %s", f.Name, v)
 		if f.Unit != "" {
 			b.WriteString(" " + f.Unit)
 		}
