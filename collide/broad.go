@@ -133,6 +133,7 @@ type Grid struct {
 	cursor  []int32    // per slot, the next entry to write in the scatter stage
 	entryID []int32    // per entry, sorted by slot: the body
 	entryAt []uint8    // per entry: the bin's offset in the body's range, x + nx(y + ny z)
+	cells   []uint32   // scratch: one body's slots, by offset (binRange.slots)
 	keys    []uint64   // pairs found, i<<keyBits | j
 	keyTmp  []uint64   // the radix sort's second buffer
 	keyBits uint       // bit length of the number of bodies
@@ -147,6 +148,23 @@ type binRange struct {
 
 // binned reports whether the body has entries in the grid.
 func (r *binRange) binned() bool { return r.n[0] != 0 }
+
+// slots appends to dst the slots of r's bins in the order of their
+// offsets (x fastest, then y, then z).
+func (r *binRange) slots(dst []uint32, shift uint) []uint32 {
+	var c [3]int32
+	for z := range int32(r.n[2]) {
+		c[2] = r.lo[2] + z
+		for y := range int32(r.n[1]) {
+			c[1] = r.lo[1] + y
+			for x := range int32(r.n[0]) {
+				c[0] = r.lo[0] + x
+				dst = append(dst, slot(c, shift))
+			}
+		}
+	}
+	return dst
+}
 
 // offset returns the offset within r of bin c, which r must contain.
 func (r *binRange) offset(c [3]int32) uint8 {
@@ -321,16 +339,9 @@ func (g *Grid) count(slots int, shift uint) {
 		if !r.binned() {
 			continue
 		}
-		var c [3]int32
-		for z := range int32(r.n[2]) {
-			c[2] = r.lo[2] + z
-			for y := range int32(r.n[1]) {
-				c[1] = r.lo[1] + y
-				for x := range int32(r.n[0]) {
-					c[0] = r.lo[0] + x
-					g.start[slot(c, shift)+1]++
-				}
-			}
+		g.cells = r.slots(g.cells[:0], shift)
+		for _, s := range g.cells {
+			g.start[s+1]++
 		}
 	}
 }
@@ -356,22 +367,12 @@ func (g *Grid) scatter(entries int, shift uint) {
 		if !r.binned() {
 			continue
 		}
-		var c [3]int32
-		at := uint8(0)
-		for z := range int32(r.n[2]) {
-			c[2] = r.lo[2] + z
-			for y := range int32(r.n[1]) {
-				c[1] = r.lo[1] + y
-				for x := range int32(r.n[0]) {
-					c[0] = r.lo[0] + x
-					s := slot(c, shift)
-					e := g.cursor[s]
-					g.cursor[s]++
-					g.entryID[e] = int32(i)
-					g.entryAt[e] = at
-					at++
-				}
-			}
+		g.cells = r.slots(g.cells[:0], shift)
+		for at, s := range g.cells {
+			e := g.cursor[s]
+			g.cursor[s]++
+			g.entryID[e] = int32(i)
+			g.entryAt[e] = uint8(at)
 		}
 	}
 }
