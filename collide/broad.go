@@ -133,7 +133,7 @@ type Grid struct {
 	cursor  []int32    // per slot, the next entry to write in the scatter stage
 	entryID []int32    // per entry, sorted by slot: the body
 	entryAt []uint8    // per entry: the bin's offset in the body's range, x + nx(y + ny z)
-	cells   []uint32   // scratch: one body's slots, by offset (binRange.slots)
+	cells   []uint32   // scratch: one body's slots, by offset (bodySlots)
 	keys    []uint64   // pairs found, i<<keyBits | j
 	keyTmp  []uint64   // the radix sort's second buffer
 	keyBits uint       // bit length of the number of bodies
@@ -149,9 +149,15 @@ type binRange struct {
 // binned reports whether the body has entries in the grid.
 func (r *binRange) binned() bool { return r.n[0] != 0 }
 
-// slots appends to dst the slots of r's bins in the order of their
-// offsets (x fastest, then y, then z).
-func (r *binRange) slots(dst []uint32, shift uint) []uint32 {
+// bodySlots returns the slots of body i's bins in the order of their
+// offsets (x fastest, then y, then z), none for a body that is not binned,
+// in g.cells (reused by the next call).
+func (g *Grid) bodySlots(i int, shift uint) []uint32 {
+	r := &g.ranges[i]
+	g.cells = g.cells[:0]
+	if !r.binned() {
+		return g.cells
+	}
 	var c [3]int32
 	for z := range int32(r.n[2]) {
 		c[2] = r.lo[2] + z
@@ -159,11 +165,11 @@ func (r *binRange) slots(dst []uint32, shift uint) []uint32 {
 			c[1] = r.lo[1] + y
 			for x := range int32(r.n[0]) {
 				c[0] = r.lo[0] + x
-				dst = append(dst, slot(c, shift))
+				g.cells = append(g.cells, slot(c, shift))
 			}
 		}
 	}
-	return dst
+	return g.cells
 }
 
 // offset returns the offset within r of bin c, which r must contain.
@@ -335,12 +341,7 @@ func (g *Grid) count(slots int, shift uint) {
 	g.start = resizeBuf(g.start, slots+1)
 	clear(g.start)
 	for i := range g.ranges {
-		r := &g.ranges[i]
-		if !r.binned() {
-			continue
-		}
-		g.cells = r.slots(g.cells[:0], shift)
-		for _, s := range g.cells {
+		for _, s := range g.bodySlots(i, shift) {
 			g.start[s+1]++
 		}
 	}
@@ -363,12 +364,7 @@ func (g *Grid) scatter(entries int, shift uint) {
 	g.entryID = resizeBuf(g.entryID, entries)
 	g.entryAt = resizeBuf(g.entryAt, entries)
 	for i := range g.ranges {
-		r := &g.ranges[i]
-		if !r.binned() {
-			continue
-		}
-		g.cells = r.slots(g.cells[:0], shift)
-		for at, s := range g.cells {
+		for at, s := range g.bodySlots(i, shift) {
 			e := g.cursor[s]
 			g.cursor[s]++
 			g.entryID[e] = int32(i)
