@@ -97,11 +97,8 @@ func (j *Jacobi) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, erro
 	if err != nil {
 		return st, err
 	}
-	n := Rows(p)
-	if n == 0 {
-		return st, nil
-	}
-	if err := checkSolve(j.Name(), p, gamma, opt); err != nil {
+	n, err := solveRows(j.Name(), p, gamma, opt)
+	if n == 0 || err != nil {
 		return st, err
 	}
 	for i := range j.work {
@@ -223,11 +220,8 @@ func (g *GaussSeidel) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats,
 	if err != nil {
 		return st, err
 	}
-	n := Rows(p)
-	if n == 0 {
-		return st, nil
-	}
-	if err := checkSolve(g.Name(), p, gamma, opt); err != nil {
+	n, err := solveRows(g.Name(), p, gamma, opt)
+	if n == 0 || err != nil {
 		return st, err
 	}
 	diag := p.NewVec(n) // g_i on the rows of contact i
@@ -293,15 +287,21 @@ func relaxation(name string, omega, lambda, defOmega, defLambda float64) (float6
 	return omega, lambda, nil
 }
 
-// checkSolve checks the arguments shared by every solve.
-func checkSolve(name string, p Problem, gamma Vec, opt SolveOptions) error {
-	if n := Rows(p); gamma.Len() != n {
-		return fmt.Errorf("%s: gamma has length %d, want %d", name, gamma.Len(), n)
+// solveRows returns the length n of p's γ (Rows) and checks the arguments
+// shared by every solve, unless n is 0: a problem without rows, which
+// every solver leaves as it is.
+func solveRows(name string, p Problem, gamma Vec, opt SolveOptions) (int, error) {
+	n := Rows(p)
+	if n == 0 {
+		return 0, nil
+	}
+	if gamma.Len() != n {
+		return n, fmt.Errorf("%s: gamma has length %d, want %d", name, gamma.Len(), n)
 	}
 	if !(opt.Gd > 0) || math.IsInf(opt.Gd, 0) {
-		return fmt.Errorf("%s: gd = %v, want a positive finite step for the residual of eq. 25", name, opt.Gd)
+		return n, fmt.Errorf("%s: gd = %v, want a positive finite step for the residual of eq. 25", name, opt.Gd)
 	}
-	return nil
+	return n, nil
 }
 
 // blockDiag sets diag to g_i = tr(N_ii)/3 (eq. 27) on the rows of contact i

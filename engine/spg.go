@@ -101,11 +101,8 @@ func (*SPG) Name() string { return "spg" }
 // Solve runs P-SPG-FB from the guess in gamma and leaves x_FB there.
 func (s *SPG) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error) {
 	var st SolveStats
-	n := Rows(p)
-	if n == 0 {
-		return st, nil
-	}
-	if err := checkSolve(s.Name(), p, gamma, opt); err != nil {
+	n, err := solveRows(s.Name(), p, gamma, opt)
+	if n == 0 || err != nil {
 		return st, err
 	}
 	r := p.R()
