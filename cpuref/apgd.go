@@ -179,19 +179,12 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 		} else {
 			w.yMode, w.ya, w.yb = 2, 1+beta, -beta
 		}
-		if opt.History {
-			st.History = append(st.History, engine.IterRecord{Iter: k + 1, Residual: res, Objective: fx, Step: t, Restart: restart})
-		}
+		st.Record(opt, engine.IterRecord{Iter: k + 1, Residual: res, Objective: fx, Step: t, Restart: restart})
 		// Lines 21–23.
 		if res < opt.Tol {
 			break
 		}
-		// Lines 28–29, with engine.APGD's floor under L.
-		L *= 0.9
-		if L < lmin {
-			L = lmin
-		}
-		t = 1 / L
+		L, t = engine.APGDNextL(L, lmin)
 		theta = thetaNew
 	}
 	copy(gamma, best)

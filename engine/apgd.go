@@ -60,6 +60,17 @@ func (a *APGD) Name() string {
 // move, the line search holds L near the curvature along them.
 const apgdFloor = 0x1p-52
 
+// APGDNextL returns the Lipschitz estimate of APGD's next iteration and
+// its step 1/L: lines 28–29 of Algorithm 1, 0.9·L, kept at or above
+// lmin = εL₀ (see apgdFloor).
+func APGDNextL(L, lmin float64) (float64, float64) {
+	L *= 0.9
+	if L < lmin {
+		L = lmin
+	}
+	return L, 1 / L
+}
+
 // apgdMaxBacktrack bounds the step-size halvings of one iteration. L doubles
 // each time, so 200 halvings move L by 2^200 ≈ 1e60: only a problem with
 // NaN or Inf in it gets there.
@@ -202,19 +213,12 @@ func (a *APGD) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 			p.Axpby(y, 1+beta, xNew, -beta, x)
 			p.Axpby(ny, 1+beta, nxNew, -beta, nx)
 		}
-		if opt.History {
-			st.History = append(st.History, IterRecord{Iter: k + 1, Residual: res, Objective: fx, Step: t, Restart: restart})
-		}
+		st.Record(opt, IterRecord{Iter: k + 1, Residual: res, Objective: fx, Step: t, Restart: restart})
 		// Lines 21–23.
 		if res < opt.Tol {
 			break
 		}
-		// Lines 28–29, with L kept at or above εL₀ (see apgdFloor).
-		L *= 0.9
-		if L < lmin {
-			L = lmin
-		}
-		t = 1 / L
+		L, t = APGDNextL(L, lmin)
 		theta = thetaNew
 		// γ_k ← γ_{k+1} and Nγ_k ← Nγ_{k+1}: the vectors trade places
 		// (xNew and nxNew are overwritten by the next trial).

@@ -162,9 +162,7 @@ func iterate(name string, p Problem, gamma, nx, tmp Vec, opt SolveOptions, omega
 			return st, err
 		}
 		st.Iterations = k + 1
-		if opt.History {
-			st.History = append(st.History, IterRecord{Iter: k + 1, Residual: res, Objective: f, Step: omega})
-		}
+		st.Record(opt, IterRecord{Iter: k + 1, Residual: res, Objective: f, Step: omega})
 	}
 	finish(&st, res, f, Rows(p), opt.Tol)
 	return st, nil

@@ -474,9 +474,7 @@ func (s *PDIP) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 			rref, sinceBest = rmin, 0
 		}
 		st.Iterations = k + 1
-		if opt.History {
-			st.History = append(st.History, IterRecord{Iter: k + 1, Residual: res, Objective: obj, Step: step})
-		}
+		st.Record(opt, IterRecord{Iter: k + 1, Residual: res, Objective: obj, Step: step})
 	}
 
 	p.Project(gamma, best)

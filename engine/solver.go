@@ -43,6 +43,13 @@ type SolveStats struct {
 	History   []IterRecord
 }
 
+// Record appends r to the history when opt asks for one.
+func (st *SolveStats) Record(opt SolveOptions, r IterRecord) {
+	if opt.History {
+		st.History = append(st.History, r)
+	}
+}
+
 // Solver solves a Problem. gamma holds the initial guess on entry and the
 // solution on return.
 type Solver interface {

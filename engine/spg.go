@@ -227,9 +227,7 @@ func (s *SPG) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error) 
 			p.Copy(best, x)
 		}
 		st.Iterations = j + 1
-		if opt.History {
-			st.History = append(st.History, IterRecord{Iter: j + 1, Residual: w, Objective: f, Step: step})
-		}
+		st.Record(opt, IterRecord{Iter: j + 1, Residual: w, Objective: f, Step: step})
 	}
 	// Line 23.
 	p.Copy(gamma, best)
