@@ -3,43 +3,26 @@
 package gpu
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"sort"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/internal/testfile"
 	"github.com/gpusim/gpusim/scene"
 )
 
-// rssBytes returns the process's resident set size from /proc/self/status.
+// rssBytes returns the process's resident set size (bytes) after a
+// garbage collection that returns freed memory to the system.
 func rssBytes(t *testing.T) int64 {
 	t.Helper()
 	runtime.GC()
 	debug.FreeOSMemory()
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Skipf("no /proc/self/status: %v", err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		f := bytes.Fields(sc.Bytes())
-		if len(f) >= 2 && string(f[0]) == "VmRSS:" {
-			kb, err := strconv.ParseInt(string(f[1]), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	t.Skip("no VmRSS in /proc/self/status")
-	return 0
+	return testfile.ResidentBytes(t)
 }
 
 // TestBackendReleasesEverything makes, uses and closes a backend (its own

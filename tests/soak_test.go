@@ -3,8 +3,6 @@
 package tests
 
 import (
-	"bufio"
-	"bytes"
 	"math"
 	"os"
 	"runtime"
@@ -12,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/internal/testfile"
 )
 
 // The soak test runs outside the default tests (make soak): settle for
@@ -28,22 +27,6 @@ func soakSteps(t *testing.T) int {
 		return n
 	}
 	return 10000
-}
-
-func residentBytes(t *testing.T) int64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Skipf("no /proc/self/status: %v", err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		f := bytes.Fields(sc.Bytes())
-		if len(f) >= 2 && string(f[0]) == "VmRSS:" {
-			kb, _ := strconv.ParseInt(string(f[1]), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }
 
 func TestSoak(t *testing.T) {
@@ -74,7 +57,7 @@ func TestSoak(t *testing.T) {
 			}
 			runtime.GC()
 			runtime.ReadMemStats(&ms)
-			rss := residentBytes(t)
+			rss := testfile.ResidentBytes(t)
 			if k == from {
 				rss0, heap0 = rss, int64(ms.HeapInuse)
 			}
@@ -86,7 +69,7 @@ func TestSoak(t *testing.T) {
 		// creeps, and buffers grow by 25 % steps, so a single growth of a
 		// contact buffer is allowed; a leak per step (even 1 KiB over
 		// 9000 steps = 9 MiB) is not.
-		readRSS := residentBytes(t)
+		readRSS := testfile.ResidentBytes(t)
 		runtime.GC()
 		runtime.ReadMemStats(&ms)
 		limit := func(base int64) int64 { return base + min(base/10, 16<<20) }

@@ -1,13 +1,17 @@
 // Package testfile reads back, in tests, the files that the code under
 // test wrote: PNG pictures and CSV tables. Each function fails the test
 // (t.Fatal, naming the file) when the file cannot be opened or decoded.
+// ResidentBytes reads the process's resident memory for the leak tests.
 package testfile
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/csv"
 	"image"
 	"image/png"
 	"os"
+	"strconv"
 	"testing"
 )
 
@@ -40,4 +44,28 @@ func CSV(t testing.TB, path string) [][]string {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return rows
+}
+
+// ResidentBytes returns the process's resident set size (bytes), VmRSS
+// of /proc/self/status. It skips the test where that file or line is
+// missing (not Linux) and fails it where the number does not parse.
+func ResidentBytes(t testing.TB) int64 {
+	t.Helper()
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skipf("no /proc/self/status: %v", err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		f := bytes.Fields(sc.Bytes())
+		if len(f) >= 2 && string(f[0]) == "VmRSS:" {
+			kb, err := strconv.ParseInt(string(f[1]), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	t.Skip("no VmRSS in /proc/self/status")
+	return 0
 }
