@@ -119,7 +119,7 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 			// it before the trial overwrites it).
 			w.x, w.xNew = w.xNew, w.x
 			w.nx, w.nxNew = w.nxNew, w.nx
-			x, xNew = w.x, w.xNew
+			xNew = w.xNew
 		}
 		// Lines 7–8: y_k and N y_k (from the last iteration's γ_k and
 		// γ_{k−1}), g = N y_k + r, and the first trial

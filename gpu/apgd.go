@@ -85,10 +85,6 @@ const (
 	apgdMaxBlocks = 64
 )
 
-// apgdMaxBacktrack is engine's bound on the halvings of one iteration (in
-// apgd_scalar.comp too).
-const apgdMaxBacktrack = 200
-
 // The scalar buffer, std430 (shaders/lib/apgd_scalars.glsl): float64 L, t,
 // θ, θ', β, fx, res, rmin, fBest, dots[4] at byte 0, 8, …, 96; then uint32
 // phase, flags, iter, bt, err, pad at byte 104, 108, …, 124; then float64

@@ -252,6 +252,9 @@ func TestSweepCancelThenResume(t *testing.T) {
 	if got := rec.take(); !reflect.DeepEqual(got, []int{0, 1, 2, 3}) {
 		t.Errorf("resumed sweep started %v, want all four", got)
 	}
+	if !reflect.DeepEqual(rep.Done, []int{0, 1, 2, 3}) || len(rep.Failed) != 0 || len(rep.Incomplete) != 0 {
+		t.Errorf("resumed sweep: done %v, failed %v, incomplete %v; want all four done", rep.Done, rep.Failed, rep.Incomplete)
+	}
 }
 
 // The manifest of a folder must list the same runs as the spec.

@@ -66,8 +66,6 @@ func cross(a, b [3]float64) [3]float64 {
 	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
 }
 
-func dot3(a, b [3]float64) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
-
 // toBody returns Rᵀd for the unit quaternion q = (w, x, y, z) (body to
 // world), by the rotation matrix rather than quaternion products.
 func toBody(q []float64, d [3]float64) [3]float64 {
