@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gpusim/gpusim/checkpoint"
+	"github.com/gpusim/gpusim/internal/outdir"
 )
 
 // The fault-injection suite runs the gpusim binary as a subprocess and
@@ -89,15 +90,15 @@ func completeRows(t *testing.T, path string) (rows []string, partial bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := bytes.LastIndexByte(data, '\n')
-	rows = strings.Split(string(data[:i+1]), "\n")
+	data, partial = outdir.CompleteRows(data)
+	rows = strings.Split(string(data), "\n")
 	rows = rows[:len(rows)-1]
 	for k, r := range rows {
 		if n, want := strings.Count(r, ","), strings.Count(rows[0], ","); n != want {
 			t.Errorf("%s:%d: %d fields, want %d: %q", path, k+1, n+1, want+1, r)
 		}
 	}
-	return rows, i+1 < len(data)
+	return rows, partial
 }
 
 // deterministicStats returns stats.csv's columns that hold no wall time
