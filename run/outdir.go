@@ -168,6 +168,10 @@ func (o *outFolder) cutBack(sc *scene.Scene, opt Options) error {
 	renders, _ := filepath.Glob(filepath.Join(dir, "render-frame-*.png"))
 	plots, _ := filepath.Glob(filepath.Join(dir, "plots", "*.png"))
 	for _, f := range append(renders, plots...) {
+		rel, _ := filepath.Rel(dir, f)
+		if !outdir.Ours(filepath.ToSlash(rel)) {
+			continue // a user's own picture in plots/
+		}
 		if err := os.Remove(f); err != nil {
 			return fmt.Errorf("run: --resume into %s: %w", dir, err)
 		}

@@ -65,11 +65,23 @@ func TestResumeIntoItsFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A user's own picture in plots/ is not gpusim's: the resume keeps it.
+	mine := filepath.Join(split, "plots", "mine.png")
+	if err := os.MkdirAll(filepath.Dir(mine), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mine, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	o := opt(split)
 	o.Resume = ck
 	if _, err := Run(context.Background(), rsc, o); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Remove(mine); err != nil {
+		t.Errorf("the resume removed the user's plots/mine.png: %v", err)
+	}
+	os.Remove(filepath.Dir(mine)) // only if the run wrote no plots
 	if a, b := files(t, full), files(t, split); !slices.Equal(a, b) {
 		t.Errorf("files of the unsplit run %q, of the resumed folder %q", a, b)
 	}

@@ -181,6 +181,18 @@ func matchAny(pats []string, name string) bool {
 	return false
 }
 
+// Ours reports whether rel, a path relative to a run folder with '/' as
+// separator ("final.csv", "plots/merit.png"), names a file gpusim writes
+// there (see Contents).
+func Ours(rel string) bool {
+	d, name, sub := strings.Cut(rel, "/")
+	if !sub {
+		return matchAny(runFiles, rel)
+	}
+	pats, ok := runDirs[d]
+	return ok && !strings.Contains(name, "/") && matchAny(pats, name)
+}
+
 // Contents lists what a run folder holds: ours, the files gpusim writes and
 // the folders it writes that hold such files ("vtk/"), and theirs, any other entry (a
 // user's own file, or a file a user put into one of gpusim's folders, as

@@ -135,3 +135,14 @@ func TestCompleteRows(t *testing.T) {
 		}
 	}
 }
+
+func TestOurs(t *testing.T) {
+	for rel, want := range map[string]bool{
+		"final.csv": true, "render-frame-3.png": true, "plots/merit.png": true, "vtk/frame-000001.vtp": true,
+		"notes.txt": false, "plots/mine.png": false, "plots/x/merit.png": false, "other/merit.png": false, LockFile: false,
+	} {
+		if got := Ours(rel); got != want {
+			t.Errorf("Ours(%q) = %v, want %v", rel, got, want)
+		}
+	}
+}
