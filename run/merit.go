@@ -1,12 +1,12 @@
 package run
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -70,7 +70,12 @@ type meter struct {
 	// moving half (A) and lid (B), mixer's blades (A).
 	maskA, maskB []bool
 	frame        []jointGeom
-	rows         [][]float64 // every row so far: time, then the type's columns
+	path         string    // merit.csv, which finish reads back
+	cols         []float64 // the row being written: the type's columns
+	// flow-gap's rate window: the time and mass passed of the last win
+	// rows at most, oldest at past[head] once full.
+	past [][2]float64
+	head int
 }
 
 // newMeter opens merit.csv in dir for the scene's figure of merit (nil
@@ -113,10 +118,60 @@ func newMeter(sc *scene.Scene, dir string, resume int) (*meter, error) {
 	if m.f, err = openCSV(path, header, end); err != nil {
 		return nil, err
 	}
+	m.path = path
 	if spec.Type == "chain" {
 		m.frame = jointFrames(&sc.Model)
 	}
+	if spec.Type == "flow-gap" {
+		m.past = make([][2]float64, 0, max(1, int(math.Round(0.01/m.h))))
+		if end >= 0 {
+			// A resumed run's rates start from the rows it keeps.
+			if err := scanMerit(path, func(r []float64) { m.remember(r[0], r[1]) }); err != nil {
+				m.f.close()
+				return nil, fmt.Errorf("run: --resume: %w", err)
+			}
+		}
+	}
 	return m, nil
+}
+
+// remember adds a row's time and mass passed to flow-gap's rate window,
+// in place of its oldest once it holds win rows.
+func (m *meter) remember(t, passed float64) {
+	if len(m.past) < cap(m.past) {
+		m.past = append(m.past, [2]float64{t, passed})
+		return
+	}
+	m.past[m.head] = [2]float64{t, passed}
+	m.head = (m.head + 1) % len(m.past)
+}
+
+// scanMerit calls row with each row of merit.csv at path after its
+// header: the time, then the type's columns (row's slice is reused).
+func scanMerit(path string, row func([]float64)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	var r []float64
+	for line := 1; sc.Scan(); line++ {
+		if line == 1 {
+			continue
+		}
+		fs := strings.Split(sc.Text(), ",")
+		r = r[:0]
+		for _, s := range fs[1:] {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				return fmt.Errorf("%s:%d: %w", filepath.Base(path), line, err)
+			}
+			r = append(r, v)
+		}
+		row(r)
+	}
+	return sc.Err()
 }
 
 func (m *meter) close() error {
@@ -144,7 +199,7 @@ func (m *meter) step(sim *engine.Sim, be engine.Backend, st engine.StepStats) er
 	if m.reac, err = sim.JointReactions(m.reac); err != nil {
 		return err
 	}
-	var cols []float64
+	cols := m.cols[:0]
 	switch m.spec.Type {
 	case "chain":
 		var f mgl64.Vec3
@@ -153,7 +208,7 @@ func (m *meter) step(sim *engine.Sim, be engine.Backend, st engine.StepStats) er
 				f = f.Add(m.reac[j].Force)
 			}
 		}
-		cols = []float64{m.jointError(), f[0], f[1], f[2]}
+		cols = append(cols, m.jointError(), f[0], f[1], f[2])
 	case "shaker":
 		id := m.spec.Bodies[0]
 		b := &m.model.Bodies[id]
@@ -161,7 +216,7 @@ func (m *meter) step(sim *engine.Sim, be engine.Backend, st engine.StepStats) er
 		if b.Motion != nil {
 			exact = b.Motion.Offset(st.Time)[2]
 		}
-		cols = []float64{m.state.Pos[3*id+2] - b.Pos[2], exact, m.meanZ()}
+		cols = append(cols, m.state.Pos[3*id+2]-b.Pos[2], exact, m.meanZ())
 	case "shear":
 		ax := mgl64.Vec3(*m.spec.Axis).Normalize()
 		half := m.spec.Bodies[1:]
@@ -175,7 +230,7 @@ func (m *meter) step(sim *engine.Sim, be engine.Backend, st engine.StepStats) er
 		if up.Len() > 0 {
 			up = up.Normalize()
 		}
-		cols = []float64{disp, fHalf.Dot(ax), fLid.Dot(up)}
+		cols = append(cols, disp, fHalf.Dot(ax), fLid.Dot(up))
 	case "mixer":
 		ax := mgl64.Vec3(*m.spec.Axis).Normalize()
 		_, tq := m.force(m.maskA, mgl64.Vec3(*m.spec.Point), false)
@@ -183,20 +238,20 @@ func (m *meter) step(sim *engine.Sim, be engine.Backend, st engine.StepStats) er
 		if b := &m.model.Bodies[m.spec.Bodies[0]]; b.Motion != nil {
 			angle = b.Motion.Omega.Dot(ax) * st.Time
 		}
-		cols = []float64{angle, tq.Dot(ax)}
+		cols = append(cols, angle, tq.Dot(ax))
 	case "flow-gap":
 		passed := m.passed()
 		rate := math.NaN()
-		// The rate over the last 0.01 s (at least one step).
-		win := max(1, int(math.Round(0.01/m.h)))
-		if k := len(m.rows) - win; k >= 0 {
-			rate = (passed - m.rows[k][1]) / (st.Time - m.rows[k][0])
-		} else if len(m.rows) > 0 {
-			rate = (passed - m.rows[0][1]) / (st.Time - m.rows[0][0])
+		// The rate over the last 0.01 s (at least one step), or since the
+		// first row while the run is shorter.
+		if len(m.past) > 0 {
+			o := m.past[m.head]
+			rate = (passed - o[1]) / (st.Time - o[0])
 		}
-		cols = []float64{passed, rate}
+		m.remember(st.Time, passed)
+		cols = append(cols, passed, rate)
 	}
-	m.rows = append(m.rows, append([]float64{st.Time}, cols...))
+	m.cols = cols
 	w := &m.w
 	w.buf = w.buf[:0]
 	w.i(st.Step)
@@ -300,34 +355,53 @@ func (m *meter) finish(sim *engine.Sim) (*Merit, error) {
 		}
 		out.Figures = append(out.Figures, f)
 	}
-	if len(m.rows) == 0 {
+	// merit.csv holds every row of the run (a resumed one's included);
+	// it is read back twice rather than kept in memory: once for the
+	// number of rows and the last, once for the figures.
+	n := 0
+	var last []float64
+	if err := scanMerit(m.path, func(r []float64) { n++; last = append(last[:0], r...) }); err != nil {
+		return nil, fmt.Errorf("run: figure of merit: %w", err)
+	}
+	if n == 0 {
 		return out, nil
 	}
-	last := m.rows[len(m.rows)-1]
-	col := func(c int) []float64 {
-		v := make([]float64, len(m.rows))
-		for i, r := range m.rows {
-			v[i] = r[c]
+	// half sums column c over the second half of the rows (rows n/2 on),
+	// maxAbs and minimum are its largest |value| and smallest; a row is
+	// the time and at most four columns (meritHeaders).
+	var half, maxAbs, minimum [5]float64
+	for c := range minimum {
+		minimum[c] = math.Inf(1)
+	}
+	var plateErr float64                       // shaker: largest |plate z − exact|
+	t20, p20, t80, p80 := -1.0, 0.0, -1.0, 0.0 // flow-gap: first rows past 20 % and 80 %
+	k := 0
+	err := scanMerit(m.path, func(r []float64) {
+		for c, v := range r {
+			if k >= n/2 {
+				half[c] += v
+			}
+			maxAbs[c] = math.Max(maxAbs[c], math.Abs(v))
+			minimum[c] = math.Min(minimum[c], v)
 		}
-		return v
+		switch m.spec.Type {
+		case "shaker":
+			plateErr = math.Max(plateErr, math.Abs(r[1]-r[2]))
+		case "flow-gap":
+			if t20 < 0 && r[1] >= 0.2*last[1] {
+				t20, p20 = r[0], r[1]
+			}
+			if t80 < 0 && r[1] >= 0.8*last[1] {
+				t80, p80 = r[0], r[1]
+			}
+		}
+		k++
+	})
+	if err != nil {
+		return nil, fmt.Errorf("run: figure of merit: %w", err)
 	}
 	// secondHalf is the mean of column c over the second half of the rows.
-	secondHalf := func(c int) float64 {
-		v := col(c)
-		v = v[len(v)/2:]
-		s := 0.0
-		for _, x := range v {
-			s += x
-		}
-		return s / float64(len(v))
-	}
-	maxAbs := func(v []float64) float64 {
-		r := 0.0
-		for _, x := range v {
-			r = math.Max(r, math.Abs(x))
-		}
-		return r
-	}
+	secondHalf := func(c int) float64 { return half[c] / float64(n-n/2) }
 	switch m.spec.Type {
 	case "chain":
 		weight := 0.0
@@ -336,7 +410,7 @@ func (m *meter) finish(sim *engine.Sim) (*Merit, error) {
 				weight += b.Mass * m.model.Gravity.Len()
 			}
 		}
-		add("joint_error_max", maxAbs(col(1)), "m or rad", "largest joint position error over the run (m for points, rad for axes)")
+		add("joint_error_max", maxAbs[1], "m or rad", "largest joint position error over the run (m for points, rad for axes)")
 		add("joint_error_end", last[1], "m or rad", "")
 		add("anchor_force", mgl64.Vec3{last[2], last[3], last[4]}.Len(), "N", "force of the world joints on the ladder at the end")
 		add("weight", weight, "N", "")
@@ -344,16 +418,11 @@ func (m *meter) finish(sim *engine.Sim) (*Merit, error) {
 			return nil, err
 		}
 	case "shaker":
-		var e []float64
-		for _, r := range m.rows {
-			e = append(e, r[1]-r[2])
-		}
-		add("plate_error_max", maxAbs(e), "m", "largest |plate z offset − A·sin(2πft)|")
+		add("plate_error_max", plateErr, "m", "largest |plate z offset − A·sin(2πft)|")
 		add("bed_mean_z", secondHalf(3), "m", "mean height of the spheres, mean over the second half of the run")
 	case "shear":
-		s := col(2)
 		add("displacement", last[1], "m", "")
-		add("shear_force_peak", -slices.Min(s), "N", "largest force resisting the moving half")
+		add("shear_force_peak", -minimum[2], "N", "largest force resisting the moving half")
 		add("shear_force_mean", secondHalf(2), "N", "force of the specimen on the moving half along its motion, second half of the run (negative: it resists)")
 		add("normal_force_mean", secondHalf(3), "N", "force of the specimen on the lid, second half")
 		if n := secondHalf(3); n != 0 {
@@ -361,7 +430,7 @@ func (m *meter) finish(sim *engine.Sim) (*Merit, error) {
 		}
 	case "mixer":
 		add("torque_mean", secondHalf(2), "N·m", "torque of the mixture on the blades about the drum axis, second half of the run (negative: it resists)")
-		add("torque_peak", maxAbs(col(2)), "N·m", "")
+		add("torque_peak", maxAbs[2], "N·m", "")
 		add("angle", last[1], "rad", "")
 	case "flow-gap":
 		mass := 0.0
@@ -370,23 +439,12 @@ func (m *meter) finish(sim *engine.Sim) (*Merit, error) {
 				mass += b.Mass
 			}
 		}
-		p := col(1)
 		add("passed", last[1], "kg", "mass past the gap at the end")
 		add("total", mass, "kg", "")
 		// The mean flow rate between 20 % and 80 % of what passed.
-		t := col(0)
-		i20, i80 := -1, -1
-		for i, v := range p {
-			if i20 < 0 && v >= 0.2*last[1] {
-				i20 = i
-			}
-			if i80 < 0 && v >= 0.8*last[1] {
-				i80 = i
-			}
-		}
 		rate := math.NaN()
-		if last[1] > 0 && i80 > i20 {
-			rate = (p[i80] - p[i20]) / (t[i80] - t[i20])
+		if last[1] > 0 && t80 > t20 {
+			rate = (p80 - p20) / (t80 - t20)
 		}
 		add("flow_rate", rate, "kg/s", "mean rate between 20 % and 80 % of the mass that passed")
 	}
