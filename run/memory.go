@@ -189,37 +189,31 @@ func hostLimit() (limit int64, from string, ok bool) {
 	return limit, from, ok
 }
 
-func memAvailable() (int64, bool) {
-	data, err := inputfile.ReadFile("/proc/meminfo", 1<<20)
+func memAvailable() (int64, bool) { return procKiB("/proc/meminfo", "MemAvailable:") }
+
+// selfRSS is this process's resident memory (VmRSS), 0 if unknown.
+func selfRSS() int64 {
+	n, _ := procKiB("/proc/self/status", "VmRSS:")
+	return n
+}
+
+// procKiB reads the line "key N kB" of a /proc file such as /proc/meminfo
+// or /proc/self/status and returns N KiB in bytes; ok is false where the
+// file, the line or its number is missing.
+func procKiB(path, key string) (int64, bool) {
+	data, err := inputfile.ReadFile(path, 1<<20)
 	if err != nil {
 		return 0, false
 	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
-		if len(f) >= 2 && f[0] == "MemAvailable:" {
+		if len(f) >= 2 && f[0] == key {
 			kb, err := strconv.ParseInt(f[1], 10, 64)
 			return kb << 10, err == nil
 		}
 	}
 	return 0, false
-}
-
-// selfRSS is this process's resident memory (VmRSS), 0 if unknown.
-func selfRSS() int64 {
-	data, err := inputfile.ReadFile("/proc/self/status", 1<<20)
-	if err != nil {
-		return 0
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }
 
 // cgroupRoom is the room left under this process's cgroup memory limit.
