@@ -1,10 +1,15 @@
 package tests
 
 import (
+	"bytes"
 	"context"
 	"math"
+	"os"
+	"path/filepath"
+	"reflect"
 	"testing"
 
+	"github.com/gpusim/gpusim/checkpoint"
 	"github.com/gpusim/gpusim/run"
 	"github.com/gpusim/gpusim/scene"
 )
@@ -141,5 +146,54 @@ func TestFlowGapMerit(t *testing.T) {
 	}
 	if q := figure(t, sum, "flow_rate"); !(q > 0 && q < total/0.01) {
 		t.Errorf("flow rate %.3g kg/s", q)
+	}
+}
+
+// TestMeritResume: a shear run resumed from its checkpoint at step k
+// writes the same merit.csv and the same end figures as the run without a
+// break: finish reads back the rows before the checkpoint too (the
+// second-half means cover rows n/2 on of the whole run, the peak all of
+// them).
+func TestMeritResume(t *testing.T) {
+	const k, n = 100, 200
+	load := func(steps int) *scene.Scene {
+		sc, err := scene.LoadBuiltin("shear", []string{"n=100", "v=0.1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc.Steps = steps
+		return sc
+	}
+	dir := t.TempDir()
+	full, split := filepath.Join(dir, "full"), filepath.Join(dir, "split")
+	want, err := run.Run(context.Background(), load(n), run.Options{Backend: "cpu", OutDir: full, MaxMemory: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.Run(context.Background(), load(k), run.Options{Backend: "cpu", OutDir: split, MaxMemory: -1, CheckpointEvery: k}); err != nil {
+		t.Fatal(err)
+	}
+	rsc, ck, err := run.Resume(filepath.Join(split, "checkpoints", checkpoint.FileName(k)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rsc.Steps = n
+	got, err := run.Run(context.Background(), rsc, run.Options{Backend: "cpu", OutDir: split, MaxMemory: -1, Resume: ck})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := os.ReadFile(filepath.Join(full, "merit.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(split, "merit.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Errorf("resumed merit.csv (%d bytes) differs from the unbroken run's (%d bytes)", len(b), len(a))
+	}
+	if !reflect.DeepEqual(got.Merit, want.Merit) {
+		t.Errorf("resumed figures %+v, want %+v", got.Merit.Figures, want.Merit.Figures)
 	}
 }
