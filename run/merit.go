@@ -191,13 +191,21 @@ func (m *meter) step(sim *engine.Sim, be engine.Backend, st engine.StepStats) er
 	if err := be.ReadState(&m.state); err != nil {
 		return err
 	}
-	if err := be.ReadContacts(&m.con); err != nil {
-		return err
+	// Only shear and mixer measure contact forces, only chain and shear
+	// joint forces: the others skip reading them back (from the device,
+	// on a device backend).
+	typ := m.spec.Type
+	if typ == "shear" || typ == "mixer" {
+		if err := be.ReadContacts(&m.con); err != nil {
+			return err
+		}
+		m.gamma = sim.Impulses(m.gamma)
 	}
-	m.gamma = sim.Impulses(m.gamma)
-	var err error
-	if m.reac, err = sim.JointReactions(m.reac); err != nil {
-		return err
+	if typ == "chain" || typ == "shear" {
+		var err error
+		if m.reac, err = sim.JointReactions(m.reac); err != nil {
+			return err
+		}
 	}
 	cols := m.cols[:0]
 	switch m.spec.Type {
