@@ -401,6 +401,7 @@ func TestRevoluteMotor(t *testing.T) {
 			w := quat(st.Rot, 0).Rotate(vec3(st.Omega, 0))
 			slowest = math.Min(slowest, w[1])
 			g = sim.Impulses(g)
+			// 1e-12 relative: room for a rounding of the clamp to ±limit·h.
 			if m := g[len(g)-1]; math.Abs(m) > limit*dt*(1+1e-12) {
 				t.Fatalf("step %d: motor impulse %g N·m·s beyond ±%g", k+1, m, limit*dt)
 			}
@@ -487,6 +488,11 @@ func TestJointSolversMotor(t *testing.T) {
 			}
 			g = sim.Impulses(g)
 			mi := g[len(g)-1]
+			// The projection clamps the row to ±MaxForce·h, the same
+			// product as limit·dt; 1e-12 relative leaves room for a
+			// rounding. At the bound: within 1e-6 relative, pdip's
+			// barriers keeping it strictly inside by about its
+			// tolerance.
 			if math.Abs(mi) > limit*dt*(1+1e-12) {
 				t.Fatalf("%s: step %d: motor impulse %g N·m·s beyond ±%g", name, k+1, mi, limit*dt)
 			}
@@ -509,6 +515,16 @@ func TestJointSolversMotor(t *testing.T) {
 				t.Errorf("%s: velocity component %d is %.9f, apgd's %.9f", name, i, v[i], vel["apgd"][i])
 				break
 			}
+		}
+	}
+	// Over these 0.2 s the box turns less than 0.6 rad from horizontal
+	// (π/2 rad/s, plus gravity's net 2.9 N·m on about 0.25 kg·m²: ½·11.6
+	// rad/s²·(0.2 s)² = 0.23 rad), so gravity's torque stays above
+	// 4.9·cos 0.6 = 4.0 N·m > 2 N·m: the motor row is at its bound at
+	// every step, for every solver.
+	for name, n := range atBound {
+		if n != 200 {
+			t.Errorf("%s: motor at its bound in %d of 200 steps, want all", name, n)
 		}
 	}
 	t.Logf("motor at its bound in %v of 200 steps", atBound)

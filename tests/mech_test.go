@@ -112,6 +112,9 @@ func TestShearMerit(t *testing.T) {
 	if mu := figure(t, sum, "friction_ratio"); !(mu > 0.1 && mu < 5) {
 		t.Errorf("shear over normal force %.3g, want between 0.1 and 5", mu)
 	}
+	// 1e-12 m: the kinematic half is put at x₀ + v·t exactly (no
+	// integration); only the rounding of t, a sum of 100 steps, and of
+	// x − x₀ remains, about 1e-17 m.
 	if d := figure(t, sum, "displacement"); math.Abs(d-0.01) > 1e-12 {
 		t.Errorf("displacement %.9g m, want 0.01 m (0.1 m/s × 0.1 s)", d)
 	}
@@ -122,6 +125,8 @@ func TestShearMerit(t *testing.T) {
 // at ω: π/2 rad/s × 0.2 s.
 func TestMixerMerit(t *testing.T) {
 	sum := runMerit(t, "mixer", 400, "n=60")
+	// 1e-12 rad: the angle is ω·t with t a sum of 400 steps; its
+	// rounding is about 1e-14 rad.
 	if a := figure(t, sum, "angle"); math.Abs(a-math.Pi/2*0.2) > 1e-12 {
 		t.Errorf("blade angle %.9g rad, want π/2 × 0.2 s", a)
 	}
