@@ -3,7 +3,7 @@ GO      ?= go
 SCENE   ?= settle
 BIN     := bin/gpusim
 
-.PHONY: all build test test-short run bench lint fmt clean shaders check-shaders fuzz soak test-slurm test-k8s
+.PHONY: all build test test-short run bench gpu-bench lint fmt clean shaders check-shaders fuzz soak test-slurm test-k8s
 
 all: build
 
@@ -26,6 +26,12 @@ run: build
 # Go benchmarks of the kernels (the gpu ones skip without a Vulkan device).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./collide ./cpuref ./engine ./gpu
+
+# The device benchmark (docs/bench-gpu.md): parity tests on the GPU, then
+# gpusim bench at 100 000 and 1 000 000 spheres; on lavapipe at small size
+# where no GPU is. Not part of make test or CI.
+gpu-bench:
+	bench/gpu-bench.sh
 
 # Long runs outside the default tests: settle for 10 000 steps on each
 # backend (GPUSIM_SOAK_STEPS to change), memory flat and results finite.

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gpusim/gpusim/scene"
@@ -97,9 +98,38 @@ func ScalingCases() []Case {
 	return cs
 }
 
+// Bed returns the case "bed-N": the scaling series' settled-like lattice
+// (spacing 0.2 m, the sphere diameter, no jitter, resting on the floor)
+// as the lattice generator lays it out uncapped, a cube of nx × nx × nx
+// places (nx the smallest integer with nx³ ≥ N), in a box that fits it
+// (inner half-width nx·0.1 m + 0.05 m), 2 warm-up steps and 5 measured.
+// It is the device benchmark's shape at 100 000 to 1 000 000 spheres,
+// where the scaling series' 19-wide column would be hundreds of metres
+// tall.
+func Bed(n int) Case {
+	nx := 1
+	for nx*nx*nx < n {
+		nx++
+	}
+	w := float64(nx)*0.1 + 0.05
+	return Case{Name: fmt.Sprintf("bed-%d", n), Kind: KindScale, Scene: "settle",
+		Sets: []string{fmt.Sprintf("n=%d", n), "generators.0.spacing=0.2", "generators.0.jitter=0",
+			"generators.0.origin=[0,0,0.1]", "generators.0.max_per_row=0",
+			fmt.Sprintf("containers.0.inner_min=[%g,%g,0]", -w, -w),
+			fmt.Sprintf("containers.0.inner_max=[%g,%g,%g]", w, w, 0.2*float64(nx)+1)},
+		Warmup: 2, Steps: 5}
+}
+
 // Lookup finds a case of the matrix (full or quick) or of the scaling
-// series by name.
+// series by name, or a Bed case "bed-N" (N from 1 to 100 000 000).
 func Lookup(name string) (Case, error) {
+	if rest, ok := strings.CutPrefix(name, "bed-"); ok {
+		n, err := strconv.Atoi(rest)
+		if err != nil || n < 1 || n > 100_000_000 {
+			return Case{}, fmt.Errorf("bench: case %q: want bed-N with N a whole number from 1 to 100000000", name)
+		}
+		return Bed(n), nil
+	}
 	all := slices.Concat(Matrix(false), Matrix(true), ScalingCases())
 	for _, c := range all {
 		if c.Name == name {

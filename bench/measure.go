@@ -93,6 +93,10 @@ type Result struct {
 	MeanHeight     float64 `json:"mean_height_m"`
 	Escaped        *int    `json:"escaped,omitempty"`
 
+	// Notes are the backend's engine.Noter lines for the case's model
+	// (rows of the narrowphase table computed on the host, say).
+	Notes []string `json:"notes,omitempty"`
+
 	// Error, if set, says why the case has no figures.
 	Error string `json:"error,omitempty"`
 }
@@ -144,6 +148,12 @@ func Measure(req Request) (*Result, error) {
 	for _, b := range sc.Model.Bodies {
 		if !b.Fixed && b.Shape.Kind != engine.Plane {
 			res.Bodies++
+		}
+	}
+	if n, ok := be.(engine.Noter); ok {
+		res.Notes = n.Notes()
+		for _, line := range res.Notes {
+			fmt.Fprintf(os.Stderr, "bench: case %s: %s\n", c.Name, line)
 		}
 	}
 	dm, _ := be.(engine.DeviceMemory)

@@ -297,6 +297,16 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(b, "| %s | %s | %s | %.3f | %.4f |\n", f.Backend, f.Kind, strings.Join(f.Cases, ", "), f.Exponent, f.R2)
 		}
 	}
+	notes := false
+	for _, x := range ok {
+		for _, line := range x.Notes {
+			if !notes {
+				b.WriteString("\n### Notes\n\nWhat the backend said of how it runs the case's model (engine.Noter).\n\n")
+				notes = true
+			}
+			fmt.Fprintf(b, "- %s on %s: %s\n", x.Case, x.Backend, line)
+		}
+	}
 	if len(failed) > 0 {
 		b.WriteString("\n### Failed\n\n| case | backend | error |\n| --- | --- | --- |\n")
 		for _, x := range failed {

@@ -70,3 +70,11 @@ type DeviceIdentifier interface {
 type DeviceMemory interface {
 	DeviceMemoryBytes() int64
 }
+
+// Noter is implemented by backends that run a loaded model in a way a user
+// should hear of: Notes says how, one line each (gpu: a row of the
+// narrowphase table that the device cannot build, computed on the host).
+// run prints them as notices. Implemented by gpu.
+type Noter interface {
+	Notes() []string
+}

@@ -269,7 +269,11 @@ func (b *Batch) Submit() error {
 		panic("gpu: Submit on a Batch that is not recording")
 	}
 	b.recording = false
-	r := C.gs_submit(d.vk, d.queue, b.cmd, b.fence, b.queries, C.uint64_t(submitTimeout.Nanoseconds()))
+	pre, err := d.takeFills()
+	if err != nil {
+		return err
+	}
+	r := C.gs_submit(d.vk, d.queue, pre, b.cmd, b.fence, b.queries, C.uint64_t(submitTimeout.Nanoseconds()))
 	d.submits++
 	if r == C.GS_TIMEOUT {
 		d.lost = fmt.Errorf("gpu: submit: %w: no completion after %v", ErrDeviceLost, submitTimeout)

@@ -40,6 +40,8 @@ type Buffer struct {
 	mapped   unsafe.Pointer // host address of a host-visible buffer
 	host     bool           // host-visible even where memory is not unified
 	staging  bool           // the device's staging buffer (host-visible, no storage use)
+	// fillPending: a fill of b waits in the device's fill batch (zero).
+	fillPending bool
 }
 
 // NewBuffer returns a zeroed buffer of size bytes.
@@ -82,8 +84,8 @@ func (b *Buffer) allocate(size int64) error {
 	if !b.staging {
 		usage |= usageStorage
 	}
-	if lim := d.memLimit; lim > 0 && d.MemoryBytes()+capacity > lim {
-		return fmt.Errorf("gpu: allocate %d bytes: %w (%d bytes in use, Options.MemoryLimit %d bytes)", capacity, ErrOutOfMemory, d.MemoryBytes(), lim)
+	if lim := d.memLimit; lim > 0 && !b.staging && d.limitedBytes()+capacity > lim {
+		return fmt.Errorf("gpu: allocate %d bytes: %w (%d bytes in use, Options.MemoryLimit %d bytes)", capacity, ErrOutOfMemory, d.limitedBytes(), lim)
 	}
 	var buf C.gs_nd
 	var memSize C.uint64_t
@@ -144,6 +146,11 @@ func chooseMemory(mem []memoryType, bits, required, preferred uint32) int {
 
 // free releases the Vulkan objects of b.
 func (b *Buffer) free() {
+	if b.fillPending {
+		// A command buffer recorded with b must run before b goes; a
+		// failure leaves the device lost, which Close handles.
+		_ = b.d.flushFills()
+	}
 	if b.buf != 0 {
 		C.gs_destroy_buffer(b.d.vk, b.buf)
 		C.gs_free(b.d.vk, b.mem)
@@ -209,19 +216,61 @@ func (b *Buffer) Grow(size int64) error {
 	return err
 }
 
-// zero clears bytes [off, off+n) of the allocation (multiples of 4).
+// zero clears bytes [off, off+n) of the allocation (multiples of 4). A
+// buffer the host cannot map is cleared by a fill recorded into the
+// device's fill batch, which the next submit of any batch submits first
+// (takeFills): a new buffer costs no submit of its own, and every later
+// use of it, which reaches the device only through a submit, sees it
+// zeroed.
 func (b *Buffer) zero(off, n int64) error {
 	if b.mapped != nil {
 		clear(unsafe.Slice((*byte)(unsafe.Add(b.mapped, off)), n))
 		return nil
 	}
-	return b.d.transfer(func(x *Batch) {
-		C.gs_fill(b.d.vk, x.cmd, b.buf, C.uint64_t(off), C.uint64_t(n), 0)
-	})
+	d := b.d
+	if !d.fill.recording {
+		if err := d.fill.Begin(); err != nil {
+			return err
+		}
+	}
+	C.gs_fill(d.vk, d.fill.cmd, b.buf, C.uint64_t(off), C.uint64_t(n), 0)
+	b.fillPending = true
+	d.fillPending = append(d.fillPending, b)
+	return nil
+}
+
+// takeFills ends the fill batch, if it holds fills, and returns its
+// command buffer for the next submit to run first (nil: none).
+func (d *Device) takeFills() (C.gs_obj, error) {
+	if !d.fill.recording {
+		return nil, nil
+	}
+	d.fill.recording = false
+	for _, b := range d.fillPending {
+		b.fillPending = false
+	}
+	d.fillPending = d.fillPending[:0]
+	if err := check("vkEndCommandBuffer", C.gs_end_pre(d.vk, d.fill.cmd)); err != nil {
+		return nil, err
+	}
+	return d.fill.cmd, nil
+}
+
+// flushFills submits the pending fills on their own (before a buffer they
+// clear is destroyed).
+func (d *Device) flushFills() error {
+	if !d.fill.recording {
+		return nil
+	}
+	if err := d.xfer.Begin(); err != nil {
+		return err
+	}
+	return d.xfer.Submit()
 }
 
 // transfer records fn into the device's transfer batch and submits it.
 func (d *Device) transfer(fn func(x *Batch)) error {
+	d.transfers++
 	if err := d.xfer.Begin(); err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ var (
 	_ engine.WarmStartSaver   = (*Backend)(nil)
 	_ engine.Submitter        = (*Backend)(nil)
 	_ engine.Enveloper        = (*Backend)(nil)
+	_ engine.Noter            = (*Backend)(nil)
 	_ engine.DeviceIdentifier = (*Backend)(nil)
 	_ engine.DeviceMemory     = (*Backend)(nil)
 

@@ -71,11 +71,13 @@ const maxDeviceBodies = 1 << 26
 type deviceCollider struct {
 	on bool // see onDevice
 	k  struct {
-		aabb, scan, bin, pairs, narrow, adj, keys *Kernel
+		aabb, scan, bin, pairs, adj, keys *Kernel
 	}
+	narrow                                                                        narrowPipelines // the model's collide_narrow pipelines (narrow.go)
 	shape, mat, box, planeN, cell, specialOff, special, slots, adjCursor, pairOff *Buffer
 	entries, pairA, pairB, off, sub, prevA, prevB, prevSub, meta, out             *Buffer
 	fbList, fbRec, hostCon, cand, pairN                                           *Buffer
+	scanParts                                                                     *Buffer // collide_scan's chunk sums (recordScan)
 
 	slotCount, brickBits int
 	ecap, pcap, ccap     int
@@ -96,7 +98,7 @@ type deviceCollider struct {
 func (c *deviceCollider) buffers() []**Buffer {
 	return []**Buffer{&c.shape, &c.mat, &c.box, &c.planeN, &c.cell, &c.specialOff, &c.special, &c.slots,
 		&c.adjCursor, &c.pairOff, &c.entries, &c.pairA, &c.pairB, &c.off, &c.sub, &c.prevA, &c.prevB,
-		&c.prevSub, &c.meta, &c.out, &c.fbList, &c.fbRec, &c.hostCon, &c.cand, &c.pairN}
+		&c.prevSub, &c.meta, &c.out, &c.fbList, &c.fbRec, &c.hostCon, &c.cand, &c.pairN, &c.scanParts}
 }
 
 func (c *deviceCollider) release() {
@@ -119,7 +121,7 @@ func (c *deviceCollider) buildKernels(d *Device) error {
 		m shaders.Module
 	}{
 		{&c.k.aabb, shaders.CollideAabb}, {&c.k.scan, shaders.CollideScan}, {&c.k.bin, shaders.CollideBin},
-		{&c.k.pairs, shaders.CollidePairs}, {&c.k.narrow, shaders.CollideNarrow}, {&c.k.adj, shaders.CollideAdj},
+		{&c.k.pairs, shaders.CollidePairs}, {&c.k.adj, shaders.CollideAdj},
 		{&c.k.keys, shaders.CollideKeys},
 	} {
 		var err error
@@ -139,6 +141,19 @@ func (b *Backend) loadCollider(m *engine.Model) error {
 	*c = deviceCollider{k: c.k}
 	n := b.n
 	c.on = onDevice(m)
+	if c.on {
+		kinds := make([]engine.ShapeKind, len(m.Bodies))
+		for i, bd := range m.Bodies {
+			kinds[i] = bd.Shape.Kind
+		}
+		var err error
+		c.narrow, err = buildNarrow(b.d, narrowRows(kinds))
+		if err != nil {
+			// No row of the table builds here: the host collides.
+			c.on = false
+			c.narrow.notes = []string{err.Error() + ": the host runs the whole collision"}
+		}
+	}
 	c.inv = 1 / b.host.col.BinSize()
 	c.brickBits = max(bits.Len(uint(max(2*n, 128)-1)), 7) - 6
 	c.slotCount = 1 << (c.brickBits + 6)
@@ -148,6 +163,7 @@ func (b *Backend) loadCollider(m *engine.Model) error {
 		&c.shape: 40 * n64, &c.mat: 16 * n64, &c.box: 64 * n64, &c.planeN: 24 * n64, &c.cell: 16 * n64,
 		&c.specialOff: 4 * (n64 + 1), &c.special: 4 * n64, &c.slots: 4 * (2*s64 + 2), &c.adjCursor: 8 * (n64/2 + 1),
 		&c.pairOff: 4 * (n64 + 1), &c.meta: 4 * metaWords, &c.cand: 4 * candPerBody * n64,
+		&c.scanParts: scanPartsBytes(max(int64(c.pcap), n64+1, s64+1)),
 	}
 	for _, p := range c.buffers() {
 		var err error
@@ -197,6 +213,7 @@ func (b *Backend) growCollider() error {
 		{b.a, 4 * k}, {b.b, 4 * k}, {b.normal, 24 * k}, {b.pa, 24 * k}, {b.pb, 24 * k}, {b.phi, 8 * k},
 		{b.mu, 8 * k}, {b.cohesion, 8 * k}, {c.sub, 4 * k}, {b.adj, 8 * k},
 		{c.prevA, 4 * k}, {c.prevB, 4 * k}, {c.prevSub, 4 * k}, {b.prevGamma, 24 * k},
+		{c.scanParts, scanPartsBytes(max(p, int64(b.n), int64(c.slotCount)))},
 	} {
 		if err := g.buf.Grow(g.size); err != nil {
 			return fmt.Errorf("gpu: collide: %w", err)
@@ -373,9 +390,7 @@ func (b *Backend) recordCollide() {
 	g := b.host.gravity
 	S := uint32(c.slotCount)
 	none := uint32(0xffffffff)
-	scan := func(data *Buffer, length int, nIdx, out uint32) {
-		l.record(c.k.scan, [3]uint32{1, 1, 1}, shaders.CollideScanArgs{N: uint32(length), NIdx: nIdx, Out: out}, data, c.meta)
-	}
+	scan := b.recordScan
 	l.record(l.fill, [3]uint32{1, 1, 1}, shaders.FillArgs{V: 0, N: metaWords / 2}, c.meta)
 	l.record(c.k.aabb, l.groups(c.k.aabb, max(n, c.slotCount+1)),
 		shaders.CollideAabbArgs{Gx: g[0], Gy: g[1], Gz: g[2], H: b.settings.Dt, Env: b.host.envelope, Inv: c.inv, N: uint32(n), Slots: S},
@@ -401,6 +416,38 @@ func (b *Backend) recordCollide() {
 	b.recordPlace()
 }
 
+// scanChunk is collide_scan's CHUNK, the elements per workgroup of its
+// modes 1 to 3; scanOneGroup is the longest array that recordScan scans in
+// one workgroup (mode 0): beyond it, one thread's block of 256 would be
+// hundreds of dependent loads while the rest of the device idles.
+const (
+	scanChunk    = 4096
+	scanOneGroup = 65536
+)
+
+// scanPartsBytes is the size of collide_scan's chunk sums for arrays of up
+// to n elements.
+func scanPartsBytes(n int64) int64 { return 8 * ((n+scanChunk-1)/scanChunk + 1) }
+
+// recordScan records collide_scan of data[0:length] (length from
+// meta[nIdx] where nIdx is not 0xffffffff, at most length), the total in
+// meta[out]: in one workgroup up to scanOneGroup elements, else across the
+// device (modes 1, 2, 3).
+func (b *Backend) recordScan(data *Buffer, length int, nIdx, out uint32) {
+	c := &b.dc
+	l := b.l
+	args := shaders.CollideScanArgs{N: uint32(length), NIdx: nIdx, Out: out}
+	if length <= scanOneGroup {
+		l.record(c.k.scan, [3]uint32{1, 1, 1}, args, data, c.meta, c.scanParts)
+		return
+	}
+	chunks := uint32((length + scanChunk - 1) / scanChunk)
+	for _, m := range []struct{ mode, groups uint32 }{{1, chunks}, {2, 1}, {3, chunks}} {
+		args.Mode = m.mode
+		l.record(c.k.scan, [3]uint32{m.groups, 1, 1}, args, data, c.meta, c.scanParts)
+	}
+}
+
 // narrowGroups caps collide_narrow's workgroups (its grid-stride loop
 // covers the pairs beyond): lavapipe pays about 0.17 ms per workgroup of
 // this kernel even with no pair to compute (the stack of its inlined
@@ -408,18 +455,34 @@ func (b *Backend) recordCollide() {
 // workgroups (pcap for 2005 bodies) cost 85 ms per step in the two
 // dispatches (7 ms before the kernel grew); 16 workgroups of 64 (one per
 // core of a 16-core host) measured 10 ms on the 2-core test machine, 32
-// workgroups 19 ms.
+// workgroups 19 ms. The cap holds on CPU devices only: a GPU runs a
+// workgroup per 64 pairs (an H200 took 154 ms to collide a million
+// spheres with the cap, its 16 workgroups a sliver of its 132
+// multiprocessors).
 const narrowGroups = 16
 
-// recordNarrow records collide_narrow in the given mode.
+// recordNarrow records the model's collide_narrow pipelines in the given
+// mode (mode 2, which only places the host's counts, on the first); the
+// first lists the rows that no pipeline computes for the host.
 func (b *Backend) recordNarrow(mode uint32) {
 	c := &b.dc
 	l := b.l
-	g := l.groups(c.k.narrow, c.pcap)
-	g[0] = min(g[0], narrowGroups)
-	l.record(c.k.narrow, g, shaders.CollideNarrowArgs{Env: b.host.envelope, Mode: mode, Pcap: uint32(c.pcap), Cap: uint32(c.ccap)},
-		b.pos, b.rot, c.shape, c.mat, c.box, c.pairA, c.pairB, c.off, b.a, b.b, b.normal, b.pa, b.pb, b.phi,
-		b.mu, b.cohesion, c.sub, c.meta, c.fbList, c.fbRec, c.hostCon, c.pairN)
+	for i, k := range c.narrow.k {
+		if mode == 2 && i > 0 {
+			break
+		}
+		host := uint32(0)
+		if i == 0 {
+			host = c.narrow.host
+		}
+		g := l.groups(k, c.pcap)
+		if b.d.Info.Type == CPUDevice {
+			g[0] = min(g[0], narrowGroups)
+		}
+		l.record(k, g, shaders.CollideNarrowArgs{Env: b.host.envelope, Mode: mode, Pcap: uint32(c.pcap), Cap: uint32(c.ccap), Host: host},
+			b.pos, b.rot, c.shape, c.mat, c.box, c.pairA, c.pairB, c.off, b.a, b.b, b.normal, b.pa, b.pb, b.phi,
+			b.mu, b.cohesion, c.sub, c.meta, c.fbList, c.fbRec, c.hostCon, c.pairN)
+	}
 }
 
 // recordPlace records the scan of the pairs' contact counts, the contacts'
@@ -429,7 +492,7 @@ func (b *Backend) recordPlace() {
 	c := &b.dc
 	l := b.l
 	n := b.n
-	l.record(c.k.scan, [3]uint32{1, 1, 1}, shaders.CollideScanArgs{N: uint32(c.pcap), NIdx: metaPairs, Out: metaContacts}, c.off, c.meta)
+	b.recordScan(c.off, c.pcap, metaPairs, metaContacts)
 	b.recordNarrow(1)
 	adj := func(mode uint32, groups int) {
 		l.record(c.k.adj, l.groups(c.k.adj, groups), shaders.CollideAdjArgs{N: uint32(n), Mode: mode, Cap: uint32(c.ccap), Acap: uint32(2 * c.ccap)},
@@ -439,7 +502,7 @@ func (b *Backend) recordPlace() {
 	l.record(l.fill, l.groups(l.fill, half), shaders.FillArgs{V: 0, N: uint32(half)}, b.adjOff)
 	l.record(l.fill, l.groups(l.fill, half), shaders.FillArgs{V: 0, N: uint32(half)}, c.adjCursor)
 	adj(0, c.ccap)
-	l.record(c.k.scan, [3]uint32{1, 1, 1}, shaders.CollideScanArgs{N: uint32(n), NIdx: 0xffffffff, Out: metaAdj}, b.adjOff, c.meta)
+	b.recordScan(b.adjOff, n, 0xffffffff, metaAdj)
 	adj(1, c.ccap)
 	adj(2, n)
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
 	"github.com/gpusim/gpusim/engine/enginetest"
-	"github.com/gpusim/gpusim/shaders"
 )
 
 // collideTol is the relative tolerance of the device contacts against
@@ -490,7 +489,9 @@ func TestKernelCollideScan(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(24, 1))
 	l := gb.l
-	for _, n := range []int{0, 1, 255, 256, 257, 1000, 65537} {
+	// Past scanOneGroup the scan runs over the device in chunks of
+	// scanChunk: lengths ending mid-chunk and on a chunk's end.
+	for _, n := range []int{0, 1, 255, 256, 257, 1000, 65536, 65537, 3*scanChunk + 17 + scanOneGroup, 24 * scanChunk} {
 		for _, fromMeta := range []bool{false, true} {
 			data := make([]uint32, n+1)
 			for i := range n {
@@ -520,7 +521,10 @@ func TestKernelCollideScan(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			l.record(gb.dc.k.scan, [3]uint32{1, 1, 1}, shaders.CollideScanArgs{N: uint32(length), NIdx: nIdx, Out: metaContacts}, buf, gb.dc.meta)
+			if err := gb.dc.scanParts.Grow(scanPartsBytes(int64(length))); err != nil {
+				t.Fatal(err)
+			}
+			gb.recordScan(buf, length, nIdx, metaContacts)
 			if err := l.Flush(); err != nil {
 				t.Fatal(err)
 			}
@@ -549,8 +553,11 @@ func TestKernelCollideScan(t *testing.T) {
 		}
 	}
 	// A total beyond 2³²−1, within a block and across blocks: flagged.
-	for _, at := range [][2]int{{0, 1}, {3, 900}} { // blocks of 4: within one, across
-		data := make([]uint32, 1001)
+	// One workgroup (blocks of 4: within one, across) and over the device
+	// (within a chunk, across chunks).
+	for _, c := range []struct{ n, i, j int }{{1000, 0, 1}, {1000, 3, 900}, {200000, 10, 20}, {200000, 5, 150000}} {
+		at := [2]int{c.i, c.j}
+		data := make([]uint32, c.n+1)
 		data[at[0]], data[at[1]] = 3<<30, 3<<30
 		buf, err := gb.d.NewBuffer(4 * int64(len(data)))
 		if err != nil {
@@ -563,7 +570,10 @@ func TestKernelCollideScan(t *testing.T) {
 		if err := gb.dc.meta.WriteUint32(0, make([]uint32, metaWords)); err != nil {
 			t.Fatal(err)
 		}
-		l.record(gb.dc.k.scan, [3]uint32{1, 1, 1}, shaders.CollideScanArgs{N: 1000, NIdx: 0xffffffff, Out: metaPairs}, buf, gb.dc.meta)
+		if err := gb.dc.scanParts.Grow(scanPartsBytes(int64(c.n))); err != nil {
+			t.Fatal(err)
+		}
+		gb.recordScan(buf, c.n, 0xffffffff, metaPairs)
 		if err := l.Flush(); err != nil {
 			t.Fatal(err)
 		}

@@ -44,16 +44,23 @@ type Device struct {
 	memory  []memoryType
 	unified bool // buffers are host-visible and mapped; no staging
 
-	xfer     *Batch  // uploads, downloads, clears
-	staging  *Buffer // host-visible bounce buffer where !unified
-	kernels  map[string]*Kernel
-	buffers  map[*Buffer]struct{}
-	batches  map[*Batch]struct{}
-	submits  int
-	lost     error // the ErrDeviceLost error, once seen
-	memLimit int64 // Options.MemoryLimit
-	closed   bool
-	closeErr error
+	xfer *Batch // uploads, downloads, clears
+	// fill records the zero-fills of new device-local buffers until the
+	// next submit runs it first (Buffer.zero); fillPending are its buffers.
+	fill        *Batch
+	fillPending []*Buffer
+	transfers   int     // submits made by transfer
+	staging     *Buffer // host-visible bounce buffer where !unified
+	kernels     map[string]*Kernel
+	// kernelErrs remembers the builds that failed, by the same key.
+	kernelErrs map[string]error
+	buffers    map[*Buffer]struct{}
+	batches    map[*Batch]struct{}
+	submits    int
+	lost       error // the ErrDeviceLost error, once seen
+	memLimit   int64 // Options.MemoryLimit
+	closed     bool
+	closeErr   error
 }
 
 type memoryType struct {
@@ -314,6 +321,9 @@ func (d *Device) init() error {
 		return err
 	}
 	d.xfer = xfer
+	if d.fill, err = d.NewBatch(); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -323,6 +333,12 @@ func (d *Device) Name() string { return d.Info.Name }
 // Submits returns the number of queue submissions so far (batches,
 // uploads, downloads and clears).
 func (d *Device) Submits() int { return d.submits }
+
+// Transfers returns how many of the submits were copies or clears of
+// their own (Buffer reads and writes through the staging buffer where
+// memory is not unified, Grow's copies): the round trips a caller's data
+// costs, as opposed to those of recorded work.
+func (d *Device) Transfers() int { return d.transfers }
 
 // ValidationMessages returns the validation layer's warnings and errors
 // since the last call (none without Options.Validation).
@@ -340,6 +356,15 @@ func (d *Device) Close() error {
 	if d.dev != nil {
 		if err := check("vkDeviceWaitIdle", C.gs_device_wait_idle(d.vk)); err != nil {
 			errs = append(errs, err)
+		}
+		// Pending fills are dropped: their command buffer is never
+		// submitted, and goes with the pool.
+		for _, b := range d.fillPending {
+			b.fillPending = false
+		}
+		d.fillPending = nil
+		if d.fill != nil {
+			d.fill.recording = false
 		}
 		for b := range d.batches {
 			b.release()

@@ -16,11 +16,39 @@ import (
 // it matches bit for bit (where Go does not fuse multiply-adds) and the
 // submit count of its device solvers.
 func TestEngineConformance(t *testing.T) {
+	enginetest.Run(t, conformanceImpl("vulkan", newTestBackend))
+}
+
+// TestEngineConformanceStaging runs the suite on the discrete-GPU path
+// (device-local buffers, staging copies; requireStagingDevice), as an
+// NVIDIA or AMD card takes it: the same results bit for bit, and the
+// same submit bounds on the submits of recorded work (workSubmits: a
+// staging copy of the caller's data is a submit of its own, and a new
+// buffer's zero-fill rides on the next submit).
+func TestEngineConformanceStaging(t *testing.T) {
+	enginetest.Run(t, conformanceImpl("vulkan-staging", func(t testing.TB) *Backend {
+		t.Helper()
+		b, err := newBackendOn(requireStagingDevice(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := b.Close(); err != nil {
+				t.Errorf("close: %v", err)
+			}
+		})
+		return b
+	}))
+}
+
+// conformanceImpl is the suite's description of the Vulkan backend made
+// by newBackend.
+func conformanceImpl(name string, newBackend func(testing.TB) *Backend) enginetest.Impl {
 	impl := enginetest.Impl{
-		Name: "vulkan",
+		Name: name,
 		New: func(t *testing.T) engine.Backend {
 			t.Helper()
-			return newTestBackend(t)
+			return newBackend(t)
 		},
 		Fused: []string{"apgd", "apgd-ar", "jacobi", "spg"},
 		Submits: func(t *testing.T, b engine.Backend) int {
@@ -29,15 +57,13 @@ func TestEngineConformance(t *testing.T) {
 			if err := gb.sync(); err != nil {
 				t.Fatal(err)
 			}
-			return gb.Submits()
+			return workSubmits(gb)
 		},
 	}
-	if goFusesMultiplyAdd {
-		t.Log("no twin: bit-identity with cpuref needs Go code without fused multiply-adds")
-	} else {
+	if !goFusesMultiplyAdd { // else no twin: bit-identity with cpuref needs Go code without fused multiply-adds
 		impl.Twin = func(*testing.T) (engine.Backend, func(engine.Problem) engine.Problem) {
 			return cpuref.New(0), func(p engine.Problem) engine.Problem { return gpuOrder{p} }
 		}
 	}
-	enginetest.Run(t, impl)
+	return impl
 }

@@ -16,9 +16,17 @@ import (
 // are made, the one past it fails with ErrOutOfMemory naming its size, a
 // Grow past it fails and leaves the buffer as it was, and releasing a
 // buffer makes room again.
+// On the staging path (a discrete GPU's) the same holds: the staging
+// buffer, host memory, is not counted.
 func TestMemoryLimit(t *testing.T) {
+	for _, staging := range []bool{false, true} {
+		t.Run(fmt.Sprintf("staging=%v", staging), func(t *testing.T) { testMemoryLimit(t, staging) })
+	}
+}
+
+func testMemoryLimit(t *testing.T, staging bool) {
 	const limit = 64 << 10
-	d, err := openDevice(Options{MemoryLimit: limit})
+	d, err := openDevice(Options{MemoryLimit: limit, forceStaging: staging})
 	if err != nil {
 		skipOrFail(t, err)
 	}

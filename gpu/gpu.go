@@ -13,7 +13,8 @@ type Options struct {
 	// occur in.
 	Validation bool
 	// MemoryLimit, if positive, caps the bytes of buffers the device may
-	// hold (their capacities, as Device.MemoryBytes counts them): an
+	// hold (their capacities, as Device.MemoryBytes counts them, less the
+	// staging buffer, which is host memory of at most 16 MiB): an
 	// allocation past it fails with ErrOutOfMemory as if the driver had
 	// said VK_ERROR_OUT_OF_DEVICE_MEMORY. For tests of what running out of
 	// memory does.

@@ -30,16 +30,50 @@ type Kernel struct {
 	bindings []uint32     // binding numbers, in the module's order
 	types    []uint32     // VkDescriptorType of each
 	readOnly []bool
+	key      string // d.kernels' key: the name, and the specialization
 }
 
 // Kernel returns the kernel of module m, building it on first use.
 func (d *Device) Kernel(m shaders.Module) (*Kernel, error) {
+	return d.KernelSpec(m, nil)
+}
+
+// KernelSpec returns the kernel of module m with its specialization
+// constants set (constant_id i takes spec[i], 32 bits each), building it
+// on first use. A failed build is remembered: asking again returns the
+// same error without building again (a driver may take seconds to fail).
+func (d *Device) KernelSpec(m shaders.Module, spec []uint32) (*Kernel, error) {
 	d.usable()
-	if k, ok := d.kernels[m.Name]; ok {
+	key := m.Name
+	if len(spec) > 0 {
+		key = fmt.Sprint(m.Name, spec)
+	}
+	if k, ok := d.kernels[key]; ok {
 		if k.m.SPIRV != m.SPIRV {
 			panic(fmt.Sprintf("gpu: two different modules named %q", m.Name))
 		}
 		return k, nil
+	}
+	if err, ok := d.kernelErrs[key]; ok {
+		return nil, err
+	}
+	k, err := d.buildKernel(m, spec)
+	if err != nil {
+		if d.kernelErrs == nil {
+			d.kernelErrs = map[string]error{}
+		}
+		d.kernelErrs[key] = err
+		return nil, err
+	}
+	k.key = key
+	d.kernels[key] = k
+	return k, nil
+}
+
+// buildKernel makes the pipeline of module m specialised by spec.
+func (d *Device) buildKernel(m shaders.Module, spec []uint32) (*Kernel, error) {
+	if len(spec) > 8 {
+		return nil, fmt.Errorf("gpu: kernel %s: %d specialization constants (at most 8)", m.Name, len(spec))
 	}
 	ls := m.LocalSize
 	lim := d.Info
@@ -75,8 +109,13 @@ func (d *Device) Kernel(m shaders.Module) (*Kernel, error) {
 		bp = (*C.uint32_t)(unsafe.Pointer(&k.bindings[0]))
 		tp = (*C.uint32_t)(unsafe.Pointer(&k.types[0]))
 	}
+	var sp *C.uint32_t
+	if len(spec) > 0 {
+		sp = (*C.uint32_t)(C.CBytes(unsafe.Slice((*byte)(unsafe.Pointer(&spec[0])), 4*len(spec))))
+		defer C.free(unsafe.Pointer(sp))
+	}
 	r := C.gs_create_kernel(d.vk, (*C.uint32_t)(code), C.size_t(len(m.SPIRV)), C.uint32_t(len(k.bindings)),
-		bp, tp, C.uint32_t(m.PushSize), k.k)
+		bp, tp, C.uint32_t(m.PushSize), C.uint32_t(len(spec)), sp, k.k)
 	if err := check("kernel "+m.Name, r); err != nil {
 		C.free(unsafe.Pointer(k.k))
 		return nil, err
@@ -85,7 +124,6 @@ func (d *Device) Kernel(m shaders.Module) (*Kernel, error) {
 		k.release()
 		return nil, err
 	}
-	d.kernels[m.Name] = k
 	return k, nil
 }
 
@@ -98,5 +136,7 @@ func (k *Kernel) release() {
 		C.free(unsafe.Pointer(k.k))
 		k.k = nil
 	}
-	delete(k.d.kernels, k.m.Name)
+	if k.key != "" {
+		delete(k.d.kernels, k.key)
+	}
 }

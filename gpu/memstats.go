@@ -14,6 +14,17 @@ func (d *Device) MemoryBytes() int64 {
 	return n
 }
 
+// limitedBytes is MemoryBytes less the staging buffer: what
+// Options.MemoryLimit caps. The staging buffer is host memory, at most
+// stagingChunk bytes, which a discrete GPU needs for any transfer.
+func (d *Device) limitedBytes() int64 {
+	n := d.MemoryBytes()
+	if d.staging != nil {
+		n -= d.staging.capacity
+	}
+	return n
+}
+
 // DeviceMemoryBytes returns the bytes of device memory held by the
 // backend's device (see Device.MemoryBytes): body, contact, collision and
 // solver buffers. Reach it with an interface{ DeviceMemoryBytes() int64 }

@@ -270,6 +270,23 @@ typedef struct {
 	const void *pSpecializationInfo;
 } pipeline_shader_stage_create_info;
 
+// VkSpecializationMapEntry and VkSpecializationInfo.
+typedef struct {
+	uint32_t constantID;
+	uint32_t offset;
+	size_t size;
+} specialization_map_entry;
+
+typedef struct {
+	uint32_t mapEntryCount;
+	const specialization_map_entry *pMapEntries;
+	size_t dataSize;
+	const void *pData;
+} specialization_info;
+
+// MAX_SPEC bounds a kernel's specialization constants.
+#define MAX_SPEC 8
+
 typedef struct {
 	int32_t sType;
 	const void *pNext;
@@ -867,9 +884,10 @@ void gs_destroy_kernel(gs_vk *vk, gs_kernel *k) {
 }
 
 int32_t gs_create_kernel(gs_vk *vk, const uint32_t *code, size_t size, uint32_t nbind,
-	const uint32_t *bindings, const uint32_t *types, uint32_t push_size, gs_kernel *out) {
+	const uint32_t *bindings, const uint32_t *types, uint32_t push_size, uint32_t nspec,
+	const uint32_t *spec, gs_kernel *out) {
 	memset(out, 0, sizeof *out);
-	if (nbind > MAX_BINDINGS) {
+	if (nbind > MAX_BINDINGS || nspec > MAX_SPEC) {
 		return GS_ERROR_INITIALIZATION_FAILED;
 	}
 	out->push_size = push_size;
@@ -915,6 +933,11 @@ int32_t gs_create_kernel(gs_vk *vk, const uint32_t *code, size_t size, uint32_t 
 		gs_destroy_kernel(vk, out);
 		return r;
 	}
+	specialization_map_entry me[MAX_SPEC];
+	for (uint32_t i = 0; i < nspec; i++) {
+		me[i] = (specialization_map_entry){.constantID = i, .offset = 4 * i, .size = 4};
+	}
+	specialization_info si = {.mapEntryCount = nspec, .pMapEntries = me, .dataSize = 4 * nspec, .pData = spec};
 	compute_pipeline_create_info cp = {
 		.sType = ST_COMPUTE_PIPELINE_CREATE_INFO,
 		.stage = {
@@ -922,6 +945,7 @@ int32_t gs_create_kernel(gs_vk *vk, const uint32_t *code, size_t size, uint32_t 
 			.stage = STAGE_COMPUTE,
 			.module = out->module,
 			.pName = "main",
+			.pSpecializationInfo = nspec > 0 ? &si : NULL,
 		},
 		.layout = out->layout,
 		.basePipelineIndex = -1,
@@ -1035,7 +1059,13 @@ void gs_fill(gs_vk *vk, gs_obj cmd, gs_nd dst, uint64_t off, uint64_t size, uint
 	vk->CmdFillBuffer(cmd, dst, off, size, data);
 }
 
-int32_t gs_submit(gs_vk *vk, gs_obj queue, gs_obj cmd, gs_nd fence, gs_nd queries, uint64_t timeout) {
+int32_t gs_end_pre(gs_vk *vk, gs_obj cmd) {
+	gs_barrier(vk, cmd, PIPE_TRANSFER, ACCESS_TRANSFER_WRITE, PIPE_COMPUTE | PIPE_TRANSFER,
+		0x20 | ACCESS_SHADER_WRITE | 0x800 | ACCESS_TRANSFER_WRITE); // shader and transfer reads and writes
+	return vk->EndCommandBuffer(cmd);
+}
+
+int32_t gs_submit(gs_vk *vk, gs_obj queue, gs_obj pre, gs_obj cmd, gs_nd fence, gs_nd queries, uint64_t timeout) {
 	gs_barrier(vk, cmd, PIPE_COMPUTE | PIPE_TRANSFER, ACCESS_SHADER_WRITE | ACCESS_TRANSFER_WRITE,
 		PIPE_HOST, ACCESS_HOST_READ);
 	if (queries != 0) {
@@ -1045,10 +1075,11 @@ int32_t gs_submit(gs_vk *vk, gs_obj queue, gs_obj cmd, gs_nd fence, gs_nd querie
 	if (r != GS_SUCCESS) {
 		return r;
 	}
+	gs_obj cmds[2] = {pre, cmd};
 	submit_info si = {
 		.sType = ST_SUBMIT_INFO,
-		.commandBufferCount = 1,
-		.pCommandBuffers = &cmd,
+		.commandBufferCount = pre != 0 ? 2 : 1,
+		.pCommandBuffers = pre != 0 ? cmds : &cmd,
 	};
 	r = vk->QueueSubmit(queue, 1, &si, fence);
 	if (r != GS_SUCCESS) {

@@ -123,10 +123,12 @@ typedef struct {
 } gs_kernel;
 
 // gs_create_kernel builds a kernel from SPIR-V code (size bytes) whose set
-// 0 has nbind bindings (binding numbers and VkDescriptorTypes). On failure
-// it destroys what it made.
+// 0 has nbind bindings (binding numbers and VkDescriptorTypes), with nspec
+// 32-bit specialization constants (constant_id i takes spec[i]). On
+// failure it destroys what it made.
 int32_t gs_create_kernel(gs_vk *vk, const uint32_t *code, size_t size, uint32_t nbind,
-	const uint32_t *bindings, const uint32_t *types, uint32_t push_size, gs_kernel *out);
+	const uint32_t *bindings, const uint32_t *types, uint32_t push_size, uint32_t nspec,
+	const uint32_t *spec, gs_kernel *out);
 void gs_destroy_kernel(gs_vk *vk, gs_kernel *k);
 
 // Descriptor pools: maxsets sets, nstorage storage-buffer and nuniform
@@ -159,7 +161,13 @@ void gs_fill(gs_vk *vk, gs_obj cmd, gs_nd dst, uint64_t off, uint64_t size, uint
 
 // gs_submit ends cmd (after a barrier making device writes visible to the
 // host and, with a query pool, timestamp 1), submits it, waits for fence
-// up to timeout ns and resets the fence.
-int32_t gs_submit(gs_vk *vk, gs_obj queue, gs_obj cmd, gs_nd fence, gs_nd queries, uint64_t timeout);
+// up to timeout ns and resets the fence. A non-zero pre is a command
+// buffer ended with gs_end_pre, submitted before cmd in the same
+// submission.
+int32_t gs_submit(gs_vk *vk, gs_obj queue, gs_obj pre, gs_obj cmd, gs_nd fence, gs_nd queries, uint64_t timeout);
+
+// gs_end_pre ends cmd after a barrier making its transfer writes visible
+// to the compute and transfer work submitted after it.
+int32_t gs_end_pre(gs_vk *vk, gs_obj cmd);
 
 #endif

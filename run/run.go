@@ -284,6 +284,11 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 	if notice != "" && opt.Notice != nil {
 		opt.Notice(notice)
 	}
+	if n, ok := be.(engine.Noter); ok && opt.Notice != nil {
+		for _, line := range n.Notes() {
+			opt.Notice(line)
+		}
+	}
 	ckp := newCheckpointer(sc, opt)
 	if opt.Resume != nil {
 		if err := restore(sim, opt.Resume, Steps(sc), opt.Notice); err != nil {

@@ -56,7 +56,19 @@
 // a state, 0 none, 1 normal, 2 EPA overflow; written in mode 0, read in
 // modes 3 and 1, which compute the contact from it instead of searching
 // again: the same operations on the same normal, so the same bits).
-// Push constants: double env (m), uint mode, uint pcap, uint cap (20 bytes).
+// Push constants: double env (m), uint mode, uint pcap, uint cap, uint
+// host (24 bytes).
+//
+// The narrowphase table: each pair falls in one class, a row of the table
+// (PAIR_* below: the pair of kinds after the swap into kind order). The
+// specialization constant CLASSES (bit c for class c) says which rows
+// this pipeline computes; the backend builds one pipeline per group of
+// rows that its model needs, so that a driver compiles only those (the
+// GJK/EPA row is most of the kernel), and lists a row for the host when
+// no pipeline of it builds on the device: push constant host (bit c for
+// class c, given to one pipeline only) lists that row's pairs as an EPA
+// overflow is listed. A pipeline skips the pairs of the rows it neither
+// computes nor lists; mode 2 is dispatched on one pipeline.
 // Dispatch: (min(⌈pcap/64⌉, 16), 1, 1) workgroups of 64; a
 // grid-stride loop covers the meta[2] pairs (mode 2: meta[6] records).
 layout(local_size_x = 64) in;
@@ -89,12 +101,45 @@ layout(push_constant) uniform Push {
 	uint mode;
 	uint pcap;
 	uint cap;
+	uint host;
 } p;
 
 const uint SPHERE = 0u;
 const uint ELLIPSOID = 1u;
 const uint BOX = 2u;
 const uint PLANE = 3u;
+
+// The rows of the narrowphase table (gpu/narrow.go names them too).
+const uint PAIR_SPHERE_SPHERE = 0u;
+const uint PAIR_SPHERE_BOX = 1u;
+const uint PAIR_SPHERE_PLANE = 2u;
+const uint PAIR_ELLIPSOID_PLANE = 3u;
+const uint PAIR_BOX_PLANE = 4u;
+const uint PAIR_SPHERE_ELLIPSOID = 5u;
+const uint PAIR_BOX_BOX = 6u;        // separating axes, clipping, GJK
+const uint PAIR_ELLIPSOID_CONVEX = 7u; // ellipsoid–ellipsoid, ellipsoid–box: GJK/EPA, Newton
+const uint PAIR_NONE = 8u;           // plane–plane: no contact
+
+layout(constant_id = 0) const uint CLASSES = 0x1ffu;
+const bool HAS_SPHERE_SPHERE = (CLASSES & 1u) != 0u;
+const bool HAS_SPHERE_BOX = (CLASSES & 2u) != 0u;
+const bool HAS_SPHERE_PLANE = (CLASSES & 4u) != 0u;
+const bool HAS_ELLIPSOID_PLANE = (CLASSES & 8u) != 0u;
+const bool HAS_BOX_PLANE = (CLASSES & 16u) != 0u;
+const bool HAS_SPHERE_ELLIPSOID = (CLASSES & 32u) != 0u;
+const bool HAS_BOX_BOX = (CLASSES & 64u) != 0u;
+const bool HAS_ELLIPSOID_CONVEX = (CLASSES & 128u) != 0u;
+
+// pairClass is the row of kinds ka <= kb.
+uint pairClass(uint ka, uint kb) {
+	if (kb == PLANE) {
+		return ka == SPHERE ? PAIR_SPHERE_PLANE : ka == ELLIPSOID ? PAIR_ELLIPSOID_PLANE : ka == BOX ? PAIR_BOX_PLANE : PAIR_NONE;
+	}
+	if (ka == SPHERE) {
+		return kb == SPHERE ? PAIR_SPHERE_SPHERE : kb == BOX ? PAIR_SPHERE_BOX : PAIR_SPHERE_ELLIPSOID;
+	}
+	return ka == BOX ? PAIR_BOX_BOX : PAIR_ELLIPSOID_CONVEX;
+}
 
 // The pair being processed: its bodies in the caller's order, whether
 // Narrow swapped them, its first contact's index, and the count so far.
@@ -1846,7 +1891,9 @@ void ellipsoidFinish(bool box, Convex a, Convex b, Frame fb, double env, dvec3 n
 // (ka ≤ kb): their GJK runs at one call site, which keeps the inlined
 // kernel small.
 void convexPair(uint ka, uint kb, dvec3 sa, Frame fa, dvec3 sb, Frame fb, double env) {
-	bool boxes = ka == BOX;
+	// Constant where the pipeline has one of the two rows: the other's code
+	// is dropped.
+	bool boxes = HAS_BOX_BOX && (!HAS_ELLIPSOID_CONVEX || ka == BOX);
 	Convex a, b;
 	double scale, genv, rel;
 	bool run;
@@ -1983,6 +2030,11 @@ void main() {
 		bool swap = ki > kj || ki == kj && orderedBefore(j, i);
 		uint ia = swap ? j : i, ib = swap ? i : j;
 		uint ka = swap ? kj : ki, kb = swap ? ki : kj;
+		uint cls = pairClass(ka, kb);
+		bool toHost = (p.host >> cls & 1u) != 0u;
+		if ((CLASSES >> cls & 1u) == 0u && !toHost) {
+			continue; // another pipeline's row
+		}
 		precise double env = p.env + box[8u * i + 6u] + box[8u * j + 6u];
 		// A sphere's frame is only its centre.
 		Frame fa, fb;
@@ -2001,20 +2053,21 @@ void main() {
 		swapped = swap;
 		base = p.mode == 1u ? off[q] : 0u;
 		ncp = 0u;
-		epaOverflow = false;
-		if (ka == SPHERE && kb == SPHERE) {
+		epaOverflow = toHost; // a row no pipeline builds: listed like an EPA overflow
+		if (toHost) {
+		} else if (HAS_SPHERE_SPHERE && cls == PAIR_SPHERE_SPHERE) {
 			sphereSphere(sa.x, fa.c, sb.x, fb.c, env);
-		} else if (ka == SPHERE && kb == BOX) {
+		} else if (HAS_SPHERE_BOX && cls == PAIR_SPHERE_BOX) {
 			sphereBox(sa.x, fa.c, sb, fb, env);
-		} else if (ka == SPHERE && kb == PLANE) {
+		} else if (HAS_SPHERE_PLANE && cls == PAIR_SPHERE_PLANE) {
 			spherePlane(sa.x, fa.c, fb, env);
-		} else if (ka == ELLIPSOID && kb == PLANE) {
+		} else if (HAS_ELLIPSOID_PLANE && cls == PAIR_ELLIPSOID_PLANE) {
 			ellipsoidPlane(sa, fa, fb, env);
-		} else if (ka == BOX && kb == PLANE) {
+		} else if (HAS_BOX_PLANE && cls == PAIR_BOX_PLANE) {
 			boxPlane(sa, fa, fb, env);
-		} else if (ka == SPHERE && kb == ELLIPSOID) {
+		} else if (HAS_SPHERE_ELLIPSOID && cls == PAIR_SPHERE_ELLIPSOID) {
 			sphereEllipsoid(sa.x, fa.c, sb, fb, env);
-		} else if (ka != SPHERE && kb != PLANE) {
+		} else if (HAS_BOX_BOX && cls == PAIR_BOX_BOX || HAS_ELLIPSOID_CONVEX && cls == PAIR_ELLIPSOID_CONVEX) {
 			// box–box, ellipsoid–ellipsoid, ellipsoid–box
 			convexPair(ka, kb, sa, fa, sb, fb, env);
 		}

@@ -315,23 +315,25 @@ func (a CollideKeysArgs) AppendPush(b []byte) []byte {
 	return b
 }
 
-// CollideNarrowArgs are the push constants of collide_narrow.comp (20 bytes).
+// CollideNarrowArgs are the push constants of collide_narrow.comp (24 bytes).
 type CollideNarrowArgs struct {
 	Env  float64 // double env, byte 0
 	Mode uint32  // uint mode, byte 8
 	Pcap uint32  // uint pcap, byte 12
 	Cap  uint32  // uint cap, byte 16
+	Host uint32  // uint host, byte 20
 }
 
 // Kernel returns "collide_narrow".
 func (CollideNarrowArgs) Kernel() string { return "collide_narrow" }
 
-// AppendPush appends the 20 bytes of the block to b.
+// AppendPush appends the 24 bytes of the block to b.
 func (a CollideNarrowArgs) AppendPush(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Env))
 	b = binary.LittleEndian.AppendUint32(b, a.Mode)
 	b = binary.LittleEndian.AppendUint32(b, a.Pcap)
 	b = binary.LittleEndian.AppendUint32(b, a.Cap)
+	b = binary.LittleEndian.AppendUint32(b, a.Host)
 	return b
 }
 
@@ -359,21 +361,23 @@ func (a CollidePairsArgs) AppendPush(b []byte) []byte {
 	return b
 }
 
-// CollideScanArgs are the push constants of collide_scan.comp (12 bytes).
+// CollideScanArgs are the push constants of collide_scan.comp (16 bytes).
 type CollideScanArgs struct {
 	N    uint32 // uint n, byte 0
 	NIdx uint32 // uint nIdx, byte 4
 	Out  uint32 // uint out_, byte 8
+	Mode uint32 // uint mode, byte 12
 }
 
 // Kernel returns "collide_scan".
 func (CollideScanArgs) Kernel() string { return "collide_scan" }
 
-// AppendPush appends the 12 bytes of the block to b.
+// AppendPush appends the 16 bytes of the block to b.
 func (a CollideScanArgs) AppendPush(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint32(b, a.N)
 	b = binary.LittleEndian.AppendUint32(b, a.NIdx)
 	b = binary.LittleEndian.AppendUint32(b, a.Out)
+	b = binary.LittleEndian.AppendUint32(b, a.Mode)
 	return b
 }
 

@@ -448,7 +448,7 @@ var CollideNarrow = Module{
 		{Binding: 21, Kind: StorageBuffer},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
-	PushSize:  20,
+	PushSize:  24,
 	Args:      CollideNarrowArgs{},
 }
 
@@ -496,9 +496,10 @@ var CollideScan = Module{
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer},
 		{Binding: 1, Kind: StorageBuffer},
+		{Binding: 2, Kind: StorageBuffer},
 	},
 	LocalSize: [3]uint32{256, 1, 1},
-	PushSize:  12,
+	PushSize:  16,
 	Args:      CollideScanArgs{},
 }
 

@@ -126,7 +126,15 @@ func pickCases(all []bench.Case, list string) ([]bench.Case, error) {
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("--cases: no case %q here (have %s)", name, caseNames(all))
+			// Any case of the matrix or the series, or bed-N.
+			if c, err := bench.Lookup(name); err == nil {
+				out, found = append(out, c), true
+			} else if strings.HasPrefix(name, "bed-") {
+				return nil, fmt.Errorf("--cases: %w", err)
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("--cases: no case %q here (have %s, or bed-N)", name, caseNames(all))
 		}
 	}
 	return out, nil

@@ -1,0 +1,54 @@
+#!/bin/bash
+# gpu-bench: the device benchmark of docs/bench-gpu.md (make gpu-bench).
+#
+# On a machine with a Vulkan GPU: the parity and conformance tests of the
+# gpu package on it, then gpusim bench on the small cases beside the CPU
+# path and on beds of 100 000 and 1 000 000 spheres (bench.Bed: a settled
+# lattice, 100 apgd iterations, 2 warm-up steps and 5 measured). Without
+# one it says so and runs the same at small size on lavapipe.
+#
+# Not part of make test or CI. Prebuilt binaries can stand in for go (a
+# GPU machine without a Go toolchain): GPUSIM=path/to/gpusim and
+# GPU_TEST=path/to/gpu.test (go test -c ./gpu). Output: OUT (default
+# out/gpu-bench)/small and /large, bench.md and bench.json each, and
+# tests.log.
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-out/gpu-bench}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+if [ -z "${GPUSIM:-}" ]; then
+	go build -o bin/gpusim ./cmd/gpusim || exit 1
+	GPUSIM=$(pwd)/bin/gpusim
+fi
+if [ -z "${GPU_TEST:-}" ]; then
+	go test -c -o bin/gpu.test ./gpu || exit 1
+	GPU_TEST=$(pwd)/bin/gpu.test
+fi
+GPUSIM=$(cd "$(dirname "$GPUSIM")" && pwd)/$(basename "$GPUSIM")
+GPU_TEST=$(cd "$(dirname "$GPU_TEST")" && pwd)/$(basename "$GPU_TEST")
+
+# A device that is not a CPU (lavapipe is "type CPU").
+if "$GPUSIM" devices 2>/dev/null | grep -E '^ +type +' | grep -vq 'CPU'; then
+	gpu=1
+	small=settle-1000,scale-8000,scale-64000,ellipsoids
+	large=bed-100000,bed-1000000
+else
+	gpu=0
+	echo "gpu-bench: no Vulkan GPU here (only a CPU device, or none): running at small size on lavapipe" >&2
+	small=settle-64,ellipsoids-27
+	large=bed-2000
+fi
+rc=0
+echo "== parity and conformance tests" >&2
+(cd gpu && GPUSIM_REQUIRE_VULKAN=1 "$GPU_TEST" -test.v -test.timeout 20m \
+	-test.run 'TestNarrowRowsBuild|TestCollideMatchesCPU|TestCollideNarrow|TestKernelCollideScan|TestSolversMatchCPU|TestEngineConformance|TestDeviceAPGD$|TestMemoryLimit') \
+	>"$OUT/tests.log" 2>&1 || { rc=1; echo "gpu-bench: tests failed: $OUT/tests.log" >&2; }
+grep -E '^(--- |ok|FAIL)' "$OUT/tests.log" | grep -v '^    ' >&2
+cd /tmp || exit 1
+echo "== bench, small cases, beside the CPU path" >&2
+"$GPUSIM" bench --backends vulkan,cpu --cases "$small" --out "$OUT/small" || rc=1
+echo "== bench, large beds" >&2
+"$GPUSIM" bench --backends vulkan --cases "$large" --out "$OUT/large" || rc=1
+echo "gpu-bench: gpu=$gpu; tables in $OUT/small/bench.md and $OUT/large/bench.md" >&2
+exit $rc

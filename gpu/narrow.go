@@ -1,0 +1,135 @@
+package gpu
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+
+	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/shaders"
+)
+
+// The rows of collide_narrow's narrowphase table (its PAIR_* constants): a
+// pair of kinds, after the swap into kind order, falls in one row.
+const (
+	pairSphereSphere = iota
+	pairSphereBox
+	pairSpherePlane
+	pairEllipsoidPlane
+	pairBoxPlane
+	pairSphereEllipsoid
+	pairBoxBox          // separating axes, clipping, GJK
+	pairEllipsoidConvex // ellipsoid–ellipsoid, ellipsoid–box: GJK/EPA, Newton
+	pairNone            // plane–plane: no contact
+	pairRows
+)
+
+// pairRowNames names the rows for messages.
+var pairRowNames = [pairRows]string{"sphere–sphere", "sphere–box", "sphere–plane", "ellipsoid–plane",
+	"box–plane", "sphere–ellipsoid", "box–box", "ellipsoid–ellipsoid and ellipsoid–box", "plane–plane"}
+
+// pairRow is collide_narrow's pairClass: the row of kinds ka <= kb.
+func pairRow(ka, kb engine.ShapeKind) int {
+	switch {
+	case kb == engine.Plane:
+		switch ka {
+		case engine.Sphere:
+			return pairSpherePlane
+		case engine.Ellipsoid:
+			return pairEllipsoidPlane
+		case engine.Box:
+			return pairBoxPlane
+		}
+		return pairNone
+	case ka == engine.Sphere:
+		switch kb {
+		case engine.Sphere:
+			return pairSphereSphere
+		case engine.Box:
+			return pairSphereBox
+		}
+		return pairSphereEllipsoid
+	case ka == engine.Box:
+		return pairBoxBox
+	}
+	return pairEllipsoidConvex
+}
+
+// narrowRows returns the rows (bit r for row r) that the pairs of a
+// model's shape kinds can fall in, the plane–plane row always.
+func narrowRows(kinds []engine.ShapeKind) uint32 {
+	var seen [4]bool
+	for _, k := range kinds {
+		if int(k) < len(seen) {
+			seen[k] = true
+		}
+	}
+	rows := uint32(1) << pairNone
+	for a := range seen {
+		for b := a; b < len(seen); b++ {
+			if seen[a] && seen[b] {
+				rows |= 1 << pairRow(engine.ShapeKind(a), engine.ShapeKind(b))
+			}
+		}
+	}
+	return rows
+}
+
+// narrowPipelines are the collide_narrow pipelines of a model: the
+// closed-form rows in one pipeline, box–box in another and the ellipsoid
+// GJK/EPA row in a third, each
+// built with only its rows (the specialization constant CLASSES), so a
+// driver compiles what the model needs. A group that does not build is
+// tried row by row; a row that does not build alone is listed for the
+// host (host, bit r for row r), whose narrowphase computes its pairs as it
+// does a pair whose EPA outgrew the device's polytope, and notes says so.
+type narrowPipelines struct {
+	k     []*Kernel
+	host  uint32
+	notes []string
+}
+
+// buildNarrow builds the pipelines of rows on d. It fails only when no
+// row builds at all.
+func buildNarrow(d *Device, rows uint32) (narrowPipelines, error) {
+	var np narrowPipelines
+	var firstErr error
+	const boxBox, ellConvex = 1 << pairBoxBox, 1 << pairEllipsoidConvex
+	for _, g := range []uint32{rows &^ (boxBox | ellConvex), rows & boxBox, rows & ellConvex} {
+		if g == 0 {
+			continue
+		}
+		k, err := d.KernelSpec(shaders.CollideNarrow, []uint32{g})
+		if err == nil {
+			np.k = append(np.k, k)
+			continue
+		}
+		for r := range pairRows {
+			bit := uint32(1) << r
+			if g&bit == 0 {
+				continue
+			}
+			if bits.OnesCount32(g) > 1 {
+				if k, err = d.KernelSpec(shaders.CollideNarrow, []uint32{bit}); err == nil {
+					np.k = append(np.k, k)
+					continue
+				}
+			}
+			if firstErr == nil {
+				firstErr = err
+			}
+			np.host |= bit
+			np.notes = append(np.notes, fmt.Sprintf("gpu: %s cannot build the narrowphase of %s pairs (%v): the host computes them",
+				d.Info.Name, pairRowNames[r], err))
+		}
+	}
+	if len(np.k) == 0 {
+		return np, fmt.Errorf("gpu: %s builds no narrowphase pipeline: %w", d.Info.Name, firstErr)
+	}
+	return np, nil
+}
+
+// Notes says which rows of the narrowphase table the host computes for
+// the loaded model because the device cannot build them, and whether the
+// host runs the whole collision (engine.Noter).
+func (b *Backend) Notes() []string { return slices.Clone(b.dc.narrow.notes) }
