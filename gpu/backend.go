@@ -124,7 +124,7 @@ func newBackendOn(d *Device) (*Backend, error) {
 		{&b.k.freeVelocity, shaders.FreeVelocity}, {&b.k.jacobian, shaders.Jacobian},
 		{&b.k.bodyImpulse, shaders.BodyImpulse}, {&b.k.contactVelocity, shaders.ContactVelocity},
 		{&b.k.project, shaders.Project}, {&b.k.antiRelax, shaders.AntiRelax},
-		{&b.k.blockDiag, shaders.BlockDiag}, {&b.k.sweep, shaders.Sweep},
+		{&b.k.blockDiag, shaders.BlockDiag}, {&b.k.sweep, shaders.GsSweep},
 		{&b.k.integrate, shaders.Integrate}, {&b.k.fixedForce, shaders.FixedForce},
 	} {
 		var err error

@@ -92,7 +92,7 @@ func (p *problem) BlockDiag(dst engine.Vec) {
 }
 
 // Sweep runs one projected Gauss–Seidel sweep: body_impulse for
-// dv = M⁻¹Dγ, then sweep.comp, whose single invocation walks the contacts
+// dv = M⁻¹Dγ, then gs_sweep.comp, whose single invocation walks the contacts
 // in order (correct, and slow on a GPU: see its header).
 func (p *problem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
 	b := p.b
@@ -101,7 +101,7 @@ func (p *problem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
 		return
 	}
 	b.recordBodyImpulse(g.buf)
-	p.record(b.k.sweep, [3]uint32{1, 1, 1}, shaders.SweepArgs{Omega: omega, Lambda: lambda, NC: uint32(b.nc)},
+	p.record(b.k.sweep, [3]uint32{1, 1, 1}, shaders.GsSweepArgs{Omega: omega, Lambda: lambda, NC: uint32(b.nc)},
 		g.buf, b.dv, dg.buf, b.r, b.a, b.b, b.basis, b.rhoA, b.rhoB, b.mu, b.coh, b.invMass, b.invInertia, b.fixedBody)
 }
 

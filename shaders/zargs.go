@@ -477,6 +477,24 @@ func (a FreeVelocityArgs) AppendPush(b []byte) []byte {
 	return b
 }
 
+// GsSweepArgs are the push constants of gs_sweep.comp (20 bytes).
+type GsSweepArgs struct {
+	Omega  float64 // double omega, byte 0
+	Lambda float64 // double lambda, byte 8
+	NC     uint32  // uint nc, byte 16
+}
+
+// Kernel returns "gs_sweep".
+func (GsSweepArgs) Kernel() string { return "gs_sweep" }
+
+// AppendPush appends the 20 bytes of the block to b.
+func (a GsSweepArgs) AppendPush(b []byte) []byte {
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Omega))
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Lambda))
+	b = binary.LittleEndian.AppendUint32(b, a.NC)
+	return b
+}
+
 // IntegrateArgs are the push constants of integrate.comp (12 bytes).
 type IntegrateArgs struct {
 	H float64 // double h, byte 0
@@ -674,23 +692,5 @@ func (SumArgs) Kernel() string { return "sum" }
 func (a SumArgs) AppendPush(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint32(b, a.N)
 	b = binary.LittleEndian.AppendUint32(b, a.Index)
-	return b
-}
-
-// SweepArgs are the push constants of sweep.comp (20 bytes).
-type SweepArgs struct {
-	Omega  float64 // double omega, byte 0
-	Lambda float64 // double lambda, byte 8
-	NC     uint32  // uint nc, byte 16
-}
-
-// Kernel returns "sweep".
-func (SweepArgs) Kernel() string { return "sweep" }
-
-// AppendPush appends the 20 bytes of the block to b.
-func (a SweepArgs) AppendPush(b []byte) []byte {
-	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Omega))
-	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Lambda))
-	b = binary.LittleEndian.AppendUint32(b, a.NC)
 	return b
 }

@@ -631,6 +631,39 @@ var FreeVelocity = Module{
 //go:embed free_velocity.spv
 var free_velocitySPIRV string
 
+// GsSweep is gs_sweep.comp: one projected Gauss–Seidel sweep over the contacts in order
+// (Algorithm 2 of the APGD paper, lines 3–7; cpuref's Sweep), updating
+// gamma in place, each contact seeing the updates of those before it.
+// Gauss–Seidel is sequential by nature: ONE invocation runs the whole loop,
+// so this kernel is correct but slow (it uses one GPU thread); it exists so
+// that the "gs" solver runs on the device without a round trip per contact.
+var GsSweep = Module{
+	Name:  "gs_sweep",
+	SPIRV: gs_sweepSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer},
+		{Binding: 1, Kind: StorageBuffer},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 10, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 11, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 12, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 13, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{1, 1, 1},
+	PushSize:  20,
+	Args:      GsSweepArgs{},
+}
+
+//go:embed gs_sweep.spv
+var gs_sweepSPIRV string
+
 // Integrate is integrate.comp: the end of the time step for every movable body i (eqs. 5 and
 // 8 of the APGD paper, cpuref's Integrate): v = vfree + dv with
 // dv = M⁻¹Dγ from body_impulse, x += h·v, and q ← q ⊗ exp(½hω̄)
@@ -876,40 +909,7 @@ var Sum = Module{
 //go:embed sum.spv
 var sumSPIRV string
 
-// Sweep is sweep.comp: one projected Gauss–Seidel sweep over the contacts in order
-// (Algorithm 2 of the APGD paper, lines 3–7; cpuref's Sweep), updating
-// gamma in place, each contact seeing the updates of those before it.
-// Gauss–Seidel is sequential by nature: ONE invocation runs the whole loop,
-// so this kernel is correct but slow (it uses one GPU thread); it exists so
-// that the "gs" solver runs on the device without a round trip per contact.
-var Sweep = Module{
-	Name:  "sweep",
-	SPIRV: sweepSPIRV,
-	Bindings: []Binding{
-		{Binding: 0, Kind: StorageBuffer},
-		{Binding: 1, Kind: StorageBuffer},
-		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 10, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 11, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 12, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 13, Kind: StorageBuffer, ReadOnly: true},
-	},
-	LocalSize: [3]uint32{1, 1, 1},
-	PushSize:  20,
-	Args:      SweepArgs{},
-}
-
-//go:embed sweep.spv
-var sweepSPIRV string
-
 // All returns every module, by name.
 func All() []Module {
-	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, MulElem, Project, SpgScalar, SpgVec, Sum, Sweep}
+	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, GsSweep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, MulElem, Project, SpgScalar, SpgVec, Sum}
 }

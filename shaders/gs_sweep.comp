@@ -1,5 +1,5 @@
 #version 450
-// sweep: one projected Gauss–Seidel sweep over the contacts in order
+// gs_sweep: one projected Gauss–Seidel sweep over the contacts in order
 // (Algorithm 2 of the APGD paper, lines 3–7; cpuref's Sweep), updating
 // gamma in place, each contact seeing the updates of those before it.
 // Gauss–Seidel is sequential by nature: ONE invocation runs the whole loop,
