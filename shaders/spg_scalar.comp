@@ -39,21 +39,10 @@
 // Push constants: double tol, double gd, uint mode, uint gate, uint n,
 // uint maxIter, uint histCap (36 bytes).
 // Dispatch: (1, 1, 1), one workgroup of 1.
-layout(local_size_x = 1) in;
-
 #define SCALARS_BINDING 0
 #define SCALARS_ACCESS
 #include "spg_scalars.glsl"
-layout(std430, set = 0, binding = 1) writeonly buffer Hist { double hist[]; };
-layout(push_constant) uniform Push {
-	double tol;
-	double gd;
-	uint mode;
-	uint gate;
-	uint n;
-	uint maxIter;
-	uint histCap;
-} p;
+#include "scalar_kernel.glsl"
 
 const uint DIR = 0u;
 const uint DIR2 = 1u;
