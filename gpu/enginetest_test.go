@@ -28,16 +28,7 @@ func TestEngineConformance(t *testing.T) {
 func TestEngineConformanceStaging(t *testing.T) {
 	enginetest.Run(t, conformanceImpl("vulkan-staging", func(t testing.TB) *Backend {
 		t.Helper()
-		b, err := newBackendOn(requireStagingDevice(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if err := b.Close(); err != nil {
-				t.Errorf("close: %v", err)
-			}
-		})
-		return b
+		return newTestBackendOn(t, requireStagingDevice(t))
 	}))
 }
 

@@ -42,7 +42,13 @@ type twin struct {
 // cleanup.
 func newTestBackend(t testing.TB) *Backend {
 	t.Helper()
-	b, err := newBackendOn(requireDevice(t))
+	return newTestBackendOn(t, requireDevice(t))
+}
+
+// newTestBackendOn makes a backend on d, released at cleanup.
+func newTestBackendOn(t testing.TB, d *Device) *Backend {
+	t.Helper()
+	b, err := newBackendOn(d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,32 +28,17 @@ const (
 var pairRowNames = [pairRows]string{"sphere–sphere", "sphere–box", "sphere–plane", "ellipsoid–plane",
 	"box–plane", "sphere–ellipsoid", "box–box", "ellipsoid–ellipsoid and ellipsoid–box", "plane–plane"}
 
-// pairRow is collide_narrow's pairClass: the row of kinds ka <= kb.
-func pairRow(ka, kb engine.ShapeKind) int {
-	switch {
-	case kb == engine.Plane:
-		switch ka {
-		case engine.Sphere:
-			return pairSpherePlane
-		case engine.Ellipsoid:
-			return pairEllipsoidPlane
-		case engine.Box:
-			return pairBoxPlane
-		}
-		return pairNone
-	case ka == engine.Sphere:
-		switch kb {
-		case engine.Sphere:
-			return pairSphereSphere
-		case engine.Box:
-			return pairSphereBox
-		}
-		return pairSphereEllipsoid
-	case ka == engine.Box:
-		return pairBoxBox
-	}
-	return pairEllipsoidConvex
+// pairRows' rows by kinds ka <= kb (engine's order: sphere, ellipsoid,
+// box, plane): collide_narrow's pairClass.
+var pairRowOf = [4][4]int{
+	engine.Sphere:    {engine.Sphere: pairSphereSphere, engine.Ellipsoid: pairSphereEllipsoid, engine.Box: pairSphereBox, engine.Plane: pairSpherePlane},
+	engine.Ellipsoid: {engine.Ellipsoid: pairEllipsoidConvex, engine.Box: pairEllipsoidConvex, engine.Plane: pairEllipsoidPlane},
+	engine.Box:       {engine.Box: pairBoxBox, engine.Plane: pairBoxPlane},
+	engine.Plane:     {engine.Plane: pairNone},
 }
+
+// pairRow is the row of kinds ka <= kb.
+func pairRow(ka, kb engine.ShapeKind) int { return pairRowOf[ka][kb] }
 
 // narrowRows returns the rows (bit r for row r) that the pairs of a
 // model's shape kinds can fall in, the plane–plane row always.
