@@ -39,6 +39,7 @@
 // types of spec.go by schema_test.go; examples/ holds example scenes.
 //
 //	{
+//	  "$schema": "scene.schema.json", optional: for editors (completion, checks); not read
 //	  "name": "settle",            optional; default: the file name without extension
 //	  "description": "…",          optional
 //	  "gravity": [0, 0, -9.81],    optional (m/s²); default [0, 0, -9.81]

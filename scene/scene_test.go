@@ -531,3 +531,21 @@ func TestSettingsFields(t *testing.T) {
 		t.Errorf("SettingsSpec fields %v, engine.Settings fields %v", doc, eng)
 	}
 }
+
+// TestSchemaKey: a "$schema" key, which editors add to get completion and
+// checks from examples/scene.schema.json, is accepted and ignored; a
+// misspelt one is still an unknown field.
+func TestSchemaKey(t *testing.T) {
+	const body = `"materials": [{"name": "m", "friction": 0.3}], "bodies": [{"shape": {"type": "sphere", "radius": 0.5}, "mass": 1}]`
+	sc, err := Parse([]byte(`{"$schema": "../examples/scene.schema.json", `+body+`}`), "s.json", nil)
+	if err != nil {
+		t.Fatalf("a scene with $schema: %v", err)
+	}
+	if len(sc.Model.Bodies) != 1 {
+		t.Fatalf("%d bodies, want 1", len(sc.Model.Bodies))
+	}
+	_, err = Parse([]byte(`{"$schemas": "x", `+body+`}`), "s.json", nil)
+	if err == nil || !strings.Contains(err.Error(), "$schemas: unknown field") {
+		t.Fatalf("a misspelt $schema: %v, want an unknown-field error naming it", err)
+	}
+}

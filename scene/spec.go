@@ -16,6 +16,9 @@ type Quat [4]float64
 // package documentation. Pointer fields are optional; nil means "not given"
 // and Build fills in the documented default.
 type Doc struct {
+	// Schema is the JSON Schema an editor checks the file against
+	// (examples/scene.schema.json, say); gpusim does not read it.
+	Schema      string          `json:"$schema,omitempty"`
 	Name        string          `json:"name,omitempty"`
 	Description string          `json:"description,omitempty"`
 	Gravity     *Vec3           `json:"gravity,omitempty"` // m/s²
