@@ -38,15 +38,13 @@ type jointFrame struct {
 type joints struct {
 	frames          []jointFrame
 	nj              int
-	ja, jb          []int32   // bodies of each row (−1: world)
-	lin, rotA, rotB []float64 // 3 per row
-	lo, hi          []float64 // bounds per row
-	jadjOff, jadj   []int32   // body → row lists (CSR, entries 2r + side)
-	prev            []float64 // last step's joint impulses, for WarmStart
-	kin             []*engine.Motion
-	kinPos0         []mgl64.Vec3 // kinematic bodies' centre at t = 0
-	kinRot0         []mgl64.Quat // and orientation
-	time            float64      // simulated time at the start of the step (s)
+	ja, jb          []int32        // bodies of each row (−1: world)
+	lin, rotA, rotB []float64      // 3 per row
+	lo, hi          []float64      // bounds per row
+	jadjOff, jadj   []int32        // body → row lists (CSR, entries 2r + side)
+	prev            []float64      // last step's joint impulses, for WarmStart
+	kin             []*engine.Path // kinematic bodies' trajectories (nil: not kinematic)
+	time            float64        // simulated time at the start of the step (s)
 }
 
 // SetTime sets the simulated time (s) at the start of the coming step,
@@ -61,21 +59,15 @@ var _ engine.Clock = (*Backend)(nil)
 func (b *Backend) loadJoints(m *engine.Model) {
 	j := &b.jt
 	*j = joints{prev: j.prev[:0]}
-	j.kin = make([]*engine.Motion, b.n)
-	j.kinPos0 = make([]mgl64.Vec3, b.n)
-	j.kinRot0 = make([]mgl64.Quat, b.n)
+	j.kin = make([]*engine.Path, b.n)
 	for i := range m.Bodies {
 		bd := &m.Bodies[i]
 		if bd.Motion == nil {
 			continue
 		}
-		mo := *bd.Motion
-		j.kin[i] = &mo
-		j.kinPos0[i] = bd.Pos
-		q := b.quat(i)
-		j.kinRot0[i] = q
-		w := q.Conjugate().Rotate(mo.Omega)
-		v := mo.Vel.Add(mo.Amplitude.Mul(2 * math.Pi * mo.Frequency))
+		p := &engine.Path{Motion: *bd.Motion, Pos0: bd.Pos, Rot0: b.quat(i)}
+		j.kin[i] = p
+		v, w := p.StartVelocity()
 		copy(b.vel[3*i:], v[:])
 		copy(b.omega[3*i:], w[:])
 	}
@@ -421,25 +413,17 @@ func btoi(v bool) int {
 }
 
 // kinematicVelocity sets vf (6 values: linear world, angular body frame)
-// to kinematic body i's velocity over the step [t, t+h]: the secant
-// (x(t+h) − x(t))/h, so that integrating it lands exactly on the
-// prescribed position, and ω̄ = q₀⁻¹Ω, constant in the body frame (the
-// rotation exp(Ωt) about a fixed world axis leaves Ω fixed).
+// to kinematic body i's velocity over the step [t, t+h]
+// (engine.Path.StepVelocity).
 func (b *Backend) kinematicVelocity(i int, h float64, vf []float64) {
-	m := b.jt.kin[i]
-	t := b.jt.time
-	v := m.Offset(t + h).Sub(m.Offset(t)).Mul(1 / h)
-	w := b.jt.kinRot0[i].Conjugate().Rotate(m.Omega)
+	v, w := b.jt.kin[i].StepVelocity(b.jt.time, h)
 	vf[0], vf[1], vf[2], vf[3], vf[4], vf[5] = v[0], v[1], v[2], w[0], w[1], w[2]
 }
 
 // moveKinematic sets kinematic body i's pose to the prescribed one at
-// t + h, and its velocity to that of the step, vf.
+// t + h (engine.Path.Pose), and its velocity to that of the step, vf.
 func (b *Backend) moveKinematic(i int, h float64, vf []float64) {
-	m := b.jt.kin[i]
-	t := b.jt.time + h
-	x := b.jt.kinPos0[i].Add(m.Offset(t))
-	q := m.Turn(t).Mul(b.jt.kinRot0[i]).Normalize()
+	x, q := b.jt.kin[i].Pose(b.jt.time + h)
 	copy(b.pos[3*i:], x[:])
 	b.rot[4*i], b.rot[4*i+1], b.rot[4*i+2], b.rot[4*i+3] = q.W, q.V[0], q.V[1], q.V[2]
 	copy(b.vel[3*i:3*i+3], vf[0:3])

@@ -134,6 +134,45 @@ func (m *Motion) Turn(t float64) mgl64.Quat {
 	return mgl64.Quat{W: c, V: th.Mul(s / a)}
 }
 
+// Path is a kinematic body's prescribed trajectory: its Motion from the
+// pose (Pos0, Rot0, unit) it had at t = 0. Every backend takes a kinematic
+// body's velocities and poses from Path's methods, so that all compute the
+// same doubles.
+type Path struct {
+	Motion Motion
+	Pos0   mgl64.Vec3
+	Rot0   mgl64.Quat
+}
+
+// StartVelocity returns the body's velocity at t = 0: v = Vel +
+// 2π·Frequency·Amplitude (world frame; the derivative of the sine at 0)
+// and ω̄ = Rot0⁻¹·Omega (body frame).
+func (p *Path) StartVelocity() (v, w mgl64.Vec3) {
+	m := &p.Motion
+	v = m.Vel.Add(m.Amplitude.Mul(2 * math.Pi * m.Frequency))
+	w = p.Rot0.Conjugate().Rotate(m.Omega)
+	return v, w
+}
+
+// StepVelocity returns the body's velocity over the step [t, t+h]: the
+// secant v = (x(t+h) − x(t))/h (world frame), so that integrating it lands
+// exactly on the prescribed position, and ω̄ = Rot0⁻¹·Omega (body frame),
+// constant in the body frame (the rotation exp(Omega·t) about a fixed
+// world axis leaves Omega fixed).
+func (p *Path) StepVelocity(t, h float64) (v, w mgl64.Vec3) {
+	m := &p.Motion
+	v = m.Offset(t + h).Sub(m.Offset(t)).Mul(1 / h)
+	w = p.Rot0.Conjugate().Rotate(m.Omega)
+	return v, w
+}
+
+// Pose returns the body's prescribed centre Pos0 + Offset(t) and
+// orientation Turn(t)·Rot0 (normalised) at time t.
+func (p *Path) Pose(t float64) (mgl64.Vec3, mgl64.Quat) {
+	m := &p.Motion
+	return p.Pos0.Add(m.Offset(t)), m.Turn(t).Mul(p.Rot0).Normalize()
+}
+
 // Kinematic reports whether the body's motion is prescribed.
 func (b *Body) Kinematic() bool { return b.Motion != nil }
 

@@ -55,7 +55,8 @@ import (
 // Body buffers (n bodies, SI units as in engine.State): pos, rot, vel,
 // omega, invMass, invInertia, force, torque as cpuref's Backend, vfree and
 // dv (6 per body: linear world frame, angular body frame), fixedBody
-// (uint32, nonzero for fixed bodies and planes), adjOff (uint32, n+1).
+// (uint32, nonzero for fixed bodies and planes, fixedKinematic for
+// kinematic bodies), adjOff (uint32, n+1).
 // Contact buffers (nc contacts), grown with Buffer.Grow as nc grows: a, b
 // (uint32), normal, pa, pb (3), phi, mu, cohesion (1), basis, rhoA, rhoB
 // (9), coh (1, N·s), r (3), adj (uint32, at most 2nc), prevGamma (3);
@@ -74,6 +75,7 @@ type Backend struct {
 
 	host     hostCollider
 	dc       deviceCollider
+	kin      kinematics
 	settings engine.Settings
 	n        int  // bodies
 	nc       int  // contacts
@@ -250,11 +252,15 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 			return fmt.Errorf("gpu: load %d bodies: %w", n, err)
 		}
 	}
+	b.loadKinematic(m)
 	fixed := make([]uint32, h.n)
 	for i, f := range h.fixed {
 		if f {
 			fixed[i] = 1
 		}
+	}
+	for _, i := range b.kin.ids {
+		fixed[i] = fixedKinematic
 	}
 	for _, w := range []struct {
 		dst *Buffer
@@ -326,6 +332,7 @@ func (b *Backend) Build(h float64) (engine.Problem, error) {
 	kf := b.k.freeVelocity
 	l.record(kf, l.groups(kf, b.n), shaders.FreeVelocityArgs{Gx: g[0], Gy: g[1], Gz: g[2], H: h, N: uint32(b.n)},
 		b.vfree, b.vel, b.omega, b.rot, b.force, b.torque, b.invMass, b.invInertia, b.fixedBody)
+	b.recordKinematicVelocity(h)
 	if b.nc > 0 {
 		kj := b.k.jacobian
 		l.record(kj, l.groups(kj, b.nc), shaders.JacobianArgs{H: h, MaxRecovery: b.settings.MaxRecoverySpeed, NC: uint32(b.nc)},
@@ -379,6 +386,7 @@ func (b *Backend) Integrate(gamma engine.Vec, h float64) error {
 	b.recordBodyImpulse(g.buf)
 	ki := b.k.integrate
 	l.record(ki, l.groups(ki, b.n), shaders.IntegrateArgs{H: h, N: uint32(b.n)}, b.pos, b.rot, b.vel, b.omega, b.vfree, b.dv, b.fixedBody)
+	b.recordKinematicMove(h)
 	if b.nc > 0 {
 		l.record(l.copy, l.groups(l.copy, 3*b.nc), shaders.CopyArgs{N: uint32(3 * b.nc)}, b.prevGamma, g.buf)
 	}

@@ -250,6 +250,44 @@ func (b *Batch) Dispatch(k *Kernel, groups [3]uint32, args shaders.Args, bufs ..
 	return nil
 }
 
+// maxUpdate is the most bytes one Update may write (vkCmdUpdateBuffer's
+// limit).
+const maxUpdate = 65536
+
+// Update records a write of data into buf at byte offset off, in order
+// with the recorded dispatches: unlike Buffer.Write, which changes the
+// buffer at once, the bytes are copied into the command buffer now and
+// land in buf when the batch runs, after the dispatches recorded before
+// (a barrier goes before it when one of them used buf) and before those
+// recorded after (which get a barrier when they use buf). off and
+// len(data) must be multiples of 4, len(data) at most 65536, and the
+// range within the buffer; anything else is a programmer error and
+// panics.
+func (b *Batch) Update(buf *Buffer, off int64, data []byte) {
+	if !b.recording {
+		panic("gpu: Update on a Batch that is not recording (call Begin)")
+	}
+	if buf == nil || buf.d != b.d || buf.staging {
+		panic("gpu: Update: buffer is nil, of another device or not a storage buffer")
+	}
+	buf.live()
+	n := int64(len(data))
+	if off < 0 || off%4 != 0 || n%4 != 0 || n > maxUpdate || off+n > buf.capacity {
+		panic(fmt.Sprintf("gpu: Update of %d bytes at offset %d of a buffer of %d bytes (want multiples of 4, at most %d bytes, within the buffer)",
+			n, off, buf.capacity, maxUpdate))
+	}
+	if n == 0 {
+		return
+	}
+	_, w := b.written[buf]
+	_, r := b.read[buf]
+	if w || r {
+		b.Barrier()
+	}
+	C.gs_update(b.d.vk, b.cmd, buf.buf, C.uint64_t(off), C.uint64_t(n), unsafe.Pointer(&data[0]))
+	b.written[buf] = struct{}{}
+}
+
 // Barrier records a barrier: every dispatch and copy recorded after it sees
 // the writes of those before it.
 func (b *Batch) Barrier() {

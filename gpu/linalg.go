@@ -156,6 +156,22 @@ func (l *LinAlg) record(k *Kernel, groups [3]uint32, args shaders.Args, bufs ...
 	l.fail(l.b.Dispatch(k, groups, args, bufs...))
 }
 
+// update records Batch.Update of data into buf at byte offset off in the
+// open batch (beginning one if none is), in order with the recorded
+// kernels.
+func (l *LinAlg) update(buf *Buffer, off int64, data []byte) {
+	if l.err != nil {
+		return
+	}
+	if !l.b.Recording() {
+		if err := l.b.Begin(); err != nil {
+			l.fail(err)
+			return
+		}
+	}
+	l.b.Update(buf, off, data)
+}
+
 // Flush submits the recorded operations and waits for them.
 func (l *LinAlg) Flush() error {
 	if l.b.Recording() {

@@ -483,6 +483,7 @@ struct gs_vk {
 	void (*CmdPipelineBarrier)(gs_obj, uint32_t, uint32_t, uint32_t, uint32_t, const memory_barrier *, uint32_t, const void *, uint32_t, const void *);
 	void (*CmdCopyBuffer)(gs_obj, gs_nd, gs_nd, uint32_t, const buffer_copy *);
 	void (*CmdFillBuffer)(gs_obj, gs_nd, uint64_t, uint64_t, uint32_t);
+	void (*CmdUpdateBuffer)(gs_obj, gs_nd, uint64_t, uint64_t, const void *);
 	void (*CmdResetQueryPool)(gs_obj, gs_nd, uint32_t, uint32_t);
 	void (*CmdWriteTimestamp)(gs_obj, uint32_t, gs_nd, uint32_t);
 	int32_t (*QueueSubmit)(gs_obj, uint32_t, const submit_info *, gs_nd);
@@ -842,6 +843,7 @@ int32_t gs_create_device(gs_vk *vk, gs_obj pd, uint32_t family, const void *feat
 	LOADD(vk, CmdPipelineBarrier, "vkCmdPipelineBarrier");
 	LOADD(vk, CmdCopyBuffer, "vkCmdCopyBuffer");
 	LOADD(vk, CmdFillBuffer, "vkCmdFillBuffer");
+	LOADD(vk, CmdUpdateBuffer, "vkCmdUpdateBuffer");
 	LOADD(vk, CmdResetQueryPool, "vkCmdResetQueryPool");
 	LOADD(vk, CmdWriteTimestamp, "vkCmdWriteTimestamp");
 	LOADD(vk, QueueSubmit, "vkQueueSubmit");
@@ -1057,6 +1059,10 @@ void gs_copy(gs_vk *vk, gs_obj cmd, gs_nd src, uint64_t src_off, gs_nd dst, uint
 
 void gs_fill(gs_vk *vk, gs_obj cmd, gs_nd dst, uint64_t off, uint64_t size, uint32_t data) {
 	vk->CmdFillBuffer(cmd, dst, off, size, data);
+}
+
+void gs_update(gs_vk *vk, gs_obj cmd, gs_nd dst, uint64_t off, uint64_t size, const void *data) {
+	vk->CmdUpdateBuffer(cmd, dst, off, size, data);
 }
 
 int32_t gs_end_pre(gs_vk *vk, gs_obj cmd) {

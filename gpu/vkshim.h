@@ -155,9 +155,12 @@ int32_t gs_dispatch(gs_vk *vk, gs_obj cmd, gs_nd pool, const gs_kernel *k, uint3
 void gs_barrier(gs_vk *vk, gs_obj cmd, uint32_t src_stages, uint32_t src_access,
 	uint32_t dst_stages, uint32_t dst_access);
 
-// gs_copy records a buffer copy; gs_fill records vkCmdFillBuffer.
+// gs_copy records a buffer copy; gs_fill records vkCmdFillBuffer;
+// gs_update records vkCmdUpdateBuffer (size ≤ 65536 and a multiple of 4,
+// off a multiple of 4; data is copied into the command buffer at once).
 void gs_copy(gs_vk *vk, gs_obj cmd, gs_nd src, uint64_t src_off, gs_nd dst, uint64_t dst_off, uint64_t size);
 void gs_fill(gs_vk *vk, gs_obj cmd, gs_nd dst, uint64_t off, uint64_t size, uint32_t data);
+void gs_update(gs_vk *vk, gs_obj cmd, gs_nd dst, uint64_t off, uint64_t size, const void *data);
 
 // gs_submit ends cmd (after a barrier making device writes visible to the
 // host and, with a query pool, timestamp 1), submits it, waits for fence

@@ -237,7 +237,7 @@ func (g *guard) stop(sim *engine.Sim, ckp *checkpointer, sum *Summary, runErr er
 // validation and memory limit from opt) and loads the model and settings
 // into it (engine.NewSim): the Sim is ready to step. With "auto", a Vulkan
 // device that runs out of memory while loading (gpu.ErrOutOfMemory) or
-// cannot run the model (engine.ErrUnsupported: joints, kinematic bodies)
+// cannot run the model (engine.ErrUnsupported: joints, compound bodies)
 // is closed and the CPU path loads the model instead; notice says so in one
 // line (or why auto chose the CPU path in the first place; "" when it did
 // not). With "vulkan" the error is returned. The caller closes the backend.

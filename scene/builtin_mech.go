@@ -130,7 +130,7 @@ func shakerDoc(p map[string]float64) (*Doc, error) {
 		Description: fmt.Sprintf("The GS paper's Fig. 2: %d steel spheres (r = 5 mm, 7800 kg/m³, μ = %v) in an open box "+
 			"0.2 m × 0.2 m × 0.15 m whose plate (body 0) and walls (bodies 1 to 4) are kinematic and oscillate vertically, "+
 			"%v m at %v Hz (peak acceleration %.3g g). Spheres are bodies 5 on. Figure of merit: the plate's offset against "+
-			"A·sin(2πft) and the bed's mean height (CPU path: kinematic bodies).", n, p["mu"], a, f, a*math.Pow(2*math.Pi*f, 2)/9.81),
+			"A·sin(2πft) and the bed's mean height.", n, p["mu"], a, f, a*math.Pow(2*math.Pi*f, 2)/9.81),
 		Gravity:   &Vec3{0, 0, -9.81},
 		Materials: []MaterialSpec{{Name: "steel", Friction: ptr(p["mu"])}},
 		Settings:  SettingsSpec{Dt: ptr(0.001), Solver: ptr("apgd"), Tol: ptr(1e-5), MaxIter: ptr(200)},
@@ -292,7 +292,7 @@ func mixerDoc(p map[string]float64) (*Doc, error) {
 			"make four blades turning at %v rad/s about +z in a drum of radius %.3g m (16 fixed boxes: no cylinder shape), "+
 			"with %d objects (spheres, ellipsoids and boxes, mean size 0.05 m, 1000 kg/m³, μ = 0.5, cohesion 200 N); "+
 			"h = 5e-4 s. Bodies 0 and 1 are the blades, 2 the floor, 3 to 18 the drum. Figure of merit: the torque of the "+
-			"mixture on the blades about the axis (CPU path: kinematic bodies).", omega, rad, n),
+			"mixture on the blades about the axis.", omega, rad, n),
 		Gravity:    &Vec3{0, 0, -9.81},
 		Materials:  []MaterialSpec{{Name: "mixture", Friction: ptr(0.5), Cohesion: 200}},
 		Settings:   SettingsSpec{Dt: ptr(5e-4), Solver: ptr("apgd"), Tol: ptr(1e-4), MaxIter: ptr(200)},

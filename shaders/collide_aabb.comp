@@ -9,6 +9,8 @@
 //	m := 0
 //	if !fixed[i] {
 //		m = h·(|v_i| + |ω_i|·R_i) + (h·h)·|g + F_i·(1/m_i)|      // mgl64 Len
+//	} else if kinematic[i] {
+//		m = h·(|v_i| + |ω_i|·R_i)                                 // its prescribed velocity only
 //	}
 //	box[8i:8i+8] = (lo, hi, m, 0): ShapeAABB(shape_i, pos_i, rot_i, env + m)
 //	plane:   cell[4i+3] = 2<<24, planeN[3i:3i+3] = rot_i.Rotate(0, 0, 1)
@@ -26,7 +28,7 @@
 // float64 division and square root are correctly rounded.
 // Bindings (set 0): 0 pos (3 float64 per body, m), 1 rot (4, w x y z),
 // 2 vel (3, m/s), 3 omega (3, rad/s), 4 invMass (1, 1/kg), 5 force (3, N),
-// 6 fixedBody (uint32), 7 shape (5 float64 per body: kind, size 0–2,
+// 6 fixedBody (uint32: 0 movable, 2 kinematic, else fixed), 7 shape (5 float64 per body: kind, size 0–2,
 // bounding radius R, m), all read; 8 box (8 float64 per body: min, max,
 // margin, 0), 9 planeN (3 float64 per body, planes only), 10 cell (4 int32
 // per body), 11 specialOff (uint32, n+1), 12 slots (uint32, 2·slots+2),
@@ -97,6 +99,10 @@ void main() {
 			precise double a2 = p.gz + force[3u * i + 2u] * im;
 			double a = len3(a0, a1, a2);
 			m = p.h * (v + w * shape[5u * i + 4u]) + p.h * p.h * a;
+		} else if (fixedBody[i] == 2u) {
+			double v = len3(vel[3u * i], vel[3u * i + 1u], vel[3u * i + 2u]);
+			double w = len3(omega[3u * i], omega[3u * i + 1u], omega[3u * i + 2u]);
+			m = p.h * (v + w * shape[5u * i + 4u]);
 		}
 		if (kind > BOX) {
 			// A plane: unbounded; its outward normal is mgl64's

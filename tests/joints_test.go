@@ -10,9 +10,10 @@ import (
 	"github.com/gpusim/gpusim/engine"
 )
 
-// Joints and kinematic bodies run on the CPU path only in this increment
-// (issue 17); the Vulkan backend refuses them with engine.ErrUnsupported,
-// which TestJointsVulkanRefuses checks.
+// Joints run on the CPU path only in this increment (issue 17); the
+// Vulkan backend refuses them with engine.ErrUnsupported, which
+// TestJointsVulkanRefuses checks. Kinematic bodies run on both (gpu's
+// TestKinematicSceneStep compares them).
 
 // ellipticK returns the complete elliptic integral of the first kind
 // K(k) = π / (2·AGM(1, √(1 − k²))), the arithmetic–geometric mean run
@@ -94,8 +95,8 @@ func TestPendulumPeriod(t *testing.T) {
 	t.Logf("pendulum θ₀ = 90°, l = 1 m, h = 1 ms: period %.6f s, exact %.6f s (relative error %.2e)", got, want, math.Abs(got-want)/want)
 }
 
-// TestJointsVulkanRefuses: the Vulkan backend does not run joints or
-// kinematic bodies yet and says so with engine.ErrUnsupported.
+// TestJointsVulkanRefuses: the Vulkan backend does not run joints yet and
+// says so with engine.ErrUnsupported.
 func TestJointsVulkanRefuses(t *testing.T) {
 	b := backends[1].new(t)
 	defer b.Close()
