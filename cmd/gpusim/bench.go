@@ -64,7 +64,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	if *scaling {
 		all = bench.ScalingCases()
 	}
-	chosen, err := pickCases(all, *cases)
+	chosen, err := pickCases(all, *cases, *quick)
 	if err != nil {
 		return usageError{err}
 	}
@@ -108,9 +108,11 @@ func caseNames(cs []bench.Case) string {
 	return strings.Join(names, ", ")
 }
 
-// pickCases returns the cases of all named in the comma-separated list, in
-// the list's order; an empty list gives all.
-func pickCases(all []bench.Case, list string) ([]bench.Case, error) {
+// pickCases returns the cases named in the comma-separated list, in the
+// list's order: those of all, and unless quick any other case of the
+// matrix or the scaling series and bed-N (bench.Lookup); an empty list
+// gives all.
+func pickCases(all []bench.Case, list string, quick bool) ([]bench.Case, error) {
 	if strings.TrimSpace(list) == "" {
 		return all, nil
 	}
@@ -125,7 +127,7 @@ func pickCases(all []bench.Case, list string) ([]bench.Case, error) {
 				break
 			}
 		}
-		if !found {
+		if !found && !quick {
 			// Any case of the matrix or the series, or bed-N.
 			if c, err := bench.Lookup(name); err == nil {
 				out, found = append(out, c), true

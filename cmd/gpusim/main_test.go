@@ -26,6 +26,18 @@ func wantUsage(t *testing.T, name, args []string, want string) {
 	}
 }
 
+// TestMain lets the test binary stand in for gpusim where the CLI runs
+// itself (os.Executable): gpusim bench runs each case as "gpusim
+// bench-case" in a process of its own, which from an in-process test is
+// this binary; without this it would run the tests again, which run the
+// bench again.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "bench-case" {
+		os.Exit(cli(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var o, e bytes.Buffer
