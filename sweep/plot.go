@@ -127,14 +127,14 @@ func (c *Collection) Plot(x, y string, over []string, opt PlotOptions) (string, 
 	if len(over) > 0 {
 		pl.Title.Text += " (mean ± sample std over " + strings.Join(over, ", ") + ")"
 	}
-	pl.X.Label.Text = x
-	pl.Y.Label.Text = y
+	pl.X.Label.Text = Label(x)
+	pl.Y.Label.Text = Label(y)
 	if opt.LogX {
-		pl.X.Scale, pl.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		pl.X.Scale, pl.X.Tick.Marker = plot.LogScale{}, viz.DecadeTicks{}
 		pl.X.Label.Text += " (log scale)"
 	}
 	if opt.LogY {
-		pl.Y.Scale, pl.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		pl.Y.Scale, pl.Y.Tick.Marker = plot.LogScale{}, viz.DecadeTicks{}
 		pl.Y.Label.Text += " (log scale)"
 	}
 	pl.Add(plotter.NewGrid())
@@ -184,12 +184,8 @@ func (c *Collection) Plot(x, y string, over []string, opt PlotOptions) (string, 
 	pl.Legend.Top = true
 	pad(&pl.X, opt.LogX)
 	pad(&pl.Y, opt.LogY)
-	png, err := viz.PNG(pl)
-	if err != nil {
-		return "", fmt.Errorf("sweep: plot: %w", err)
-	}
 	path := filepath.Join(c.Dir, PlotFile(x, y))
-	if err := writeAtomic(path, png); err != nil {
+	if err := viz.WriteAll(pl, path, writeAtomic); err != nil {
 		return "", err
 	}
 	return path, nil
@@ -235,4 +231,36 @@ func meanStd(v []float64) (mean, std float64) {
 		ss += (x - mean) * (x - mean)
 	}
 	return mean, math.Sqrt(ss / float64(len(v)-1))
+}
+
+// unitSuffixes are the endings of collect's keys that name a unit (the
+// summary's fields: wall_s, max_penetration_m, fixed_force_N, …), longest
+// first.
+var unitSuffixes = []struct{ suffix, unit string }{
+	{"_rad_s", "rad/s"}, {"_m_s", "m/s"}, {"_s_total", "s, total"}, {"_s_median", "s, median"},
+	{"_s_mean", "s, mean"}, {"_mm", "mm"}, {"_ms", "ms"}, {"_kg", "kg"}, {"_Nm", "N·m"},
+	{"_s", "s"}, {"_m", "m"}, {"_N", "N"}, {"_J", "J"},
+}
+
+// Label is the axis label of a collect key: its last dotted element in
+// words, with the unit its ending names in parentheses
+// (final.max_penetration_m: "max penetration (m)"; wall_s: "wall (s)";
+// a parameter such as mu: "mu").
+func Label(key string) string {
+	base := key
+	if i := strings.LastIndex(key, "."); i >= 0 && i+1 < len(key) {
+		base = key[i+1:]
+	}
+	unit := ""
+	for _, u := range unitSuffixes {
+		if s, ok := strings.CutSuffix(base, u.suffix); ok && s != "" {
+			base, unit = s, u.unit
+			break
+		}
+	}
+	words := strings.ReplaceAll(base, "_", " ")
+	if unit != "" {
+		return words + " (" + unit + ")"
+	}
+	return words
 }

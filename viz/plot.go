@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/gpusim/gpusim/internal/outdir"
 	"gonum.org/v1/plot"
@@ -19,6 +20,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // PlotWidth and PlotHeight are the size of every plot: 8 × 5 inches,
@@ -38,10 +41,14 @@ var lineColors = []color.Color{
 // LineColor returns the colour of a plot's i-th line: lineColors, cycled.
 func LineColor(i int) color.Color { return lineColors[i%len(lineColors)] }
 
-// PNG draws pl alone on a PlotWidth × PlotHeight canvas and returns the
-// PNG file's bytes.
-func PNG(pl *plot.Plot) ([]byte, error) {
-	wt, err := pl.WriterTo(PlotWidth, PlotHeight, "png")
+// Formats are the files every plot is written as, beside each other:
+// PNG to look at, SVG and PDF (vector) for papers and slides.
+var Formats = []string{"png", "svg", "pdf"}
+
+// Encode draws pl alone on a PlotWidth × PlotHeight canvas and returns the
+// bytes of the file in format (png, svg or pdf).
+func Encode(pl *plot.Plot, format string) ([]byte, error) {
+	wt, err := pl.WriterTo(PlotWidth, PlotHeight, format)
 	if err != nil {
 		return nil, err
 	}
@@ -50,6 +57,30 @@ func PNG(pl *plot.Plot) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// PNG is Encode(pl, "png").
+func PNG(pl *plot.Plot) ([]byte, error) { return Encode(pl, "png") }
+
+// WriteAll writes pl as path, a .png, and as the other Formats beside it
+// (the same name with .svg and .pdf), each through write (an atomic file
+// writer, say).
+func WriteAll(pl *plot.Plot, path string, write func(path string, data []byte) error) error {
+	for _, f := range Formats {
+		data, err := Encode(pl, f)
+		if err != nil {
+			return fmt.Errorf("viz: %s: %w", path, err)
+		}
+		if err := write(withExt(path, f), data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// withExt is path with its extension replaced by ext.
+func withExt(path, ext string) string {
+	return strings.TrimSuffix(path, filepath.Ext(path)) + "." + ext
 }
 
 // table is a CSV file with a header row, as columns of numbers.
@@ -155,7 +186,7 @@ func (p panel) build() (*plot.Plot, error) {
 	}
 	if logY {
 		pl.Y.Scale = plot.LogScale{}
-		pl.Y.Tick.Marker = plot.LogTicks{Prec: 1}
+		pl.Y.Tick.Marker = DecadeTicks{}
 	} else {
 		pl.Y.Tick.Marker = distinctTicks{}
 	}
@@ -187,8 +218,8 @@ func (p panel) build() (*plot.Plot, error) {
 	return pl, nil
 }
 
-// writePanels draws the panels stacked in one PNG of PlotWidth ×
-// PlotHeight.
+// writePanels draws the panels stacked on one PlotWidth × PlotHeight
+// page, written as path (a .png) and beside it in the other Formats.
 func writePanels(path string, ps ...panel) error {
 	plots := make([][]*plot.Plot, len(ps))
 	for i, p := range ps {
@@ -198,18 +229,28 @@ func writePanels(path string, ps ...panel) error {
 		}
 		plots[i] = []*plot.Plot{pl}
 	}
-	img := vgimg.New(PlotWidth, PlotHeight)
-	dc := draw.New(img)
-	canvases := plot.Align(plots, draw.Tiles{Rows: len(ps), Cols: 1, PadTop: vg.Points(4), PadBottom: vg.Points(4), PadY: vg.Points(6)}, dc)
-	for i := range plots {
-		plots[i][0].Draw(canvases[i][0])
-	}
-	var buf bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&buf); err != nil {
-		return fmt.Errorf("viz: %s: %w", path, err)
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("viz: %w", err)
+	for _, f := range Formats {
+		var c vg.CanvasWriterTo
+		switch f {
+		case "png":
+			c = vgimg.PngCanvas{Canvas: vgimg.New(PlotWidth, PlotHeight)}
+		case "svg":
+			c = vgsvg.New(PlotWidth, PlotHeight)
+		case "pdf":
+			c = vgpdf.New(PlotWidth, PlotHeight)
+		}
+		dc := draw.New(c)
+		canvases := plot.Align(plots, draw.Tiles{Rows: len(ps), Cols: 1, PadTop: vg.Points(4), PadBottom: vg.Points(4), PadY: vg.Points(6)}, dc)
+		for i := range plots {
+			plots[i][0].Draw(canvases[i][0])
+		}
+		var buf bytes.Buffer
+		if _, err := c.WriteTo(&buf); err != nil {
+			return fmt.Errorf("viz: %s: %w", path, err)
+		}
+		if err := os.WriteFile(withExt(path, f), buf.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("viz: %w", err)
+		}
 	}
 	return nil
 }
@@ -394,14 +435,14 @@ func (distinctTicks) Ticks(lo, hi float64) []plot.Tick {
 			if ts[i].Label == "" {
 				continue
 			}
-			l := strconv.FormatFloat(ts[i].Value, 'g', prec, 64)
+			l := number(ts[i].Value, prec)
 			ok = ok && !seen[l]
 			seen[l] = true
 		}
 		if ok {
 			for i := range ts {
 				if ts[i].Label != "" {
-					ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', prec, 64)
+					ts[i].Label = number(ts[i].Value, prec)
 				}
 			}
 			break

@@ -27,11 +27,11 @@ func PlotResiduals(path, title string, rs []*fclib.Result, tol float64, byTime b
 	pl.Title.Text = title
 	pl.Y.Label.Text = "residual (eq. 25)"
 	pl.Y.Scale = plot.LogScale{}
-	pl.Y.Tick.Marker = plot.LogTicks{Prec: 1}
+	pl.Y.Tick.Marker = DecadeTicks{}
 	if byTime {
 		pl.X.Label.Text = "wall time (s), iterations × mean time per iteration"
 		pl.X.Scale = plot.LogScale{}
-		pl.X.Tick.Marker = plot.LogTicks{Prec: 1}
+		pl.X.Tick.Marker = DecadeTicks{}
 	} else {
 		pl.X.Label.Text = "iteration"
 	}
@@ -78,11 +78,7 @@ func PlotResiduals(path, title string, rs []*fclib.Result, tol float64, byTime b
 	pl.Legend.Top = true
 	pl.X.Min, pl.X.Max = xr.rangeFor(byTime)
 	pl.Y.Min, pl.Y.Max = yr.rangeFor(true)
-	data, err := PNG(pl)
-	if err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
-	return atomicfile.WriteBytes(path, data)
+	return WriteAll(pl, path, atomicfile.WriteBytes)
 }
 
 // span is the range of the values added to it.

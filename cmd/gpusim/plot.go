@@ -19,7 +19,8 @@ fixed-force.png from stats.csv against simulated time, and, when the run
 traced bodies, trace-position.png and trace-speed.png from trace.csv, and,
 when the run reported reactions, reactions-joint.png and reactions-body.png
 (|force| and |torque| of each joint and fixed or kinematic body) from
-reactions.csv.
+reactions.csv. Each plot is also written as SVG and PDF beside its PNG
+(residual.svg, residual.pdf, ...).
 `)
 	dir, err := parseOne(fset, args, "plot takes one run folder")
 	if err != nil {
