@@ -139,7 +139,7 @@
 // orientation exp(omega·t)·rot. A kinematic body takes no mass, density,
 // inertia, vel, omega, force or torque and is not "fixed" (each an
 // error). It does not collide with fixed or other kinematic bodies.
-// Kinematic bodies run on the CPU path only (see Joints).
+// Kinematic bodies run on both the CPU path and the Vulkan backend.
 //
 // # shapes
 //
@@ -308,9 +308,9 @@
 // kinematic, or plane) bodies, or one of them and the world, is an
 // error. A joint's position error C is corrected at the speed C/h, capped
 // by settings.max_recovery_speed when that is set (in rad/s for angle
-// errors). Joints and kinematic bodies run on the CPU path: with
-// --backend auto a scene that has them runs there (and says so), with
-// --backend vulkan it is an error. Every solver takes joint rows.
+// errors). Joints run on the CPU path: with --backend auto a scene that
+// has them runs there (and says so), with --backend vulkan it is an
+// error. Every solver takes joint rows.
 //
 // # merit
 //
@@ -367,7 +367,7 @@
 // slab.
 //
 // chain, shaker, shear, mixer and flow-gap (issue 17, scene/builtin_mech.go,
-// CPU path: joints and kinematic bodies) are the papers' mechanisms: the
+// chain and shear on the CPU path: joints) are the papers' mechanisms: the
 // SPG paper's benchmark B1 as a rope ladder of n links (3.5·n rows), the
 // GS paper's shaker, the PDIP paper's direct shear test, the APGD paper's
 // mixer (§4.1.2) and granular flow through a gap (§4.2.4); each function's
