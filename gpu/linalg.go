@@ -142,34 +142,35 @@ func (l *LinAlg) groups(k *Kernel, n int) [3]uint32 {
 	return [3]uint32{uint32(min((n+per-1)/per, int(l.d.Info.MaxWorkgroupCount[0]))), 1, 1}
 }
 
-// record adds a dispatch to the open batch, beginning it if needed.
-func (l *LinAlg) record(k *Kernel, groups [3]uint32, args shaders.Args, bufs ...*Buffer) {
+// open reports whether the batch is open for recording, beginning it if
+// needed; false after an error (recorded in l.err).
+func (l *LinAlg) open() bool {
 	if l.err != nil {
-		return
+		return false
 	}
 	if !l.b.Recording() {
 		if err := l.b.Begin(); err != nil {
 			l.fail(err)
-			return
+			return false
 		}
 	}
-	l.fail(l.b.Dispatch(k, groups, args, bufs...))
+	return true
+}
+
+// record adds a dispatch to the open batch, beginning it if needed.
+func (l *LinAlg) record(k *Kernel, groups [3]uint32, args shaders.Args, bufs ...*Buffer) {
+	if l.open() {
+		l.fail(l.b.Dispatch(k, groups, args, bufs...))
+	}
 }
 
 // update records Batch.Update of data into buf at byte offset off in the
 // open batch (beginning one if none is), in order with the recorded
 // kernels.
 func (l *LinAlg) update(buf *Buffer, off int64, data []byte) {
-	if l.err != nil {
-		return
+	if l.open() {
+		l.b.Update(buf, off, data)
 	}
-	if !l.b.Recording() {
-		if err := l.b.Begin(); err != nil {
-			l.fail(err)
-			return
-		}
-	}
-	l.b.Update(buf, off, data)
 }
 
 // Flush submits the recorded operations and waits for them.
