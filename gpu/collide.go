@@ -141,6 +141,10 @@ func (b *Backend) loadCollider(m *engine.Model) error {
 	*c = deviceCollider{k: c.k}
 	n := b.n
 	c.on = onDevice(m)
+	if c.on && hasCompound(m) {
+		c.on = false
+		c.narrow.notes = []string{"gpu: compound bodies: the host collides their parts each step (collide.Collider); the rest of the step runs on the device"}
+	}
 	if c.on {
 		kinds := make([]engine.ShapeKind, len(m.Bodies))
 		for i, bd := range m.Bodies {

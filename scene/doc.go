@@ -194,8 +194,8 @@
 // outputs. "inertia" is refused (it comes from the parts), and so is a
 // compound in a generator (list the bodies). Parts of one body never
 // collide with each other; each part collides with other bodies through
-// the shape-pair table. Compound bodies run on the CPU path only (the
-// Vulkan backend refuses them, and --backend auto falls back).
+// the shape-pair table. Compound bodies run on both backends; on Vulkan
+// the host finds their contacts each step (the run says so).
 //
 // # generators
 //

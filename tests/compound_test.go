@@ -1,8 +1,8 @@
 package tests
 
 import (
-	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -203,14 +203,31 @@ func TestCompoundTeeSettles(t *testing.T) {
 	}
 }
 
-// TestCompoundVulkanRefuses: the Vulkan backend does not run compounds
-// yet and says so with engine.ErrUnsupported.
-func TestCompoundVulkanRefuses(t *testing.T) {
+// TestCompoundVulkan: the Vulkan backend runs compounds (their collision
+// on the host; gpu.TestCompoundSceneStep checks it bit for bit against
+// cpuref) and says how in its notes.
+func TestCompoundVulkan(t *testing.T) {
 	b := backends[1].new(t)
 	defer b.Close()
 	id := mgl64.QuatIdent()
-	m := groundModel(compoundBody(t, []engine.Part{{Shape: engine.SphereShape(0.1), Rot: id}, {Shape: engine.SphereShape(0.1), Pos: mgl64.Vec3{0.3, 0, 0}, Rot: id}}, mgl64.Vec3{0, 0, 1}, id, 1000))
-	if _, err := engine.NewSim(m, engine.DefaultSettings(), b); !errors.Is(err, engine.ErrUnsupported) {
-		t.Fatalf("vulkan with a compound: %v, want an error wrapping engine.ErrUnsupported", err)
+	m := groundModel(compoundBody(t, []engine.Part{{Shape: engine.SphereShape(0.1), Rot: id}, {Shape: engine.SphereShape(0.1), Pos: mgl64.Vec3{0.3, 0, 0}, Rot: id}}, mgl64.Vec3{0, 0, 0.11}, id, 1000))
+	sim, err := engine.NewSim(m, engine.DefaultSettings(), b)
+	if err != nil {
+		t.Fatalf("vulkan with a compound: %v", err)
+	}
+	contacts := 0
+	for range 5 {
+		st, err := sim.Step()
+		if err != nil {
+			t.Fatal(err)
+		}
+		contacts += st.Contacts
+	}
+	if contacts == 0 {
+		t.Fatal("the compound resting on the ground made no contact")
+	}
+	n, ok := b.(engine.Noter)
+	if !ok || len(n.Notes()) == 0 || !strings.Contains(strings.Join(n.Notes(), " "), "compound") {
+		t.Fatalf("notes %v: want one saying the host collides the compound's parts", n)
 	}
 }

@@ -126,8 +126,7 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	// A --device or CUDA_VISIBLE_DEVICES that names no device is input.
-	// So is a model that --backend vulkan cannot run (joints, compound
-	// bodies).
+	// So is a model that --backend vulkan cannot run (joints).
 	if errors.As(err, &ue) || errors.Is(err, gpu.ErrBadSelection) || errors.Is(err, engine.ErrUnsupported) {
 		return exitUsage
 	}
