@@ -230,6 +230,9 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	if err := checkSupported(m); err != nil {
 		return err
 	}
+	if err := checkHeap(len(m.Bodies), b.d.Info); err != nil {
+		return err
+	}
 	if err := b.sync(); err != nil {
 		return err
 	}

@@ -1,6 +1,9 @@
 package gpu
 
-import "math/bits"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // EstimateBytes estimates the device memory (Device.MemoryBytes: the sum
 // of buffer capacities) that the backend holds for a model of bodies
@@ -35,4 +38,29 @@ func EstimateBytes(bodies, contacts int) int64 {
 	capacity := 8*n + 64
 	contactCap := max(capacity, nc+nc/4)
 	return (288+240)*n + 8*slots + (4+56)*capacity + 400*contactCap + 1000*nc
+}
+
+// heapContactsPerBody is the contacts per body checkHeap assumes: a
+// settled bed of spheres has about 3 (docs/bench-gpu.md: 2.98 per body at
+// 1 000 000).
+const heapContactsPerBody = 3
+
+// checkHeap refuses, before any buffer is made, a model whose estimated
+// device memory (EstimateBytes at heapContactsPerBody contacts per body)
+// exceeds the device's largest device-local heap: an error wrapping
+// ErrOutOfMemory that names both sizes and the CPU path, rather than an
+// allocation failing part-way through Load or a later step.
+func checkHeap(bodies int, info DeviceInfo) error {
+	var heap uint64
+	for _, h := range info.Heaps {
+		if h.DeviceLocal {
+			heap = max(heap, h.Size)
+		}
+	}
+	need := EstimateBytes(bodies, heapContactsPerBody*bodies)
+	if heap == 0 || uint64(need) <= heap {
+		return nil
+	}
+	return fmt.Errorf("gpu: %d bodies need about %d MiB of device memory (gpu.EstimateBytes at %d contacts per body), more than %s's largest device-local heap, %d MiB: %w (use --backend cpu)",
+		bodies, need>>20, heapContactsPerBody, info.Name, heap>>20, ErrOutOfMemory)
 }

@@ -1,6 +1,10 @@
 package gpu
 
-import "testing"
+import (
+	"errors"
+	"strings"
+	"testing"
+)
 
 // TestEstimateBytes checks EstimateBytes against device memory measured
 // on lavapipe (see its doc comment): within −10 % and +25 %, the estimate
@@ -19,5 +23,22 @@ func TestEstimateBytes(t *testing.T) {
 	}
 	if EstimateBytes(1<<24, 4<<24) < 100<<30 {
 		t.Errorf("EstimateBytes(2²⁴ bodies) = %d: want over 100 GiB", EstimateBytes(1<<24, 4<<24))
+	}
+}
+
+// TestCheckHeap: a model whose estimate fits the largest device-local
+// heap loads; one past it is refused with ErrOutOfMemory naming both sizes
+// and the CPU path; host-only heaps do not count.
+func TestCheckHeap(t *testing.T) {
+	info := DeviceInfo{Name: "small", Heaps: []MemoryHeap{{Size: 1 << 30, DeviceLocal: true}, {Size: 64 << 30}}}
+	if err := checkHeap(10000, info); err != nil {
+		t.Fatalf("10 000 bodies in 1 GiB: %v", err)
+	}
+	err := checkHeap(1_000_000, info)
+	if !errors.Is(err, ErrOutOfMemory) || !strings.Contains(err.Error(), "1024 MiB") || !strings.Contains(err.Error(), "--backend cpu") {
+		t.Fatalf("1 000 000 bodies in 1 GiB: %v, want ErrOutOfMemory naming the heap's 1024 MiB and --backend cpu", err)
+	}
+	if err := checkHeap(1_000_000, DeviceInfo{}); err != nil {
+		t.Fatalf("no heap known: %v, want no refusal", err)
 	}
 }

@@ -1,3 +1,5 @@
+//go:build linux && cgo && (amd64 || arm64)
+
 package gpu
 
 import (
