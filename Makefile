@@ -75,6 +75,9 @@ fuzz:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	@# The pure-Go build (no cgo: gpu's stub, the CPU path alone) must
+	@# build too: a cgo file without its build tag breaks it.
+	CGO_ENABLED=0 $(GO) build ./...
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
