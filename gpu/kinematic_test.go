@@ -123,15 +123,7 @@ func TestKinematicSceneStep(t *testing.T) {
 						kinContacts++
 					}
 				}
-				gs, os := g.state(t), co.state(t)
-				for _, f := range []struct {
-					name string
-					g, o []float64
-				}{{"pos", gs.Pos, os.Pos}, {"rot", gs.Rot, os.Rot}, {"vel", gs.Vel, os.Vel}, {"omega", gs.Omega, os.Omega}} {
-					if i := enginetest.FirstDiff(f.g, f.o); i >= 0 {
-						t.Fatalf("step %d: %s[%d] = %v on the GPU, %v on cpuref with the GPU's dot order", s+1, f.name, i, f.g[i], f.o[i])
-					}
-				}
+				sameState(t, s+1, g, co)
 			}
 			if kinContacts == 0 {
 				t.Fatal("no contact with a kinematic body: the test compares nothing kinematic")
@@ -169,18 +161,25 @@ func TestCompoundSceneStep(t *testing.T) {
 			t.Fatalf("step %d: %d contacts on the GPU, %d on cpuref", s+1, gc.Len(), cc.Len())
 		}
 		contacts += gc.Len()
-		gs, os := g.state(t), co.state(t)
-		for _, f := range []struct {
-			name string
-			g, o []float64
-		}{{"pos", gs.Pos, os.Pos}, {"rot", gs.Rot, os.Rot}, {"vel", gs.Vel, os.Vel}, {"omega", gs.Omega, os.Omega}} {
-			if i := enginetest.FirstDiff(f.g, f.o); i >= 0 {
-				t.Fatalf("step %d: %s[%d] = %v on the GPU, %v on cpuref with the GPU's dot order", s+1, f.name, i, f.g[i], f.o[i])
-			}
-		}
+		sameState(t, s+1, g, co)
 	}
 	if contacts == 0 {
 		t.Fatal("no contacts: the test compares free flight only")
 	}
 	t.Logf("6 steps, %d contacts over them", contacts)
+}
+
+// sameState fails the test unless the two steppers' positions,
+// orientations and velocities are equal bit for bit after step step.
+func sameState(t *testing.T, step int, g, co *stepper) {
+	t.Helper()
+	gs, os := g.state(t), co.state(t)
+	for _, f := range []struct {
+		name string
+		g, o []float64
+	}{{"pos", gs.Pos, os.Pos}, {"rot", gs.Rot, os.Rot}, {"vel", gs.Vel, os.Vel}, {"omega", gs.Omega, os.Omega}} {
+		if i := enginetest.FirstDiff(f.g, f.o); i >= 0 {
+			t.Fatalf("step %d: %s[%d] = %v on the GPU, %v on cpuref with the GPU's dot order", step, f.name, i, f.g[i], f.o[i])
+		}
+	}
 }
