@@ -166,7 +166,7 @@ func (o *outFolder) cutBack(sc *scene.Scene, opt Options) error {
 		}
 	}
 	renders, _ := filepath.Glob(filepath.Join(dir, "render-frame-*.png"))
-	plots, _ := filepath.Glob(filepath.Join(dir, "plots", "*.png"))
+	plots, _ := filepath.Glob(filepath.Join(dir, "plots", "*"))
 	for _, f := range append(renders, plots...) {
 		rel, _ := filepath.Rel(dir, f)
 		if !outdir.Ours(filepath.ToSlash(rel)) {

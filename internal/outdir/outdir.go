@@ -167,10 +167,20 @@ var (
 	runDirs = map[string][]string{
 		"vtk":         {"frame-*.vtp", "contacts-*.vtp", "container.vtp", ".tmp-*"},
 		"checkpoints": {"step-*.ckpt", ".tmp-*"},
-		"plots": {"contacts.png", "iterations.png", "residual.png", "wall-time.png", "fixed-force.png",
-			"trace-position.png", "trace-speed.png", "reactions-joint.png", "reactions-body.png", "merit.png", ".tmp-*"},
+		"plots": append(plotFiles("contacts", "iterations", "residual", "wall-time", "fixed-force",
+			"trace-position", "trace-speed", "reactions-joint", "reactions-body", "merit"), ".tmp-*"),
 	}
 )
+
+// plotFiles are the files of the named plots: each as PNG, SVG and PDF
+// (viz.Formats).
+func plotFiles(names ...string) []string {
+	var fs []string
+	for _, n := range names {
+		fs = append(fs, n+".png", n+".svg", n+".pdf")
+	}
+	return fs
+}
 
 func matchAny(pats []string, name string) bool {
 	for _, p := range pats {
