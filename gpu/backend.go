@@ -30,8 +30,13 @@ import (
 //     host-visible memory. An ellipsoid pair whose EPA polytope outgrows
 //     the device's 32 vertices is read back and run through collide's
 //     narrowphase on the host, and a second submit merges its contacts in
-//     pair order. Outgrown buffers grow and the kernels run again.
-//   - Build: free_velocity and jacobian, recorded, not submitted.
+//     pair order; so is every pair of a row of the narrowphase table that
+//     the device cannot build (narrow.go: one pipeline per group of rows
+//     the model needs). Outgrown buffers grow and the kernels run again.
+//     A model with compound bodies collides on the host (collideHost).
+//   - Build: free_velocity and jacobian, recorded, not submitted; the
+//     kinematic bodies' free velocities are recorded over free_velocity's
+//     (Batch.Update, kinematic.go).
 //   - the solver: Problem's Schur (body_impulse + contact_velocity),
 //     Project, AntiRelax, BlockDiag and Sweep record into the LinAlg's
 //     open batch with the vector operations; only Dot, Read, Write and
@@ -46,7 +51,8 @@ import (
 //     changes the algorithm), pdip because its Newton steps are inner
 //     PCG/BiCGSTAB solves with data-dependent lengths and a line search.
 //   - FixedForce: fixed_force and three sum passes, one submit.
-//   - Integrate: body_impulse and integrate, and copies of γ and the
+//   - Integrate: body_impulse and integrate (then the kinematic bodies'
+//     prescribed poses and velocities, recorded), and copies of γ and the
 //     contact keys for the next WarmStart, recorded; the next Collide or
 //     ReadState submits them.
 //   - WarmStart: collide_keys matches the contact keys with the last

@@ -3,9 +3,10 @@
 package gpu
 
 import (
+	"cmp"
 	"fmt"
 	"math/bits"
-	"sort"
+	"slices"
 
 	"github.com/gpusim/gpusim/collide"
 	"github.com/gpusim/gpusim/engine"
@@ -88,6 +89,7 @@ type deviceCollider struct {
 	// The host's pairs: the list read back, the records and contacts
 	// uploaded, and the margins they need.
 	list, rec    []uint32
+	idx          []int // the listed pairs' order (hostPairs)
 	con          engine.Contacts
 	hostContacts []float64
 	boxes        []float64
@@ -334,11 +336,14 @@ func (b *Backend) hostPairs() error {
 		}
 	}
 	// The list's order comes from atomics: sort it by pair.
-	idx := make([]int, nf)
+	// (c.idx is reused: a row the device cannot build lists its pairs
+	// every step.)
+	c.idx = resize(c.idx, nf)
+	idx := c.idx
 	for f := range idx {
 		idx[f] = f
 	}
-	sort.Slice(idx, func(x, y int) bool { return c.list[3*idx[x]] < c.list[3*idx[y]] })
+	slices.SortFunc(idx, func(x, y int) int { return cmp.Compare(c.list[3*x], c.list[3*y]) })
 	c.con.Resize(0)
 	c.rec = c.rec[:0]
 	for _, f := range idx {

@@ -34,7 +34,9 @@
 //     broadphase, the narrowphase of every pair kind, contacts, adjacency,
 //     warm-start keys; see deviceCollider), with collide's narrowphase on
 //     the host only for ellipsoid pairs whose EPA outgrows the device's
-//     bound. APGD and APGD-AR keep their scalars on the device (16 to 64
+//     bound, for the rows of the narrowphase table a device cannot build
+//     (narrow.go), and for the whole collision of models with compound
+//     bodies. APGD and APGD-AR keep their scalars on the device (16 to 64
 //     iterations per submit, one Schur product per iteration); the other
 //     solvers' Dots are each a submit and a read-back (backend.go says
 //     why). Submits reports the submissions so far.
