@@ -215,7 +215,7 @@ func (b *Backend) schur(dst, x []float64) {
 	b.args.d, b.args.dv = dst, b.dv
 	b.pool.forChunks(b.con.Len(), contactGrain, taskFunc(b.loops.contactVelocities))
 	b.args = loopArgs{}
-	if b.jt.nj > 0 {
+	if b.jt.Rows > 0 {
 		b.jointVelocities(b.dv, dst[3*b.con.Len():], false)
 	}
 }

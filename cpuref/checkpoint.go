@@ -34,8 +34,8 @@ func (b *Backend) WarmStartData(w *engine.WarmStartData) error {
 // and whose joint impulses are none (the joint rows then start from zero)
 // or one per joint row of the model.
 func (b *Backend) SetWarmStartData(w *engine.WarmStartData) error {
-	if n := len(w.Joints); n != 0 && n != b.jt.nj {
-		return fmt.Errorf("cpuref: set warm-start data: %d joint impulses for a model of %d joint rows", n, b.jt.nj)
+	if n := len(w.Joints); n != 0 && n != b.jt.Rows {
+		return fmt.Errorf("cpuref: set warm-start data: %d joint impulses for a model of %d joint rows", n, b.jt.Rows)
 	}
 	if err := b.Collider.SetKeptKeys(w); err != nil {
 		return err

@@ -18,8 +18,8 @@ import (
 func (b *Backend) Integrate(gamma engine.Vec, h float64) error {
 	g := vec(gamma)
 	nc := b.con.Len()
-	if len(g) != 3*nc+b.jt.nj {
-		return fmt.Errorf("cpuref: integrate: gamma has length %d, want %d", len(g), 3*nc+b.jt.nj)
+	if len(g) != 3*nc+b.jt.Rows {
+		return fmt.Errorf("cpuref: integrate: gamma has length %d, want %d", len(g), 3*nc+b.jt.Rows)
 	}
 	b.bodyImpulse(g, b.dv)
 	b.args.h = h
@@ -69,8 +69,8 @@ func (b *Backend) integrate(_, lo, hi int) {
 func (b *Backend) WarmStart(gamma engine.Vec) error {
 	g := vec(gamma)
 	nc := b.con.Len()
-	if len(g) != 3*nc+b.jt.nj {
-		return fmt.Errorf("cpuref: warm start: gamma has length %d, want %d", len(g), 3*nc+b.jt.nj)
+	if len(g) != 3*nc+b.jt.Rows {
+		return fmt.Errorf("cpuref: warm start: gamma has length %d, want %d", len(g), 3*nc+b.jt.Rows)
 	}
 	b.Collider.WarmStart(g[:3*nc], b.prevGamma)
 	gj := g[3*nc:]

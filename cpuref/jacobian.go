@@ -32,12 +32,12 @@ func (b *Backend) Build(h float64) (engine.Problem, error) {
 	b.rhoA = resizeF(b.rhoA, 9*nc)
 	b.rhoB = resizeF(b.rhoB, 9*nc)
 	b.coh = resizeF(b.coh, nc)
-	if n := 3*nc + b.jt.nj; len(b.r) != n {
+	if n := 3*nc + b.jt.Rows; len(b.r) != n {
 		b.r = resizeF(b.r, n)
 		b.rv = nil // boxed again by R, once per change of length
 	}
 	b.pool.forChunks(nc, contactGrain, taskFunc(b.loops.build))
-	if b.jt.nj > 0 {
+	if b.jt.Rows > 0 {
 		b.buildJoints(h)
 	}
 	b.prob = problem{linalg: b.linalg, b: b}
@@ -184,7 +184,7 @@ func (b *Backend) bodyImpulses(_, lo, hi int) {
 			continue
 		}
 		var f0, f1, f2, t0, t1, t2 float64
-		if b.jt.nj > 0 {
+		if b.jt.Rows > 0 {
 			// Joint rows first, so that contacts add in the same order as
 			// without joints; their sums start from the joints' instead of 0.
 			var f, t [3]float64

@@ -8,40 +8,21 @@ import (
 	"github.com/gpusim/gpusim/engine"
 )
 
-// jointFrame is a joint's data in its bodies' frames, fixed at Load from
-// the model's world-frame points and axis at t = 0. Body b may be
-// engine.World, whose frame is the world frame.
-type jointFrame struct {
-	kind   engine.JointKind
-	a, b   int        // Body1, Body2 (engine.World: −1)
-	sa, sb mgl64.Vec3 // the joint's point in A's and B's frames (m); for a distance joint Point on A, Point2 on B
-	axisB  mgl64.Vec3 // unit axis in B's frame (revolute)
-	axisA  mgl64.Vec3 // unit axis in A's frame
-	ua, wa mgl64.Vec3 // unit vectors ⊥ axis in A's frame, (axis, u, w) right-handed
-	rel    mgl64.Quat // q_A⁻¹·q_B at t = 0 (fixed, prismatic)
-	length float64    // distance joint's length (m)
-	motor  *engine.Motor
-	row    int // its first row among the joint rows
-}
-
-// joints is the backend's joint data: the frames, and per joint row r its
-// Jacobian row D_rᵀ, which acts like a contact row: the velocity of row r
-// is
+// joints is the backend's joint data: the layout (engine.JointLayout:
+// frames, rows' bodies, body → row lists of movable bodies), and per joint
+// row r its Jacobian row D_rᵀ, which acts like a contact row: the velocity
+// of row r is
 //
 //	lin_r·(v_B − v_A) + rotA_r·ω̄_A + rotB_r·ω̄_B
 //
 // (v world, ω̄ body frame; the world's velocity is zero), its impulse γ_r
 // applies −lin_r γ_r to A and +lin_r γ_r to B with body-frame torques
 // rotA_r γ_r and rotB_r γ_r, and γ_r ∈ [lo_r, hi_r] (±Inf for a bilateral
-// row: Project leaves it as it is). The body → row lists cover movable
-// bodies only.
+// row: Project leaves it as it is).
 type joints struct {
-	frames          []jointFrame
-	nj              int
-	ja, jb          []int32        // bodies of each row (−1: world)
+	engine.JointLayout
 	lin, rotA, rotB []float64      // 3 per row
 	lo, hi          []float64      // bounds per row
-	jadjOff, jadj   []int32        // body → row lists (CSR, entries 2r + side)
 	prev            []float64      // last step's joint impulses, for WarmStart
 	kin             []*engine.Path // kinematic bodies' trajectories (nil: not kinematic)
 	time            float64        // simulated time at the start of the step (s)
@@ -71,68 +52,12 @@ func (b *Backend) loadJoints(m *engine.Model) {
 		copy(b.vel[3*i:], v[:])
 		copy(b.omega[3*i:], w[:])
 	}
-	row := 0
-	for _, jm := range m.Joints {
-		f := jointFrame{kind: jm.Kind, a: jm.Body1, b: jm.Body2, row: row}
-		if jm.Motor != nil {
-			mo := *jm.Motor
-			f.motor = &mo
-		}
-		xa, qa := b.pose(f.a)
-		xb, qb := b.pose(f.b)
-		pa, pb := jm.Point, jm.Point
-		if jm.Kind == engine.JointDistance {
-			pb = jm.Point2
-			f.length = pb.Sub(pa).Len()
-		}
-		f.sa = qa.Conjugate().Rotate(pa.Sub(xa))
-		f.sb = qb.Conjugate().Rotate(pb.Sub(xb))
-		if ax := jm.Axis.Len(); ax > 0 {
-			a := jm.Axis.Mul(1 / ax)
-			f.axisA = qa.Conjugate().Rotate(a)
-			f.axisB = qb.Conjugate().Rotate(a)
-			f.ua, f.wa = TangentBasis(f.axisA)
-		}
-		f.rel = qa.Conjugate().Mul(qb)
-		j.frames = append(j.frames, f)
-		row += jm.Rows()
-	}
-	j.nj = row
-	j.ja, j.jb = make([]int32, row), make([]int32, row)
+	j.JointLayout = engine.NewJointLayout(m, b.pos, b.rot, b.fixed)
+	row := j.Rows
 	j.lin, j.rotA, j.rotB = make([]float64, 3*row), make([]float64, 3*row), make([]float64, 3*row)
 	j.lo, j.hi = make([]float64, row), make([]float64, row)
-	for _, f := range j.frames {
-		for r := f.row; r < f.row+f.kind.Rows(); r++ {
-			j.ja[r], j.jb[r] = int32(f.a), int32(f.b)
-			j.lo[r], j.hi[r] = math.Inf(-1), math.Inf(1)
-		}
-		if f.motor != nil {
-			r := f.row + f.kind.Rows()
-			j.ja[r], j.jb[r] = int32(f.a), int32(f.b)
-			j.lo[r], j.hi[r] = math.Inf(-1), math.Inf(1)
-		}
-	}
-	// Body → row lists of movable bodies, rows in increasing order.
-	j.jadjOff = make([]int32, b.n+1)
-	for r := 0; r < row; r++ {
-		for _, i := range [2]int32{j.ja[r], j.jb[r]} {
-			if i >= 0 && !b.fixed[i] {
-				j.jadjOff[i+1]++
-			}
-		}
-	}
-	for i := 0; i < b.n; i++ {
-		j.jadjOff[i+1] += j.jadjOff[i]
-	}
-	j.jadj = make([]int32, j.jadjOff[b.n])
-	cur := append([]int32(nil), j.jadjOff[:b.n]...)
-	for r := 0; r < row; r++ {
-		for side, i := range [2]int32{j.ja[r], j.jb[r]} {
-			if i >= 0 && !b.fixed[i] {
-				j.jadj[cur[i]] = int32(2*r + side)
-				cur[i]++
-			}
-		}
+	for r := range row {
+		j.lo[r], j.hi[r] = math.Inf(-1), math.Inf(1)
 	}
 }
 
@@ -167,13 +92,13 @@ func (b *Backend) buildJoints(h float64) {
 		}
 		return c
 	}
-	for fi := range j.frames {
-		f := &j.frames[fi]
-		xa, qa := b.pose(f.a)
-		xb, qb := b.pose(f.b)
-		pa := xa.Add(qa.Rotate(f.sa))
-		pb := xb.Add(qb.Rotate(f.sb))
-		k := f.row
+	for fi := range j.Frames {
+		f := &j.Frames[fi]
+		xa, qa := b.pose(f.A)
+		xb, qb := b.pose(f.B)
+		pa := xa.Add(qa.Rotate(f.SA))
+		pb := xb.Add(qb.Rotate(f.SB))
+		k := f.Row
 		// point sets a row of velocity d·(ṗ_B − ṗ_A), ṗ of the points sa
 		// (on A) and sb (on B), and bias C.
 		point := func(d, sa, sb mgl64.Vec3, c float64) {
@@ -187,13 +112,13 @@ func (b *Backend) buildJoints(h float64) {
 		}
 		sharedPoint := func() {
 			for _, e := range [3]mgl64.Vec3{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}} {
-				point(e, f.sa, f.sb, e.Dot(pb.Sub(pa)))
+				point(e, f.SA, f.SB, e.Dot(pb.Sub(pa)))
 			}
 		}
 		// noTwist: the rotation vector θ of q_B·(q_A·rel)⁻¹ (world), whose
 		// rate is ω_B − ω_A at θ = 0.
 		noTwist := func() {
-			qe := qb.Mul(qa.Mul(f.rel).Conjugate())
+			qe := qb.Mul(qa.Mul(f.Rel).Conjugate())
 			if qe.W < 0 {
 				qe = qe.Scale(-1)
 			}
@@ -202,15 +127,15 @@ func (b *Backend) buildJoints(h float64) {
 				angle(e, th[k])
 			}
 		}
-		switch f.kind {
+		switch f.Kind {
 		case engine.JointSpherical:
 			sharedPoint()
 		case engine.JointRevolute:
 			sharedPoint()
 			// The axes stay parallel: C = d·a_B for d = u_A, w_A ⊥ a_A,
 			// whose rate is (ω_B − ω_A)·(a_B × d).
-			ab := qb.Rotate(f.axisB)
-			for _, dl := range [2]mgl64.Vec3{f.ua, f.wa} {
+			ab := qb.Rotate(f.AxisB)
+			for _, dl := range [2]mgl64.Vec3{f.UA, f.WA} {
 				d := qa.Rotate(dl)
 				angle(ab.Cross(d), d.Dot(ab))
 			}
@@ -221,9 +146,9 @@ func (b *Backend) buildJoints(h float64) {
 			// with A' the point of A at p_B, since ḋ·(p_B − p_A) =
 			// (ω_A × d)·(p_B − p_A) moves A's point from p_A to p_B.
 			sa := qa.Conjugate().Rotate(pb.Sub(xa))
-			for _, dl := range [2]mgl64.Vec3{f.ua, f.wa} {
+			for _, dl := range [2]mgl64.Vec3{f.UA, f.WA} {
 				d := qa.Rotate(dl)
-				point(d, sa, f.sb, d.Dot(pb.Sub(pa)))
+				point(d, sa, f.SB, d.Dot(pb.Sub(pa)))
 			}
 		case engine.JointFixed:
 			sharedPoint()
@@ -235,22 +160,22 @@ func (b *Backend) buildJoints(h float64) {
 			if l > 0 {
 				d = u.Mul(1 / l)
 			}
-			point(d, f.sa, f.sb, l-f.length)
+			point(d, f.SA, f.SB, l-f.Length)
 		}
-		if f.motor != nil {
-			a := qa.Rotate(f.axisA)
-			if f.kind == engine.JointRevolute {
+		if f.Motor != nil {
+			a := qa.Rotate(f.AxisA)
+			if f.Kind == engine.JointRevolute {
 				// (ω_A − ω_B)·a = speed.
 				angle(a.Mul(-1), 0)
 			} else {
 				// a·(ṗ_A' − ṗ_B) = speed, A' the point of A at p_B.
-				point(a.Mul(-1), qa.Conjugate().Rotate(pb.Sub(xa)), f.sb, 0)
+				point(a.Mul(-1), qa.Conjugate().Rotate(pb.Sub(xa)), f.SB, 0)
 			}
 			r0 := k - 1
-			b.r[3*nc+r0] = -f.motor.Speed
+			b.r[3*nc+r0] = -f.Motor.Speed
 			lim := math.Inf(1)
-			if f.motor.MaxForce > 0 {
-				lim = f.motor.MaxForce * h
+			if f.Motor.MaxForce > 0 {
+				lim = f.Motor.MaxForce * h
 			}
 			j.lo[r0], j.hi[r0] = -lim, lim
 		}
@@ -272,7 +197,7 @@ func (b *Backend) setRow(k int, lin, rotA, rotB mgl64.Vec3, bias float64) {
 // 6-per-body velocities (adds them to out when add is set).
 func (b *Backend) jointVelocities(v, out []float64, add bool) {
 	j := &b.jt
-	for r := 0; r < j.nj; r++ {
+	for r := 0; r < j.Rows; r++ {
 		u := b.jointVelocity(r, v)
 		if add {
 			out[r] += u
@@ -287,12 +212,12 @@ func (b *Backend) jointVelocity(r int, v []float64) float64 {
 	j := &b.jt
 	l := j.lin[3*r : 3*r+3]
 	u := 0.0
-	if ia := j.ja[r]; ia >= 0 {
+	if ia := j.RowA[r]; ia >= 0 {
 		va := v[6*ia : 6*ia+6]
 		ra := j.rotA[3*r : 3*r+3]
 		u += -(l[0]*va[0] + l[1]*va[1] + l[2]*va[2]) + ra[0]*va[3] + ra[1]*va[4] + ra[2]*va[5]
 	}
-	if ib := j.jb[r]; ib >= 0 {
+	if ib := j.RowB[r]; ib >= 0 {
 		vb := v[6*ib : 6*ib+6]
 		rb := j.rotB[3*r : 3*r+3]
 		u += l[0]*vb[0] + l[1]*vb[1] + l[2]*vb[2] + rb[0]*vb[3] + rb[1]*vb[4] + rb[2]*vb[5]
@@ -305,7 +230,7 @@ func (b *Backend) jointVelocity(r int, v []float64) float64 {
 func (b *Backend) addJointImpulses(i int, x []float64, f, t *[3]float64) {
 	j := &b.jt
 	xj := x[3*b.con.Len():]
-	for _, e := range j.jadj[j.jadjOff[i]:j.jadjOff[i+1]] {
+	for _, e := range j.Adj[j.AdjOff[i]:j.AdjOff[i+1]] {
 		r := int(e >> 1)
 		g := xj[r]
 		l := j.lin[3*r : 3*r+3]
@@ -324,7 +249,7 @@ func (b *Backend) addJointImpulses(i int, x []float64, f, t *[3]float64) {
 // movable bodies.
 func (b *Backend) addJointRowImpulse(r int, x float64, dv []float64) {
 	j := &b.jt
-	for side, body := range [2]int32{j.ja[r], j.jb[r]} {
+	for side, body := range [2]int32{j.RowA[r], j.RowB[r]} {
 		if body < 0 || b.fixed[body] {
 			continue
 		}
@@ -347,7 +272,7 @@ func (b *Backend) jointDiag(r int) float64 {
 	d := 0.0
 	l := j.lin[3*r : 3*r+3]
 	ll := l[0]*l[0] + l[1]*l[1] + l[2]*l[2]
-	for side, body := range [2]int32{j.ja[r], j.jb[r]} {
+	for side, body := range [2]int32{j.RowA[r], j.RowB[r]} {
 		if body < 0 || b.fixed[body] {
 			continue
 		}
@@ -369,48 +294,27 @@ func (b *Backend) jointDiag(r int) float64 {
 func (b *Backend) projectJoints(d, x []float64) {
 	j := &b.jt
 	o := 3 * b.con.Len()
-	for r := 0; r < j.nj; r++ {
+	for r := 0; r < j.Rows; r++ {
 		d[o+r] = math.Max(j.lo[r], math.Min(j.hi[r], x[o+r]))
 	}
 }
 
 // JointReactions returns each joint's force and torque on its Body1 (world
 // frame, torque about Body1's centre) for the impulses gamma of a step of
-// length h: Σ over its rows of −lin_r γ_r/h and q_A·rotA_r γ_r/h, with
-// Body1's orientation at the end of the step (engine.JointReactor).
+// length h (engine.JointLayout.Reactions, with Body1's orientation at the
+// end of the step; engine.JointReactor).
 func (b *Backend) JointReactions(gamma engine.Vec, h float64, dst []engine.Reaction) ([]engine.Reaction, error) {
 	j := &b.jt
 	g := vec(gamma)
 	nc := b.con.Len()
-	if len(g) != 3*nc+j.nj {
-		return dst[:0], fmt.Errorf("cpuref: joint reactions: gamma has length %d, want %d", len(g), 3*nc+j.nj)
+	if len(g) != 3*nc+j.Rows {
+		return dst[:0], fmt.Errorf("cpuref: joint reactions: gamma has length %d, want %d", len(g), 3*nc+j.Rows)
 	}
-	if cap(dst) < len(j.frames) {
-		dst = make([]engine.Reaction, len(j.frames))
-	}
-	dst = dst[:len(j.frames)]
-	for fi, f := range j.frames {
-		var force, torque mgl64.Vec3
-		for r := f.row; r < f.row+f.kind.Rows()+btoi(f.motor != nil); r++ {
-			x := g[3*nc+r] / h
-			for k := 0; k < 3; k++ {
-				force[k] -= x * j.lin[3*r+k]
-				torque[k] += x * j.rotA[3*r+k]
-			}
-		}
-		dst[fi] = engine.Reaction{Force: force, Torque: b.quat(f.a).Rotate(torque)}
-	}
-	return dst, nil
+	return j.Reactions(g[3*nc:], j.lin, j.rotA, b.rot, h, dst), nil
 }
 
 var _ engine.JointReactor = (*Backend)(nil)
 
-func btoi(v bool) int {
-	if v {
-		return 1
-	}
-	return 0
-}
 
 // kinematicVelocity sets vf (6 values: linear world, angular body frame)
 // to kinematic body i's velocity over the step [t, t+h]

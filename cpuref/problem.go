@@ -17,7 +17,7 @@ func (p *problem) Contacts() int { return p.b.con.Len() }
 
 // Joints returns the number of joint rows, which follow the 3·nc contact
 // rows (engine.JointRows).
-func (p *problem) Joints() int { return p.b.jt.nj }
+func (p *problem) Joints() int { return p.b.jt.Rows }
 
 var _ engine.JointRows = (*problem)(nil)
 
@@ -47,7 +47,7 @@ func (p *problem) Project(dst, x engine.Vec) {
 	b.args.d, b.args.x = vec(dst), vec(x)
 	b.pool.forChunks(b.con.Len(), contactGrain, taskFunc(b.loops.project))
 	b.args = loopArgs{}
-	if b.jt.nj > 0 {
+	if b.jt.Rows > 0 {
 		b.projectJoints(vec(dst), vec(x))
 	}
 }
@@ -80,7 +80,7 @@ func (p *problem) BlockDiag(dst engine.Vec) {
 	b.pool.forChunks(b.con.Len(), contactGrain, taskFunc(b.loops.blockDiag))
 	b.args = loopArgs{}
 	d, o := vec(dst), 3*b.con.Len()
-	for r := 0; r < b.jt.nj; r++ {
+	for r := 0; r < b.jt.Rows; r++ {
 		d[o+r] = b.jointDiag(r)
 	}
 }
@@ -125,7 +125,7 @@ func (p *problem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
 		b.addContactImpulse(k, delta, b.dv)
 	}
 	o := 3 * b.con.Len()
-	for r := 0; r < b.jt.nj; r++ {
+	for r := 0; r < b.jt.Rows; r++ {
 		x := g[o+r]
 		u := b.jointVelocity(r, b.dv) + b.r[o+r]
 		y := math.Max(b.jt.lo[r], math.Min(b.jt.hi[r], x-omega/dg[o+r]*u))
