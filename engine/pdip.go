@@ -372,6 +372,11 @@ func (s *PDIP) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 			break
 		}
 		t := pdipMu * float64(m) / gap
+		if m == 0 {
+			// No inequality (free joint rows only): an unconstrained QP,
+			// whose Newton step is its solution; no barrier for t to weigh.
+			t = 1
+		}
 		if !(t > 0) || math.IsInf(t, 0) {
 			return st, fmt.Errorf("pdip: iteration %d: surrogate duality gap is %v", k, gap)
 		}

@@ -66,14 +66,21 @@ type Result struct {
 	// Stats are the solver's: iterations, residual of eq. 25, proj_grad,
 	// objective and the history of every iteration.
 	Stats engine.SolveStats
-	// Gamma is the returned γ, 3nc values (N·s for a problem dumped by
-	// gpusim).
+	// Gamma is the returned γ, 3nc values and then the joint rows of an
+	// EngineProblem (N·s for a problem dumped by gpusim).
 	Gamma []float64
 	// Wall is the wall time of the solve (s).
 	Wall float64
 	// Measures are those of shared/fclib/check.py for Gamma, with its
-	// g_d = 1/(3nc)² whatever Options.Gd is.
+	// g_d = 1/(3nc)² whatever Options.Gd is, when Measured.
 	Measures Report
+	// Measured says that Measures hold check.py's measures: true for a
+	// problem of the folder format (Compare), false for one with joint
+	// rows (EngineProblem.Compare), for which they are not defined.
+	Measured bool
+	// Figures are the figures of merit of Gamma (EngineProblem.Figures),
+	// nil when the problem has none.
+	Figures []Figure
 	// Status is engine.Classify's: converged, not_converged, unbounded (the
 	// problem has no solution; Certificate holds the evidence) or failed.
 	Status engine.Status
@@ -143,7 +150,7 @@ func solveOnce(mp engine.Problem, p *Problem, s engine.Solver, name string, opt 
 	r.Wall = time.Since(t0).Seconds()
 	r.Gamma = make([]float64, p.N())
 	mp.Read(r.Gamma, x)
-	r.Measures = Measures(p, r.Gamma)
+	r.Measures, r.Measured = Measures(p, r.Gamma), true
 	r.Status, r.Certificate = engine.Classify(mp, x, r.Stats, r.Err)
 	return r
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/fclib"
 	"github.com/gpusim/gpusim/scene"
 )
 
@@ -87,20 +88,7 @@ func newMeter(sc *scene.Scene, dir string, resume int) (*meter, error) {
 		return nil, nil
 	}
 	spec := sc.Doc.Merit
-	m := &meter{spec: spec, model: &sc.Model, h: sc.Settings.Dt}
-	mask := func(ids []int) []bool {
-		in := make([]bool, len(sc.Model.Bodies))
-		for _, id := range ids {
-			in[id] = true
-		}
-		return in
-	}
-	switch spec.Type {
-	case "shear":
-		m.maskA, m.maskB = mask(spec.Bodies[1:]), mask(spec.Bodies[:1])
-	case "mixer":
-		m.maskA = mask(spec.Bodies)
-	}
+	m := newMeterOf(sc)
 	header := "step,time," + meritHeaders[spec.Type]
 	path := filepath.Join(dir, "merit.csv")
 	end := int64(-1)
@@ -133,6 +121,27 @@ func newMeter(sc *scene.Scene, dir string, resume int) (*meter, error) {
 		}
 	}
 	return m, nil
+}
+
+// newMeterOf returns a meter of the scene's figure of merit, which must
+// be set, with its masks and no file.
+func newMeterOf(sc *scene.Scene) *meter {
+	spec := sc.Doc.Merit
+	m := &meter{spec: spec, model: &sc.Model, h: sc.Settings.Dt}
+	mask := func(ids []int) []bool {
+		in := make([]bool, len(sc.Model.Bodies))
+		for _, id := range ids {
+			in[id] = true
+		}
+		return in
+	}
+	switch spec.Type {
+	case "shear":
+		m.maskA, m.maskB = mask(spec.Bodies[1:]), mask(spec.Bodies[:1])
+	case "mixer":
+		m.maskA = mask(spec.Bodies)
+	}
+	return m
 }
 
 // remember adds a row's time and mass passed to flow-gap's rate window,
@@ -210,12 +219,7 @@ func (m *meter) step(sim *engine.Sim, be engine.Backend, st engine.StepStats) er
 	cols := m.cols[:0]
 	switch m.spec.Type {
 	case "chain":
-		var f mgl64.Vec3
-		for j, jt := range m.model.Joints {
-			if jt.Body2 == engine.World && j < len(m.reac) {
-				f = f.Add(m.reac[j].Force)
-			}
-		}
+		f := m.anchorForce()
 		cols = append(cols, m.jointError(), f[0], f[1], f[2])
 	case "shaker":
 		id := m.spec.Bodies[0]
@@ -232,13 +236,8 @@ func (m *meter) step(sim *engine.Sim, be engine.Backend, st engine.StepStats) er
 		if len(half) > 0 {
 			disp = m.pos(half[0]).Sub(m.model.Bodies[half[0]].Pos).Dot(ax)
 		}
-		fHalf, _ := m.force(m.maskA, mgl64.Vec3{}, true)
-		fLid, _ := m.force(m.maskB, mgl64.Vec3{}, false)
-		up := m.model.Gravity.Mul(-1)
-		if up.Len() > 0 {
-			up = up.Normalize()
-		}
-		cols = append(cols, disp, fHalf.Dot(ax), fLid.Dot(up))
+		shear, normal := m.shearForces()
+		cols = append(cols, disp, shear, normal)
 	case "mixer":
 		ax := mgl64.Vec3(*m.spec.Axis).Normalize()
 		_, tq := m.force(m.maskA, mgl64.Vec3(*m.spec.Point), false)
@@ -269,6 +268,82 @@ func (m *meter) step(sim *engine.Sim, be engine.Backend, st engine.StepStats) er
 	}
 	w.endRow()
 	return m.f.write(w.buf)
+}
+
+// anchorForce is chain's: the total force (N) of the joints to the world
+// on their bodies over the last step.
+func (m *meter) anchorForce() mgl64.Vec3 {
+	var f mgl64.Vec3
+	for j, jt := range m.model.Joints {
+		if jt.Body2 == engine.World && j < len(m.reac) {
+			f = f.Add(m.reac[j].Force)
+		}
+	}
+	return f
+}
+
+// shearForces are shear's: the force (N) of the specimen and the lid's
+// joints on the moving half along the merit's axis, and the force of the
+// specimen on the lid against gravity (contacts only), over the last step.
+func (m *meter) shearForces() (shear, normal float64) {
+	ax := mgl64.Vec3(*m.spec.Axis).Normalize()
+	fHalf, _ := m.force(m.maskA, mgl64.Vec3{}, true)
+	fLid, _ := m.force(m.maskB, mgl64.Vec3{}, false)
+	up := m.model.Gravity.Mul(-1)
+	if up.Len() > 0 {
+		up = up.Normalize()
+	}
+	return fHalf.Dot(ax), fLid.Dot(up)
+}
+
+// MeritForces returns the forces of the scene's figure of merit for the
+// impulses gamma (a vector of sim.Problem(), the last step's) in place of
+// the step's own: for shear, shear_force (N: the force of the specimen
+// and the lid's joint on the moving half along the scene's axis, as
+// merit.csv's shear_force_N) and normal_force (N: the specimen's on the
+// lid against gravity); for chain, anchor_fx, anchor_fy, anchor_fz (N: the
+// joints to the world on their links). Contact forces come from the
+// contacts of the step, joint forces from the backend's JointReactions
+// with the state at the end of the step, as the run's merit.csv. Other
+// merit types, and scenes without one, have none (nil). gpusim compare
+// reports them per solver.
+func MeritForces(sc *scene.Scene, sim *engine.Sim, gamma engine.Vec) ([]fclib.Figure, error) {
+	if sc.Doc == nil || sc.Doc.Merit == nil {
+		return nil, nil
+	}
+	typ := sc.Doc.Merit.Type
+	if typ != "shear" && typ != "chain" {
+		return nil, nil
+	}
+	m := newMeterOf(sc)
+	be, p := sim.Backend(), sim.Problem()
+	if p == nil {
+		return nil, errors.New("run: merit forces before the first step")
+	}
+	if gamma.Len() != engine.Rows(p) {
+		return nil, fmt.Errorf("run: merit forces: gamma has %d rows, the problem %d", gamma.Len(), engine.Rows(p))
+	}
+	if err := be.ReadState(&m.state); err != nil {
+		return nil, err
+	}
+	if err := be.ReadContacts(&m.con); err != nil {
+		return nil, err
+	}
+	m.gamma = make([]float64, gamma.Len())
+	p.Read(m.gamma, gamma)
+	if jr, ok := be.(engine.JointReactor); ok && len(sc.Model.Joints) > 0 {
+		var err error
+		if m.reac, err = jr.JointReactions(gamma, m.h, nil); err != nil {
+			return nil, err
+		}
+	}
+	if typ == "chain" {
+		f := m.anchorForce()
+		return []fclib.Figure{{Name: "anchor_fx", Unit: "N", Value: f[0]}, {Name: "anchor_fy", Unit: "N", Value: f[1]},
+			{Name: "anchor_fz", Unit: "N", Value: f[2]}}, nil
+	}
+	shear, normal := m.shearForces()
+	return []fclib.Figure{{Name: "shear_force", Unit: "N", Value: shear}, {Name: "normal_force", Unit: "N", Value: normal}}, nil
 }
 
 func (m *meter) pos(i int) mgl64.Vec3 {

@@ -74,6 +74,14 @@ type Options struct {
 	// does). An error there ends the run.
 	DumpStep int
 	DumpDir  string
+	// AtEnd, if set, is called at the end of a run that took all its
+	// steps without error, once its outputs are written and before the
+	// backend is closed, with the simulation: sim.Problem() is the last
+	// step's problem, unchanged by the solve and by Integrate (see
+	// DumpStep), and the backend's state is that at the end of the step.
+	// gpusim compare solves a problem with joint rows there, in memory.
+	// Its error is the run's.
+	AtEnd func(sim *engine.Sim) error
 	// VTKEvery, if positive, writes ParaView frames (package vtk) of step
 	// 0, every VTKEvery-th step and the last step, listed in run.pvd;
 	// VTKContacts adds the contacts as line cells with their forces.
@@ -471,6 +479,9 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 	}
 	if err := w.close(); err != nil {
 		return nil, errors.Join(runErr, err)
+	}
+	if runErr == nil && opt.AtEnd != nil {
+		runErr = opt.AtEnd(sim)
 	}
 	return sum, runErr
 }

@@ -23,10 +23,16 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 Runs each solver from γ₀ = 0 on one problem: a problem folder (see gpusim
 solve), or the problem of step --step of a scene, which is run on the CPU
 backend with its own solver up to that step (its outputs go to DIR/run and
-the problem to DIR/problem). Writes DIR/table.md and DIR/table.csv
-(iterations, residual, proj_grad, objective, wall time, time to reach --tol,
-and check.py's ccp_res_chrono and fc_err_siconos), DIR/history-SOLVER.csv,
-and the plots DIR/residual-iterations.png and DIR/residual-time.png. The
+the problem to DIR/problem). A scene with joints has joint rows in its
+problem, which the problem folder cannot hold: its problem is compared in
+memory on the backend that built it, and no DIR/problem is written. Writes
+DIR/table.md and DIR/table.csv (iterations, residual, proj_grad, objective,
+wall time, time to reach --tol, and check.py's ccp_res_chrono and
+fc_err_siconos, n/a for a problem with joint rows, for which they are not
+defined; for the shear and chain scenes also the forces of their figure of
+merit for each solver's γ: the total shear force and the normal force on
+the lid, the anchors' force), DIR/history-SOLVER.csv, and the plots
+DIR/residual-iterations.png and DIR/residual-time.png. The
 time axis is the wall time of each solve spread evenly over its iterations
 (the solvers do not time single iterations). DIR defaults to
 out/compare-NAME.
@@ -58,6 +64,8 @@ Flags:
 	}
 
 	var p *fclib.Problem
+	var ep *fclib.EngineProblem // a scene's problem with joint rows, compared in memory
+	var results []*fclib.Result
 	out := *sf.out
 	if st, err := os.Stat(arg); err == nil && st.IsDir() {
 		if set["step"] || len(sets) > 0 {
@@ -86,22 +94,48 @@ Flags:
 			out = filepath.Join("out", fmt.Sprintf("compare-%s-step%d", fileName(sc.Name), k))
 		}
 		sc.Steps = k
+		if set["workers"] {
+			sc.Settings.Workers = opt.Workers
+		}
 		dir := filepath.Join(out, "problem")
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
 		fmt.Fprintf(stderr, "gpusim: running %s to step %d on the CPU backend with solver %s\n", sc.Name, k, sc.Settings.Solver)
-		ropt := run.Options{Backend: "cpu", OutDir: filepath.Join(out, "run"), Overwrite: true, DumpStep: k, DumpDir: dir,
+		ropt := run.Options{Backend: "cpu", OutDir: filepath.Join(out, "run"), Overwrite: true,
 			Notice: func(s string) { fmt.Fprintf(stderr, "gpusim: %s\n", s) }}
+		if sc.Model.JointRows() == 0 {
+			ropt.DumpStep, ropt.DumpDir = k, dir
+		} else {
+			// The folder format holds contacts only: the problem of step k
+			// is compared in memory, at the end of the run, on the
+			// backend that built it.
+			ropt.AtEnd = func(sim *engine.Sim) error {
+				s := sim.Settings()
+				ep = &fclib.EngineProblem{Name: fmt.Sprintf("%s-step%d", sc.Name, k), Problem: sim.Problem(),
+					Description: fmt.Sprintf("Scene %s (%s), step %d, t = %g s, h = %g s, CPU backend; the run's own solve (%s) is in run/stats.csv.",
+						sc.Name, sc.Source, k, sim.Time(), s.Dt, s.Solver),
+					Figures: func(g engine.Vec) ([]fclib.Figure, error) { return run.MeritForces(sc, sim, g) }}
+				fmt.Fprintf(stderr, "gpusim: comparing %s on the problem of step %d (%d contacts, %d joint rows) in memory: the problem folder format holds contacts only\n",
+					strings.Join(names, ", "), k, ep.Contacts(), ep.JointRows())
+				var err error
+				results, err = ep.Compare(names, opt)
+				return err
+			}
+		}
 		if _, err := run.Run(ctx, sc, ropt); err != nil {
 			return err
 		}
-		if p, err = fclib.Read(dir); err != nil {
-			return err
+		if ep == nil {
+			if p, err = fclib.Read(dir); err != nil {
+				return err
+			}
 		}
 	}
-	results, err := fclib.Compare(p, names, opt)
-	if err != nil {
-		return usageError{err}
+	if ep == nil {
+		var err error
+		if results, err = fclib.Compare(p, names, opt); err != nil {
+			return usageError{err}
+		}
 	}
 	var failed, unbounded []string
 	for _, r := range results {
@@ -114,17 +148,28 @@ Flags:
 			failed = append(failed, r.Solver)
 		}
 	}
-	if err := fclib.WriteCompare(out, p, opt, results); err != nil {
-		return err
+	var title string
+	var table []byte
+	if ep != nil {
+		if err := ep.WriteCompare(out, opt, results); err != nil {
+			return err
+		}
+		title = fmt.Sprintf("%s (%d contacts, %d joint rows)", ep.Name, ep.Contacts(), ep.JointRows())
+		table = ep.TableMD(opt, results)
+	} else {
+		if err := fclib.WriteCompare(out, p, opt, results); err != nil {
+			return err
+		}
+		title = fmt.Sprintf("%s (%d contacts)", p.Name, p.NC)
+		table = fclib.TableMD(p, opt, results)
 	}
-	title := fmt.Sprintf("%s (%d contacts)", p.Name, p.NC)
 	if err := viz.PlotResiduals(filepath.Join(out, "residual-iterations.png"), title, results, opt.Tol, false); err != nil {
 		return err
 	}
 	if err := viz.PlotResiduals(filepath.Join(out, "residual-time.png"), title, results, opt.Tol, true); err != nil {
 		return err
 	}
-	stdout.Write(fclib.TableMD(p, opt, results))
+	stdout.Write(table)
 	fmt.Fprintf(stdout, "\noutputs: %s/{table.md,table.csv,history-SOLVER.csv,residual-iterations.png,residual-time.png}\n", out)
 	var errs []string
 	if len(failed) > 0 {

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"math"
+	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -88,6 +92,108 @@ func TestCompareScene(t *testing.T) {
 	checkPlot(t, filepath.Join(out, "residual-iterations.png"))
 }
 
+// jointTable runs compare on a scene with joints and returns table.csv's
+// rows as maps from column to field, after checking what every such
+// comparison writes: a row per solver in order, each converged, check.py's
+// columns n/a, the histories and plots, the run up to the step, and no
+// problem folder (the folder format holds contacts only).
+func jointTable(t *testing.T, scene, set, step, solvers, tol string, figures ...string) []map[string]string {
+	t.Helper()
+	out := t.TempDir()
+	stdout := runOK(t, "compare", scene, "--set", set, "--step", step, "--solvers", solvers, "--tol", tol, "--max-iter", "100000", "--out", out)
+	if !strings.Contains(stdout, "joint rows") || !strings.Contains(stdout, "n/a: check.py's measures are defined for contact-only problems") {
+		t.Errorf("stdout does not say the problem has joint rows and why check.py's columns are n/a:\n%s", stdout)
+	}
+	table := testfile.CSV(t, filepath.Join(out, "table.csv"))
+	want := append([]string{"solver", "iterations", "converged", "status", "residual", "proj_grad", "objective", "wall_s", "time_to_tol_s",
+		"ccp_res_chrono", "fc_err_siconos", "error"}, figures...)
+	if strings.Join(table[0], ",") != strings.Join(want, ",") {
+		t.Fatalf("table.csv header %v, want %v", table[0], want)
+	}
+	names := strings.Split(solvers, ",")
+	if len(table) != len(names)+1 {
+		t.Fatalf("table.csv has %d rows, want %d", len(table)-1, len(names))
+	}
+	var rows []map[string]string
+	for i, row := range table[1:] {
+		m := map[string]string{}
+		for j, v := range row {
+			m[table[0][j]] = v
+		}
+		if m["solver"] != names[i] || m["status"] != "converged" || m["time_to_tol_s"] == "" || m["ccp_res_chrono"] != "n/a" || m["fc_err_siconos"] != "n/a" {
+			t.Errorf("table.csv row %v: want %s converged, with a time to tol and n/a for check.py's measures", row, names[i])
+		}
+		rows = append(rows, m)
+		if h := testfile.CSV(t, filepath.Join(out, "history-"+names[i]+".csv")); len(h) < 2 {
+			t.Errorf("history-%s.csv has no rows", names[i])
+		}
+	}
+	md := readLines(t, filepath.Join(out, "table.md"))
+	if !slices.ContainsFunc(md, func(l string) bool { return strings.HasPrefix(l, "| "+names[0]+" | converged |") }) {
+		t.Errorf("table.md:\n%s", strings.Join(md, "\n"))
+	}
+	k, _ := strconv.Atoi(step)
+	if stats := testfile.CSV(t, filepath.Join(out, "run", "stats.csv")); len(stats) != k+1 {
+		t.Errorf("run/stats.csv has %d rows, want %d steps", len(stats)-1, k)
+	}
+	if _, err := os.Stat(filepath.Join(out, "problem")); !os.IsNotExist(err) {
+		t.Errorf("a problem folder was written for a problem with joint rows (stat: %v)", err)
+	}
+	checkPlot(t, filepath.Join(out, "residual-iterations.png"))
+	return rows
+}
+
+// field parses a number of a table.csv row.
+func field(t *testing.T, row map[string]string, col string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(row[col], 64)
+	if err != nil {
+		t.Fatalf("%s's %s: %v", row["solver"], col, err)
+	}
+	return v
+}
+
+// TestCompareChain: every solver on the problem of a 4-link chain (14
+// joint rows, no contacts) reaches 1e-9, and their anchor forces agree.
+func TestCompareChain(t *testing.T) {
+	rows := jointTable(t, "chain", "n=4", "3", "apgd,apgd-ar,gs,jacobi,spg,pdip", "1e-9", "anchor_fx_N", "anchor_fy_N", "anchor_fz_N")
+	force := func(r map[string]string) [3]float64 {
+		return [3]float64{field(t, r, "anchor_fx_N"), field(t, r, "anchor_fy_N"), field(t, r, "anchor_fz_N")}
+	}
+	ref := force(rows[len(rows)-1]) // pdip: the exact Newton step of an unconstrained QP
+	norm := math.Hypot(ref[0], math.Hypot(ref[1], ref[2]))
+	if !(norm > 0.1) {
+		t.Fatalf("pdip's anchor force %v N: want the links' support, 0.22 N at step 3", ref)
+	}
+	for _, r := range rows[:len(rows)-1] {
+		f := force(r)
+		d := math.Hypot(f[0]-ref[0], math.Hypot(f[1]-ref[1], f[2]-ref[2]))
+		// Measured: the iterative solvers stopped at 1e-9 differ from
+		// pdip's exact solution by up to 7e-6·|F| (gs); 1e-4 leaves a
+		// margin for the order of their iterates.
+		if d > 1e-4*norm {
+			t.Errorf("%s's anchor force %v N differs from pdip's %v N by %.3g N", r["solver"], f, ref, d)
+		}
+	}
+}
+
+// TestCompareShear: apgd and pdip on a step of a tiny direct shear test
+// (20 spheres, 67 contacts and the lid's 5 prismatic rows) reach 1e-9,
+// and the total shear force and the normal force on the lid of their γ
+// agree.
+func TestCompareShear(t *testing.T) {
+	rows := jointTable(t, "shear", "n=20", "10", "apgd,pdip", "1e-9", "shear_force_N", "normal_force_N")
+	for _, col := range []string{"shear_force_N", "normal_force_N"} {
+		a, p := field(t, rows[0], col), field(t, rows[1], col)
+		// Measured: 4.09363 and 4.09361 N, 84.2746 and 84.2743 N (5e-6
+		// relative); 1e-3 is far above that and far below the 10 % by
+		// which a solve stopped at 1e-6 misses on the 200-sphere shear.
+		if math.Abs(a-p) > 1e-3*math.Abs(p) || p == 0 {
+			t.Errorf("%s: apgd %g, pdip %g: want them within 1e-3 relative", col, a, p)
+		}
+	}
+}
+
 func TestCompareBadInput(t *testing.T) {
 	dir, _ := tinyProblem(t, 2)
 	cases := []struct {
@@ -104,6 +210,9 @@ func TestCompareBadInput(t *testing.T) {
 		{[]string{"compare", "no-such-scene"}, "no-such-scene"},
 		{[]string{"compare", "rolling-ball", "--step", "0"}, "--step 0"},
 		{[]string{"compare", "rolling-ball", "--step", "1000000"}, "--step 1000000"},
+		{[]string{"compare", "chain", "--set", "n=4", "--step", "0"}, "--step 0"},
+		{[]string{"compare", "shear", "--set", "n=20", "--solvers", "apgd,nope"}, "unknown solver"},
+		{[]string{"compare", "shear", "--set", "n=20", "--gd", "-1"}, "--gd"},
 	}
 	for _, c := range cases {
 		args := append(append([]string{}, c.args...), "--out", t.TempDir())

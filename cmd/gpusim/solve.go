@@ -25,7 +25,7 @@ func addSolveFlags(fs *flag.FlagSet) solveFlags {
 	return solveFlags{
 		tol:     fs.Float64("tol", 1e-10, "tolerance on the residual of eq. 25 of the APGD paper (0: always run --max-iter)"),
 		maxIter: fs.Int("max-iter", 10000, "iteration cap"),
-		gd:      fs.Float64("gd", 0, "g_d of eq. 25 (0: 1/(3nc)², as check.py, so that proj_grad = ccp_res_chrono)"),
+		gd:      fs.Float64("gd", 0, "g_d of eq. 25 (0: 1/(3nc)², as check.py, so that proj_grad = ccp_res_chrono; 1/n² with n = 3nc + joint rows for compare on a scene with joints)"),
 		workers: fs.Int("workers", 0, "goroutines of the products with N (0: all cores)"),
 		out:     fs.String("out", "", "output folder"),
 	}
