@@ -31,4 +31,10 @@
 // compare without the command line: WriteSolve writes solve's outputs
 // (gamma.txt, history.csv, summary.json), WriteCompare compare's tables
 // (TableMD, TableCSV, HistoryCSV), and viz.PlotResiduals its plots.
+//
+// A problem with joint rows (γ = [3nc contact rows | nj joint rows], see
+// engine.JointRows) does not fit the folder format: EngineProblem compares
+// solvers on such a problem where its backend holds it (gpusim compare on a
+// scene with joints), with the same tables, check.py's columns n/a, and
+// figures of merit of each solver's γ (Figure) as extra columns.
 package fclib
