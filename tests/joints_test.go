@@ -459,6 +459,40 @@ func TestJointSolvers(t *testing.T) {
 	}
 }
 
+// TestJointSolversFreeRows: a hanging chain without contacts has free
+// joint rows only, no inequality at all: pdip's surrogate duality gap is
+// 0, and its Newton step solves the unconstrained QP. It reaches the
+// tolerance (it failed there, t = 0/0) with apgd's velocities.
+func TestJointSolversFreeRows(t *testing.T) {
+	m := chain(3, 9.81)
+	m.Bodies[0].Vel = mgl64.Vec3{0.3, 0, 0}
+	vel := map[string][]float64{}
+	for _, name := range []string{"apgd", "pdip"} {
+		s := jointSettings(1e-3)
+		s.Solver = name
+		s.Tol = 1e-12
+		s.MaxIter = 20000
+		sim := newSim(t, m, s, cpuref.New(1))
+		st, err := sim.Step()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if st.Contacts != 0 || !st.Solve.Converged {
+			t.Errorf("%s: %d contacts, converged %v (residual %.3g in %d iterations)", name, st.Contacts, st.Solve.Converged, st.Solve.Residual, st.Solve.Iterations)
+		}
+		var es engine.State
+		readState(t, sim, &es)
+		vel[name] = append(append([]float64(nil), es.Vel...), es.Omega...)
+	}
+	for i, v := range vel["pdip"] {
+		// 1e-6 m/s, as TestJointSolvers.
+		if math.Abs(v-vel["apgd"][i]) > 1e-6 {
+			t.Errorf("pdip: velocity component %d is %.9f, apgd's %.9f", i, v, vel["apgd"][i])
+			break
+		}
+	}
+}
+
 // TestJointSolversMotor: the revolute motor of TestRevoluteMotor limited
 // to 2 N·m, which gravity's 4.9 N·m overcomes, so that its row sits at
 // its bound −2 N·m·h: an interval row active at the solution. pdip (two
