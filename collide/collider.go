@@ -141,6 +141,11 @@ func (c *Collider) MaterialTable() []engine.Material { return c.mats }
 // bodies (not a copy).
 func (c *Collider) Fixed() []bool { return c.fixed }
 
+// ExcludedPairs returns the body pairs that never collide (jointed
+// without Collide), each a<<32 | b with a < b, sorted; the caller must not
+// modify it.
+func (c *Collider) ExcludedPairs() []uint64 { return c.exclude }
+
 // Gravity returns the model's gravity (m/s²).
 func (c *Collider) Gravity() mgl64.Vec3 { return c.gravity }
 

@@ -88,7 +88,7 @@ func (a *APGD) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 	if gamma.Len() != n {
 		return st, fmt.Errorf("%s: gamma has length %d, want %d", a.Name(), gamma.Len(), n)
 	}
-	if d, ok := p.(DeviceAPGD); ok && opt.MaxIter > 0 && jointRowsOf(p) == 0 {
+	if d, ok := p.(DeviceAPGD); ok && opt.MaxIter > 0 && deviceTakes(p) {
 		// The backend runs the same iterations on the device.
 		return d.SolveAPGD(gamma, opt, a.AntiRelax)
 	}

@@ -125,7 +125,7 @@ func (j *Jacobi) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, erro
 			return st, fmt.Errorf("%s: the estimate of ρ(BN) is not a number (N not finite, or the start vector in its null space): set Omega", j.Name())
 		}
 	}
-	if d, ok := p.(DeviceJacobi); ok && jointRowsOf(p) == 0 {
+	if d, ok := p.(DeviceJacobi); ok && deviceTakes(p) {
 		// The backend runs the same iterations on the device.
 		return d.SolveJacobi(gamma, inv, omega, lambda, opt)
 	}
@@ -240,7 +240,7 @@ func (g *GaussSeidel) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats,
 // DeviceJacobi runs the iteration on the device.
 func spectralRadius(p Problem, diag, inv, v, w Vec, start []float64) (float64, error) {
 	p.Write(v, start)
-	if d, ok := p.(DeviceJacobi); ok && jointRowsOf(p) == 0 {
+	if d, ok := p.(DeviceJacobi); ok && deviceTakes(p) {
 		rho, err := d.JacobiRho(diag, inv, v, w, jacobiPowerIters)
 		return math.Max(rho, 1), err
 	}

@@ -57,10 +57,10 @@ type Solver interface {
 	Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 }
 
-// The solvers call the Device interfaces below only for problems without
-// joint rows (see JointRows): the fused and device iterations loop over
-// contacts; a problem with joints runs the solvers' own iterations on its
-// LinAlg.
+// The solvers call the Device interfaces below for problems without joint
+// rows (see JointRows), and for problems with joint rows whose Device
+// iterations take them too (DeviceJoints); otherwise they run their own
+// iterations on the Problem's LinAlg.
 //
 // DeviceAPGD is implemented by a Problem whose backend runs the iterations
 // of APGD (and of its anti-relaxed variant) itself, with the solver's
@@ -139,4 +139,23 @@ func NewSolver(name string) (Solver, error) {
 		return nil, fmt.Errorf("unknown solver %q (have %s)", name, strings.Join(names, ", "))
 	}
 	return s.new(), nil
+}
+
+// DeviceJoints is implemented by a Problem whose Device iterations
+// (DeviceAPGD, DeviceJacobi, DeviceSPG) take its joint rows too: the same
+// joint-row operations as the solvers' own iterations (their projections
+// onto the rows' intervals, the rows of N, the anti-relaxation left to the
+// contacts).
+type DeviceJoints interface {
+	DeviceJoints() bool
+}
+
+// deviceTakes reports whether p's Device iterations may solve it: it has
+// no joint rows, or its Device iterations take them (DeviceJoints).
+func deviceTakes(p Problem) bool {
+	if jointRowsOf(p) == 0 {
+		return true
+	}
+	d, ok := p.(DeviceJoints)
+	return ok && d.DeviceJoints()
 }

@@ -113,7 +113,7 @@ func (s *SPG) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error) 
 	if err := blockDiag(s.Name(), p, diag, inv); err != nil {
 		return st, err
 	}
-	if d, ok := p.(DeviceSPG); ok && jointRowsOf(p) == 0 {
+	if d, ok := p.(DeviceSPG); ok && deviceTakes(p) {
 		// The backend runs the same iterations on the device.
 		return d.SolveSPG(gamma, diag, inv, opt)
 	}

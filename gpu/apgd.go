@@ -289,17 +289,17 @@ func (a *apgdRun) block() {
 	p, b := a.p, a.p.b
 	trial := gate(apgdStart, apgdTrial)
 	accept, step := gate(apgdAccept), gate(apgdStep)
-	p.record(a.k.step, p.groupsNC(a.k.step), shaders.ApgdStepArgs{NC: uint32(b.nc), Gate: trial},
-		a.xNew.buf, a.y.buf, a.g.buf, b.mu, b.coh, a.s)
+	p.record(a.k.step, p.groupsRows(a.k.step), shaders.ApgdStepArgs{NC: uint32(b.nc), Nj: p.nj(), Gate: trial},
+		a.xNew.buf, a.y.buf, a.g.buf, b.mu, b.coh, a.s, b.jt.lo, b.jt.hi)
 	a.schur(a.nxNew, a.xNew, trial, false)
 	a.dots(1, trial, a.xNew, a.nxNew, a.r, a.y, a.ny)
 	a.scalar(1, trial)
 	if a.ar {
-		p.record(a.k.antiRelax, p.groupsNC(a.k.antiRelax), shaders.ApgdAntiRelaxArgs{NC: uint32(b.nc), Gate: accept},
+		p.record(a.k.antiRelax, p.groupsRows(a.k.antiRelax), shaders.ApgdAntiRelaxArgs{NC: uint32(b.nc), Nj: p.nj(), Gate: accept},
 			a.r.buf, a.r0.buf, a.nxNew.buf, b.mu, a.s)
 	}
-	p.record(a.k.residual, p.groupsNC(a.k.residual), shaders.ApgdResidualArgs{Gd: a.opt.Gd, NC: uint32(b.nc), Gate: accept},
-		a.tmp.buf, a.xNew.buf, a.nxNew.buf, a.r.buf, b.mu, b.coh, a.s)
+	p.record(a.k.residual, p.groupsRows(a.k.residual), shaders.ApgdResidualArgs{Gd: a.opt.Gd, NC: uint32(b.nc), Nj: p.nj(), Gate: accept},
+		a.tmp.buf, a.xNew.buf, a.nxNew.buf, a.r.buf, b.mu, b.coh, a.s, b.jt.lo, b.jt.hi)
 	a.dots(2, accept, a.tmp, a.g, a.xNew, a.x, a.x)
 	a.scalar(2, accept)
 	p.record(a.k.next, p.groups(a.k.next, a.n), shaders.ApgdNextArgs{N: uint32(a.n), Gate: step},
@@ -322,15 +322,17 @@ func (a *apgdRun) tail() {
 func (a *apgdRun) schur(dst, x *Vec, g uint32, withG bool) {
 	p, b := a.p, a.p.b
 	kb := a.k.bodyImpulse
-	p.record(kb, p.groups(kb, b.n), shaders.ApgdBodyImpulseArgs{N: uint32(b.n), Gate: g},
-		b.dv, x.buf, b.adjOff, b.adj, b.basis, b.rhoA, b.rhoB, b.invMass, b.invInertia, b.fixedBody, a.s)
+	p.record(kb, p.groups(kb, b.n), shaders.ApgdBodyImpulseArgs{N: uint32(b.n), Jbase: b.jbase(), Gate: g},
+		b.dv, x.buf, b.adjOff, b.adj, b.basis, b.rhoA, b.rhoB, b.invMass, b.invInertia, b.fixedBody,
+		b.jt.adjOff, b.jt.adj, b.jt.lin, b.jt.rotA, b.jt.rotB, a.s)
 	var wg uint32
 	if withG {
 		wg = 1
 	}
 	kc := a.k.contactVelocity
-	p.record(kc, p.groupsNC(kc), shaders.ApgdContactVelocityArgs{NC: uint32(b.nc), Gate: g, WithG: wg},
-		dst.buf, a.g.buf, a.r.buf, b.dv, b.a, b.b, b.basis, b.rhoA, b.rhoB, a.s)
+	p.record(kc, p.groupsRows(kc), shaders.ApgdContactVelocityArgs{NC: uint32(b.nc), Nj: p.nj(), Gate: g, WithG: wg},
+		dst.buf, a.g.buf, a.r.buf, b.dv, b.a, b.b, b.basis, b.rhoA, b.rhoB, a.s,
+		b.jt.lin, b.jt.rotA, b.jt.rotB, b.jt.rowA, b.jt.rowB)
 }
 
 // dots records apgd_dot of the given mode on v0…v4 and apgd_sum into

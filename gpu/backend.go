@@ -76,12 +76,13 @@ type Backend struct {
 	l      *LinAlg
 	k      struct {
 		freeVelocity, jacobian, bodyImpulse, contactVelocity, project, antiRelax,
-		blockDiag, sweep, integrate, fixedForce *Kernel
+		blockDiag, sweep, integrate, fixedForce, jointRows, jointOps *Kernel
 	}
 
 	host     hostCollider
 	dc       deviceCollider
 	kin      kinematics
+	jt       joints
 	settings engine.Settings
 	n        int  // bodies
 	nc       int  // contacts
@@ -134,6 +135,7 @@ func newBackendOn(d *Device) (*Backend, error) {
 		{&b.k.project, shaders.Project}, {&b.k.antiRelax, shaders.AntiRelax},
 		{&b.k.blockDiag, shaders.BlockDiag}, {&b.k.sweep, shaders.GsSweep},
 		{&b.k.integrate, shaders.Integrate}, {&b.k.fixedForce, shaders.FixedForce},
+		{&b.k.jointRows, shaders.JointRows}, {&b.k.jointOps, shaders.JointOps},
 	} {
 		var err error
 		if *k.k, err = d.Kernel(k.m); err != nil {
@@ -178,6 +180,7 @@ func (b *Backend) release() error {
 		err = b.l.Close()
 	}
 	b.dc.release()
+	b.jt.release()
 	bufs := append(b.bodyBuffers(), &b.a, &b.b, &b.normal, &b.pa, &b.pb, &b.phi, &b.mu, &b.cohesion,
 		&b.basis, &b.rhoA, &b.rhoB, &b.coh, &b.r, &b.adj, &b.prevGamma, &b.partial[0], &b.partial[1], &b.partial[2], &b.force3)
 	for _, p := range bufs {
@@ -233,9 +236,6 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	if err := m.Validate(); err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
-	if err := checkSupported(m); err != nil {
-		return err
-	}
 	if err := checkHeap(len(m.Bodies), b.d.Info); err != nil {
 		return err
 	}
@@ -281,6 +281,9 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 		}
 	}
 	if err := b.fixedBody.WriteUint32(0, fixed); err != nil {
+		return err
+	}
+	if err := b.loadJoints(m); err != nil {
 		return err
 	}
 	if err := b.loadCollider(m); err != nil {
@@ -347,27 +350,30 @@ func (b *Backend) Build(h float64) (engine.Problem, error) {
 		l.record(kj, l.groups(kj, b.nc), shaders.JacobianArgs{H: h, MaxRecovery: b.settings.MaxRecoverySpeed, NC: uint32(b.nc)},
 			b.basis, b.rhoA, b.rhoB, b.coh, b.r, b.a, b.b, b.normal, b.pa, b.pb, b.phi, b.cohesion, b.rot, b.vfree)
 	}
-	b.rVec = Vec{l: l, buf: b.r, n: 3 * b.nc}
+	b.recordJointRows(h)
+	b.rVec = Vec{l: l, buf: b.r, n: b.rows()}
 	if err := l.Err(); err != nil {
 		return nil, err
 	}
 	return &b.prob, nil
 }
 
-// gammaVec returns gamma as a vector of this backend of length 3nc.
+// gammaVec returns gamma as a vector of this backend of length 3nc + nj.
 func (b *Backend) gammaVec(op string, gamma engine.Vec) (*Vec, error) {
 	g := b.l.vec(gamma)
-	if g.n != 3*b.nc {
-		return nil, fmt.Errorf("gpu: %s: gamma has length %d, want %d", op, g.n, 3*b.nc)
+	if g.n != b.rows() {
+		return nil, fmt.Errorf("gpu: %s: gamma has length %d, want %d", op, g.n, b.rows())
 	}
 	return g, nil
 }
 
-// recordBodyImpulse records dv = M⁻¹ D x.
+// recordBodyImpulse records dv = M⁻¹ D x, joint rows included.
 func (b *Backend) recordBodyImpulse(x *Buffer) {
 	k := b.k.bodyImpulse
-	b.l.record(k, b.l.groups(k, b.n), shaders.BodyImpulseArgs{N: uint32(b.n)},
-		b.dv, x, b.adjOff, b.adj, b.basis, b.rhoA, b.rhoB, b.invMass, b.invInertia, b.fixedBody)
+	j := &b.jt
+	b.l.record(k, b.l.groups(k, b.n), shaders.BodyImpulseArgs{N: uint32(b.n), Jbase: b.jbase()},
+		b.dv, x, b.adjOff, b.adj, b.basis, b.rhoA, b.rhoB, b.invMass, b.invInertia, b.fixedBody,
+		j.adjOff, j.adj, j.lin, j.rotA, j.rotB)
 }
 
 // WarmStart fills gamma with the last step's impulse of each contact
@@ -380,6 +386,9 @@ func (b *Backend) WarmStart(gamma engine.Vec) error {
 		return err
 	}
 	b.warmStart(g)
+	// The joint rows start from the last step's impulses (zero before
+	// the first step), as cpuref's.
+	b.recordJointOp(jointCopyMode, g.buf, b.jbase(), b.jt.prev, 0)
 	return b.l.Err()
 }
 
@@ -399,6 +408,8 @@ func (b *Backend) Integrate(gamma engine.Vec, h float64) error {
 	if b.nc > 0 {
 		l.record(l.copy, l.groups(l.copy, 3*b.nc), shaders.CopyArgs{N: uint32(3 * b.nc)}, b.prevGamma, g.buf)
 	}
+	b.recordJointOp(jointCopyMode, b.jt.prev, 0, g.buf, b.jbase())
+	b.jt.warm = b.jt.Rows > 0
 	b.keepKeys()
 	return l.Err()
 }

@@ -30,6 +30,9 @@ func (p gpuOrder) Dot(x, y engine.Vec) float64 {
 	return kernelDot(x.(cpuref.Vec), y.(cpuref.Vec))
 }
 
+// Joints passes on the wrapped problem's joint rows (engine.JointRows).
+func (p gpuOrder) Joints() int { return engine.Rows(p.Problem) - 3*p.Contacts() }
+
 // stepper takes time steps as engine.Sim does, with the problem optionally
 // wrapped in gpuOrder.
 type stepper struct {
@@ -68,8 +71,8 @@ func (s *stepper) step(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.nc, s.p = nc, p
-	if s.gamma == nil || s.gamma.Len() != 3*nc {
-		s.gamma = p.NewVec(3 * nc)
+	if rows := engine.Rows(p); s.gamma == nil || s.gamma.Len() != rows {
+		s.gamma = p.NewVec(rows)
 	}
 	if s.set.WarmStart {
 		if err := s.b.WarmStart(s.gamma); err != nil {
@@ -83,7 +86,7 @@ func (s *stepper) step(t *testing.T) {
 		solveOn = gpuOrder{p}
 	}
 	s.stats = engine.SolveStats{}
-	if nc > 0 {
+	if engine.Rows(p) > 0 {
 		opt := engine.SolveOptions{Tol: s.set.Tol, MaxIter: s.set.MaxIter, Gd: s.set.Gd}
 		if s.stats, err = s.solver.Solve(solveOn, s.gamma, opt); err != nil {
 			t.Fatal(err)

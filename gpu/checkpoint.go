@@ -33,7 +33,8 @@ func (b *Backend) SetState(s *engine.State) error {
 
 // WarmStartData copies the last step's contact keys (the prevA, prevB,
 // prevSub buffers of the device collider) and impulses (the prevGamma
-// buffer) into w.
+// buffer), and its joint rows' impulses (none before the first step, as
+// cpuref's), into w.
 func (b *Backend) WarmStartData(w *engine.WarmStartData) error {
 	b.mustLoad("WarmStartData")
 	if err := b.sync(); err != nil {
@@ -41,6 +42,13 @@ func (b *Backend) WarmStartData(w *engine.WarmStartData) error {
 	}
 	if err := b.keptKeys(w); err != nil {
 		return err
+	}
+	w.Joints = w.Joints[:0]
+	if j := &b.jt; j.warm {
+		w.Joints = append(w.Joints, make([]float64, j.Rows)...)
+		if err := j.prev.ReadFloat64(w.Joints, 0); err != nil {
+			return fmt.Errorf("gpu: warm-start data: %w", err)
+		}
 	}
 	m := w.Len()
 	if cap(w.Gamma) < 3*m {
@@ -57,11 +65,27 @@ func (b *Backend) WarmStartData(w *engine.WarmStartData) error {
 }
 
 // SetWarmStartData replaces the warm-start memory with w: the keys in the
-// device collider's buffers, the impulses in the prevGamma buffer.
+// device collider's buffers, the impulses in the prevGamma buffer, the
+// joint rows' impulses (none or one per joint row; none: zero) in the
+// joints' prev buffer.
 func (b *Backend) SetWarmStartData(w *engine.WarmStartData) error {
 	b.mustLoad("SetWarmStartData")
+	j := &b.jt
+	if n := len(w.Joints); n != 0 && n != j.Rows {
+		return fmt.Errorf("gpu: set warm-start data: %d joint impulses for a model of %d joint rows", n, j.Rows)
+	}
 	if err := b.sync(); err != nil {
 		return err
+	}
+	if j.Rows > 0 {
+		prev := w.Joints
+		if len(prev) == 0 {
+			prev = make([]float64, j.Rows)
+		}
+		if err := j.prev.WriteFloat64(0, prev); err != nil {
+			return fmt.Errorf("gpu: warm-start data: %w", err)
+		}
+		j.warm = len(w.Joints) > 0
 	}
 	if err := b.setKeptKeys(w); err != nil {
 		return err

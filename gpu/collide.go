@@ -79,6 +79,7 @@ type deviceCollider struct {
 	entries, pairA, pairB, off, sub, prevA, prevB, prevSub, meta, out             *Buffer
 	fbList, fbRec, hostCon, cand, pairN                                           *Buffer
 	scanParts                                                                     *Buffer // collide_scan's chunk sums (recordScan)
+	exclOff, excl                                                                 *Buffer // excluded pairs (jointed bodies): body i's partners j > i
 
 	slotCount, brickBits int
 	ecap, pcap, ccap     int
@@ -100,7 +101,8 @@ type deviceCollider struct {
 func (c *deviceCollider) buffers() []**Buffer {
 	return []**Buffer{&c.shape, &c.mat, &c.box, &c.planeN, &c.cell, &c.specialOff, &c.special, &c.slots,
 		&c.adjCursor, &c.pairOff, &c.entries, &c.pairA, &c.pairB, &c.off, &c.sub, &c.prevA, &c.prevB,
-		&c.prevSub, &c.meta, &c.out, &c.fbList, &c.fbRec, &c.hostCon, &c.cand, &c.pairN, &c.scanParts}
+		&c.prevSub, &c.meta, &c.out, &c.fbList, &c.fbRec, &c.hostCon, &c.cand, &c.pairN, &c.scanParts,
+		&c.exclOff, &c.excl}
 }
 
 func (c *deviceCollider) release() {
@@ -170,6 +172,7 @@ func (b *Backend) loadCollider(m *engine.Model) error {
 		&c.specialOff: 4 * (n64 + 1), &c.special: 4 * n64, &c.slots: 4 * (2*s64 + 2), &c.adjCursor: 8 * (n64/2 + 1),
 		&c.pairOff: 4 * (n64 + 1), &c.meta: 4 * metaWords, &c.cand: 4 * candPerBody * n64,
 		&c.scanParts: scanPartsBytes(max(int64(c.pcap), n64+1, s64+1)),
+		&c.exclOff: 4 * (n64 + 1), &c.excl: 4 * int64(len(b.host.col.ExcludedPairs())),
 	}
 	for _, p := range c.buffers() {
 		var err error
@@ -201,6 +204,9 @@ func (b *Backend) loadCollider(m *engine.Model) error {
 		return err
 	}
 	if err := c.mat.WriteFloat64(0, mat); err != nil {
+		return err
+	}
+	if err := c.loadExcluded(b.host.col.ExcludedPairs(), n); err != nil {
 		return err
 	}
 	return b.growCollider()
@@ -416,7 +422,8 @@ func (b *Backend) recordCollide() {
 	pairs := func(mode uint32) {
 		l.record(c.k.pairs, l.groups(c.k.pairs, n),
 			shaders.CollidePairsArgs{N: uint32(n), S: S, BrickBits: uint32(c.brickBits), Mode: mode, Pcap: uint32(c.pcap), Ecap: uint32(c.ecap)},
-			c.box, c.planeN, b.pos, c.cell, b.fixedBody, c.special, c.slots, c.entries, c.pairOff, c.pairA, c.pairB, c.meta, c.cand)
+			c.box, c.planeN, b.pos, c.cell, b.fixedBody, c.special, c.slots, c.entries, c.pairOff, c.pairA, c.pairB, c.meta, c.cand,
+			c.exclOff, c.excl)
 	}
 	pairs(0)
 	scan(c.pairOff, n, none, metaPairs)
@@ -555,7 +562,7 @@ func (b *Backend) growSolver(nc int) error {
 	}{
 		{b.a, 4 * c}, {b.b, 4 * c}, {b.normal, 24 * c}, {b.pa, 24 * c}, {b.pb, 24 * c},
 		{b.phi, 8 * c}, {b.mu, 8 * c}, {b.cohesion, 8 * c}, {b.basis, 72 * c}, {b.rhoA, 72 * c},
-		{b.rhoB, 72 * c}, {b.coh, 8 * c}, {b.r, 24 * c}, {b.prevGamma, 24 * c},
+		{b.rhoB, 72 * c}, {b.coh, 8 * c}, {b.r, 24*c + 8*int64(b.jt.Rows)}, {b.prevGamma, 24 * c},
 		{b.dc.sub, 4 * c}, {b.dc.prevA, 4 * c}, {b.dc.prevB, 4 * c}, {b.dc.prevSub, 4 * c},
 		{b.partial[0], 8 * chunks}, {b.partial[1], 8 * chunks}, {b.partial[2], 8 * chunks},
 	} {
@@ -634,4 +641,39 @@ func (b *Backend) setKeptKeys(w *engine.WarmStartData) error {
 	}
 	c.np = m
 	return nil
+}
+
+// hasCompound reports whether m has a compound body. The device's
+// collision kernels know one shape per body; with compounds the host's
+// collide.Collider, which collides their parts, finds the contacts each
+// step (collideHost), and the rest of the step stays on the device.
+func hasCompound(m *engine.Model) bool {
+	for i := range m.Bodies {
+		if m.Bodies[i].Shape.Kind == engine.Compound {
+			return true
+		}
+	}
+	return false
+}
+
+// loadExcluded uploads the excluded pairs (sorted a<<32 | b, a < b) of n
+// bodies as collide_pairs reads them: body a's partners b in
+// excl[exclOff[a]:exclOff[a+1]].
+func (c *deviceCollider) loadExcluded(pairs []uint64, n int) error {
+	if len(pairs) == 0 {
+		return nil // exclOff stays zero
+	}
+	off := make([]uint32, n+1)
+	excl := make([]uint32, len(pairs))
+	for k, p := range pairs {
+		off[p>>32+1]++
+		excl[k] = uint32(p)
+	}
+	for i := range n {
+		off[i+1] += off[i]
+	}
+	if err := c.exclOff.WriteUint32(0, off); err != nil {
+		return err
+	}
+	return c.excl.WriteUint32(0, excl)
 }

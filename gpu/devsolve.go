@@ -133,22 +133,24 @@ func (ds *devSolve) dots(mode, pairs, g uint32, v0, v1, v2, v3, v4 *Vec) {
 // schur records dst = N x and, with withG, gr = dst + r, under gate g.
 func (ds *devSolve) schur(dst, x, gr, r *Vec, g uint32, withG bool) {
 	p, b := ds.p, ds.p.b
-	p.record(ds.bodyImpulse, p.groups(ds.bodyImpulse, b.n), shaders.ApgdBodyImpulseArgs{N: uint32(b.n), Gate: g},
-		b.dv, x.buf, b.adjOff, b.adj, b.basis, b.rhoA, b.rhoB, b.invMass, b.invInertia, b.fixedBody, ds.s)
+	p.record(ds.bodyImpulse, p.groups(ds.bodyImpulse, b.n), shaders.ApgdBodyImpulseArgs{N: uint32(b.n), Jbase: b.jbase(), Gate: g},
+		b.dv, x.buf, b.adjOff, b.adj, b.basis, b.rhoA, b.rhoB, b.invMass, b.invInertia, b.fixedBody,
+		b.jt.adjOff, b.jt.adj, b.jt.lin, b.jt.rotA, b.jt.rotB, ds.s)
 	var wg uint32
 	if withG {
 		wg = 1
 	}
-	p.record(ds.contactVelocity, p.groupsNC(ds.contactVelocity), shaders.ApgdContactVelocityArgs{NC: uint32(b.nc), Gate: g, WithG: wg},
-		dst.buf, gr.buf, r.buf, b.dv, b.a, b.b, b.basis, b.rhoA, b.rhoB, ds.s)
+	p.record(ds.contactVelocity, p.groupsRows(ds.contactVelocity), shaders.ApgdContactVelocityArgs{NC: uint32(b.nc), Nj: p.nj(), Gate: g, WithG: wg},
+		dst.buf, gr.buf, r.buf, b.dv, b.a, b.b, b.basis, b.rhoA, b.rhoB, ds.s,
+		b.jt.lin, b.jt.rotA, b.jt.rotB, b.jt.rowA, b.jt.rowB)
 }
 
 // resid records tmp = x − Π(x − g_d(nx + r)), the residual vector of eq.
 // 25, under gate g.
 func (ds *devSolve) resid(tmp, x, nx, r *Vec, g uint32) {
 	p, b := ds.p, ds.p.b
-	p.record(ds.residual, p.groupsNC(ds.residual), shaders.ApgdResidualArgs{Gd: ds.opt.Gd, NC: uint32(b.nc), Gate: g},
-		tmp.buf, x.buf, nx.buf, r.buf, b.mu, b.coh, ds.s)
+	p.record(ds.residual, p.groupsRows(ds.residual), shaders.ApgdResidualArgs{Gd: ds.opt.Gd, NC: uint32(b.nc), Nj: p.nj(), Gate: g},
+		tmp.buf, x.buf, nx.buf, r.buf, b.mu, b.coh, ds.s, b.jt.lo, b.jt.hi)
 }
 
 // run records blocks of iterations with block (16, 32, 64, 64, … per

@@ -78,8 +78,8 @@ func (p *problem) SolveJacobi(gamma, inv engine.Vec, omega, lambda float64, opt 
 	p.Schur(nx, gv)
 	progress(0)
 	sc, err := ds.run(name, func() {
-		p.record(step, p.groupsNC(step), shaders.JacobiStepArgs{NegOmega: -omega, Lambda: lambda, OneMinusLambda: 1 - lambda, NC: uint32(b.nc), Gate: run},
-			gv.buf, nx.buf, r.buf, iv.buf, b.mu, b.coh, ds.s)
+		p.record(step, p.groupsRows(step), shaders.JacobiStepArgs{NegOmega: -omega, Lambda: lambda, OneMinusLambda: 1 - lambda, NC: uint32(b.nc), Nj: p.nj(), Gate: run},
+			gv.buf, nx.buf, r.buf, iv.buf, b.mu, b.coh, ds.s, b.jt.lo, b.jt.hi)
 		ds.schur(nx, gv, tmp, r, run, false)
 		progress(1)
 	})

@@ -23,44 +23,72 @@ type problem struct {
 // Contacts returns nc.
 func (p *problem) Contacts() int { return p.b.nc }
 
+// Joints returns nj, the number of joint rows after the 3nc contact rows
+// (engine.JointRows).
+func (p *problem) Joints() int { return p.b.jt.Rows }
+
+// DeviceJoints reports that the device solvers take the joint rows
+// (engine.DeviceJoints): their kernels run the rows after the contacts.
+func (p *problem) DeviceJoints() bool { return true }
+
+var (
+	_ engine.JointRows    = (*problem)(nil)
+	_ engine.DeviceJoints = (*problem)(nil)
+)
+
 // R returns r = b + DᵀM⁻¹k, which jacobian wrote.
 func (p *problem) R() engine.Vec { return &p.b.rVec }
 
 // contactVec returns v as a vector of this problem's LinAlg; a length
-// other than 3nc is a programmer error.
+// other than 3nc + nj is a programmer error.
 func (p *problem) contactVec(op string, v engine.Vec) *Vec {
 	x := p.vec(v)
-	if x.n != 3*p.b.nc {
-		panic(fmt.Sprintf("gpu: %s: vector of length %d, want 3·%d", op, x.n, p.b.nc))
+	if x.n != p.b.rows() {
+		panic(fmt.Sprintf("gpu: %s: vector of length %d, want 3·%d + %d", op, x.n, p.b.nc, p.b.jt.Rows))
 	}
 	return x
 }
 
+// empty reports a problem with no rows.
+func (p *problem) empty() bool { return p.b.rows() == 0 }
+
 // groupsNC is the dispatch shape of a per-contact kernel.
 func (p *problem) groupsNC(k *Kernel) [3]uint32 { return p.groups(k, p.b.nc) }
 
-// Schur sets dst = Dᵀ(M⁻¹(D x)): body_impulse then contact_velocity, two
-// dispatches with a barrier between them. dst may alias x.
+// groupsRows is the dispatch shape of a device solver's kernel over the
+// nc contacts and then the nj joint rows, one item each.
+func (p *problem) groupsRows(k *Kernel) [3]uint32 { return p.groups(k, p.b.nc+p.b.jt.Rows) }
+
+// nj is the number of joint rows, for the kernels' push constants.
+func (p *problem) nj() uint32 { return uint32(p.b.jt.Rows) }
+
+// Schur sets dst = Dᵀ(M⁻¹(D x)): body_impulse then contact_velocity (and
+// joint_ops' velocity on the joint rows), with a barrier between them.
+// dst may alias x.
 func (p *problem) Schur(dst, x engine.Vec) {
 	b := p.b
 	d, xv := p.contactVec("Schur", dst), p.contactVec("Schur", x)
-	if b.nc == 0 {
+	if p.empty() {
 		return
 	}
 	b.recordBodyImpulse(xv.buf)
-	k := b.k.contactVelocity
-	p.record(k, p.groupsNC(k), shaders.ContactVelocityArgs{NC: uint32(b.nc)}, d.buf, b.dv, b.a, b.b, b.basis, b.rhoA, b.rhoB)
+	if b.nc > 0 {
+		k := b.k.contactVelocity
+		p.record(k, p.groupsNC(k), shaders.ContactVelocityArgs{NC: uint32(b.nc)}, d.buf, b.dv, b.a, b.b, b.basis, b.rhoA, b.rhoB)
+	}
+	b.recordJointOp(jointVelocityMode, d.buf, b.jbase(), d.buf, 0)
 }
 
-// Project sets dst_i = Π_Υi(x_i) (project.comp); dst may alias x.
+// Project sets dst_i = Π_Υi(x_i) (project.comp) and clamps each joint
+// row into its bounds (joint_ops); dst may alias x.
 func (p *problem) Project(dst, x engine.Vec) {
 	b := p.b
 	d, xv := p.contactVec("Project", dst), p.contactVec("Project", x)
-	if b.nc == 0 {
-		return
+	if b.nc > 0 {
+		k := b.k.project
+		p.record(k, p.groupsNC(k), shaders.ProjectArgs{NC: uint32(b.nc)}, d.buf, xv.buf, b.mu, b.coh)
 	}
-	k := b.k.project
-	p.record(k, p.groupsNC(k), shaders.ProjectArgs{NC: uint32(b.nc)}, d.buf, xv.buf, b.mu, b.coh)
+	b.recordJointOp(jointProjectMode, d.buf, b.jbase(), xv.buf, b.jbase())
 }
 
 // AntiRelax sets dst = r, then dst_3i += μ_i‖(u_3i+1, u_3i+2)‖
@@ -69,40 +97,45 @@ func (p *problem) Project(dst, x engine.Vec) {
 func (p *problem) AntiRelax(dst, u engine.Vec) {
 	b := p.b
 	d, uv := p.contactVec("AntiRelax", dst), p.contactVec("AntiRelax", u)
-	if b.nc == 0 {
-		return
+	if b.nc > 0 {
+		ub := uv.buf
+		if d == uv {
+			ub = b.r
+		}
+		k := b.k.antiRelax
+		p.record(k, p.groupsNC(k), shaders.AntiRelaxArgs{NC: uint32(b.nc)}, d.buf, b.r, ub, b.mu)
 	}
-	ub := uv.buf
-	if d == uv {
-		ub = b.r
-	}
-	k := b.k.antiRelax
-	p.record(k, p.groupsNC(k), shaders.AntiRelaxArgs{NC: uint32(b.nc)}, d.buf, b.r, ub, b.mu)
+	// The joint rows of dst are r's (the anti-relaxation is for contacts).
+	b.recordJointOp(jointCopyMode, d.buf, b.jbase(), b.r, b.jbase())
 }
 
-// BlockDiag sets the three rows of contact i to tr(N_ii)/3 (block_diag.comp).
+// BlockDiag sets the three rows of contact i to tr(N_ii)/3 (block_diag.comp)
+// and joint row r to N_rr (joint_ops), as cpuref's.
 func (p *problem) BlockDiag(dst engine.Vec) {
 	b := p.b
 	d := p.contactVec("BlockDiag", dst)
-	if b.nc == 0 {
-		return
+	if b.nc > 0 {
+		k := b.k.blockDiag
+		p.record(k, p.groupsNC(k), shaders.BlockDiagArgs{NC: uint32(b.nc)}, d.buf, b.a, b.b, b.rhoA, b.rhoB, b.invMass, b.invInertia)
 	}
-	k := b.k.blockDiag
-	p.record(k, p.groupsNC(k), shaders.BlockDiagArgs{NC: uint32(b.nc)}, d.buf, b.a, b.b, b.rhoA, b.rhoB, b.invMass, b.invInertia)
+	b.recordJointOp(jointDiagMode, d.buf, b.jbase(), d.buf, 0)
 }
 
 // Sweep runs one projected Gauss–Seidel sweep: body_impulse for
 // dv = M⁻¹Dγ, then gs_sweep.comp, whose single invocation walks the contacts
-// in order (correct, and slow on a GPU: see its header).
+// and then the joint rows in order (correct, and slow on a GPU: see its
+// header).
 func (p *problem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
 	b := p.b
 	g, dg := p.contactVec("Sweep", gamma), p.contactVec("Sweep", diag)
-	if b.nc == 0 {
+	if p.empty() {
 		return
 	}
+	j := &b.jt
 	b.recordBodyImpulse(g.buf)
-	p.record(b.k.sweep, [3]uint32{1, 1, 1}, shaders.GsSweepArgs{Omega: omega, Lambda: lambda, NC: uint32(b.nc)},
-		g.buf, b.dv, dg.buf, b.r, b.a, b.b, b.basis, b.rhoA, b.rhoB, b.mu, b.coh, b.invMass, b.invInertia, b.fixedBody)
+	p.record(b.k.sweep, [3]uint32{1, 1, 1}, shaders.GsSweepArgs{Omega: omega, Lambda: lambda, NC: uint32(b.nc), Nj: uint32(j.Rows)},
+		g.buf, b.dv, dg.buf, b.r, b.a, b.b, b.basis, b.rhoA, b.rhoB, b.mu, b.coh, b.invMass, b.invInertia, b.fixedBody,
+		j.lin, j.rotA, j.rotB, j.rowA, j.rowB, j.lo, j.hi)
 }
 
 // Cones downloads μ_i and the cohesion impulses c_i (submits pending work).

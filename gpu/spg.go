@@ -90,8 +90,8 @@ func (p *problem) SolveSPG(gamma, diag, inv engine.Vec, opt engine.SolveOptions)
 			ds.s, ds.hist)
 	}
 	vecOp := func(mode, gt uint32) {
-		p.record(vec, p.groupsNC(vec), shaders.SpgVecArgs{NC: uint32(b.nc), Mode: mode, Gate: gt},
-			dd.buf, y.buf, x.buf, g.buf, xNew.buf, gNew.buf, best.buf, iv.buf, b.mu, b.coh, ds.s)
+		p.record(vec, p.groupsRows(vec), shaders.SpgVecArgs{NC: uint32(b.nc), Nj: p.nj(), Mode: mode, Gate: gt},
+			dd.buf, y.buf, x.buf, g.buf, xNew.buf, gNew.buf, best.buf, iv.buf, b.mu, b.coh, ds.s, b.jt.lo, b.jt.hi)
 	}
 	// Lines 1–3: x = Π(γ₀), x_FB = x, Nx, g = Nx + r, and the residual and
 	// objective of x (engine's progress), recorded under the first phase.

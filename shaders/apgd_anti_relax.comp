@@ -15,10 +15,14 @@
 // with lib/hypot.glsl's Hypot (Go's math.Hypot on amd64, as in
 // anti_relax.comp); every operation `precise`: the values of axpby.comp
 // then anti_relax.comp bit for bit.
-// Bindings (set 0): 0 r (written; 3 float64 per contact), 1 r0, 2 nx
-// (3 per contact), 3 mu (1 per contact), 4 s (read; the solver's scalars).
-// Push constants: uint nc, uint gate (8 bytes).
-// Dispatch: (min(⌈nc/64⌉, max group count), 1, 1) workgroups of 64; a
+// Joint rows (items k in [nc, nc+nj), row i = 3nc + k − nc): r_i = r0_i,
+// as the Problem's AntiRelax leaves them (the anti-relaxation is for
+// contacts).
+// Bindings (set 0): 0 r (written; 3 float64 per contact, then 1 per joint
+// row), 1 r0, 2 nx (as r), 3 mu (1 per contact), 4 s (read; the solver's
+// scalars).
+// Push constants: uint nc, uint nj, uint gate (12 bytes).
+// Dispatch: (min(⌈(nc+nj)/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any nc.
 layout(local_size_x = 64) in;
 
@@ -31,6 +35,7 @@ layout(std430, set = 0, binding = 3) readonly buffer Mu { double mu[]; };
 #include "apgd_scalars.glsl"
 layout(push_constant) uniform Push {
 	uint nc;
+	uint nj;
 	uint gate;
 } p;
 
@@ -42,7 +47,12 @@ void main() {
 		return;
 	}
 	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-	for (uint k = gl_GlobalInvocationID.x; k < p.nc; k += stride) {
+	for (uint k = gl_GlobalInvocationID.x; k < p.nc + p.nj; k += stride) {
+		if (k >= p.nc) {
+			uint i = 3u * p.nc + (k - p.nc);
+			r[i] = r0[i];
+			continue;
+		}
 		double u1 = axpby(1.0lf, nx[3u * k + 1u], 1.0lf, r0[3u * k + 1u]);
 		double u2 = axpby(1.0lf, nx[3u * k + 2u], 1.0lf, r0[3u * k + 2u]);
 		double a0 = r0[3u * k];

@@ -5,21 +5,22 @@
 //
 // Loop: if (gate & (1 << s.phase)) == 0 return; then body_impulse.comp's
 // loop (lib/body_impulse.glsl's bodyImpulse, bit for bit cpuref's
-// bodyImpulse).
-// Bindings (set 0): 0–9 as body_impulse.comp, 10 s (read; the solver's
+// bodyImpulse, joint rows included: x's first joint row is x[jbase]).
+// Bindings (set 0): 0–14 as body_impulse.comp, 15 s (read; the solver's
 // scalars, layout in gpu/apgd.go).
-// Push constants: uint n, uint gate (8 bytes).
+// Push constants: uint n, uint jbase (3nc), uint gate (12 bytes).
 // Dispatch: (min(⌈n/64⌉, max group count), 1, 1) workgroups of 64.
 layout(local_size_x = 64) in;
 
 #include "body_impulse.glsl"
 
-#define SCALARS_BINDING 10
+#define SCALARS_BINDING 15
 #define SCALARS_ACCESS readonly
 #include "apgd_scalars.glsl"
 
 layout(push_constant) uniform Push {
 	uint n;
+	uint jbase;
 	uint gate;
 } p;
 
@@ -29,6 +30,6 @@ void main() {
 	}
 	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
 	for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) {
-		bodyImpulse(i);
+		bodyImpulse(i, p.jbase);
 	}
 }

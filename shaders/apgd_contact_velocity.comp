@@ -9,11 +9,16 @@
 // operation for operation, and
 // if withG { g[3k+d] = out[3k+d] + r[3k+d] } (axpby's 1·out + 1·r, the
 // same value).
-// Bindings (set 0): 0 out (written; 3 float64 per contact), 1 g (written
-// when withG), 2 r (read), 3–8 v, a, b, basis, rhoA, rhoB as bindings 1–6
-// of contact_velocity.comp, 9 s (read; the solver's scalars).
-// Push constants: uint nc, uint gate, uint withG (12 bytes).
-// Dispatch: (min(⌈nc/64⌉, max group count), 1, 1) workgroups of 64.
+// Joint rows (items k in [nc, nc+nj), row i = 3nc + k − nc): out_i =
+// D_rᵀ v (lib/joint_row.glsl's jointVelocity, r = k − nc), g_i = out_i +
+// r_i when withG.
+// Bindings (set 0): 0 out (written; 3 float64 per contact, then 1 per
+// joint row), 1 g (written when withG), 2 r (read), 3–8 v, a, b, basis,
+// rhoA, rhoB as bindings 1–6 of contact_velocity.comp, 9 s (read; the
+// solver's scalars), 10–14 jlin, jrotA, jrotB, jrowA, jrowB (read) as
+// lib/joint_row.glsl.
+// Push constants: uint nc, uint nj, uint gate, uint withG (16 bytes).
+// Dispatch: (min(⌈(nc+nj)/64⌉, max group count), 1, 1) workgroups of 64.
 layout(local_size_x = 64) in;
 
 layout(std430, set = 0, binding = 0) writeonly buffer Out { double outv[]; };
@@ -25,8 +30,14 @@ layout(std430, set = 0, binding = 2) readonly buffer R { double r[]; };
 #define SCALARS_ACCESS readonly
 #include "apgd_scalars.glsl"
 
+#define JOINT_ROW_BINDING 10
+#define JOINT_ROW_ACCESS readonly
+#define JOINT_V(j) v[j]
+#include "joint_row.glsl"
+
 layout(push_constant) uniform Push {
 	uint nc;
+	uint nj;
 	uint gate;
 	uint withG;
 } p;
@@ -36,7 +47,17 @@ void main() {
 		return;
 	}
 	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-	for (uint k = gl_GlobalInvocationID.x; k < p.nc; k += stride) {
+	for (uint k = gl_GlobalInvocationID.x; k < p.nc + p.nj; k += stride) {
+		if (k >= p.nc) {
+			uint i = 3u * p.nc + (k - p.nc);
+			double o = jointVelocity(k - p.nc);
+			outv[i] = o;
+			if (p.withG != 0u) {
+				precise double gi = o + r[i];
+				g[i] = gi;
+			}
+			continue;
+		}
 		double o[3];
 		contactVelocity(k, o);
 		for (uint d = 0u; d < 3u; d++) {

@@ -14,11 +14,16 @@
 //
 // engine's residual on the Vulkan backend (three Axpby and a Project)
 // operation for operation, every one `precise`: the same values bit for bit.
-// Bindings (set 0): 0 tmp (written; 3 float64 per contact), 1 x, 2 nx, 3 r
-// (3 per contact), 4 mu, 5 coh (1 per contact), 6 s (read; the solver's
-// scalars).
-// Push constants: double gd, uint nc, uint gate (16 bytes).
-// Dispatch: (min(⌈nc/64⌉, max group count), 1, 1) workgroups of 64; a
+// Joint rows: items k in [nc, nc+nj) are the single rows i = 3nc + k − nc
+// after the contacts (gpu's joint rows), each given the same sequence of
+// operations on its one row with the projection clampRow onto
+// [jlo, jhi] (lib/joint_bounds.glsl) — what engine's host loop does with
+// the Problem's elementwise operations and Project on a joint row.
+// Bindings (set 0): 0 tmp (written; 3 float64 per contact, then 1 per
+// joint row), 1 x, 2 nx, 3 r (as tmp), 4 mu, 5 coh (1 per contact), 6 s
+// (read; the solver's scalars), 7 jlo, 8 jhi (1 per joint row).
+// Push constants: double gd, uint nc, uint nj, uint gate (24 bytes).
+// Dispatch: (min(⌈(nc+nj)/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any nc.
 layout(local_size_x = 64) in;
 
@@ -31,9 +36,14 @@ layout(std430, set = 0, binding = 5) readonly buffer Coh { double coh[]; };
 #define SCALARS_BINDING 6
 #define SCALARS_ACCESS readonly
 #include "apgd_scalars.glsl"
+
+#define JOINT_BOUNDS_BINDING 7
+#define JOINT_BOUNDS_ACCESS readonly
+#include "joint_bounds.glsl"
 layout(push_constant) uniform Push {
 	double gd;
 	uint nc;
+	uint nj;
 	uint gate;
 } p;
 
@@ -45,7 +55,15 @@ void main() {
 	}
 	double ngd = -p.gd;
 	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-	for (uint k = gl_GlobalInvocationID.x; k < p.nc; k += stride) {
+	for (uint k = gl_GlobalInvocationID.x; k < p.nc + p.nj; k += stride) {
+		if (k >= p.nc) {
+			uint rj = k - p.nc;
+			uint i = 3u * p.nc + rj;
+			double u = axpby(1.0lf, nx[i], 1.0lf, r[i]);
+			double z = axpby(1.0lf, x[i], ngd, u);
+			tmp[i] = axpby(1.0lf, x[i], -1.0lf, clampRow(z, jlo[rj], jhi[rj]));
+			continue;
+		}
 		double z[3];
 		for (uint d = 0u; d < 3u; d++) {
 			uint i = 3u * k + d;

@@ -12,11 +12,16 @@
 // the operations of engine.APGD's Axpby(xNew, 1, y, −t, g) then
 // Project(xNew, xNew) on the Vulkan backend, every one `precise`: the same
 // values bit for bit.
-// Bindings (set 0): 0 xNew (written; 3 float64 per contact), 1 y, 2 g
-// (3 per contact), 3 mu, 4 coh (1 per contact), 5 s (read; the solver's
-// scalars).
-// Push constants: uint nc, uint gate (8 bytes).
-// Dispatch: (min(⌈nc/64⌉, max group count), 1, 1) workgroups of 64; a
+// Joint rows: items k in [nc, nc+nj) are the single rows i = 3nc + k − nc
+// after the contacts (gpu's joint rows), each given the same sequence of
+// operations on its one row with the projection clampRow onto
+// [jlo, jhi] (lib/joint_bounds.glsl) — what engine's host loop does with
+// the Problem's elementwise operations and Project on a joint row.
+// Bindings (set 0): 0 xNew (written; 3 float64 per contact, then 1 per
+// joint row), 1 y, 2 g (as xNew), 3 mu, 4 coh (1 per contact), 5 s (read;
+// the solver's scalars), 6 jlo, 7 jhi (1 per joint row).
+// Push constants: uint nc, uint nj, uint gate (12 bytes).
+// Dispatch: (min(⌈(nc+nj)/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any nc.
 layout(local_size_x = 64) in;
 
@@ -28,8 +33,13 @@ layout(std430, set = 0, binding = 4) readonly buffer Coh { double coh[]; };
 #define SCALARS_BINDING 5
 #define SCALARS_ACCESS readonly
 #include "apgd_scalars.glsl"
+
+#define JOINT_BOUNDS_BINDING 6
+#define JOINT_BOUNDS_ACCESS readonly
+#include "joint_bounds.glsl"
 layout(push_constant) uniform Push {
 	uint nc;
+	uint nj;
 	uint gate;
 } p;
 
@@ -41,7 +51,13 @@ void main() {
 	}
 	double nt = -s.t;
 	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-	for (uint k = gl_GlobalInvocationID.x; k < p.nc; k += stride) {
+	for (uint k = gl_GlobalInvocationID.x; k < p.nc + p.nj; k += stride) {
+		if (k >= p.nc) {
+			uint rj = k - p.nc;
+			uint i = 3u * p.nc + rj;
+			xNew[i] = clampRow(axpby(1.0lf, y[i], nt, g[i]), jlo[rj], jhi[rj]);
+			continue;
+		}
 		double z[3];
 		for (uint d = 0u; d < 3u; d++) {
 			uint i = 3u * k + d;

@@ -25,14 +25,18 @@
 // which both boxes contain, and each body has one entry per bin, so each
 // binned pair is emitted once whatever the order of entries in a slot
 // (cpuref's owner-bin rule); slots shared by other bins are skipped by the
-// bin comparison. Every operation is `precise`.
+// bin comparison. emit drops a pair the model excludes (bodies jointed
+// without "collide": body i's excluded partners j > i are
+// excl[exclOff[i]:exclOff[i+1]]), as collide.Collider drops it from its
+// list. Every operation is `precise`.
 // Bindings (set 0): 0 box (8 float64 per body), 1 planeN (3 per body),
 // 2 pos (3 per body: a plane's point), 3 cell (4 int32 per body), 4
 // fixedBody (uint32), 5 special (uint32, meta[0] of them), 6 slots (uint32
 // starts, S+1), 7 entries (uint32, ecap), all read; 8 pairOff (uint32, n+1:
 // written in mode 0, read in mode 1), 9 pairA, 10 pairB (uint32, pcap,
 // written in mode 1), 11 meta (uint32, read), 12 cand (uint32, K per body:
-// written in mode 0, read in mode 1).
+// written in mode 0, read in mode 1), 13 exclOff (uint32, n+1), 14 excl
+// (uint32), read.
 // Push constants: uint n, uint S, uint brickBits, uint mode, uint pcap,
 // uint ecap (24 bytes).
 // Dispatch: (min(⌈n/64⌉, max group count), 1, 1) workgroups of 64; a
@@ -52,6 +56,8 @@ layout(std430, set = 0, binding = 9) writeonly buffer PairA { uint pairA[]; };
 layout(std430, set = 0, binding = 10) buffer PairB { uint pairB[]; };
 layout(std430, set = 0, binding = 11) readonly buffer Meta { uint meta[]; };
 layout(std430, set = 0, binding = 12) buffer Cand { uint cand[]; };
+layout(std430, set = 0, binding = 13) readonly buffer ExclOff { uint exclOff[]; };
+layout(std430, set = 0, binding = 14) readonly buffer Excl { uint excl[]; };
 
 const uint K = 16u;
 
@@ -90,7 +96,22 @@ bool reach(uint b, uint pl) {
 uint cnt;
 uint base;
 
+// excluded reports a pair (i < j) that never collides: bodies joined by
+// a joint without "collide" (collide.Collider's ExcludedPairs).
+bool excluded(uint i, uint j) {
+	uint end = exclOff[i + 1u];
+	for (uint e = exclOff[i]; e < end; e++) {
+		if (excl[e] == j) {
+			return true;
+		}
+	}
+	return false;
+}
+
 void emit(uint i, uint j) {
+	if (excluded(i, j)) {
+		return;
+	}
 	if (p.mode == 0u && cnt < K) {
 		cand[K * i + cnt] = j;
 	} else if (p.mode == 1u && base + cnt < p.pcap) {

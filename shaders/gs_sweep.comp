@@ -24,13 +24,23 @@
 // and ProjectCone lib/cone.glsl's proj. Every operation `precise`, in
 // cpuref's order: bit for bit equal where float64 division and square root
 // are correctly rounded.
+// Then the joint rows r < nj, after the contacts (γ_r = gamma[3nc + r]),
+// one row at a time as cpuref's Sweep:
+//
+//	u := D_rᵀ dv + r[3nc+r]                        // lib/joint_row.glsl's jointVelocity
+//	y := clampRow(γ_r − (ω/diag[3nc+r])·u, lo_r, hi_r)
+//	δ := λy + (1−λ)γ_r − γ_r;  γ_r += δ
+//	dv_i += (im·sign·δ·lin_r, J⁻¹_i,j·δ·rot_r,j)  // each movable body i of the row
+//
 // Bindings (set 0): 0 gamma (read and written; 3 float64 per contact),
 // 1 dv (read and written; 6 per body), 2 diag (3 per contact, g_k as
 // block_diag writes it), 3 r (3 per contact), 4 a, 5 b (uint32 body
 // indices), 6 basis, 7 rhoA, 8 rhoB (9 per contact), 9 mu, 10 coh (1 per
 // contact), 11 invMass (1 per body), 12 invInertia (3 per body),
-// 13 fixedBody (uint32 per body).
-// Push constants: double omega, double lambda, uint nc (20 bytes).
+// 13 fixedBody (uint32 per body), 14–18 jlin, jrotA, jrotB, jrowA, jrowB
+// (read) as lib/joint_row.glsl, 19 jlo, 20 jhi (1 per joint row).
+// Push constants: double omega, double lambda, uint nc, uint nj (joint
+// rows) (24 bytes).
 // Dispatch: (1, 1, 1), one workgroup of one invocation.
 layout(local_size_x = 1) in;
 
@@ -48,15 +58,38 @@ layout(std430, set = 0, binding = 10) readonly buffer Coh { double coh[]; };
 layout(std430, set = 0, binding = 11) readonly buffer InvMass { double invMass[]; };
 layout(std430, set = 0, binding = 12) readonly buffer InvInertia { double invInertia[]; };
 layout(std430, set = 0, binding = 13) readonly buffer FixedBody { uint fixedBody[]; };
+#define JOINT_BOUNDS_BINDING 19
+#define JOINT_BOUNDS_ACCESS readonly
+#include "joint_bounds.glsl"
+
+#define JOINT_ROW_BINDING 14
+#define JOINT_ROW_ACCESS readonly
+#define JOINT_V(j) dv[j]
+#include "joint_row.glsl"
 
 layout(push_constant) uniform Push {
 	double omega;
 	double lambda;
 	uint nc;
+	uint nj;
 } p;
 
 #include "cone.glsl"
 #include "contact_row.glsl"
+
+// addJointImpulse adds M_i⁻¹ D_r,side δ to dv of body i (cpuref's
+// addJointRowImpulse).
+void addJointImpulse(uint r, uint i, uint side, double delta) {
+	double im = invMass[i];
+	double sgn = side == 0u ? -1.0lf : 1.0lf;
+	for (uint k = 0u; k < 3u; k++) {
+		double rk = side == 0u ? jrotA[3u * r + k] : jrotB[3u * r + k];
+		precise double lin = dv[6u * i + k] + im * sgn * delta * jlin[3u * r + k];
+		dv[6u * i + k] = lin;
+		precise double ang = dv[6u * i + 3u + k] + invInertia[3u * i + k] * delta * rk;
+		dv[6u * i + 3u + k] = ang;
+	}
+}
 
 // addImpulse adds M_i⁻¹ D_k,side δ to dv of body i (cpuref's addContactImpulse).
 void addImpulse(uint k, uint i, uint side, dvec3 delta) {
@@ -116,6 +149,22 @@ void main() {
 		}
 		if (fixedBody[ib] == 0u) {
 			addImpulse(k, ib, 1u, delta);
+		}
+	}
+	uint o = 3u * p.nc;
+	for (uint jr = 0u; jr < p.nj; jr++) {
+		double x = gamma[o + jr];
+		precise double u = jointVelocity(jr) + r[o + jr];
+		precise double y0 = x - p.omega / diag[o + jr] * u;
+		double y = clampRow(y0, jlo[jr], jhi[jr]);
+		precise double delta = p.lambda * y + (1.0lf - p.lambda) * x - x;
+		precise double g = x + delta;
+		gamma[o + jr] = g;
+		for (uint side = 0u; side < 2u; side++) {
+			uint i = side == 0u ? jrowA[jr] : jrowB[jr];
+			if (i != JOINT_WORLD && fixedBody[i] == 0u) {
+				addJointImpulse(jr, i, side, delta);
+			}
 		}
 	}
 }

@@ -17,12 +17,19 @@
 // a Project and an Axpby, with −ω and 1 − λ computed on the host) operation
 // for operation, every one `precise`: the same values bit for bit. γ is
 // read and written in place: contact k's rows depend only on contact k's.
-// Bindings (set 0): 0 γ (read and written; 3 float64 per contact), 1 nx =
-// Nγ, 2 r, 3 inv = 1/g_k on contact k's rows (3 per contact), 4 mu, 5 coh
-// (1 per contact), 6 s (read; the solver's scalars, layout in gpu/apgd.go).
+// Joint rows: items k in [nc, nc+nj) are the single rows i = 3nc + k − nc
+// after the contacts (gpu's joint rows), each given the same sequence of
+// operations on its one row with the projection clampRow onto
+// [jlo, jhi] (lib/joint_bounds.glsl) — what engine's host loop does with
+// the Problem's elementwise operations and Project on a joint row.
+// Bindings (set 0): 0 γ (read and written; 3 float64 per contact, then 1
+// per joint row), 1 nx = Nγ, 2 r, 3 inv = 1/g_k on contact k's rows and
+// 1/N_rr on joint row r (as γ), 4 mu, 5 coh (1 per contact), 6 s (read;
+// the solver's scalars, layout in gpu/apgd.go), 7 jlo, 8 jhi (1 per joint
+// row).
 // Push constants: double negOmega, double lambda, double oneMinusLambda,
-// uint nc, uint gate (32 bytes).
-// Dispatch: (min(⌈nc/64⌉, max group count), 1, 1) workgroups of 64; a
+// uint nc, uint nj, uint gate (40 bytes).
+// Dispatch: (min(⌈(nc+nj)/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any nc.
 layout(local_size_x = 64) in;
 
@@ -35,11 +42,16 @@ layout(std430, set = 0, binding = 5) readonly buffer Coh { double coh[]; };
 #define SCALARS_BINDING 6
 #define SCALARS_ACCESS readonly
 #include "apgd_scalars.glsl"
+
+#define JOINT_BOUNDS_BINDING 7
+#define JOINT_BOUNDS_ACCESS readonly
+#include "joint_bounds.glsl"
 layout(push_constant) uniform Push {
 	double negOmega;
 	double lambda;
 	double oneMinusLambda;
 	uint nc;
+	uint nj;
 	uint gate;
 } p;
 
@@ -50,7 +62,16 @@ void main() {
 		return;
 	}
 	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-	for (uint k = gl_GlobalInvocationID.x; k < p.nc; k += stride) {
+	for (uint k = gl_GlobalInvocationID.x; k < p.nc + p.nj; k += stride) {
+		if (k >= p.nc) {
+			uint rj = k - p.nc;
+			uint i = 3u * p.nc + rj;
+			double u = axpby(1.0lf, nx[i], 1.0lf, r[i]);
+			precise double v = inv[i] * u;
+			double z = axpby(1.0lf, gamma[i], p.negOmega, v);
+			gamma[i] = axpby(p.lambda, clampRow(z, jlo[rj], jhi[rj]), p.oneMinusLambda, gamma[i]);
+			continue;
+		}
 		double z[3];
 		for (uint d = 0u; d < 3u; d++) {
 			uint i = 3u * k + d;

@@ -16,11 +16,17 @@
 // α̂ and λ are read from the solver's scalars. Every operation `precise`
 // and in the host's order: the values of engine.SPG on the Vulkan
 // backend, bit for bit.
+// Joint rows: items k in [nc, nc+nj) are the single rows i = 3nc + k − nc
+// after the contacts (gpu's joint rows), each given the same sequence of
+// operations on its one row with the projection clampRow onto
+// [jlo, jhi] (lib/joint_bounds.glsl) — what engine's host loop does with
+// the Problem's elementwise operations and Project on a joint row.
 // Bindings (set 0): 0 d, 1 y, 2 x, 3 g, 4 xNew, 5 gNew, 6 best, 7 inv
-// (3 float64 per contact), 8 mu, 9 coh (1 per contact), 10 s (read; the
-// solver's scalars, layout in gpu/spg.go).
-// Push constants: uint nc, uint mode, uint gate (12 bytes).
-// Dispatch: (min(⌈nc/64⌉, max group count), 1, 1) workgroups of 64; a
+// (3 float64 per contact, then 1 per joint row), 8 mu, 9 coh (1 per
+// contact), 10 s (read; the solver's scalars, layout in gpu/spg.go),
+// 11 jlo, 12 jhi (1 per joint row).
+// Push constants: uint nc, uint nj, uint mode, uint gate (16 bytes).
+// Dispatch: (min(⌈(nc+nj)/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any nc.
 layout(local_size_x = 64) in;
 
@@ -37,8 +43,13 @@ layout(std430, set = 0, binding = 9) readonly buffer Coh { double coh[]; };
 #define SCALARS_BINDING 10
 #define SCALARS_ACCESS readonly
 #include "spg_scalars.glsl"
+
+#define JOINT_BOUNDS_BINDING 11
+#define JOINT_BOUNDS_ACCESS readonly
+#include "joint_bounds.glsl"
 layout(push_constant) uniform Push {
 	uint nc;
+	uint nj;
 	uint mode;
 	uint gate;
 } p;
@@ -56,7 +67,23 @@ void main() {
 	double na = -s.alpha;
 	double lam = s.lambda;
 	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-	for (uint k = gl_GlobalInvocationID.x; k < p.nc; k += stride) {
+	for (uint k = gl_GlobalInvocationID.x; k < p.nc + p.nj; k += stride) {
+		// A contact's three rows, or joint row k − nc alone.
+		bool joint = k >= p.nc;
+		uint i0 = joint ? 3u * p.nc + (k - p.nc) : 3u * k;
+		uint rows = joint ? 1u : 3u;
+		if (p.mode <= 1u && joint) {
+			uint rj = k - p.nc;
+			double v = g[i0];
+			if (p.mode == 0u) {
+				precise double pv = inv[i0] * g[i0];
+				y[i0] = pv;
+				v = pv;
+			}
+			double z = axpby(1.0lf, x[i0], na, v);
+			d[i0] = axpby(1.0lf, clampRow(z, jlo[rj], jhi[rj]), -1.0lf, x[i0]);
+			continue;
+		}
 		if (p.mode <= 1u) {
 			double z[3];
 			for (uint e = 0u; e < 3u; e++) {
@@ -77,8 +104,8 @@ void main() {
 			}
 			continue;
 		}
-		for (uint e = 0u; e < 3u; e++) {
-			uint i = 3u * k + e;
+		for (uint e = 0u; e < rows; e++) {
+			uint i = i0 + e;
 			if (p.mode == 2u) {
 				xNew[i] = axpby(1.0lf, x[i], lam, d[i]);
 			} else if (p.mode == 3u) {

@@ -21,51 +21,57 @@ func (a AntiRelaxArgs) AppendPush(b []byte) []byte {
 	return b
 }
 
-// ApgdAntiRelaxArgs are the push constants of apgd_anti_relax.comp (8 bytes).
+// ApgdAntiRelaxArgs are the push constants of apgd_anti_relax.comp (12 bytes).
 type ApgdAntiRelaxArgs struct {
 	NC   uint32 // uint nc, byte 0
-	Gate uint32 // uint gate, byte 4
+	Nj   uint32 // uint nj, byte 4
+	Gate uint32 // uint gate, byte 8
 }
 
 // Kernel returns "apgd_anti_relax".
 func (ApgdAntiRelaxArgs) Kernel() string { return "apgd_anti_relax" }
 
-// AppendPush appends the 8 bytes of the block to b.
+// AppendPush appends the 12 bytes of the block to b.
 func (a ApgdAntiRelaxArgs) AppendPush(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint32(b, a.NC)
+	b = binary.LittleEndian.AppendUint32(b, a.Nj)
 	b = binary.LittleEndian.AppendUint32(b, a.Gate)
 	return b
 }
 
-// ApgdBodyImpulseArgs are the push constants of apgd_body_impulse.comp (8 bytes).
+// ApgdBodyImpulseArgs are the push constants of apgd_body_impulse.comp (12 bytes).
 type ApgdBodyImpulseArgs struct {
-	N    uint32 // uint n, byte 0
-	Gate uint32 // uint gate, byte 4
+	N     uint32 // uint n, byte 0
+	Jbase uint32 // uint jbase, byte 4
+	Gate  uint32 // uint gate, byte 8
 }
 
 // Kernel returns "apgd_body_impulse".
 func (ApgdBodyImpulseArgs) Kernel() string { return "apgd_body_impulse" }
 
-// AppendPush appends the 8 bytes of the block to b.
+// AppendPush appends the 12 bytes of the block to b.
 func (a ApgdBodyImpulseArgs) AppendPush(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint32(b, a.N)
+	b = binary.LittleEndian.AppendUint32(b, a.Jbase)
 	b = binary.LittleEndian.AppendUint32(b, a.Gate)
 	return b
 }
 
-// ApgdContactVelocityArgs are the push constants of apgd_contact_velocity.comp (12 bytes).
+// ApgdContactVelocityArgs are the push constants of apgd_contact_velocity.comp (16 bytes).
 type ApgdContactVelocityArgs struct {
 	NC    uint32 // uint nc, byte 0
-	Gate  uint32 // uint gate, byte 4
-	WithG uint32 // uint withG, byte 8
+	Nj    uint32 // uint nj, byte 4
+	Gate  uint32 // uint gate, byte 8
+	WithG uint32 // uint withG, byte 12
 }
 
 // Kernel returns "apgd_contact_velocity".
 func (ApgdContactVelocityArgs) Kernel() string { return "apgd_contact_velocity" }
 
-// AppendPush appends the 12 bytes of the block to b.
+// AppendPush appends the 16 bytes of the block to b.
 func (a ApgdContactVelocityArgs) AppendPush(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint32(b, a.NC)
+	b = binary.LittleEndian.AppendUint32(b, a.Nj)
 	b = binary.LittleEndian.AppendUint32(b, a.Gate)
 	b = binary.LittleEndian.AppendUint32(b, a.WithG)
 	return b
@@ -105,20 +111,22 @@ func (a ApgdNextArgs) AppendPush(b []byte) []byte {
 	return b
 }
 
-// ApgdResidualArgs are the push constants of apgd_residual.comp (16 bytes).
+// ApgdResidualArgs are the push constants of apgd_residual.comp (20 bytes).
 type ApgdResidualArgs struct {
 	Gd   float64 // double gd, byte 0
 	NC   uint32  // uint nc, byte 8
-	Gate uint32  // uint gate, byte 12
+	Nj   uint32  // uint nj, byte 12
+	Gate uint32  // uint gate, byte 16
 }
 
 // Kernel returns "apgd_residual".
 func (ApgdResidualArgs) Kernel() string { return "apgd_residual" }
 
-// AppendPush appends the 16 bytes of the block to b.
+// AppendPush appends the 20 bytes of the block to b.
 func (a ApgdResidualArgs) AppendPush(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Gd))
 	b = binary.LittleEndian.AppendUint32(b, a.NC)
+	b = binary.LittleEndian.AppendUint32(b, a.Nj)
 	b = binary.LittleEndian.AppendUint32(b, a.Gate)
 	return b
 }
@@ -149,18 +157,20 @@ func (a ApgdScalarArgs) AppendPush(b []byte) []byte {
 	return b
 }
 
-// ApgdStepArgs are the push constants of apgd_step.comp (8 bytes).
+// ApgdStepArgs are the push constants of apgd_step.comp (12 bytes).
 type ApgdStepArgs struct {
 	NC   uint32 // uint nc, byte 0
-	Gate uint32 // uint gate, byte 4
+	Nj   uint32 // uint nj, byte 4
+	Gate uint32 // uint gate, byte 8
 }
 
 // Kernel returns "apgd_step".
 func (ApgdStepArgs) Kernel() string { return "apgd_step" }
 
-// AppendPush appends the 8 bytes of the block to b.
+// AppendPush appends the 12 bytes of the block to b.
 func (a ApgdStepArgs) AppendPush(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint32(b, a.NC)
+	b = binary.LittleEndian.AppendUint32(b, a.Nj)
 	b = binary.LittleEndian.AppendUint32(b, a.Gate)
 	return b
 }
@@ -213,17 +223,19 @@ func (a BlockDiagArgs) AppendPush(b []byte) []byte {
 	return b
 }
 
-// BodyImpulseArgs are the push constants of body_impulse.comp (4 bytes).
+// BodyImpulseArgs are the push constants of body_impulse.comp (8 bytes).
 type BodyImpulseArgs struct {
-	N uint32 // uint n, byte 0
+	N     uint32 // uint n, byte 0
+	Jbase uint32 // uint jbase, byte 4
 }
 
 // Kernel returns "body_impulse".
 func (BodyImpulseArgs) Kernel() string { return "body_impulse" }
 
-// AppendPush appends the 4 bytes of the block to b.
+// AppendPush appends the 8 bytes of the block to b.
 func (a BodyImpulseArgs) AppendPush(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint32(b, a.N)
+	b = binary.LittleEndian.AppendUint32(b, a.Jbase)
 	return b
 }
 
@@ -477,21 +489,23 @@ func (a FreeVelocityArgs) AppendPush(b []byte) []byte {
 	return b
 }
 
-// GsSweepArgs are the push constants of gs_sweep.comp (20 bytes).
+// GsSweepArgs are the push constants of gs_sweep.comp (24 bytes).
 type GsSweepArgs struct {
 	Omega  float64 // double omega, byte 0
 	Lambda float64 // double lambda, byte 8
 	NC     uint32  // uint nc, byte 16
+	Nj     uint32  // uint nj, byte 20
 }
 
 // Kernel returns "gs_sweep".
 func (GsSweepArgs) Kernel() string { return "gs_sweep" }
 
-// AppendPush appends the 20 bytes of the block to b.
+// AppendPush appends the 24 bytes of the block to b.
 func (a GsSweepArgs) AppendPush(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Omega))
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Lambda))
 	b = binary.LittleEndian.AppendUint32(b, a.NC)
+	b = binary.LittleEndian.AppendUint32(b, a.Nj)
 	return b
 }
 
@@ -567,24 +581,26 @@ func (a JacobiScaleArgs) AppendPush(b []byte) []byte {
 	return b
 }
 
-// JacobiStepArgs are the push constants of jacobi_step.comp (32 bytes).
+// JacobiStepArgs are the push constants of jacobi_step.comp (36 bytes).
 type JacobiStepArgs struct {
 	NegOmega       float64 // double negOmega, byte 0
 	Lambda         float64 // double lambda, byte 8
 	OneMinusLambda float64 // double oneMinusLambda, byte 16
 	NC             uint32  // uint nc, byte 24
-	Gate           uint32  // uint gate, byte 28
+	Nj             uint32  // uint nj, byte 28
+	Gate           uint32  // uint gate, byte 32
 }
 
 // Kernel returns "jacobi_step".
 func (JacobiStepArgs) Kernel() string { return "jacobi_step" }
 
-// AppendPush appends the 32 bytes of the block to b.
+// AppendPush appends the 36 bytes of the block to b.
 func (a JacobiStepArgs) AppendPush(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.NegOmega))
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Lambda))
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.OneMinusLambda))
 	b = binary.LittleEndian.AppendUint32(b, a.NC)
+	b = binary.LittleEndian.AppendUint32(b, a.Nj)
 	b = binary.LittleEndian.AppendUint32(b, a.Gate)
 	return b
 }
@@ -604,6 +620,46 @@ func (a JacobianArgs) AppendPush(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.H))
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.MaxRecovery))
 	b = binary.LittleEndian.AppendUint32(b, a.NC)
+	return b
+}
+
+// JointOpsArgs are the push constants of joint_ops.comp (16 bytes).
+type JointOpsArgs struct {
+	Mode   uint32 // uint mode, byte 0
+	Nj     uint32 // uint nj, byte 4
+	DstOff uint32 // uint dstOff, byte 8
+	SrcOff uint32 // uint srcOff, byte 12
+}
+
+// Kernel returns "joint_ops".
+func (JointOpsArgs) Kernel() string { return "joint_ops" }
+
+// AppendPush appends the 16 bytes of the block to b.
+func (a JointOpsArgs) AppendPush(b []byte) []byte {
+	b = binary.LittleEndian.AppendUint32(b, a.Mode)
+	b = binary.LittleEndian.AppendUint32(b, a.Nj)
+	b = binary.LittleEndian.AppendUint32(b, a.DstOff)
+	b = binary.LittleEndian.AppendUint32(b, a.SrcOff)
+	return b
+}
+
+// JointRowsArgs are the push constants of joint_rows.comp (24 bytes).
+type JointRowsArgs struct {
+	H           float64 // double h, byte 0
+	MaxRecovery float64 // double maxRecovery, byte 8
+	Jbase       uint32  // uint jbase, byte 16
+	Nj          uint32  // uint nj, byte 20
+}
+
+// Kernel returns "joint_rows".
+func (JointRowsArgs) Kernel() string { return "joint_rows" }
+
+// AppendPush appends the 24 bytes of the block to b.
+func (a JointRowsArgs) AppendPush(b []byte) []byte {
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.H))
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.MaxRecovery))
+	b = binary.LittleEndian.AppendUint32(b, a.Jbase)
+	b = binary.LittleEndian.AppendUint32(b, a.Nj)
 	return b
 }
 
@@ -661,19 +717,21 @@ func (a SpgScalarArgs) AppendPush(b []byte) []byte {
 	return b
 }
 
-// SpgVecArgs are the push constants of spg_vec.comp (12 bytes).
+// SpgVecArgs are the push constants of spg_vec.comp (16 bytes).
 type SpgVecArgs struct {
 	NC   uint32 // uint nc, byte 0
-	Mode uint32 // uint mode, byte 4
-	Gate uint32 // uint gate, byte 8
+	Nj   uint32 // uint nj, byte 4
+	Mode uint32 // uint mode, byte 8
+	Gate uint32 // uint gate, byte 12
 }
 
 // Kernel returns "spg_vec".
 func (SpgVecArgs) Kernel() string { return "spg_vec" }
 
-// AppendPush appends the 12 bytes of the block to b.
+// AppendPush appends the 16 bytes of the block to b.
 func (a SpgVecArgs) AppendPush(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint32(b, a.NC)
+	b = binary.LittleEndian.AppendUint32(b, a.Nj)
 	b = binary.LittleEndian.AppendUint32(b, a.Mode)
 	b = binary.LittleEndian.AppendUint32(b, a.Gate)
 	return b

@@ -42,7 +42,7 @@ var ApgdAntiRelax = Module{
 		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
-	PushSize:  8,
+	PushSize:  12,
 	Args:      ApgdAntiRelaxArgs{},
 }
 
@@ -67,9 +67,14 @@ var ApgdBodyImpulse = Module{
 		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 10, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 11, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 12, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 13, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 14, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 15, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
-	PushSize:  8,
+	PushSize:  12,
 	Args:      ApgdBodyImpulseArgs{},
 }
 
@@ -94,9 +99,14 @@ var ApgdContactVelocity = Module{
 		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 10, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 11, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 12, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 13, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 14, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
-	PushSize:  12,
+	PushSize:  16,
 	Args:      ApgdContactVelocityArgs{},
 }
 
@@ -170,9 +180,11 @@ var ApgdResidual = Module{
 		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
-	PushSize:  16,
+	PushSize:  20,
 	Args:      ApgdResidualArgs{},
 }
 
@@ -212,9 +224,11 @@ var ApgdStep = Module{
 		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
-	PushSize:  8,
+	PushSize:  12,
 	Args:      ApgdStepArgs{},
 }
 
@@ -298,9 +312,14 @@ var BodyImpulse = Module{
 		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 10, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 11, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 12, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 13, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 14, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
-	PushSize:  4,
+	PushSize:  8,
 	Args:      BodyImpulseArgs{},
 }
 
@@ -477,6 +496,8 @@ var CollidePairs = Module{
 		{Binding: 10, Kind: StorageBuffer},
 		{Binding: 11, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 12, Kind: StorageBuffer},
+		{Binding: 13, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 14, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  24,
@@ -655,9 +676,16 @@ var GsSweep = Module{
 		{Binding: 11, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 12, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 13, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 14, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 15, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 16, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 17, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 18, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 19, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 20, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{1, 1, 1},
-	PushSize:  20,
+	PushSize:  24,
 	Args:      GsSweepArgs{},
 }
 
@@ -767,9 +795,11 @@ var JacobiStep = Module{
 		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
-	PushSize:  32,
+	PushSize:  36,
 	Args:      JacobiStepArgs{},
 }
 
@@ -807,6 +837,65 @@ var Jacobian = Module{
 
 //go:embed jacobian.spv
 var jacobianSPIRV string
+
+// JointOps is joint_ops.comp: the per-row operations of the joint rows γ[jbase:jbase+nj]
+// that the problem's methods need beside the contacts' kernels, one
+// invocation per row r, by mode:
+var JointOps = Module{
+	Name:  "joint_ops",
+	SPIRV: joint_opsSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 10, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 11, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 12, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  16,
+	Args:      JointOpsArgs{},
+}
+
+//go:embed joint_ops.spv
+var joint_opsSPIRV string
+
+// JointRows is joint_rows.comp: every joint row's Jacobian D_rᵀ at the current poses, its
+// bounds, and r_r = b_r + D_rᵀ vfree (cpuref's buildJoints and
+// jointVelocities, bit for bit): one invocation per joint, writing its
+// rows row..row+rows−1 (rows per kind, plus one for a motor).
+var JointRows = Module{
+	Name:  "joint_rows",
+	SPIRV: joint_rowsSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 6, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 7, Kind: StorageBuffer},
+		{Binding: 8, Kind: StorageBuffer},
+		{Binding: 9, Kind: StorageBuffer},
+		{Binding: 10, Kind: StorageBuffer},
+		{Binding: 11, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 12, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  24,
+	Args:      JointRowsArgs{},
+}
+
+//go:embed joint_rows.spv
+var joint_rowsSPIRV string
 
 // MulElem is mul_elem.comp: dst_i = x_i·y_i for i in [0, n).
 var MulElem = Module{
@@ -883,9 +972,11 @@ var SpgVec = Module{
 		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 10, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 11, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 12, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
-	PushSize:  12,
+	PushSize:  16,
 	Args:      SpgVecArgs{},
 }
 
@@ -911,5 +1002,5 @@ var sumSPIRV string
 
 // All returns every module, by name.
 func All() []Module {
-	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, GsSweep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, MulElem, Project, SpgScalar, SpgVec, Sum}
+	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, GsSweep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, JointOps, JointRows, MulElem, Project, SpgScalar, SpgVec, Sum}
 }

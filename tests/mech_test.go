@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/gpusim/gpusim/checkpoint"
+	"github.com/gpusim/gpusim/gpu"
 	"github.com/gpusim/gpusim/run"
 	"github.com/gpusim/gpusim/scene"
 )
@@ -200,5 +202,62 @@ func TestMeritResume(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got.Merit, want.Merit) {
 		t.Errorf("resumed figures %+v, want %+v", got.Merit.Figures, want.Merit.Figures)
+	}
+}
+
+// TestMechanismScenesVulkan: the five mechanism scenes run on the Vulkan
+// backend (lavapipe in CI) at a tiny size, joints, motors, kinematic and
+// compound bodies included, and end where the CPU path ends: the same
+// contacts and figures of merit within 1e-6 relative (the two differ by
+// the order of the dot products' sums, whose roundings grow over the
+// steps; gpu's TestJointsMatchCPU, TestKinematicSceneStep and
+// TestCompoundSceneStep compare them bit for bit with the GPU's order).
+func TestMechanismScenesVulkan(t *testing.T) {
+	if _, err := gpu.Devices(); err != nil && os.Getenv("GPUSIM_REQUIRE_VULKAN") != "1" {
+		t.Skipf("no Vulkan: %v", err)
+	}
+	for _, c := range []struct {
+		name  string
+		steps int
+		sets  []string
+	}{
+		{"chain", 5, []string{"n=20"}},
+		{"shear", 5, []string{"n=60"}},
+		{"shaker", 5, []string{"n=60"}},
+		{"mixer", 150, []string{"n=40"}},
+		{"flow-gap", 5, []string{"n=60"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sums := map[string]*run.Summary{}
+			for _, be := range []string{"cpu", "vulkan"} {
+				sc, err := scene.LoadBuiltin(c.name, c.sets)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sc.Steps = c.steps
+				sum, err := run.Run(context.Background(), sc, run.Options{Backend: be, OutDir: t.TempDir(), MaxMemory: -1})
+				if err != nil {
+					t.Fatalf("%s: %v", be, err)
+				}
+				sums[be] = sum
+			}
+			cs, vs := sums["cpu"], sums["vulkan"]
+			if !strings.HasPrefix(vs.Backend, "vulkan") {
+				t.Fatalf("backend %q, want vulkan", vs.Backend)
+			}
+			if cs.Final.Contacts != vs.Final.Contacts {
+				t.Errorf("%d contacts at the end on vulkan, %d on the CPU path", vs.Final.Contacts, cs.Final.Contacts)
+			}
+			worst := 0.0
+			for i, f := range cs.Merit.Figures {
+				g := vs.Merit.Figures[i]
+				d := math.Abs(f.Value-g.Value) / math.Max(math.Abs(f.Value), 1e-3)
+				if d > 1e-6 {
+					t.Errorf("%s: %.12g on vulkan, %.12g on the CPU path", f.Name, g.Value, f.Value)
+				}
+				worst = math.Max(worst, d)
+			}
+			t.Logf("%d contacts, %d figures of merit, largest relative difference %.2g", vs.Final.Contacts, len(cs.Merit.Figures), worst)
+		})
 	}
 }

@@ -109,6 +109,66 @@ func LatticeModel(n int) *engine.Model {
 	return m
 }
 
+// JointedModel returns a small seeded mechanism on a ground plane that
+// exercises every joint kind and both motors: a box arm on a revolute
+// joint to the world driven by a torque-limited motor; a sphere on a
+// spherical joint at the arm's tip that may collide with it (they
+// overlap); a box on the floor sliding along a prismatic joint to the
+// world, driven by an unlimited motor; an ellipsoid welded to that box
+// by a fixed joint; a sphere hanging from a world point by a distance
+// joint; a kinematic box (moving and turning) with a sphere on a
+// revolute joint to it; a box on a prismatic joint to a free box, its
+// motor limited; and a few free spheres on the floor and against the
+// mechanism, so that contacts and joint rows share bodies. Orientations,
+// velocities and the free spheres' places are drawn from seed.
+func JointedModel(seed uint64) *engine.Model {
+	r := rand.New(rand.NewPCG(seed, 7))
+	m := &engine.Model{
+		Materials: []engine.Material{{Name: "m", Friction: 0.4}},
+		Gravity:   mgl64.Vec3{0, 0, -9.81},
+	}
+	rot := func() mgl64.Quat {
+		return mgl64.Quat{W: 1, V: mgl64.Vec3{0.3 * r.NormFloat64(), 0.3 * r.NormFloat64(), 0.3 * r.NormFloat64()}}.Normalize()
+	}
+	vel := func(s float64) mgl64.Vec3 {
+		return mgl64.Vec3{s * r.NormFloat64(), s * r.NormFloat64(), s * r.NormFloat64()}
+	}
+	add := func(sh engine.Shape, pos mgl64.Vec3, mass float64) int {
+		bd := engine.Body{Shape: sh, Pos: pos, Rot: rot(), Vel: vel(0.2), Omega: vel(1)}
+		bd.SetMass(mass)
+		m.Bodies = append(m.Bodies, bd)
+		return len(m.Bodies) - 1
+	}
+	arm := add(engine.BoxShape(0.1, 0.03, 0.03), mgl64.Vec3{0, 0, 0.4}, 2)
+	tip := add(engine.SphereShape(0.05), mgl64.Vec3{0.14, 0, 0.4}, 1)
+	slider := add(engine.BoxShape(0.08, 0.06, 0.05), mgl64.Vec3{0.4, 0, 0.0495}, 3)
+	welded := add(engine.EllipsoidShape(0.06, 0.04, 0.05), mgl64.Vec3{0.4, 0, 0.15}, 1)
+	bob := add(engine.SphereShape(0.04), mgl64.Vec3{-0.3, 0.2, 0.3}, 0.5)
+	kin := add(engine.BoxShape(0.05, 0.05, 0.05), mgl64.Vec3{0, 0.4, 0.3}, 1)
+	m.Bodies[kin].Motion = &engine.Motion{Vel: mgl64.Vec3{0.1, 0, 0}, Omega: mgl64.Vec3{0, 0, 0.5}, Amplitude: mgl64.Vec3{0, 0, 0.01}, Frequency: 5}
+	hung := add(engine.SphereShape(0.04), mgl64.Vec3{0, 0.4, 0.18}, 0.5)
+	base := add(engine.BoxShape(0.06, 0.06, 0.04), mgl64.Vec3{-0.4, -0.3, 0.0395}, 2)
+	top := add(engine.BoxShape(0.04, 0.04, 0.03), mgl64.Vec3{-0.4, -0.3, 0.11}, 1)
+	for k := range 6 {
+		add(engine.SphereShape(0.04), mgl64.Vec3{-0.2 + 0.1*float64(k), -0.12 + 0.02*r.Float64(), 0.0395 + 0.1*float64(k%2)}, 0.3)
+	}
+	m.Bodies = append(m.Bodies, engine.Body{Shape: engine.PlaneShape(), Rot: mgl64.QuatIdent(), Fixed: true})
+	at := func(i int) mgl64.Vec3 { return m.Bodies[i].Pos }
+	m.Joints = []engine.Joint{
+		{Kind: engine.JointRevolute, Body1: arm, Body2: engine.World, Point: mgl64.Vec3{-0.1, 0, 0.4}, Axis: mgl64.Vec3{0, 1, 0.1},
+			Motor: &engine.Motor{Speed: 2, MaxForce: 0.5}},
+		{Kind: engine.JointSpherical, Body1: arm, Body2: tip, Point: mgl64.Vec3{0.1, 0, 0.4}, Collide: true},
+		{Kind: engine.JointPrismatic, Body1: slider, Body2: engine.World, Point: at(slider), Axis: mgl64.Vec3{1, 0.2, 0},
+			Motor: &engine.Motor{Speed: 0.1}},
+		{Kind: engine.JointFixed, Body1: slider, Body2: welded, Point: mgl64.Vec3{0.4, 0, 0.1}},
+		{Kind: engine.JointDistance, Body1: bob, Body2: engine.World, Point: at(bob), Point2: mgl64.Vec3{-0.3, 0.25, 0.6}},
+		{Kind: engine.JointRevolute, Body1: hung, Body2: kin, Point: mgl64.Vec3{0, 0.4, 0.24}, Axis: mgl64.Vec3{1, 0, 0}},
+		{Kind: engine.JointPrismatic, Body1: base, Body2: top, Point: at(top), Axis: mgl64.Vec3{0, 0, 1},
+			Motor: &engine.Motor{Speed: -0.05, MaxForce: 4}},
+	}
+	return m
+}
+
 // SeparatingPair returns two spheres of radius 0.1 m and mass kg each at
 // rest 1 mm apart, without gravity, and settings with a 1 cm envelope: one
 // contact that separates (r = (Φ/h, 0, 0), Φ > 0), so γ = 0 is the

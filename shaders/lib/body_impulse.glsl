@@ -18,14 +18,23 @@
 //	dv[6i:6i+6] = (invMass[i]·f, invInertia_i ∘ τ)
 //
 // componentwise, each sum left to right, every operation `precise`: bit for
-// bit cpuref's bodyImpulse.
+// bit cpuref's bodyImpulse. With joints, f and τ start from the sums over
+// the body's joint rows instead of 0, as cpuref's (its rows first, so that
+// contacts add in the same order as without joints): for the entries
+// e = 2r + side of jadj[jadjOff[i]:jadjOff[i+1]], γ_r = x[jbase + r],
 //
-// It declares the buffers it uses at bindings 0–9 of set 0: 0 dv (written;
+//	f += (sign·γ_r)·lin_r;  τ += γ_r·rot_r    (A: sign −1, rot = rotA; B: +1, rotB)
+//
+// (cpuref's addJointImpulses); a model without joints has empty lists.
+//
+// It declares the buffers it uses at bindings 0–14 of set 0: 0 dv (written;
 // 6 float64 per body: linear m/s, angular rad/s in the body frame), 1 x (3
 // per contact, N·s), 2 adjOff (n+1 uint32), 3 adj (uint32 entries),
 // 4 basis, 5 rhoA, 6 rhoB (9 per contact), 7 invMass (1 per body),
-// 8 invInertia (3 per body), 9 fixedBody (uint32 per body). The includer
-// defines nothing and binds its own buffers from 10.
+// 8 invInertia (3 per body), 9 fixedBody (uint32 per body), 10 jadjOff
+// (n+1 uint32), 11 jadj (uint32 entries), 12 jlin, 13 jrotA, 14 jrotB (3
+// float64 per joint row). The includer defines nothing and binds its own
+// buffers from 15.
 layout(std430, set = 0, binding = 0) writeonly buffer DV { double dv[]; };
 layout(std430, set = 0, binding = 1) readonly buffer X { double x[]; };
 layout(std430, set = 0, binding = 2) readonly buffer AdjOff { uint adjOff[]; };
@@ -36,9 +45,15 @@ layout(std430, set = 0, binding = 6) readonly buffer RhoB { double rhoB[]; };
 layout(std430, set = 0, binding = 7) readonly buffer InvMass { double invMass[]; };
 layout(std430, set = 0, binding = 8) readonly buffer InvInertia { double invInertia[]; };
 layout(std430, set = 0, binding = 9) readonly buffer FixedBody { uint fixedBody[]; };
+layout(std430, set = 0, binding = 10) readonly buffer JAdjOff { uint jadjOff[]; };
+layout(std430, set = 0, binding = 11) readonly buffer JAdj { uint jadj[]; };
+layout(std430, set = 0, binding = 12) readonly buffer JLin { double jlin[]; };
+layout(std430, set = 0, binding = 13) readonly buffer JRotA { double jrotA[]; };
+layout(std430, set = 0, binding = 14) readonly buffer JRotB { double jrotB[]; };
 
-// bodyImpulse writes dv[6i:6i+6] for body i.
-void bodyImpulse(uint i) {
+// bodyImpulse writes dv[6i:6i+6] for body i; the joint rows' impulses
+// are x[jbase:] (jbase = 3nc).
+void bodyImpulse(uint i, uint jbase) {
 	if (fixedBody[i] != 0u) {
 		for (uint k = 0u; k < 6u; k++) {
 			dv[6u * i + k] = 0.0lf;
@@ -51,6 +66,21 @@ void bodyImpulse(uint i) {
 	precise double t0 = 0.0lf;
 	precise double t1 = 0.0lf;
 	precise double t2 = 0.0lf;
+	uint jend = jadjOff[i + 1u];
+	for (uint j = jadjOff[i]; j < jend; j++) {
+		uint e = jadj[j];
+		uint r = e >> 1u;
+		double g = x[jbase + r];
+		uint b = 3u * r;
+		bool sideB = (e & 1u) != 0u;
+		precise double sg = (sideB ? 1.0lf : -1.0lf) * g;
+		f0 = f0 + sg * jlin[b];
+		f1 = f1 + sg * jlin[b + 1u];
+		f2 = f2 + sg * jlin[b + 2u];
+		t0 = t0 + g * (sideB ? jrotB[b] : jrotA[b]);
+		t1 = t1 + g * (sideB ? jrotB[b + 1u] : jrotA[b + 1u]);
+		t2 = t2 + g * (sideB ? jrotB[b + 2u] : jrotA[b + 2u]);
+	}
 	uint end = adjOff[i + 1u];
 	for (uint j = adjOff[i]; j < end; j++) {
 		uint e = adj[j];
