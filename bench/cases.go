@@ -120,8 +120,24 @@ func Bed(n int) Case {
 		Warmup: 2, Steps: 5}
 }
 
+// MechanismScenes are the built-in scenes of issue 17 that Mechanism
+// makes cases of: jointed, driven and compound bodies.
+var MechanismScenes = []string{"chain", "shear", "mixer", "shaker", "flow-gap"}
+
+// Mechanism returns the case "SCENE-N" of a mechanism scene (one of
+// MechanismScenes) at parameter n = N, as built in otherwise: 5 warm-up
+// steps and 20 measured, from the scene's start (a chain released
+// horizontal, a shear box being filled, a mixer's charge falling in: the
+// cost of the scene's first steps, with its joints, motors and kinematic
+// bodies).
+func Mechanism(scene string, n int) Case {
+	return Case{Name: fmt.Sprintf("%s-%d", scene, n), Kind: KindOther, Scene: scene,
+		Sets: []string{fmt.Sprintf("n=%d", n)}, Warmup: 5, Steps: 20}
+}
+
 // Lookup finds a case of the matrix (full or quick) or of the scaling
-// series by name, or a Bed case "bed-N" (N from 1 to 100 000 000).
+// series by name, a Bed case "bed-N" (N from 1 to 100 000 000), or a
+// Mechanism case "SCENE-N" (N from 1 to 100 000 000).
 func Lookup(name string) (Case, error) {
 	if rest, ok := strings.CutPrefix(name, "bed-"); ok {
 		n, err := strconv.Atoi(rest)
@@ -129,6 +145,15 @@ func Lookup(name string) (Case, error) {
 			return Case{}, fmt.Errorf("bench: case %q: want bed-N with N a whole number from 1 to 100000000", name)
 		}
 		return Bed(n), nil
+	}
+	for _, sc := range MechanismScenes {
+		if rest, ok := strings.CutPrefix(name, sc+"-"); ok {
+			n, err := strconv.Atoi(rest)
+			if err != nil || n < 1 || n > 100_000_000 {
+				return Case{}, fmt.Errorf("bench: case %q: want %s-N with N a whole number from 1 to 100000000", name, sc)
+			}
+			return Mechanism(sc, n), nil
+		}
 	}
 	all := slices.Concat(Matrix(false), Matrix(true), ScalingCases())
 	for _, c := range all {

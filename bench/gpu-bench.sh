@@ -3,15 +3,18 @@
 #
 # On a machine with a Vulkan GPU: the parity and conformance tests of the
 # gpu package on it, then gpusim bench on the small cases beside the CPU
-# path and on beds of 100 000 and 1 000 000 spheres (bench.Bed: a settled
-# lattice, 100 apgd iterations, 2 warm-up steps and 5 measured). Without
-# one it says so and runs the same at small size on lavapipe.
+# path, on beds of 100 000 and 1 000 000 spheres (bench.Bed: a settled
+# lattice, 100 apgd iterations, 2 warm-up steps and 5 measured), and on
+# the mechanism scenes (bench.Mechanism: 5 warm-up steps and 20 measured
+# from the scene's start) beside the CPU path and at the papers' sizes.
+# Without one it says so and runs the same at small size on lavapipe.
+# PARTS (default "tests small large mech") picks the sections.
 #
 # Not part of make test or CI. Prebuilt binaries can stand in for go (a
 # GPU machine without a Go toolchain): GPUSIM=path/to/gpusim and
 # GPU_TEST=path/to/gpu.test (go test -c ./gpu). Output: OUT (default
 # out/gpu-bench)/small and /large, bench.md and bench.json each, and
-# tests.log.
+# tests.log, and /mech and /paper.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out/gpu-bench}
@@ -33,22 +36,42 @@ if "$GPUSIM" devices 2>/dev/null | grep -E '^ +type +' | grep -vq 'CPU'; then
 	gpu=1
 	small=settle-1000,scale-8000,scale-64000,ellipsoids
 	large=bed-100000,bed-1000000
+	mech=chain-1000,shear-2000,shaker-2000,mixer-3000,flow-gap-300
+	paper=mixer-100000,flow-gap-39000,shear-100000
 else
 	gpu=0
 	echo "gpu-bench: no Vulkan GPU here (only a CPU device, or none): running at small size on lavapipe" >&2
 	small=settle-64,ellipsoids-27
 	large=bed-2000
+	mech=chain-50,shear-60,shaker-60,mixer-40,flow-gap-60
+	paper=
 fi
+PARTS=${PARTS:-tests small large mech}
+part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 rc=0
+if part tests; then
 echo "== parity and conformance tests" >&2
 (cd gpu && GPUSIM_REQUIRE_VULKAN=1 "$GPU_TEST" -test.v -test.timeout 20m \
-	-test.run 'TestNarrowRowsBuild|TestCollideMatchesCPU|TestCollideNarrow|TestKernelCollideScan|TestSolversMatchCPU|TestEngineConformance|TestDeviceAPGD$|TestMemoryLimit') \
+	-test.run 'TestNarrowRowsBuild|TestCollideMatchesCPU|TestCollideNarrow|TestKernelCollideScan|TestSolversMatchCPU|TestEngineConformance|TestDeviceAPGD$|TestMemoryLimit|TestJointsMatchCPU|TestCollideDeviceExcluded|TestKinematicSceneStep|TestCompoundSceneStep') \
 	>"$OUT/tests.log" 2>&1 || { rc=1; echo "gpu-bench: tests failed: $OUT/tests.log" >&2; }
 grep -E '^(--- |ok|FAIL)' "$OUT/tests.log" | grep -v '^    ' >&2
+fi
 cd /tmp || exit 1
-echo "== bench, small cases, beside the CPU path" >&2
-"$GPUSIM" bench --backends vulkan,cpu --cases "$small" --out "$OUT/small" || rc=1
-echo "== bench, large beds" >&2
-"$GPUSIM" bench --backends vulkan --cases "$large" --out "$OUT/large" || rc=1
-echo "gpu-bench: gpu=$gpu; tables in $OUT/small/bench.md and $OUT/large/bench.md" >&2
+if part small; then
+	echo "== bench, small cases, beside the CPU path" >&2
+	"$GPUSIM" bench --backends vulkan,cpu --cases "$small" --out "$OUT/small" || rc=1
+fi
+if part large; then
+	echo "== bench, large beds" >&2
+	"$GPUSIM" bench --backends vulkan --cases "$large" --out "$OUT/large" || rc=1
+fi
+if part mech; then
+	echo "== bench, mechanism scenes, beside the CPU path" >&2
+	"$GPUSIM" bench --backends vulkan,cpu --cases "$mech" --out "$OUT/mech" || rc=1
+	if [ -n "$paper" ]; then
+		echo "== bench, mechanism scenes at the papers' sizes" >&2
+		"$GPUSIM" bench --backends vulkan --cases "$paper" --out "$OUT/paper" || rc=1
+	fi
+fi
+echo "gpu-bench: gpu=$gpu; tables in $OUT/{small,large,mech,paper}/bench.md" >&2
 exit $rc

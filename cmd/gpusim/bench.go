@@ -110,8 +110,8 @@ func caseNames(cs []bench.Case) string {
 
 // pickCases returns the cases named in the comma-separated list, in the
 // list's order: those of all, and unless quick any other case of the
-// matrix or the scaling series and bed-N (bench.Lookup); an empty list
-// gives all.
+// matrix or the scaling series, bed-N and the mechanism scenes' SCENE-N
+// (bench.Lookup); an empty list gives all.
 func pickCases(all []bench.Case, list string, quick bool) ([]bench.Case, error) {
 	if strings.TrimSpace(list) == "" {
 		return all, nil
@@ -128,15 +128,15 @@ func pickCases(all []bench.Case, list string, quick bool) ([]bench.Case, error) 
 			}
 		}
 		if !found && !quick {
-			// Any case of the matrix or the series, or bed-N.
+			// Any case of the matrix or the series, bed-N or SCENE-N.
 			if c, err := bench.Lookup(name); err == nil {
 				out, found = append(out, c), true
-			} else if strings.HasPrefix(name, "bed-") {
+			} else if strings.HasPrefix(name, "bed-") || isMechanism(name) {
 				return nil, fmt.Errorf("--cases: %w", err)
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("--cases: no case %q here (have %s, or bed-N)", name, caseNames(all))
+			return nil, fmt.Errorf("--cases: no case %q here (have %s, or bed-N, or %s-N)", name, caseNames(all), strings.Join(bench.MechanismScenes, "-N, "))
 		}
 	}
 	return out, nil
@@ -257,4 +257,15 @@ func writeReport(rep *bench.Report, dir string) error {
 		}
 	}
 	return nil
+}
+
+// isMechanism reports a case name of the form SCENE-… for a mechanism
+// scene (bench.Mechanism).
+func isMechanism(name string) bool {
+	for _, sc := range bench.MechanismScenes {
+		if strings.HasPrefix(name, sc+"-") {
+			return true
+		}
+	}
+	return false
 }
