@@ -72,7 +72,7 @@ const maxDeviceBodies = 1 << 26
 type deviceCollider struct {
 	on bool // see onDevice
 	k  struct {
-		aabb, scan, bin, pairs, adj, keys *Kernel
+		aabb, scan, bin, pairs, big, adj, keys *Kernel
 	}
 	narrow                                                                        narrowPipelines // the model's collide_narrow pipelines (narrow.go)
 	shape, mat, box, planeN, cell, specialOff, special, slots, adjCursor, pairOff *Buffer
@@ -115,6 +115,10 @@ func (c *deviceCollider) release() {
 }
 
 // onDevice reports whether the model can collide on the device: entries
+// bigGroups is collide_big's dispatch: workgroups of 256, each taking
+// every 64th big body or plane (a model has a few: walls, drums, floors).
+const bigGroups = 64
+
 // pack a body index in 26 bits.
 func onDevice(m *engine.Model) bool { return len(m.Bodies) < maxDeviceBodies }
 
@@ -125,7 +129,7 @@ func (c *deviceCollider) buildKernels(d *Device) error {
 		m shaders.Module
 	}{
 		{&c.k.aabb, shaders.CollideAabb}, {&c.k.scan, shaders.CollideScan}, {&c.k.bin, shaders.CollideBin},
-		{&c.k.pairs, shaders.CollidePairs}, {&c.k.adj, shaders.CollideAdj},
+		{&c.k.pairs, shaders.CollidePairs}, {&c.k.big, shaders.CollideBig}, {&c.k.adj, shaders.CollideAdj},
 		{&c.k.keys, shaders.CollideKeys},
 	} {
 		var err error
@@ -424,6 +428,10 @@ func (b *Backend) recordCollide() {
 			shaders.CollidePairsArgs{N: uint32(n), S: S, BrickBits: uint32(c.brickBits), Mode: mode, Pcap: uint32(c.pcap), Ecap: uint32(c.ecap)},
 			c.box, c.planeN, b.pos, c.cell, b.fixedBody, c.special, c.slots, c.entries, c.pairOff, c.pairA, c.pairB, c.meta, c.cand,
 			c.exclOff, c.excl)
+		// The big bodies' and planes' lists, a workgroup each.
+		l.record(c.k.big, [3]uint32{uint32(min(bigGroups, int(b.d.Info.MaxWorkgroupCount[0]))), 1, 1},
+			shaders.CollideBigArgs{N: uint32(n), Mode: mode, Pcap: uint32(c.pcap)},
+			c.box, c.planeN, b.pos, c.cell, b.fixedBody, c.special, c.pairOff, c.pairA, c.pairB, c.meta, c.exclOff, c.excl)
 	}
 	pairs(0)
 	scan(c.pairOff, n, none, metaPairs)

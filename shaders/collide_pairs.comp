@@ -14,9 +14,8 @@
 //	          max(l_i, l_j) is c and is j's bin at: emit j
 //	          for each big j > i: boxes overlap: emit j
 //	          for each plane j > i: reach(box_i, j): emit j
-//	big i:    for each bounded j > i: boxes overlap: emit j
-//	          for each plane j > i: reach(box_i, j): emit j
-//	plane i:  for each bounded j > i: reach(box_j, i): emit j
+//	big i, plane i: nothing here; collide_big, recorded after this
+//	          kernel in each mode, counts and writes their lists
 //	mode 0: pairOff[i] = number emitted; the first K = 16 in cand[K·i:]
 //	mode 1: pairA, pairB[pairOff[i]+t] = (i, t-th j), then sorted by j
 //	        (copied from cand when at most K, else found again)
@@ -43,12 +42,6 @@
 // grid-stride loop covers any n.
 layout(local_size_x = 64) in;
 
-layout(std430, set = 0, binding = 0) readonly buffer Box { double box[]; };
-layout(std430, set = 0, binding = 1) readonly buffer PlaneN { double planeN[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Pos { double pos[]; };
-layout(std430, set = 0, binding = 3) readonly buffer Cell { int cell[]; };
-layout(std430, set = 0, binding = 4) readonly buffer FixedBody { uint fixedBody[]; };
-layout(std430, set = 0, binding = 5) readonly buffer Special { uint special[]; };
 layout(std430, set = 0, binding = 6) readonly buffer Slots { uint slots[]; };
 layout(std430, set = 0, binding = 7) readonly buffer Entries { uint entries[]; };
 layout(std430, set = 0, binding = 8) buffer PairOff { uint pairOff[]; };
@@ -56,8 +49,8 @@ layout(std430, set = 0, binding = 9) writeonly buffer PairA { uint pairA[]; };
 layout(std430, set = 0, binding = 10) buffer PairB { uint pairB[]; };
 layout(std430, set = 0, binding = 11) readonly buffer Meta { uint meta[]; };
 layout(std430, set = 0, binding = 12) buffer Cand { uint cand[]; };
-layout(std430, set = 0, binding = 13) readonly buffer ExclOff { uint exclOff[]; };
-layout(std430, set = 0, binding = 14) readonly buffer Excl { uint excl[]; };
+#define BROADPHASE_EXCL_BINDING 13
+#include "broadphase.glsl"
 
 const uint K = 16u;
 
@@ -76,37 +69,8 @@ uint slotOf(int x, int y, int z) {
 	return brick << 6 | uint(x & 3) | uint(y & 3) << 2 | uint(z & 3) << 4;
 }
 
-bool overlap(uint a, uint b) {
-	return box[8u * a] <= box[8u * b + 3u] && box[8u * b] <= box[8u * a + 3u] &&
-		box[8u * a + 1u] <= box[8u * b + 4u] && box[8u * b + 1u] <= box[8u * a + 4u] &&
-		box[8u * a + 2u] <= box[8u * b + 5u] && box[8u * b + 2u] <= box[8u * a + 5u];
-}
-
-// reach reports whether box b reaches the half-space of plane pl.
-bool reach(uint b, uint pl) {
-	precise double d = 0.0lf;
-	for (uint k = 0u; k < 3u; k++) {
-		double nk = planeN[3u * pl + k];
-		double c = nk > 0.0lf ? box[8u * b + k] : box[8u * b + 3u + k];
-		d = d + nk * (c - pos[3u * pl + k]);
-	}
-	return d <= 0.0lf;
-}
-
 uint cnt;
 uint base;
-
-// excluded reports a pair (i < j) that never collides: bodies joined by
-// a joint without "collide" (collide.Collider's ExcludedPairs).
-bool excluded(uint i, uint j) {
-	uint end = exclOff[i + 1u];
-	for (uint e = exclOff[i]; e < end; e++) {
-		if (excl[e] == j) {
-			return true;
-		}
-	}
-	return false;
-}
 
 void emit(uint i, uint j) {
 	if (excluded(i, j)) {
@@ -163,22 +127,6 @@ void search(uint i, uint nspecial) {
 				emit(i, j);
 			}
 		}
-	} else {
-		for (uint j = i + 1u; j < p.n; j++) {
-			if (fi && fixedBody[j] != 0u) {
-				continue;
-			}
-			int cj = cell[4u * j + 3u] >> 24;
-			bool hit;
-			if (cls == 2) {
-				hit = cj != 2 && reach(j, i);
-			} else {
-				hit = cj == 2 ? reach(i, j) : overlap(i, j);
-			}
-			if (hit) {
-				emit(i, j);
-			}
-		}
 	}
 }
 
@@ -186,6 +134,9 @@ void main() {
 	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
 	uint nspecial = meta[0];
 	for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) {
+		if ((cell[4u * i + 3u] >> 24) != 0) {
+			continue; // a big body or a plane: collide_big
+		}
 		cnt = 0u;
 		base = p.mode == 1u ? pairOff[i] : 0u;
 		uint known = p.mode == 1u ? pairOff[i + 1u] - base : 0u;

@@ -287,6 +287,24 @@ func (a CollideAdjArgs) AppendPush(b []byte) []byte {
 	return b
 }
 
+// CollideBigArgs are the push constants of collide_big.comp (12 bytes).
+type CollideBigArgs struct {
+	N    uint32 // uint n, byte 0
+	Mode uint32 // uint mode, byte 4
+	Pcap uint32 // uint pcap, byte 8
+}
+
+// Kernel returns "collide_big".
+func (CollideBigArgs) Kernel() string { return "collide_big" }
+
+// AppendPush appends the 12 bytes of the block to b.
+func (a CollideBigArgs) AppendPush(b []byte) []byte {
+	b = binary.LittleEndian.AppendUint32(b, a.N)
+	b = binary.LittleEndian.AppendUint32(b, a.Mode)
+	b = binary.LittleEndian.AppendUint32(b, a.Pcap)
+	return b
+}
+
 // CollideBinArgs are the push constants of collide_bin.comp (20 bytes).
 type CollideBinArgs struct {
 	N         uint32 // uint n, byte 0

@@ -383,6 +383,36 @@ var CollideAdj = Module{
 //go:embed collide_adj.spv
 var collide_adjSPIRV string
 
+// CollideBig is collide_big.comp: the broadphase partners of the big bodies and planes (the
+// special list), one workgroup of 256 per special body, where
+// collide_pairs' one invocation per body would walk all n bodies alone:
+// for special body i of class cls (1 big, 2 plane), its partners are the
+// j > i with specialHit(i, cls, j) (lib/broadphase.glsl):
+var CollideBig = Module{
+	Name:  "collide_big",
+	SPIRV: collide_bigSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer},
+		{Binding: 7, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 8, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 10, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 11, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{256, 1, 1},
+	PushSize:  12,
+	Args:      CollideBigArgs{},
+}
+
+//go:embed collide_big.spv
+var collide_bigSPIRV string
+
 // CollideBin is collide_bin.comp: the count and scatter stages of the broadphase's counting
 // sort of (body, bin) entries by hash slot (cpuref's Grid.count and
 // Grid.scatter), and the list of big bodies and planes.
@@ -1002,5 +1032,5 @@ var sumSPIRV string
 
 // All returns every module, by name.
 func All() []Module {
-	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, GsSweep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, JointOps, JointRows, MulElem, Project, SpgScalar, SpgVec, Sum}
+	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBig, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, GsSweep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, JointOps, JointRows, MulElem, Project, SpgScalar, SpgVec, Sum}
 }
