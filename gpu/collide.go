@@ -114,11 +114,11 @@ func (c *deviceCollider) release() {
 	}
 }
 
-// onDevice reports whether the model can collide on the device: entries
 // bigGroups is collide_big's dispatch: workgroups of 256, each taking
 // every 64th big body or plane (a model has a few: walls, drums, floors).
 const bigGroups = 64
 
+// onDevice reports whether the model can collide on the device: entries
 // pack a body index in 26 bits.
 func onDevice(m *engine.Model) bool { return len(m.Bodies) < maxDeviceBodies }
 
@@ -529,6 +529,11 @@ func (b *Backend) recordPlace() {
 	b.recordScan(b.adjOff, n, 0xffffffff, metaAdj)
 	adj(1, c.ccap)
 	adj(2, n)
+	// Lists longer than 64, a workgroup each (1024 workgroups take every
+	// 1024th body; most have short lists and skip).
+	l.record(c.k.adj, [3]uint32{uint32(min(1024, int(b.d.Info.MaxWorkgroupCount[0]))), 1, 1},
+		shaders.CollideAdjArgs{N: uint32(n), Mode: 3, Cap: uint32(c.ccap), Acap: uint32(2 * c.ccap)},
+		b.a, b.b, b.fixedBody, b.adjOff, c.adjCursor, b.adj, c.meta, c.out)
 }
 
 // collideHost finds the contacts on the host (see hostCollider): it

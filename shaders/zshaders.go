@@ -361,7 +361,7 @@ var collide_aabbSPIRV string
 // collide_narrow wrote, as cpuref's Collider.buildAdjacency makes it: each
 // movable body's list holds 2k + side for its contacts k (side 0: the body
 // is A, 1: B) in increasing order; fixed bodies get none. Deterministic:
-// the atomics only count and place, and mode 2 sorts each list.
+// the atomics only count and place, and modes 2 and 3 sort each list.
 var CollideAdj = Module{
 	Name:  "collide_adj",
 	SPIRV: collide_adjSPIRV,
