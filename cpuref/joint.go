@@ -315,7 +315,6 @@ func (b *Backend) JointReactions(gamma engine.Vec, h float64, dst []engine.React
 
 var _ engine.JointReactor = (*Backend)(nil)
 
-
 // kinematicVelocity sets vf (6 values: linear world, angular body frame)
 // to kinematic body i's velocity over the step [t, t+h]
 // (engine.Path.StepVelocity).

@@ -36,9 +36,11 @@ import (
 //     A model with compound bodies collides on the host (collideHost).
 //   - Build: free_velocity and jacobian, recorded, not submitted; the
 //     kinematic bodies' free velocities are recorded over free_velocity's
-//     (Batch.Update, kinematic.go).
-//   - the solver: Problem's Schur (body_impulse + contact_velocity),
-//     Project, AntiRelax, BlockDiag and Sweep record into the LinAlg's
+//     (Batch.Update, kinematic.go); joint_rows builds the joint rows
+//     (joint.go), which follow the 3·nc contact rows in γ and r.
+//   - the solver: Problem's Schur (body_impulse + contact_velocity, with
+//     joint_ops on the joint rows), Project, AntiRelax, BlockDiag and
+//     Sweep record into the LinAlg's
 //     open batch with the vector operations; only Dot, Read, Write and
 //     Cones submit. APGD and APGD-AR run on the device (SolveAPGD, see
 //     apgd.go), and so do Jacobi with the power iteration of its ω

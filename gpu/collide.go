@@ -176,7 +176,7 @@ func (b *Backend) loadCollider(m *engine.Model) error {
 		&c.specialOff: 4 * (n64 + 1), &c.special: 4 * n64, &c.slots: 4 * (2*s64 + 2), &c.adjCursor: 8 * (n64/2 + 1),
 		&c.pairOff: 4 * (n64 + 1), &c.meta: 4 * metaWords, &c.cand: 4 * candPerBody * n64,
 		&c.scanParts: scanPartsBytes(max(int64(c.pcap), n64+1, s64+1)),
-		&c.exclOff: 4 * (n64 + 1), &c.excl: 4 * int64(len(b.host.col.ExcludedPairs())),
+		&c.exclOff:   4 * (n64 + 1), &c.excl: 4 * int64(len(b.host.col.ExcludedPairs())),
 	}
 	for _, p := range c.buffers() {
 		var err error

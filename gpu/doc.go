@@ -36,10 +36,16 @@
 //     the host only for ellipsoid pairs whose EPA outgrows the device's
 //     bound, for the rows of the narrowphase table a device cannot build
 //     (narrow.go), and for the whole collision of models with compound
-//     bodies. APGD and APGD-AR keep their scalars on the device (16 to 64
-//     iterations per submit, one Schur product per iteration); the other
-//     solvers' Dots are each a submit and a read-back (backend.go says
-//     why). Submits reports the submissions so far.
+//     bodies. Joint rows follow the contact rows in γ (joint.go):
+//     joint_rows builds their Jacobian and bounds from the poses each
+//     step, body_impulse adds each body's joint rows before its contacts,
+//     joint_ops does their per-row operations, and every kernel of the
+//     device solvers takes them after the contacts. Kinematic bodies'
+//     prescribed velocities and poses are recorded from the host
+//     (kinematic.go). APGD, APGD-AR, Jacobi and SPG keep their scalars on
+//     the device (16 to 64 iterations per submit, one Schur product per
+//     iteration); gs's and pdip's Dots are each a submit and a read-back
+//     (backend.go says why). Submits reports the submissions so far.
 //
 // cgo stays inside this package (vkshim.c and the files that call it);
 // without cgo, or outside linux/amd64 and linux/arm64, Devices and New

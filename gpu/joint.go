@@ -29,7 +29,9 @@ import (
 type joints struct {
 	engine.JointLayout
 	frame, meta, lin, rotA, rotB, lo, hi, rowA, rowB, adjOff, adj, prev *Buffer
-	warm bool // prev holds a step's impulses (or SetWarmStartData's)
+
+	// warm: prev holds a step's impulses (or SetWarmStartData's).
+	warm bool
 
 	// Host scratch for JointReactions.
 	g, hlin, hrotA, rot []float64

@@ -308,9 +308,8 @@
 // kinematic, or plane) bodies, or one of them and the world, is an
 // error. A joint's position error C is corrected at the speed C/h, capped
 // by settings.max_recovery_speed when that is set (in rad/s for angle
-// errors). Joints run on the CPU path: with --backend auto a scene that
-// has them runs there (and says so), with --backend vulkan it is an
-// error. Every solver takes joint rows.
+// errors). Joints run on both backends, and every solver takes joint
+// rows.
 //
 // # merit
 //
