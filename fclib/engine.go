@@ -67,15 +67,8 @@ func (e *EngineProblem) SolveOptions(opt Options) engine.SolveOptions {
 // rows) or from finishing (Figures failed); how each solve went is in its
 // Result.
 func (e *EngineProblem) Compare(solvers []string, opt Options) ([]*Result, error) {
-	var ss []engine.Solver
-	for _, name := range solvers {
-		s, err := engine.NewSolver(name)
-		if err != nil {
-			return nil, err
-		}
-		ss = append(ss, s)
-	}
-	if err := opt.Check(); err != nil {
+	ss, err := newSolvers(solvers, opt)
+	if err != nil {
 		return nil, err
 	}
 	n := engine.Rows(e.Problem)

@@ -117,15 +117,8 @@ func Solve(p *Problem, solver string, opt Options) (*Result, error) {
 // the same engine.Problem, and returns their results in order (see
 // Solve; the error is as Solve's).
 func Compare(p *Problem, solvers []string, opt Options) ([]*Result, error) {
-	var ss []engine.Solver
-	for _, name := range solvers {
-		s, err := engine.NewSolver(name)
-		if err != nil {
-			return nil, err
-		}
-		ss = append(ss, s)
-	}
-	if err := opt.Check(); err != nil {
+	ss, err := newSolvers(solvers, opt)
+	if err != nil {
 		return nil, err
 	}
 	mp, err := p.CCP(opt.Workers)
@@ -281,4 +274,20 @@ func HistoryCSV(h []engine.IterRecord, wall float64) []byte {
 // iteration, so the mean is used.
 func IterTime(k, n int, wall float64) float64 {
 	return wall * float64(k) / float64(n)
+}
+
+// newSolvers makes the named solvers, after checking opt.
+func newSolvers(names []string, opt Options) ([]engine.Solver, error) {
+	var ss []engine.Solver
+	for _, name := range names {
+		s, err := engine.NewSolver(name)
+		if err != nil {
+			return nil, err
+		}
+		ss = append(ss, s)
+	}
+	if err := opt.Check(); err != nil {
+		return nil, err
+	}
+	return ss, nil
 }

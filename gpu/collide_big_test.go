@@ -51,49 +51,14 @@ func TestCollideDeviceBigLists(t *testing.T) {
 	if owned[0] < 600 || owned[1] < 20 || owned[2] < 600 || owned[3] < 40 {
 		t.Fatalf("partners of the floor, wall, plane and moving box: %d, %d, %d, %d: the scene does not test long lists", owned[0], owned[1], owned[2], owned[3])
 	}
-	if c.Len() != g.Len() {
-		t.Fatalf("%d contacts on the CPU, %d on the GPU", c.Len(), g.Len())
-	}
-	for k := range c.A {
-		if c.A[k] != g.A[k] || c.B[k] != g.B[k] {
-			t.Fatalf("contact %d: bodies (%d, %d) on the CPU, (%d, %d) on the GPU", k, c.A[k], c.B[k], g.A[k], g.B[k])
-		}
-	}
-	for _, f := range []struct {
-		name string
-		c, g []float64
-	}{{"normal", c.Normal, g.Normal}, {"pa", c.PA, g.PA}, {"pb", c.PB, g.PB}, {"phi", c.Phi, g.Phi}} {
-		for i := range f.c {
-			if f.c[i] != f.g[i] {
-				t.Fatalf("%s differs at %d", f.name, i)
-			}
-		}
-	}
+	sameContacts(t, &c, &g)
 	// The adjacency: the moving box's list (over 64 entries) is sorted by
 	// collide_adj's workgroup (mode 3), the spheres' by their invocations.
-	wantOff, want := tw.cpu.Adjacency()
-	n := len(m.Bodies)
-	off := make([]uint32, n+1)
-	if err := tw.gpu.adjOff.ReadUint32(off, 0); err != nil {
-		t.Fatal(err)
-	}
-	adj := make([]uint32, off[n])
-	if err := tw.gpu.adj.ReadUint32(adj, 0); err != nil {
-		t.Fatal(err)
-	}
+	wantOff, _ := tw.cpu.Adjacency()
 	if l := wantOff[4] - wantOff[3]; l <= 64 {
 		t.Fatalf("the moving box has %d adjacency entries: the test does not reach the long-list sort", l)
 	}
-	for i := range n + 1 {
-		if off[i] != uint32(wantOff[i]) {
-			t.Fatalf("adjOff[%d] = %d on the GPU, %d on the CPU", i, off[i], wantOff[i])
-		}
-	}
-	for k := range want {
-		if adj[k] != uint32(want[k]) {
-			t.Fatalf("adj[%d] = %d on the GPU, %d on the CPU", k, adj[k], want[k])
-		}
-	}
+	tw.sameAdjacency(t)
 	t.Logf("%d contacts; the floor, wall, plane and moving box own %d, %d, %d, %d; the moving box has %d adjacency entries",
 		c.Len(), owned[0], owned[1], owned[2], owned[3], wantOff[4]-wantOff[3])
 }

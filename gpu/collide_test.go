@@ -145,6 +145,14 @@ func checkContacts(t *testing.T, tw *twin) {
 			worst = max(worst, d)
 		}
 	}
+	entries := tw.sameAdjacency(t)
+	t.Logf("%d contacts, %d adjacency entries, largest relative difference %.3g", nc, entries, worst)
+}
+
+// sameAdjacency fails the test unless the GPU's body → contact adjacency
+// equals cpuref's exactly, and returns its number of entries.
+func (tw *twin) sameAdjacency(t *testing.T) int {
+	t.Helper()
 	coff, cadj := tw.cpu.Collider.Adjacency()
 	n := len(coff) - 1
 	off := make([]uint32, n+1)
@@ -165,7 +173,7 @@ func checkContacts(t *testing.T, tw *twin) {
 			t.Fatalf("adj[%d] = %d on the GPU, %d on the CPU", j, adj[j], cadj[j])
 		}
 	}
-	t.Logf("%d contacts, %d adjacency entries, largest relative difference %.3g", nc, len(adj), worst)
+	return len(adj)
 }
 
 // TestCollideDevice: the device collision finds cpuref's contacts, in

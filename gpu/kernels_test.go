@@ -73,6 +73,28 @@ func newTwin(t *testing.T, m *engine.Model, set engine.Settings) *twin {
 	return tw
 }
 
+// sameContacts fails the test unless the GPU's contacts g are the CPU's
+// c bit for bit, in the same order.
+func sameContacts(t *testing.T, c, g *engine.Contacts) {
+	t.Helper()
+	if c.Len() != g.Len() {
+		t.Fatalf("%d contacts on the CPU, %d on the GPU", c.Len(), g.Len())
+	}
+	for k := range c.A {
+		if c.A[k] != g.A[k] || c.B[k] != g.B[k] {
+			t.Fatalf("contact %d: bodies (%d, %d) on the CPU, (%d, %d) on the GPU", k, c.A[k], c.B[k], g.A[k], g.B[k])
+		}
+	}
+	for _, f := range []struct {
+		name string
+		c, g []float64
+	}{{"normal", c.Normal, g.Normal}, {"pa", c.PA, g.PA}, {"pb", c.PB, g.PB}, {"phi", c.Phi, g.Phi}, {"mu", c.Mu, g.Mu}, {"cohesion", c.Cohesion, g.Cohesion}} {
+		if i := enginetest.FirstDiff(f.c, f.g); i >= 0 {
+			t.Fatalf("%s differs at %d", f.name, i)
+		}
+	}
+}
+
 // integrate runs Integrate on both backends with step h and impulses cg
 // (on the CPU) and gg (on the GPU).
 func (tw *twin) integrate(t *testing.T, cg, gg engine.Vec, h float64) {
@@ -194,19 +216,7 @@ func TestCollideMatchesCPU(t *testing.T) {
 	if err := tw.gpu.ReadContacts(&g); err != nil {
 		t.Fatal(err)
 	}
-	for k := range c.A {
-		if c.A[k] != g.A[k] || c.B[k] != g.B[k] {
-			t.Fatalf("contact %d: bodies (%d, %d) on the CPU, (%d, %d) on the GPU", k, c.A[k], c.B[k], g.A[k], g.B[k])
-		}
-	}
-	for _, f := range []struct {
-		name string
-		c, g []float64
-	}{{"normal", c.Normal, g.Normal}, {"pa", c.PA, g.PA}, {"pb", c.PB, g.PB}, {"phi", c.Phi, g.Phi}, {"mu", c.Mu, g.Mu}, {"cohesion", c.Cohesion, g.Cohesion}} {
-		if i := enginetest.FirstDiff(f.c, f.g); i >= 0 {
-			t.Fatalf("%s differs at %d", f.name, i)
-		}
-	}
+	sameContacts(t, &c, &g)
 	h := &tw.gpu.host
 	off := make([]uint32, h.n+1)
 	if err := tw.gpu.adjOff.ReadUint32(off, 0); err != nil {

@@ -423,21 +423,11 @@ func TestJointSolvers(t *testing.T) {
 	m.Bodies[0].Vel = mgl64.Vec3{0.3, 0, 0}
 	vel := map[string][]float64{}
 	for _, name := range []string{"apgd", "apgd-ar", "spg", "jacobi", "gs", "pdip"} {
-		s := jointSettings(1e-3)
-		s.Solver = name
-		s.Tol = 1e-12
-		s.MaxIter = 20000
-		sim := newSim(t, m, s, cpuref.New(1))
-		st, err := sim.Step()
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		var st engine.StepStats
+		st, vel[name] = solveStep(t, m, name)
 		if st.Contacts == 0 || !st.Solve.Converged {
 			t.Errorf("%s: %d contacts, converged %v (residual %.3g in %d iterations)", name, st.Contacts, st.Solve.Converged, st.Solve.Residual, st.Solve.Iterations)
 		}
-		var es engine.State
-		readState(t, sim, &es)
-		vel[name] = append(append([]float64(nil), es.Vel...), es.Omega...)
 	}
 	for name, v := range vel {
 		for i := range v {
@@ -452,6 +442,25 @@ func TestJointSolvers(t *testing.T) {
 	}
 }
 
+// solveStep takes one step of m (h = 1 ms) on the CPU path with the named
+// solver to a residual of 1e-12, and returns its statistics and the
+// bodies' velocities after it (linear, then angular).
+func solveStep(t *testing.T, m *engine.Model, name string) (engine.StepStats, []float64) {
+	t.Helper()
+	s := jointSettings(1e-3)
+	s.Solver = name
+	s.Tol = 1e-12
+	s.MaxIter = 20000
+	sim := newSim(t, m, s, cpuref.New(1))
+	st, err := sim.Step()
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var es engine.State
+	readState(t, sim, &es)
+	return st, append(append([]float64(nil), es.Vel...), es.Omega...)
+}
+
 // TestJointSolversFreeRows: a hanging chain without contacts has free
 // joint rows only, no inequality at all: pdip's surrogate duality gap is
 // 0, and its Newton step solves the unconstrained QP. It reaches the
@@ -461,21 +470,11 @@ func TestJointSolversFreeRows(t *testing.T) {
 	m.Bodies[0].Vel = mgl64.Vec3{0.3, 0, 0}
 	vel := map[string][]float64{}
 	for _, name := range []string{"apgd", "pdip"} {
-		s := jointSettings(1e-3)
-		s.Solver = name
-		s.Tol = 1e-12
-		s.MaxIter = 20000
-		sim := newSim(t, m, s, cpuref.New(1))
-		st, err := sim.Step()
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		var st engine.StepStats
+		st, vel[name] = solveStep(t, m, name)
 		if st.Contacts != 0 || !st.Solve.Converged {
 			t.Errorf("%s: %d contacts, converged %v (residual %.3g in %d iterations)", name, st.Contacts, st.Solve.Converged, st.Solve.Residual, st.Solve.Iterations)
 		}
-		var es engine.State
-		readState(t, sim, &es)
-		vel[name] = append(append([]float64(nil), es.Vel...), es.Omega...)
 	}
 	for i, v := range vel["pdip"] {
 		// 1e-6 m/s, as TestJointSolvers.
