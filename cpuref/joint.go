@@ -332,3 +332,33 @@ func (b *Backend) moveKinematic(i int, h float64, vf []float64) {
 	copy(b.vel[3*i:3*i+3], vf[0:3])
 	copy(b.omega[3*i:3*i+3], vf[3:6])
 }
+
+// SetMotor replaces joint j's motor (engine.Driver): buildJoints reads
+// its speed and limit each step.
+func (b *Backend) SetMotor(j int, m engine.Motor) error {
+	fr := b.jt.Frames
+	if j < 0 || j >= len(fr) {
+		return fmt.Errorf("cpuref: joint %d out of range [0, %d)", j, len(fr))
+	}
+	if fr[j].Motor == nil {
+		return fmt.Errorf("cpuref: joint %d (%s) has no motor", j, fr[j].Kind)
+	}
+	*fr[j].Motor = m
+	return nil
+}
+
+// SetMotion replaces kinematic body i's motion from time t on
+// (engine.Driver, engine.Path.Retarget).
+func (b *Backend) SetMotion(i int, m engine.Motion, t float64) error {
+	if i < 0 || i >= b.n {
+		return fmt.Errorf("cpuref: body %d out of range [0, %d)", i, b.n)
+	}
+	p := b.jt.kin[i]
+	if p == nil {
+		return fmt.Errorf("cpuref: body %d is not kinematic (it has no motion in the model)", i)
+	}
+	*p = p.Retarget(m, t)
+	return nil
+}
+
+var _ engine.Driver = (*Backend)(nil)

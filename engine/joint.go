@@ -135,13 +135,15 @@ func (m *Motion) Turn(t float64) mgl64.Quat {
 }
 
 // Path is a kinematic body's prescribed trajectory: its Motion from the
-// pose (Pos0, Rot0, unit) it had at t = 0. Every backend takes a kinematic
-// body's velocities and poses from Path's methods, so that all compute the
-// same doubles.
+// pose (Pos0, Rot0, unit) it had at time T0 (0 from the start of a run; a
+// motion changed during a run restarts from the pose it had then, see
+// Driver). Every backend takes a kinematic body's velocities and poses
+// from Path's methods, so that all compute the same doubles.
 type Path struct {
 	Motion Motion
 	Pos0   mgl64.Vec3
 	Rot0   mgl64.Quat
+	T0     float64
 }
 
 // StartVelocity returns the body's velocity at t = 0: v = Vel +
@@ -161,6 +163,7 @@ func (p *Path) StartVelocity() (v, w mgl64.Vec3) {
 // world axis leaves Omega fixed).
 func (p *Path) StepVelocity(t, h float64) (v, w mgl64.Vec3) {
 	m := &p.Motion
+	t -= p.T0
 	v = m.Offset(t + h).Sub(m.Offset(t)).Mul(1 / h)
 	w = p.Rot0.Conjugate().Rotate(m.Omega)
 	return v, w
@@ -170,6 +173,7 @@ func (p *Path) StepVelocity(t, h float64) (v, w mgl64.Vec3) {
 // orientation Turn(t)·Rot0 (normalised) at time t.
 func (p *Path) Pose(t float64) (mgl64.Vec3, mgl64.Quat) {
 	m := &p.Motion
+	t -= p.T0
 	return p.Pos0.Add(m.Offset(t)), m.Turn(t).Mul(p.Rot0).Normalize()
 }
 
@@ -198,6 +202,40 @@ func (m *Model) HasKinematic() bool {
 	}
 	return false
 }
+
+// Retarget returns the path that follows motion m from time t on,
+// starting from this path's pose at t (Pose(t)): the position and
+// orientation stay continuous, the velocity becomes m's.
+func (p *Path) Retarget(m Motion, t float64) Path {
+	x, q := p.Pose(t)
+	return Path{Motion: m, Pos0: x, Rot0: q, T0: t}
+}
+
+// Driver is implemented by backends that let a run change its motors and
+// kinematic bodies' motions between steps (Sim.SetMotor, Sim.SetMotion).
+type Driver interface {
+	// SetMotor replaces the motor of joint j, which must have one.
+	SetMotor(j int, m Motor) error
+	// SetMotion replaces the motion of kinematic body i from time t (the
+	// start of the coming step) on (Path.Retarget).
+	SetMotion(i int, m Motion, t float64) error
+}
+
+// Check reports a motor whose speed is not finite or whose limit is
+// negative or not finite.
+func (m *Motor) Check() error {
+	if math.IsNaN(m.Speed) || math.IsInf(m.Speed, 0) {
+		return fmt.Errorf("motor speed %v is not finite", m.Speed)
+	}
+	if !(m.MaxForce >= 0) || math.IsInf(m.MaxForce, 0) {
+		return fmt.Errorf("motor limit %v must be ≥ 0 and finite (0: no limit)", m.MaxForce)
+	}
+	return nil
+}
+
+// Check reports a motion with a value that is not finite or a negative
+// frequency.
+func (m *Motion) Check() error { return m.validate() }
 
 func (m *Motion) validate() error {
 	for _, v := range []struct {
@@ -258,11 +296,8 @@ func (j *Joint) validate(bodies []Body) error {
 		if j.Kind != JointRevolute && j.Kind != JointPrismatic {
 			return fmt.Errorf("a %s joint cannot have a motor (only revolute and prismatic)", j.Kind)
 		}
-		if math.IsNaN(j.Motor.Speed) || math.IsInf(j.Motor.Speed, 0) {
-			return fmt.Errorf("motor speed %v is not finite", j.Motor.Speed)
-		}
-		if !(j.Motor.MaxForce >= 0) || math.IsInf(j.Motor.MaxForce, 0) {
-			return fmt.Errorf("motor limit %v must be ≥ 0 and finite (0: no limit)", j.Motor.MaxForce)
+		if err := j.Motor.Check(); err != nil {
+			return err
 		}
 	}
 	return nil

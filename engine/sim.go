@@ -158,6 +158,42 @@ func (s *Sim) submits() int {
 	return 0
 }
 
+// SetMotor changes joint j's motor (it must have one) from the next step
+// on: its speed (rad/s or m/s) and its limit (N·m or N; 0: none). The
+// backend must implement Driver (both of gpusim's do).
+func (s *Sim) SetMotor(j int, speed, maxForce float64) error {
+	d, ok := s.backend.(Driver)
+	if !ok {
+		return fmt.Errorf("set motor: the %s backend cannot change motors: %w", s.backend.Name(), ErrUnsupported)
+	}
+	m := Motor{Speed: speed, MaxForce: maxForce}
+	if err := m.Check(); err != nil {
+		return fmt.Errorf("set motor of joint %d: %w", j, err)
+	}
+	if err := d.SetMotor(j, m); err != nil {
+		return fmt.Errorf("set motor of joint %d: %w", j, err)
+	}
+	return nil
+}
+
+// SetMotion changes kinematic body i's motion from the next step on: the
+// body continues from the pose it has now with m's velocity, spin and
+// shake, whose sine restarts now (Path.Retarget). The backend must
+// implement Driver (both of gpusim's do).
+func (s *Sim) SetMotion(i int, m Motion) error {
+	d, ok := s.backend.(Driver)
+	if !ok {
+		return fmt.Errorf("set motion: the %s backend cannot change motions: %w", s.backend.Name(), ErrUnsupported)
+	}
+	if err := m.Check(); err != nil {
+		return fmt.Errorf("set motion of body %d: %w", i, err)
+	}
+	if err := d.SetMotion(i, m, s.Time()); err != nil {
+		return fmt.Errorf("set motion of body %d: %w", i, err)
+	}
+	return nil
+}
+
 // JointReactions returns, for each joint of the model in order, the force
 // and torque it applied to its Body1 over the last step (see Reaction);
 // nil before the first step or for a model without joints. dst is reused

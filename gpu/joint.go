@@ -3,7 +3,10 @@
 package gpu
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/gpusim/gpusim/engine"
 	"github.com/gpusim/gpusim/shaders"
@@ -224,3 +227,40 @@ func grow(s []float64, n int) []float64 {
 	}
 	return s[:n]
 }
+
+// SetMotor replaces joint j's motor (engine.Driver): its speed and limit
+// in the frame buffer, recorded in order with the kernels (the joint
+// keeps its rows: only a joint that has a motor can take one).
+func (b *Backend) SetMotor(j int, m engine.Motor) error {
+	b.mustLoad("SetMotor")
+	fr := b.jt.Frames
+	if j < 0 || j >= len(fr) {
+		return fmt.Errorf("gpu: joint %d out of range [0, %d)", j, len(fr))
+	}
+	if fr[j].Motor == nil {
+		return fmt.Errorf("gpu: joint %d (%s) has no motor", j, fr[j].Kind)
+	}
+	*fr[j].Motor = m
+	data := binary.LittleEndian.AppendUint64(nil, math.Float64bits(m.Speed))
+	data = binary.LittleEndian.AppendUint64(data, math.Float64bits(m.MaxForce))
+	b.l.update(b.jt.frame, int64(8*(jointFrameWords*j+23)), data)
+	return b.l.Err()
+}
+
+// SetMotion replaces kinematic body i's motion from time t on
+// (engine.Driver, engine.Path.Retarget).
+func (b *Backend) SetMotion(i int, m engine.Motion, t float64) error {
+	b.mustLoad("SetMotion")
+	if i < 0 || i >= b.n {
+		return fmt.Errorf("gpu: body %d out of range [0, %d)", i, b.n)
+	}
+	k := &b.kin
+	e, ok := slices.BinarySearch(k.ids, i)
+	if !ok {
+		return fmt.Errorf("gpu: body %d is not kinematic (it has no motion in the model)", i)
+	}
+	k.paths[e] = k.paths[e].Retarget(m, t)
+	return nil
+}
+
+var _ engine.Driver = (*Backend)(nil)

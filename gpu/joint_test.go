@@ -19,13 +19,20 @@ import (
 // order, every solver, warm-started: after every step the impulses
 // (contact and joint rows), the states and the joint reactions are equal
 // bit for bit, and apgd, apgd-ar, jacobi and spg ran on the device (fewer
-// submits than iterations). This covers joint_rows.comp (Build), joint_ops
+// submits than iterations). Before step 3 a motor and a kinematic motion
+// change (engine.Driver) on both. This covers joint_rows.comp (Build), joint_ops
 // (Schur, Project, AntiRelax, BlockDiag, the warm-start copies), the joint
 // lists of body_impulse and the joint loop of gs_sweep.
 func TestJointsMatchCPU(t *testing.T) {
 	requireUnfusedGo(t)
 	d := requireDevice(t)
 	m := enginetest.JointedModel(1)
+	kinematic := -1
+	for i := range m.Bodies {
+		if m.Bodies[i].Kinematic() {
+			kinematic = i
+		}
+	}
 	for _, name := range engine.Solvers() {
 		name, _, _ = strings.Cut(name, ":")
 		t.Run(name, func(t *testing.T) {
@@ -45,6 +52,18 @@ func TestJointsMatchCPU(t *testing.T) {
 			contacts := 0
 			var gr, cr []engine.Reaction
 			for step := 1; step <= 4; step++ {
+				if step == 3 {
+					// Between steps a motor and a kinematic motion change
+					// (engine.Driver), on both backends alike.
+					for _, d := range []engine.Driver{gb, cb} {
+						if err := d.SetMotor(0, engine.Motor{Speed: -1, MaxForce: 0.2}); err != nil {
+							t.Fatal(err)
+						}
+						if err := d.SetMotion(kinematic, engine.Motion{Vel: mgl64.Vec3{0, 0.1, 0}, Omega: mgl64.Vec3{0.3, 0, 0}}, 2*set.Dt); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
 				submits := gb.Submits()
 				g.step(t)
 				if device := name != "gs" && name != "pdip"; device && gb.Submits()-submits >= set.MaxIter {

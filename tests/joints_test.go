@@ -2,6 +2,7 @@ package tests
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -555,4 +556,76 @@ func TestJointSolversMotor(t *testing.T) {
 		}
 	}
 	t.Logf("motor at its bound in %v of 200 steps", atBound)
+}
+
+// TestSetMotorAndMotion: between steps a run changes a motor's speed and a
+// kinematic body's motion (engine.Sim.SetMotor, SetMotion), on both
+// backends. A box spun at 1 rad/s by a revolute motor about y (no gravity)
+// turns at 2 rad/s after SetMotor(2): the motor row is solved to the
+// tolerance 1e-8, so ω is within 1e-6 rad/s of it. A kinematic plate
+// moving at 1 m/s along x for 10 steps, then at 0.5 m/s along y, is where
+// the two prescribed motions put it: (10h, 10h·0.5) after 10 more steps,
+// to rounding (1e-12 m). Bad calls are errors naming what is wrong.
+func TestSetMotorAndMotion(t *testing.T) {
+	const dt = 1e-3
+	forEachBackend(t, func(t *testing.T, newBackend func() engine.Backend) {
+		box := engine.Body{Shape: engine.BoxShape(0.1, 0.1, 0.1), Rot: mgl64.QuatIdent(), Pos: mgl64.Vec3{0.5, 0, 0},
+			Omega: mgl64.Vec3{0, 1, 0}, Vel: mgl64.Vec3{0, 0, -0.5}}
+		box.SetMass(1)
+		plate := engine.Body{Shape: engine.BoxShape(1, 1, 0.1), Rot: mgl64.QuatIdent(), Pos: mgl64.Vec3{0, 0, -5},
+			Motion: &engine.Motion{Vel: mgl64.Vec3{1, 0, 0}}}
+		m := &engine.Model{Bodies: []engine.Body{box, plate}, Materials: []engine.Material{{Name: "m", Friction: 0.5}},
+			Joints: []engine.Joint{{Kind: engine.JointRevolute, Body1: 0, Body2: engine.World, Axis: mgl64.Vec3{0, 1, 0},
+				Motor: &engine.Motor{Speed: 1, MaxForce: 100}}}}
+		s := jointSettings(dt)
+		s.Tol, s.MaxIter = 1e-8, 300
+		sim := newSim(t, m, s, newBackend())
+		var st engine.State
+		spin := func() float64 {
+			readState(t, sim, &st)
+			return quat(st.Rot, 0).Rotate(vec3(st.Omega, 0))[1]
+		}
+		for range 10 {
+			step(t, sim)
+		}
+		if w := spin(); math.Abs(w-1) > 1e-6 {
+			t.Fatalf("ω_y = %.9f rad/s before the change, want 1", w)
+		}
+		if err := sim.SetMotor(0, 2, 100); err != nil {
+			t.Fatal(err)
+		}
+		if err := sim.SetMotion(1, engine.Motion{Vel: mgl64.Vec3{0, 0.5, 0}}); err != nil {
+			t.Fatal(err)
+		}
+		for range 10 {
+			step(t, sim)
+		}
+		if w := spin(); math.Abs(w-2) > 1e-6 {
+			t.Errorf("ω_y = %.9f rad/s after SetMotor(2), want 2", w)
+		}
+		if p := vec3(st.Pos, 1); math.Abs(p[0]-10*dt) > 1e-12 || math.Abs(p[1]-10*dt*0.5) > 1e-12 || p[2] != -5 {
+			t.Errorf("plate at %v, want (%g, %g, -5)", p, 10*dt, 5*dt)
+		}
+		for _, c := range []struct {
+			err  error
+			want string
+		}{
+			{sim.SetMotor(1, 1, 0), "joint 1 out of range"},
+			{sim.SetMotor(0, math.NaN(), 0), "motor speed NaN is not finite"},
+			{sim.SetMotor(0, 1, -1), "motor limit -1 must be ≥ 0"},
+			{sim.SetMotion(0, engine.Motion{}), "body 0 is not kinematic"},
+			{sim.SetMotion(2, engine.Motion{}), "body 2 out of range"},
+			{sim.SetMotion(1, engine.Motion{Frequency: -1}), "motion frequency -1 must be ≥ 0"},
+		} {
+			if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
+				t.Errorf("error %v, want one containing %q", c.err, c.want)
+			}
+		}
+	})
+	// A joint without a motor takes none.
+	m := pendulum(1, 0.1, 0.3, 9.81)
+	sim := newSim(t, m, jointSettings(dt), cpuref.New(1))
+	if err := sim.SetMotor(0, 1, 0); err == nil || !strings.Contains(err.Error(), "joint 0 (revolute) has no motor") {
+		t.Errorf("SetMotor on a joint without a motor: %v", err)
+	}
 }
