@@ -179,7 +179,10 @@ func (s *Sim) SetMotor(j int, speed, maxForce float64) error {
 // SetMotion changes kinematic body i's motion from the next step on: the
 // body continues from the pose it has now with m's velocity, spin and
 // shake, whose sine restarts now (Path.Retarget). The backend must
-// implement Driver (both of gpusim's do).
+// implement Driver (both of gpusim's do). Changes made with SetMotor and
+// SetMotion are not part of the model: a run restored from a checkpoint
+// (Restore, which reloads the model) starts from the model's motors and
+// motions, so set them again after a Restore.
 func (s *Sim) SetMotion(i int, m Motion) error {
 	d, ok := s.backend.(Driver)
 	if !ok {
