@@ -181,8 +181,8 @@ func (s *Sim) SetMotor(j int, speed, maxForce float64) error {
 // shake, whose sine restarts now (Path.Retarget). The backend must
 // implement Driver (both of gpusim's do). Changes made with SetMotor and
 // SetMotion are not part of the model: a run restored from a checkpoint
-// (Restore, which reloads the model) starts from the model's motors and
-// motions, so set them again after a Restore.
+// (a new Sim of the model, then Restore) starts from the model's motors
+// and motions, so set them again after the Restore.
 func (s *Sim) SetMotion(i int, m Motion) error {
 	d, ok := s.backend.(Driver)
 	if !ok {
