@@ -362,3 +362,20 @@ func (b *Backend) SetMotion(i int, m engine.Motion, t float64) error {
 }
 
 var _ engine.Driver = (*Backend)(nil)
+
+// JointJacobian loads m into a CPU backend and returns its joint layout,
+// the joint rows' Jacobian at the model's poses (lin, rotA, rotB: 3 per
+// row, as Build makes them for a step of s.Dt) and which bodies cannot
+// move: what engine.JointLayout.JointRank needs.
+func JointJacobian(m *engine.Model, s *engine.Settings) (l engine.JointLayout, lin, rotA, rotB []float64, static []bool, err error) {
+	b := New(1)
+	defer b.Close()
+	if err := b.Load(m, s); err != nil {
+		return l, nil, nil, nil, nil, err
+	}
+	if _, err := b.Build(s.Dt); err != nil {
+		return l, nil, nil, nil, nil, err
+	}
+	j := &b.jt
+	return j.JointLayout, j.lin, j.rotA, j.rotB, append([]bool(nil), b.fixed...), nil
+}

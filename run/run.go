@@ -297,6 +297,9 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 			opt.Notice(line)
 		}
 	}
+	if line := redundantJoints(&sc.Model, sc.Settings); line != "" && opt.Notice != nil {
+		opt.Notice(line)
+	}
 	ckp := newCheckpointer(sc, opt)
 	if opt.Resume != nil {
 		if err := restore(sim, opt.Resume, Steps(sc), opt.Notice); err != nil {
