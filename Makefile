@@ -3,7 +3,7 @@ GO      ?= go
 SCENE   ?= settle
 BIN     := bin/gpusim
 
-.PHONY: all build test test-short run bench gpu-bench lint fmt clean shaders check-shaders fuzz soak test-slurm test-k8s
+.PHONY: all build test test-short run bench gpu-bench bench-peers lint fmt clean shaders check-shaders fuzz soak test-slurm test-k8s
 
 all: build
 
@@ -32,6 +32,12 @@ bench:
 # where no GPU is. Not part of make test or CI.
 gpu-bench:
 	bench/gpu-bench.sh
+
+# gpusim's CPU path beside Bullet 3.24 on the settle scene, one thread each,
+# interleaved (bench/peers.sh; docs/bench.md). Builds the Bullet driver of
+# ../shared/peers/bullet (Debian's libbullet-dev). Not part of make test.
+bench-peers:
+	bench/peers.sh
 
 # Long runs outside the default tests: settle for 10 000 steps on each
 # backend (GPUSIM_SOAK_STEPS to change), memory flat and results finite.
