@@ -237,7 +237,7 @@ void main() {
 		} else if (kind == DISTANCE) {
 			dvec3 u = sub3(pb, pa);
 			precise double l = sqrt(u.x * u.x + u.y * u.y + u.z * u.z);
-			dvec3 d = dvec3(0.0lf, 0.0lf, 1.0lf);
+			precise dvec3 d = dvec3(0.0lf, 0.0lf, 1.0lf);
 			if (l > 0.0lf) {
 				precise double il = 1.0lf / l;
 				d = dvec3(u.x * il, u.y * il, u.z * il);
