@@ -60,6 +60,11 @@ type Device struct {
 	lost       error // the ErrDeviceLost error, once seen
 	memLimit   int64 // Options.MemoryLimit
 	closed     bool
+	// The pipeline cache (pipecache.go): its file, the bytes Open loaded
+	// from it, and the kernels built since.
+	cachePath    string
+	cacheLoaded  int
+	kernelsBuilt int
 	closeErr   error
 }
 
@@ -316,6 +321,7 @@ func (d *Device) init() error {
 	if err := check("vkCreateCommandPool", C.gs_create_command_pool(d.vk, C.uint32_t(d.family), &d.cmdPool)); err != nil {
 		return err
 	}
+	d.openPipelineCache()
 	xfer, err := d.NewBatch()
 	if err != nil {
 		return err
@@ -369,6 +375,7 @@ func (d *Device) Close() error {
 		for b := range d.batches {
 			b.release()
 		}
+		d.savePipelineCache()
 		for _, k := range d.kernels {
 			k.release()
 		}

@@ -67,6 +67,7 @@ func (d *Device) KernelSpec(m shaders.Module, spec []uint32) (*Kernel, error) {
 	}
 	k.key = key
 	d.kernels[key] = k
+	d.kernelsBuilt++
 	return k, nil
 }
 

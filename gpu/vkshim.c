@@ -20,6 +20,7 @@ enum {
 	ST_QUERY_POOL_CREATE_INFO = 11,
 	ST_BUFFER_CREATE_INFO = 12,
 	ST_SHADER_MODULE_CREATE_INFO = 16,
+	ST_PIPELINE_CACHE_CREATE_INFO = 17,
 	ST_PIPELINE_SHADER_STAGE_CREATE_INFO = 18,
 	ST_COMPUTE_PIPELINE_CREATE_INFO = 29,
 	ST_PIPELINE_LAYOUT_CREATE_INFO = 30,
@@ -298,6 +299,14 @@ typedef struct {
 } compute_pipeline_create_info;
 
 typedef struct {
+	int32_t sType;
+	const void *pNext;
+	uint32_t flags;
+	size_t initialDataSize;
+	const void *pInitialData;
+} pipeline_cache_create_info;
+
+typedef struct {
 	uint32_t type;
 	uint32_t descriptorCount;
 } descriptor_pool_size;
@@ -431,6 +440,7 @@ struct gs_vk {
 	PFN_gipa gipa;
 	gs_obj instance, device;
 	gs_nd messenger;
+	gs_nd pipeline_cache; // 0: kernels build without one
 	uint32_t api;
 
 	void (*DestroyInstance)(gs_obj, const void *);
@@ -469,6 +479,9 @@ struct gs_vk {
 	void (*DestroyPipelineLayout)(gs_obj, gs_nd, const void *);
 	int32_t (*CreateComputePipelines)(gs_obj, gs_nd, uint32_t, const compute_pipeline_create_info *, const void *, gs_nd *);
 	void (*DestroyPipeline)(gs_obj, gs_nd, const void *);
+	int32_t (*CreatePipelineCache)(gs_obj, const pipeline_cache_create_info *, const void *, gs_nd *);
+	void (*DestroyPipelineCache)(gs_obj, gs_nd, const void *);
+	int32_t (*GetPipelineCacheData)(gs_obj, gs_nd, size_t *, void *);
 	int32_t (*CreateDescriptorPool)(gs_obj, const descriptor_pool_create_info *, const void *, gs_nd *);
 	int32_t (*ResetDescriptorPool)(gs_obj, gs_nd, uint32_t);
 	void (*DestroyDescriptorPool)(gs_obj, gs_nd, const void *);
@@ -829,6 +842,9 @@ int32_t gs_create_device(gs_vk *vk, gs_obj pd, uint32_t family, const void *feat
 	LOADD(vk, DestroyPipelineLayout, "vkDestroyPipelineLayout");
 	LOADD(vk, CreateComputePipelines, "vkCreateComputePipelines");
 	LOADD(vk, DestroyPipeline, "vkDestroyPipeline");
+	LOADD(vk, CreatePipelineCache, "vkCreatePipelineCache");
+	LOADD(vk, DestroyPipelineCache, "vkDestroyPipelineCache");
+	LOADD(vk, GetPipelineCacheData, "vkGetPipelineCacheData");
 	LOADD(vk, CreateDescriptorPool, "vkCreateDescriptorPool");
 	LOADD(vk, ResetDescriptorPool, "vkResetDescriptorPool");
 	LOADD(vk, DestroyDescriptorPool, "vkDestroyDescriptorPool");
@@ -863,6 +879,10 @@ int32_t gs_create_device(gs_vk *vk, gs_obj pd, uint32_t family, const void *feat
 }
 
 void gs_destroy_device(gs_vk *vk) {
+	if (vk->device != NULL && vk->pipeline_cache != 0) {
+		vk->DestroyPipelineCache(vk->device, vk->pipeline_cache, NULL);
+		vk->pipeline_cache = 0;
+	}
 	if (vk->device != NULL) {
 		vk->DestroyDevice(vk->device, NULL);
 		vk->device = NULL;
@@ -952,13 +972,30 @@ int32_t gs_create_kernel(gs_vk *vk, const uint32_t *code, size_t size, uint32_t 
 		.layout = out->layout,
 		.basePipelineIndex = -1,
 	};
-	r = vk->CreateComputePipelines(vk->device, 0, 1, &cp, NULL, &out->pipeline);
+	r = vk->CreateComputePipelines(vk->device, vk->pipeline_cache, 1, &cp, NULL, &out->pipeline);
 	if (r != GS_SUCCESS) {
 		out->pipeline = 0;
 		gs_destroy_kernel(vk, out);
 		return r;
 	}
 	return GS_SUCCESS;
+}
+
+int32_t gs_create_pipeline_cache(gs_vk *vk, const void *data, size_t size) {
+	pipeline_cache_create_info info = {
+		.sType = ST_PIPELINE_CACHE_CREATE_INFO,
+		.initialDataSize = data != NULL ? size : 0,
+		.pInitialData = data,
+	};
+	return vk->CreatePipelineCache(vk->device, &info, NULL, &vk->pipeline_cache);
+}
+
+int32_t gs_pipeline_cache_data(gs_vk *vk, size_t *size, void *data) {
+	if (vk->pipeline_cache == 0) {
+		*size = 0;
+		return GS_SUCCESS;
+	}
+	return vk->GetPipelineCacheData(vk->device, vk->pipeline_cache, size, data);
 }
 
 int32_t gs_create_pool(gs_vk *vk, uint32_t maxsets, uint32_t nstorage, uint32_t nuniform, gs_nd *out) {

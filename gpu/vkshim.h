@@ -131,6 +131,16 @@ int32_t gs_create_kernel(gs_vk *vk, const uint32_t *code, size_t size, uint32_t 
 	const uint32_t *spec, gs_kernel *out);
 void gs_destroy_kernel(gs_vk *vk, gs_kernel *k);
 
+// gs_create_pipeline_cache gives the device a pipeline cache, started from
+// size bytes of data (NULL: empty) that an earlier run's
+// gs_pipeline_cache_data returned; the kernels built after it use it, and
+// gs_destroy_device destroys it. gs_pipeline_cache_data is
+// vkGetPipelineCacheData: with data NULL it sets *size to the bytes
+// needed, else it copies at most *size of them (VK_INCOMPLETE when that
+// is short). Without a cache it reports 0 bytes.
+int32_t gs_create_pipeline_cache(gs_vk *vk, const void *data, size_t size);
+int32_t gs_pipeline_cache_data(gs_vk *vk, size_t *size, void *data);
+
 // Descriptor pools: maxsets sets, nstorage storage-buffer and nuniform
 // uniform-buffer descriptors.
 int32_t gs_create_pool(gs_vk *vk, uint32_t maxsets, uint32_t nstorage, uint32_t nuniform, gs_nd *out);
