@@ -65,7 +65,7 @@ type Device struct {
 	cachePath    string
 	cacheLoaded  int
 	kernelsBuilt int
-	closeErr   error
+	closeErr     error
 }
 
 type memoryType struct {

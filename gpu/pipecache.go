@@ -143,4 +143,3 @@ func (d *Device) savePipelineCache() {
 // PipelineCache reports the device's cache file ("" when there is none)
 // and how many bytes of compiled kernels Open started it from.
 func (d *Device) PipelineCache() (path string, loaded int) { return d.cachePath, d.cacheLoaded }
-
