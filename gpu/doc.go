@@ -13,7 +13,10 @@
 //     and mapped for good; elsewhere it is device-local and Write / Read go
 //     through a staging buffer.
 //   - Kernel: a compute pipeline built from a shaders.Module and its
-//     reflection table (bindings, workgroup size, push constants).
+//     reflection table (bindings, workgroup size, push constants), through
+//     the device's pipeline cache, which Close saves to a file per device
+//     and driver and the next Open loads (pipecache.go;
+//     GPUSIM_PIPELINE_CACHE).
 //   - Batch: records many dispatches into one command buffer (each with
 //     the kernel's generated argument struct, shaders.NAMEArgs, for its
 //     push constants), with the
