@@ -320,19 +320,7 @@ func (a *apgdRun) tail() {
 
 // schur records dst = N x (and g = dst + r when withG) under gate g.
 func (a *apgdRun) schur(dst, x *Vec, g uint32, withG bool) {
-	p, b := a.p, a.p.b
-	kb := a.k.bodyImpulse
-	p.record(kb, p.groups(kb, b.n), shaders.ApgdBodyImpulseArgs{N: uint32(b.n), Jbase: b.jbase(), Gate: g},
-		b.dv, x.buf, b.adjOff, b.adj, b.basis, b.rhoA, b.rhoB, b.invMass, b.invInertia, b.fixedBody,
-		b.jt.adjOff, b.jt.adj, b.jt.lin, b.jt.rotA, b.jt.rotB, a.s)
-	var wg uint32
-	if withG {
-		wg = 1
-	}
-	kc := a.k.contactVelocity
-	p.record(kc, p.groupsRows(kc), shaders.ApgdContactVelocityArgs{NC: uint32(b.nc), Nj: p.nj(), Gate: g, WithG: wg},
-		dst.buf, a.g.buf, a.r.buf, b.dv, b.a, b.b, b.basis, b.rhoA, b.rhoB, a.s,
-		b.jt.lin, b.jt.rotA, b.jt.rotB, b.jt.rowA, b.jt.rowB)
+	a.p.recordGatedSchur(a.k.bodyImpulse, a.k.contactVelocity, a.s, dst, x, a.g, a.r, g, withG)
 }
 
 // dots records apgd_dot of the given mode on v0…v4 and apgd_sum into

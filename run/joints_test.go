@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/engine/enginetest"
 )
 
 // TestRedundantJoints: a chain of three spheres on spherical joints is
@@ -15,20 +16,7 @@ import (
 // joint's) — and the log line says how many; a scene of many bodies
 // checks only its jointed ones (the line counts their 9 rows).
 func TestRedundantJoints(t *testing.T) {
-	chain := func() *engine.Model {
-		m := &engine.Model{Materials: []engine.Material{{Name: "m"}}, Gravity: mgl64.Vec3{0, 0, -9.81}}
-		for i := range 3 {
-			b := engine.Body{Shape: engine.SphereShape(0.05), Rot: mgl64.QuatIdent(), Pos: mgl64.Vec3{0, 0, -0.1 - 0.2*float64(i)}}
-			b.SetMass(1)
-			m.Bodies = append(m.Bodies, b)
-			j := engine.Joint{Kind: engine.JointSpherical, Body1: i, Body2: i - 1, Point: mgl64.Vec3{0, 0, -0.2 * float64(i)}}
-			if i == 0 {
-				j.Body2 = engine.World
-			}
-			m.Joints = append(m.Joints, j)
-		}
-		return m
-	}
+	chain := func() *engine.Model { return enginetest.HangingChain(3, 9.81) }
 	s := engine.DefaultSettings()
 	if line := redundantJoints(chain(), s); line != "" {
 		t.Errorf("a plain chain: %q, want no line", line)

@@ -8,6 +8,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/engine/enginetest"
 )
 
 // Joints, motors and kinematic bodies run on both backends; gpu's
@@ -250,23 +251,9 @@ func TestKinematicPlate(t *testing.T) {
 	t.Logf("kinematic plate at %.1f m/s, μ = %.1f: box reaches it at t = %.4f s, v/(μg) = %.4f s", v, mu, reached, tStick)
 }
 
-// chain is k spheres (1 kg, radius 0.05 m) hanging in a vertical line
-// 0.2 m apart, each joined to the one above by a spherical joint at their
-// midpoint and the top one to the world 0.1 m above it.
-func chain(k int, g float64) *engine.Model {
-	m := &engine.Model{Materials: []engine.Material{{Name: "m", Friction: 0.5}}, Gravity: mgl64.Vec3{0, 0, -g}}
-	for i := 0; i < k; i++ {
-		b := engine.Body{Shape: engine.SphereShape(0.05), Rot: mgl64.QuatIdent(), Pos: mgl64.Vec3{0, 0, -0.1 - 0.2*float64(i)}}
-		b.SetMass(1)
-		m.Bodies = append(m.Bodies, b)
-		j := engine.Joint{Kind: engine.JointSpherical, Body1: i, Body2: i - 1, Point: mgl64.Vec3{0, 0, -0.2 * float64(i)}}
-		if i == 0 {
-			j.Body2 = engine.World
-		}
-		m.Joints = append(m.Joints, j)
-	}
-	return m
-}
+// chain is enginetest.HangingChain: k 1 kg spheres 0.2 m apart on
+// spherical joints, the top one hung from the world.
+func chain(k int, g float64) *engine.Model { return enginetest.HangingChain(k, g) }
 
 // TestChainReaction: a hanging chain of k links is held by its anchor
 // with its whole weight k·m·g, and each joint i carries the weight of the

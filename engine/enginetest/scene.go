@@ -109,6 +109,25 @@ func LatticeModel(n int) *engine.Model {
 	return m
 }
 
+// HangingChain is k spheres (1 kg, radius 0.05 m) hanging in a vertical
+// line 0.2 m apart, each joined to the one above by a spherical joint at
+// their midpoint and the top one to the world 0.1 m above it, in gravity
+// g; friction 0.5.
+func HangingChain(k int, g float64) *engine.Model {
+	m := &engine.Model{Materials: []engine.Material{{Name: "m", Friction: 0.5}}, Gravity: mgl64.Vec3{0, 0, -g}}
+	for i := 0; i < k; i++ {
+		b := engine.Body{Shape: engine.SphereShape(0.05), Rot: mgl64.QuatIdent(), Pos: mgl64.Vec3{0, 0, -0.1 - 0.2*float64(i)}}
+		b.SetMass(1)
+		m.Bodies = append(m.Bodies, b)
+		j := engine.Joint{Kind: engine.JointSpherical, Body1: i, Body2: i - 1, Point: mgl64.Vec3{0, 0, -0.2 * float64(i)}}
+		if i == 0 {
+			j.Body2 = engine.World
+		}
+		m.Joints = append(m.Joints, j)
+	}
+	return m
+}
+
 // JointedModel returns a small seeded mechanism on a ground plane that
 // exercises every joint kind and both motors: a box arm on a revolute
 // joint to the world driven by a torque-limited motor; a sphere on a
