@@ -20,7 +20,8 @@ type AABB struct{ Min, Max mgl64.Vec3 }
 // The box is exact: ±r about pos for a sphere; for a box with half-extents h
 // the extent along world axis k is Σ_j |R_kj| h_j (the farthest corner); for
 // an ellipsoid with semi-axes s it is sqrt(Σ_j (R_kj s_j)²) (the support
-// function of the ellipsoid in direction e_k). R is the rotation of rot,
+// function of the ellipsoid in direction e_k); for a capsule or a cylinder
+// of radius r and half-length h, h|R_k2| + r or h|R_k2| + r·√(R_k0² + R_k1²). R is the rotation of rot,
 // computed with the factor 2/|rot|², so a quaternion within rounding of unit
 // length gives a rotation within rounding; a zero quaternion gives NaN.
 func ShapeAABB(s engine.Shape, pos mgl64.Vec3, rot mgl64.Quat, margin float64) (box AABB, ok bool) {
@@ -45,6 +46,19 @@ func ShapeAABB(s engine.Shape, pos mgl64.Vec3, rot mgl64.Quat, margin float64) (
 				sum = math.Sqrt(sum)
 			}
 			e[k] = sum
+		}
+	case engine.Capsule, engine.Cylinder:
+		// Along world axis k the axis's ends reach h·|a_k| (a = R_k2, the
+		// body z axis); the capsule's ball adds r, the cylinder's rim
+		// r·√(1 − a_k²) = r·√(R_k0² + R_k1²).
+		r := quatRows(rot)
+		rad, h := s.Size[0], s.Size[1]
+		for k := range 3 {
+			if s.Kind == engine.Capsule {
+				e[k] = h*math.Abs(r[k][2]) + rad
+			} else {
+				e[k] = h*math.Abs(r[k][2]) + rad*math.Sqrt(r[k][0]*r[k][0]+r[k][1]*r[k][1])
+			}
 		}
 	case engine.Compound:
 		return compoundAABB(s, pos, rot, margin)

@@ -92,10 +92,10 @@ func Narrow(a engine.Shape, pa Pose, b engine.Shape, pb Pose, envelope float64, 
 	return out, nil
 }
 
-// numKinds is the number of shape kinds the table pairs, engine.Sphere to
-// engine.Plane, every kind before engine.Compound (which the Collider
-// splits into its parts): the size of the pair table.
-const numKinds = engine.Compound
+// numKinds is the number of shape kinds the table indexes: every kind
+// engine names. engine.Compound's row and column stay empty: the
+// Collider splits a compound into its parts.
+const numKinds = engine.NumShapeKinds
 
 // A pairFunc appends to out the contacts of a shape of size sa (the
 // engine.Shape's Size: a sphere's radius in sa[0], an ellipsoid's
@@ -121,18 +121,33 @@ var pairs = [numKinds][numKinds]pairFunc{
 		engine.Ellipsoid: sphereEllipsoid,
 		engine.Box:       sphereBox,
 		engine.Plane:     spherePlane,
+		engine.Capsule:   sphereCapsule,
+		engine.Cylinder:  sphereCylinder,
 	},
 	engine.Ellipsoid: {
 		engine.Ellipsoid: ellipsoidEllipsoid,
 		engine.Box:       ellipsoidBox,
 		engine.Plane:     ellipsoidPlane,
+		engine.Capsule:   ellipsoidCapsule,
+		engine.Cylinder:  ellipsoidCylinder,
 	},
 	engine.Box: {
-		engine.Box:   boxBox,
-		engine.Plane: boxPlane,
+		engine.Box:      boxBox,
+		engine.Plane:    boxPlane,
+		engine.Capsule:  boxCapsule,
+		engine.Cylinder: boxCylinder,
 	},
 	engine.Plane: {
-		engine.Plane: planePlane,
+		engine.Plane:    planePlane,
+		engine.Capsule:  planeCapsule,
+		engine.Cylinder: planeCylinder,
+	},
+	engine.Capsule: {
+		engine.Capsule:  capsuleCapsule,
+		engine.Cylinder: capsuleCylinder,
+	},
+	engine.Cylinder: {
+		engine.Cylinder: cylinderCylinder,
 	},
 }
 

@@ -11,6 +11,10 @@ import (
 // (R·diag(s²)·Rᵀ), or a box centred at c with half-extents h along the axes
 // r[0], r[1], r[2]. margin is the radius of a ball that the shape is the
 // Minkowski sum of with its core (0 for a box); GJK works on the cores.
+//
+// round, when not roundNone, makes it a capsule's segment c ± hl·ax (margin
+// the capsule's radius) or a cylinder of axis c ± hl·ax and radius rad
+// (narrow_round.go).
 type convexShape struct {
 	ellipsoid bool
 	c         mgl64.Vec3
@@ -18,6 +22,9 @@ type convexShape struct {
 	h         mgl64.Vec3
 	r         [3]mgl64.Vec3
 	margin    float64
+	round     uint8
+	ax        mgl64.Vec3
+	hl, rad   float64
 }
 
 // ellipsoidMargin returns the margin of an ellipsoid with semi-axes s: 0.9
@@ -45,8 +52,34 @@ func (s *convexShape) coreSupport(d mgl64.Vec3) mgl64.Vec3 {
 func identityAxes() [3]mgl64.Vec3 { return [3]mgl64.Vec3{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}} }
 
 // support returns a point of the shape farthest along d: c + Gd/√(dᵀGd) for
-// an ellipsoid, c + Σ ±h_i r_i (the sign of d·r_i, + for 0) for a box.
+// an ellipsoid, c + Σ ±h_i r_i (the sign of d·r_i, + for 0) for a box,
+// c ± hl·ax + margin·d/‖d‖ for a capsule, c ± hl·ax + rad·u for a cylinder,
+// u the unit component of d across the axis (none when d is within 1e-9
+// rad of it).
 func (s *convexShape) support(d mgl64.Vec3) mgl64.Vec3 {
+	if s.round != roundNone {
+		da := d.Dot(s.ax)
+		p := s.c.Add(s.ax.Mul(s.hl))
+		if da < 0 {
+			p = s.c.Sub(s.ax.Mul(s.hl))
+		}
+		if s.round == roundSegment {
+			if l := d.Len(); l > 0 {
+				p = p.Add(d.Mul(s.margin / l))
+			}
+			return p
+		}
+		// Within 1e-9 rad of the axis, u is rounding noise (not across
+		// the axis): the cap's centre is a support point then.
+		// A second pass takes off the axial part that rounding leaves in u
+		// when d is near the axis.
+		u := d.Sub(s.ax.Mul(da))
+		u = u.Sub(s.ax.Mul(u.Dot(s.ax)))
+		if l := u.Len(); l > 1e-9*d.Len() {
+			p = p.Add(u.Mul(s.rad / l))
+		}
+		return p
+	}
 	if s.ellipsoid {
 		gd := s.g.Mul3x1(d)
 		l := d.Dot(gd)
@@ -520,7 +553,11 @@ func (p *epaPolytope) addEdge(i, j uint8) bool {
 // returns the nearest face's normal: an approximate direction, from a
 // towards b, of the smallest translation that separates the shapes.
 func (p *epaPolytope) expand(a, b *convexShape, scale float64) mgl64.Vec3 {
-	tol := epaRelTol * scale
+	return p.expandTo(a, b, epaRelTol*scale)
+}
+
+// expandTo is expand with its tolerance tol (m) given.
+func (p *epaPolytope) expandTo(a, b *convexShape, tol float64) mgl64.Vec3 {
 	for {
 		bi := 0
 		for i := 1; i < p.nf; i++ {

@@ -16,10 +16,17 @@ const (
 	Ellipsoid                  // semi-axes (a, b, c) along the body axes
 	Box                        // half-extents (hx, hy, hz) along the body axes
 	Plane                      // infinite half-space z ≤ 0 of the body frame; its outward normal is the body +z axis
-	Compound                   // several spheres, ellipsoids and boxes in one rigid body (Shape.Compound)
+	Compound                   // several bounded shapes in one rigid body (Shape.Compound)
+	Capsule                    // radius r (Size[0]) about the segment of half-length h (Size[1]) along the body z axis
+	Cylinder                   // radius r (Size[0]), half-height h (Size[1]), axis along the body z axis
 )
 
-var shapeNames = [...]string{"sphere", "ellipsoid", "box", "plane", "compound"}
+// NumShapeKinds is the number of shape kinds.
+const NumShapeKinds = Cylinder + 1
+
+// The kinds keep their numbers (checkpoints and VTK files store them): a
+// new kind is appended, after Compound.
+var shapeNames = [...]string{"sphere", "ellipsoid", "box", "plane", "compound", "capsule", "cylinder"}
 
 func (k ShapeKind) String() string {
 	if int(k) < len(shapeNames) {
@@ -28,15 +35,15 @@ func (k ShapeKind) String() string {
 	return fmt.Sprintf("ShapeKind(%d)", k)
 }
 
-// ParseShapeKind maps "sphere", "ellipsoid", "box", "plane" or "compound"
-// to its kind.
+// ParseShapeKind maps a kind's name ("sphere", "ellipsoid", "box",
+// "plane", "compound", "capsule", "cylinder") to its kind.
 func ParseShapeKind(s string) (ShapeKind, error) {
 	for i, n := range shapeNames {
 		if n == s {
 			return ShapeKind(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown shape %q (want sphere, ellipsoid, box, plane or compound)", s)
+	return 0, fmt.Errorf("unknown shape %q (want sphere, ellipsoid, box, plane, compound, capsule or cylinder)", s)
 }
 
 // Shape is a convex collision shape in its body frame, centred on the body's
@@ -45,8 +52,9 @@ func ParseShapeKind(s string) (ShapeKind, error) {
 type Shape struct {
 	Kind ShapeKind
 	// Size holds the radius in Size[0] for a sphere, the semi-axes for an
-	// ellipsoid and the half-extents for a box, in m. Unused for planes
-	// and compounds.
+	// ellipsoid, the half-extents for a box, and the radius and the
+	// half-length of the axis in Size[0] and Size[1] for a capsule or a
+	// cylinder, in m. Unused for planes and compounds.
 	Size mgl64.Vec3
 	// Compound holds a compound's parts; nil for the other kinds.
 	Compound *CompoundParts
@@ -60,6 +68,14 @@ func EllipsoidShape(a, b, c float64) Shape { return Shape{Kind: Ellipsoid, Size:
 
 // BoxShape returns a box with half-extents hx, hy, hz (m).
 func BoxShape(hx, hy, hz float64) Shape { return Shape{Kind: Box, Size: mgl64.Vec3{hx, hy, hz}} }
+
+// CapsuleShape returns a capsule: the points within r (m) of the segment
+// from (0, 0, −h) to (0, 0, h) (m) of the body frame.
+func CapsuleShape(r, h float64) Shape { return Shape{Kind: Capsule, Size: mgl64.Vec3{r, h, 0}} }
+
+// CylinderShape returns a solid circular cylinder of radius r (m) about the
+// body z axis, between the planes z = −h and z = h (m).
+func CylinderShape(r, h float64) Shape { return Shape{Kind: Cylinder, Size: mgl64.Vec3{r, h, 0}} }
 
 // PlaneShape returns the half-space below the body's xy plane.
 func PlaneShape() Shape { return Shape{Kind: Plane} }
@@ -90,6 +106,20 @@ func (s Shape) Validate() error {
 			}
 		}
 		return nil
+	case Capsule, Cylinder:
+		// A capsule of half-length 0 is a sphere: allowed. A cylinder of
+		// height 0 has no volume.
+		if !(s.Size[0] > 0) || math.IsInf(s.Size[0], 0) {
+			return fmt.Errorf("%s radius %v must be positive and finite", s.Kind, s.Size[0])
+		}
+		if !(s.Size[1] > 0 || s.Kind == Capsule && s.Size[1] == 0) || math.IsInf(s.Size[1], 0) {
+			want := "positive"
+			if s.Kind == Capsule {
+				want = "non-negative"
+			}
+			return fmt.Errorf("%s half_height %v must be %s and finite", s.Kind, s.Size[1], want)
+		}
+		return nil
 	}
 	return fmt.Errorf("unknown shape kind %d", s.Kind)
 }
@@ -107,6 +137,12 @@ func (s Shape) Volume() float64 {
 		return 4.0 / 3.0 * math.Pi * s.Size[0] * s.Size[1] * s.Size[2]
 	case Box:
 		return 8 * s.Size[0] * s.Size[1] * s.Size[2]
+	case Capsule:
+		r, h := s.Size[0], s.Size[1]
+		return math.Pi * r * r * (2*h + 4.0/3.0*r)
+	case Cylinder:
+		r, h := s.Size[0], s.Size[1]
+		return 2 * math.Pi * r * r * h
 	}
 	return math.Inf(1)
 }
@@ -126,6 +162,13 @@ func (s Shape) UnitInertia() mgl64.Vec3 {
 	case Box:
 		// Full edge lengths are 2a, 2b, 2c: I = m(ℓ₂² + ℓ₃²)/12 = m(b² + c²)/3.
 		return mgl64.Vec3{(b*b + c*c) / 3, (a*a + c*c) / 3, (a*a + b*b) / 3}
+	case Cylinder:
+		// Radius r = a, length ℓ = 2h = 2b: I_z = mr²/2,
+		// I_x = I_y = m(3r² + ℓ²)/12 = m(3r² + 4h²)/12.
+		ix := (3*a*a + 4*b*b) / 12
+		return mgl64.Vec3{ix, ix, a * a / 2}
+	case Capsule:
+		return capsuleUnitInertia(a, b)
 	}
 	return mgl64.Vec3{}
 }
@@ -142,8 +185,28 @@ func (s Shape) BoundingRadius() float64 {
 		return math.Max(s.Size[0], math.Max(s.Size[1], s.Size[2]))
 	case Box:
 		return s.Size.Len()
+	case Capsule:
+		return s.Size[0] + s.Size[1]
+	case Cylinder:
+		return math.Hypot(s.Size[0], s.Size[1])
 	}
 	return math.Inf(1)
+}
+
+// capsuleUnitInertia returns the principal moments per unit mass (m²) of a
+// solid capsule of radius r and half-length h: a cylinder of mass
+// m_c = πr²·2h·ρ and two hemispheres of total mass m_s = 4/3·πr³·ρ. About
+// the axis: m_c r²/2 + 2/5·m_s r². Across it, each hemisphere's moment about
+// its flat face's diameter is 2/5·(m_s/2)r², its centroid 3r/8 from that
+// face; by the parallel-axis theorem (through the centroid, then to the
+// body centre, h + 3r/8 away) the pair gives
+// m_s(2r²/5 + h² + 3hr/4), and the cylinder m_c(3r² + 4h²)/12.
+func capsuleUnitInertia(r, h float64) mgl64.Vec3 {
+	mc, ms := 2*h, 4.0/3.0*r // the masses over πr²ρ
+	m := mc + ms
+	iz := (mc*r*r/2 + ms*2*r*r/5) / m
+	ix := (mc*(3*r*r+4*h*h)/12 + ms*(2*r*r/5+h*h+3*h*r/4)) / m
+	return mgl64.Vec3{ix, ix, iz}
 }
 
 // Material holds contact properties. Two materials in contact combine by

@@ -153,6 +153,10 @@ func (b *Backend) loadCollider(m *engine.Model) error {
 		c.on = false
 		c.narrow.notes = []string{"gpu: compound bodies: the host collides their parts each step (collide.Collider); the rest of the step runs on the device"}
 	}
+	if k, ok := hostKind(m); c.on && ok {
+		c.on = false
+		c.narrow.notes = []string{fmt.Sprintf("gpu: %s bodies: the device's collision kernels do not know the shape yet; the host collides (collide.Collider) each step and the rest of the step runs on the device", k)}
+	}
 	if c.on {
 		kinds := make([]engine.ShapeKind, len(m.Bodies))
 		for i, bd := range m.Bodies {
@@ -667,6 +671,18 @@ func hasCompound(m *engine.Model) bool {
 		}
 	}
 	return false
+}
+
+// hostKind returns the first shape kind of m that the device's collision
+// kernels do not know (capsules, cylinders): such a model collides on the
+// host.
+func hostKind(m *engine.Model) (engine.ShapeKind, bool) {
+	for i := range m.Bodies {
+		if k := m.Bodies[i].Shape.Kind; k > engine.Compound {
+			return k, true
+		}
+	}
+	return 0, false
 }
 
 // loadExcluded uploads the excluded pairs (sorted a<<32 | b, a < b) of n

@@ -24,6 +24,8 @@ func shapeSize(s engine.Shape) float64 {
 		return s.Size[0]
 	case engine.Ellipsoid, engine.Box:
 		return math.Min(s.Size[0], math.Min(s.Size[1], s.Size[2]))
+	case engine.Capsule, engine.Cylinder:
+		return math.Min(s.Size[0], s.Size[0]+s.Size[1])
 	}
 	return math.Inf(1)
 }

@@ -422,6 +422,9 @@ func sizesOf(path string, s ShapeSpec) (sizes []Size, paths []string) {
 	if s.Radius != nil {
 		sizes, paths = append(sizes, *s.Radius), append(paths, join(path, "radius"))
 	}
+	if s.HalfHeight != nil {
+		sizes, paths = append(sizes, *s.HalfHeight), append(paths, join(path, "half_height"))
+	}
 	if s.SemiAxes != nil {
 		add("semi_axes", s.SemiAxes)
 	}
@@ -435,10 +438,10 @@ func sizesOf(path string, s ShapeSpec) (sizes []Size, paths []string) {
 // allowed in generators only.
 func checkShape(path string, s ShapeSpec, inGenerator bool) (engine.ShapeKind, error) {
 	if s.Type == "" {
-		if s.Radius == nil && s.SemiAxes == nil && s.HalfExtents == nil && s.Parts == nil {
+		if s.Radius == nil && s.HalfHeight == nil && s.SemiAxes == nil && s.HalfExtents == nil && s.Parts == nil {
 			return 0, errAt(path, "missing")
 		}
-		return 0, errAt(join(path, "type"), "missing (want sphere, ellipsoid, box, plane or compound)")
+		return 0, errAt(join(path, "type"), "missing (want sphere, ellipsoid, box, plane, compound, capsule or cylinder)")
 	}
 	kind, err := engine.ParseShapeKind(s.Type)
 	if err != nil {
@@ -450,15 +453,16 @@ func checkShape(path string, s ShapeSpec, inGenerator bool) (engine.ShapeKind, e
 	if s.Parts != nil {
 		return 0, errAt(join(path, "parts"), "does not apply to a %s", kind)
 	}
-	want := map[engine.ShapeKind]string{engine.Sphere: "radius", engine.Ellipsoid: "semi_axes", engine.Box: "half_extents"}[kind]
+	want := map[engine.ShapeKind][]string{engine.Sphere: {"radius"}, engine.Ellipsoid: {"semi_axes"}, engine.Box: {"half_extents"},
+		engine.Capsule: {"radius", "half_height"}, engine.Cylinder: {"radius", "half_height"}}[kind]
 	for _, f := range []struct {
 		name  string
 		given bool
-	}{{"radius", s.Radius != nil}, {"semi_axes", s.SemiAxes != nil}, {"half_extents", s.HalfExtents != nil}} {
-		if f.given && f.name != want {
+	}{{"radius", s.Radius != nil}, {"half_height", s.HalfHeight != nil}, {"semi_axes", s.SemiAxes != nil}, {"half_extents", s.HalfExtents != nil}} {
+		if f.given && !slices.Contains(want, f.name) {
 			return 0, errAt(join(path, f.name), "does not apply to a %s", kind)
 		}
-		if !f.given && f.name == want {
+		if !f.given && slices.Contains(want, f.name) {
 			return 0, errAt(join(path, f.name), "missing (a %s needs it)", kind)
 		}
 	}
@@ -514,6 +518,10 @@ func makeShape(kind engine.ShapeKind, v []float64) engine.Shape {
 		return engine.EllipsoidShape(v[0], v[1], v[2])
 	case engine.Box:
 		return engine.BoxShape(v[0], v[1], v[2])
+	case engine.Capsule:
+		return engine.CapsuleShape(v[0], v[1])
+	case engine.Cylinder:
+		return engine.CylinderShape(v[0], v[1])
 	}
 	return engine.PlaneShape()
 }

@@ -16,7 +16,7 @@ func checkCompound(path string, s ShapeSpec, inGenerator bool) error {
 	for _, f := range []struct {
 		name  string
 		given bool
-	}{{"radius", s.Radius != nil}, {"semi_axes", s.SemiAxes != nil}, {"half_extents", s.HalfExtents != nil}} {
+	}{{"radius", s.Radius != nil}, {"half_height", s.HalfHeight != nil}, {"semi_axes", s.SemiAxes != nil}, {"half_extents", s.HalfExtents != nil}} {
 		if f.given {
 			return errAt(join(path, f.name), "does not apply to a compound (its parts have sizes)")
 		}

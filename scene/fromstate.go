@@ -86,6 +86,8 @@ func shapeSpec(s engine.Shape) ShapeSpec {
 		return ShapeSpec{Type: "ellipsoid", SemiAxes: &[3]Size{size(s.Size[0]), size(s.Size[1]), size(s.Size[2])}}
 	case engine.Box:
 		return ShapeSpec{Type: "box", HalfExtents: &[3]Size{size(s.Size[0]), size(s.Size[1]), size(s.Size[2])}}
+	case engine.Capsule, engine.Cylinder:
+		return ShapeSpec{Type: s.Kind.String(), Radius: ptr(size(s.Size[0])), HalfHeight: ptr(size(s.Size[1]))}
 	case engine.Compound:
 		// The parts as the engine holds them, in the principal frame about
 		// the centre of mass: with the state's pos and rot (that centre and

@@ -123,8 +123,9 @@ type MotorSpec struct {
 // ShapeSpec is a shape. Exactly the size field of its type is given (parts
 // for a compound).
 type ShapeSpec struct {
-	Type        string     `json:"type"` // sphere, ellipsoid, box, plane or compound
-	Radius      *Size      `json:"radius,omitempty"`
+	Type        string     `json:"type"`                  // sphere, ellipsoid, box, plane, compound, capsule or cylinder
+	Radius      *Size      `json:"radius,omitempty"`      // sphere, capsule, cylinder
+	HalfHeight  *Size      `json:"half_height,omitempty"` // capsule, cylinder: half the axis's length, along the body z axis
 	SemiAxes    *[3]Size   `json:"semi_axes,omitempty"`
 	HalfExtents *[3]Size   `json:"half_extents,omitempty"`
 	Parts       []PartSpec `json:"parts,omitempty"` // compound only

@@ -13,7 +13,8 @@ type Body struct {
 	ID   int
 	Kind engine.ShapeKind
 	// SemiAxes: the radius three times for a sphere, the semi-axes of an
-	// ellipsoid, the half-extents of a box, zero for a plane (m).
+	// ellipsoid, the half-extents of a box, zero for a plane, the radius
+	// and the half-height (and 0) for a capsule or a cylinder (m).
 	SemiAxes mgl64.Vec3
 	Pos      mgl64.Vec3 // centre of mass, world frame (m)
 	Rot      mgl64.Quat // orientation, body to world
@@ -68,7 +69,7 @@ func Bodies(m *engine.Model, s *engine.State) ([]Body, error) {
 // The arrays of a frame file, one tuple per body (see BodiesPolyData).
 const (
 	ArrayID              = "id"               // Int32, the body's index in the scene
-	ArrayShape           = "shape"            // Int32: 0 sphere, 1 ellipsoid, 2 box, 3 plane, 4 compound (semi_axes: its bounding sphere)
+	ArrayShape           = "shape"            // Int32: 0 sphere, 1 ellipsoid, 2 box, 3 plane, 4 compound (semi_axes: its bounding sphere), 5 capsule, 6 cylinder (semi_axes: radius, half-height, 0)
 	ArrayRadius          = "radius"           // Float64 (m), see Body.Radius
 	ArraySemiAxes        = "semi_axes"        // Float64 × 3 (m), see Body.SemiAxes
 	ArrayOrientation     = "orientation"      // Float64 × 4: unit quaternion w, x, y, z, body to world
@@ -145,8 +146,8 @@ func ReadBodies(p *PolyData) ([]Body, error) {
 	bs := make([]Body, n)
 	for i := range bs {
 		k := shape[i]
-		if k != math.Trunc(k) || k < 0 || k > float64(engine.Compound) {
-			return nil, fmt.Errorf("vtk: point %d: shape code %v is not 0 to 4", i, k)
+		if k != math.Trunc(k) || k < 0 || k >= float64(engine.NumShapeKinds) {
+			return nil, fmt.Errorf("vtk: point %d: shape code %v is not 0 to %d", i, k, engine.NumShapeKinds-1)
 		}
 		bs[i] = Body{ID: int(id[i]), Kind: engine.ShapeKind(k),
 			SemiAxes: mgl64.Vec3{axes[3*i], axes[3*i+1], axes[3*i+2]},
