@@ -62,8 +62,11 @@ var axisName = [3]byte{'x', 'y', 'z'}
 // origin. Adjacent triangles whose vertices all lie within tol of the plane
 // of the largest triangle of their group are merged into one face, whose
 // loop is its boundary; vertices left inside a merged face, and those left
-// on a straight edge between two faces, are dropped. The faces are convex
-// within tol.
+// on a straight edge between two faces, are dropped. A face's plane is
+// that of its largest triangle, an exact face of the triangulated hull, so
+// every input point is inside it up to the rounding of its unit normal, and
+// the face's vertices are within tol of it; the faces are convex within
+// tol.
 //
 // It returns an error, never panics, for fewer than 4 points, a non-finite
 // coordinate or one beyond ±1e100 m (naming the point and coordinate), and
@@ -249,7 +252,8 @@ func (b *hullBuilder) live() [][3]int32 {
 func (b *hullBuilder) triangles(tol float64) *Hull {
 	var faces []Face
 	for _, t := range b.live() {
-		faces = append(faces, Face{Verts: t[:]})
+		n := b.pts[t[1]].Sub(b.pts[t[0]]).Cross(b.pts[t[2]].Sub(b.pts[t[0]])).Normalize()
+		faces = append(faces, Face{Verts: t[:], Normal: n, Offset: n.Dot(b.pts[t[0]])})
 	}
 	return b.finish(faces, tol)
 }
@@ -297,7 +301,10 @@ func (b *hullBuilder) merge(tol float64) *Hull {
 				if group[nb] >= 0 {
 					continue
 				}
-				ok := true
+				// Same side: a triangle facing away (on a thin solid's
+				// other side) never joins, whatever its distance.
+				tn := tris[nb]
+				ok := b.pts[tn[1]].Sub(b.pts[tn[0]]).Cross(b.pts[tn[2]].Sub(b.pts[tn[0]])).Dot(n) > 0
 				for _, v := range tris[nb] {
 					if math.Abs(n.Dot(b.pts[v])-off) > tol {
 						ok = false
@@ -318,7 +325,7 @@ func (b *hullBuilder) merge(tol float64) *Hull {
 			}
 			loop = t[:]
 		}
-		faces = append(faces, Face{Verts: loop})
+		faces = append(faces, Face{Verts: loop, Normal: n, Offset: off})
 	}
 	return b.finish(faces, tol)
 }
@@ -358,9 +365,7 @@ func boundaryLoop(tris [][3]int32, members []int, group []int, g int, across fun
 }
 
 // finish drops the vertices of no face and those on a straight edge (in
-// exactly two faces), renumbers the vertices, and computes each face's
-// plane: Newell's normal of its loop and the largest offset of its
-// vertices.
+// exactly two faces) and renumbers the vertices.
 func (b *hullBuilder) finish(faces []Face, tol float64) *Hull {
 	count := make(map[int32]int)
 	for _, f := range faces {
@@ -397,27 +402,12 @@ func (b *hullBuilder) finish(faces []Face, tol float64) *Hull {
 			faces[fi].Verts[j] = r
 		}
 	}
-	for fi := range faces {
-		f := &faces[fi]
-		var n mgl64.Vec3
-		c := h.Verts[f.Verts[0]]
-		for j := range f.Verts {
-			p := h.Verts[f.Verts[j]].Sub(c)
-			q := h.Verts[f.Verts[(j+1)%len(f.Verts)]].Sub(c)
-			n = n.Add(p.Cross(q))
-		}
-		f.Normal = n.Normalize()
-		f.Offset = math.Inf(-1)
-		for _, v := range f.Verts {
-			f.Offset = math.Max(f.Offset, f.Normal.Dot(h.Verts[v]))
-		}
-	}
 	h.Faces = faces
 	return h
 }
 
 // check verifies the hull's topology: every face a loop of at least 3
-// distinct vertices with a finite unit normal, every directed edge in
+// vertices with a finite unit normal and within 4·tol of its plane, every directed edge in
 // exactly one face and its reverse in another, every vertex in a face, and
 // Euler's formula V − E + F = 2.
 func (h *Hull) check() error {
@@ -436,6 +426,9 @@ func (h *Hull) check() error {
 		for j, v := range f.Verts {
 			if v < 0 || int(v) >= len(h.Verts) {
 				return fmt.Errorf("face %d vertex %d out of range", fi, v)
+			}
+			if d := f.Normal.Dot(h.Verts[v]) - f.Offset; !(math.Abs(d) <= 4*h.tol) {
+				return fmt.Errorf("face %d vertex %d is %g m off its plane", fi, v, d)
 			}
 			used[v] = true
 			k := edgeKey(v, f.Verts[(j+1)%len(f.Verts)])

@@ -262,3 +262,28 @@ func FuzzHull(f *testing.F) {
 		checkHull(t, h, pts, 1)
 	})
 }
+
+// TestHullThin: a slab 1e-7 thick, about 70 times the tolerance, keeps its
+// 6 faces (its two large faces, tol apart in neither, never merge), and a
+// flat lens of points on a thin ellipsoid gives a valid hull.
+func TestHullThin(t *testing.T) {
+	pts := boxCorners(1, 1, 1e-7)
+	h, err := NewHull(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkHull(t, h, pts, 1)
+	if len(h.Verts) != 8 || len(h.Faces) != 6 {
+		t.Fatalf("slab: %d vertices, %d faces; want 8, 6", len(h.Verts), len(h.Faces))
+	}
+	rng := rand.New(rand.NewSource(4))
+	lens := spherePoints(rng, 300, 1)
+	for i := range lens {
+		lens[i][2] *= 1e-6
+	}
+	h, err = NewHull(lens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkHull(t, h, lens, 1)
+}
