@@ -8,7 +8,7 @@
 //
 // What it holds:
 //
-//   - convex hulls (hull.go): NewHull, the incremental hull on exact
+//   - convex hulls (hull.go): NewHull, Quickhull on exact
 //     orientation predicates (predicate.go: Shewchuk's filter, rational
 //     fallback), with coplanar triangles merged into convex polygonal
 //     faces within a relative tolerance; Support and Transformed;

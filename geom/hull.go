@@ -43,10 +43,9 @@ var axisName = [3]byte{'x', 'y', 'z'}
 
 // NewHull returns the convex hull of points (m).
 //
-// The method is the incremental hull (Clarkson–Shor; points inserted
-// farthest first from the initial tetrahedron, as in Quickhull, Barber,
-// Dobkin & Huhdanpaa 1996) on a triangulated surface whose visibility test
-// is the exact orientation predicate (Shewchuk's floating-point filter with
+// The method is Quickhull (Barber, Dobkin & Huhdanpaa 1996: outside sets,
+// the farthest outside point of a face inserted next) on a triangulated
+// surface whose visibility test is the exact orientation predicate (Shewchuk's floating-point filter with
 // an exact rational fallback), so the triangulated hull is exactly convex,
 // closed and contains every input point whatever the rounding, and no
 // tolerance decides its topology. A point exactly on the current hull is not
@@ -148,20 +147,35 @@ func NewHull(points []mgl64.Vec3) (*Hull, error) {
 		}
 		b.add(t)
 	}
-	c := points[i0].Add(points[i1]).Add(points[i2]).Add(points[i3]).Mul(0.25)
-	order := make([]int, 0, len(points))
+	// Outside sets: each other point goes to the first face it sees
+	// strictly; a point that sees none is inside or on the tetrahedron.
 	for i := range points {
-		if i != i0 && i != i1 && i != i2 && i != i3 {
-			order = append(order, i)
+		if i == i0 || i == i1 || i == i2 || i == i3 {
+			continue
+		}
+		for f := range 4 {
+			if b.sees(f, int32(i)) {
+				b.conf[f] = append(b.conf[f], int32(i))
+				break
+			}
 		}
 	}
-	dist := make([]float64, len(points))
-	for _, i := range order {
-		dist[i] = points[i].Sub(c).LenSqr()
-	}
-	sort.SliceStable(order, func(a, b int) bool { return dist[order[a]] > dist[order[b]] })
-	for _, i := range order {
-		b.insert(int32(i))
+	// Quickhull: take the faces in creation order (new faces are appended,
+	// and outside points only ever move to new faces), and for each live
+	// face with outside points insert the farthest of them.
+	for f := 0; f < len(b.tris); f++ {
+		if !b.alive[f] || len(b.conf[f]) == 0 {
+			continue
+		}
+		t := b.tris[f]
+		n := points[t[1]].Sub(points[t[0]]).Cross(points[t[2]].Sub(points[t[0]]))
+		best, bd := b.conf[f][0], math.Inf(-1)
+		for _, q := range b.conf[f] {
+			if d := n.Dot(points[q].Sub(points[t[0]])); d > bd {
+				best, bd = q, d
+			}
+		}
+		b.insert(best, int32(f))
 	}
 
 	h := b.merge(tol)
@@ -181,6 +195,9 @@ type hullBuilder struct {
 	pts   []mgl64.Vec3
 	tris  [][3]int32
 	alive []bool
+	// conf holds each triangle's outside set: points that see it strictly
+	// and are yet to be inserted.
+	conf [][]int32
 	// edges maps the directed edge a→b (key a<<32|b) to the live triangle
 	// that has it; the triangle across a→b is edges[b→a].
 	edges map[uint64]int32
@@ -192,48 +209,80 @@ func (b *hullBuilder) add(t [3]int32) {
 	f := int32(len(b.tris))
 	b.tris = append(b.tris, t)
 	b.alive = append(b.alive, true)
+	b.conf = append(b.conf, nil)
 	for k := range 3 {
 		b.edges[edgeKey(t[k], t[(k+1)%3])] = f
 	}
 }
 
-// insert adds point i: it removes the triangles that see it strictly and
-// joins it to their horizon; a point seen by no triangle is inside or on
-// the hull and is skipped.
-func (b *hullBuilder) insert(i int32) {
-	p := b.pts[i]
-	var vis []int32
-	for f, t := range b.tris {
-		if b.alive[f] && orient(b.pts[t[0]], b.pts[t[1]], b.pts[t[2]], p) > 0 {
-			vis = append(vis, int32(f))
-		}
-	}
-	if len(vis) == 0 {
-		return
-	}
-	visible := make(map[int32]bool, len(vis))
-	for _, f := range vis {
-		visible[f] = true
-	}
+// sees reports whether point i is strictly above triangle f (exactly).
+func (b *hullBuilder) sees(f int, i int32) bool {
+	t := b.tris[f]
+	return orient(b.pts[t[0]], b.pts[t[1]], b.pts[t[2]], b.pts[i]) > 0
+}
+
+// insert adds point i, which sees triangle f0: it removes the triangles
+// that see it strictly (a connected set, found from f0 across edges),
+// joins i to their horizon, and moves the outside points of the removed
+// triangles to the first new triangle each sees strictly. A point that sees
+// none of the new triangles is inside or on the new hull and is dropped:
+// the segment from such a point to the interior of the removed triangle it
+// saw leaves the new hull through a new triangle, which it would see
+// (Barber, Dobkin & Huhdanpaa 1996).
+func (b *hullBuilder) insert(i, f0 int32) {
+	visible := map[int32]bool{f0: true}
+	vis := []int32{f0}
 	var horizon [][2]int32
-	for _, f := range vis {
-		t := b.tris[f]
+	for q := 0; q < len(vis); q++ {
+		t := b.tris[vis[q]]
 		for k := range 3 {
 			a, c := t[k], t[(k+1)%3]
-			if g, ok := b.edges[edgeKey(c, a)]; ok && !visible[g] {
+			g := b.edges[edgeKey(c, a)]
+			if visible[g] {
+				continue
+			}
+			if b.sees(int(g), i) {
+				visible[g] = true
+				vis = append(vis, g)
+			} else {
 				horizon = append(horizon, [2]int32{a, c})
 			}
 		}
 	}
+	// A face found visible after its edge went to the horizon: drop the
+	// horizon edges whose far side turned out visible.
+	h := horizon[:0]
+	for _, e := range horizon {
+		if !visible[b.edges[edgeKey(e[1], e[0])]] {
+			h = append(h, e)
+		}
+	}
+	horizon = h
+	var orphans []int32
 	for _, f := range vis {
 		b.alive[f] = false
 		t := b.tris[f]
 		for k := range 3 {
 			delete(b.edges, edgeKey(t[k], t[(k+1)%3]))
 		}
+		for _, q := range b.conf[f] {
+			if q != i {
+				orphans = append(orphans, q)
+			}
+		}
+		b.conf[f] = nil
 	}
+	first := len(b.tris)
 	for _, e := range horizon {
 		b.add([3]int32{e[0], e[1], i})
+	}
+	for _, q := range orphans {
+		for f := first; f < len(b.tris); f++ {
+			if b.sees(f, q) {
+				b.conf[f] = append(b.conf[f], q)
+				break
+			}
+		}
 	}
 }
 
