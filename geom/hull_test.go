@@ -19,6 +19,13 @@ func checkHull(t testing.TB, h *Hull, pts []mgl64.Vec3, slack float64) {
 	if err := h.check(); err != nil {
 		t.Fatalf("invalid hull: %v", err)
 	}
+	halfEdges := 0
+	for _, f := range h.Faces {
+		halfEdges += len(f.Verts)
+	}
+	if v, e, f := len(h.Verts), halfEdges/2, len(h.Faces); halfEdges%2 != 0 || v-e+f != 2 {
+		t.Fatalf("Euler: V − E + F = %d − %d + %d ≠ 2 (%d half-edges)", v, e, f, halfEdges)
+	}
 	eps := slack * h.tol
 	for fi, f := range h.Faces {
 		for i, p := range pts {

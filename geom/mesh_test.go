@@ -116,6 +116,10 @@ func TestReadOBJCube(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	crlf, err := ReadOBJ(strings.NewReader(strings.ReplaceAll(cubeOBJ, "\n", "\r\n")), "cube.obj")
+	if err != nil || len(crlf.Tris) != 12 {
+		t.Fatalf("CRLF cube: %v", err)
+	}
 	if len(m.Verts) != 8 || len(m.Tris) != 12 {
 		t.Fatalf("cube: %d vertices, %d triangles; want 8, 12", len(m.Verts), len(m.Tris))
 	}

@@ -29,8 +29,8 @@ const (
 // The format is detected from the size and the content: input of exactly
 // 84 + 50·n bytes, n the count at byte 80, is binary unless it starts with
 // "solid" and is all text (binary exporters often write "solid" at the
-// start of the header too, but their float data is not text); other input
-// starting with "solid" and all text is ASCII; anything else is an error,
+// start of the header too, but their float data is not text) and parses as
+// ASCII; other input starting with "solid" and all text is ASCII; anything else is an error,
 // naming the size mismatch for what looks binary (the count is never
 // trusted for an allocation). ASCII is solid / facet normal / outer loop /
 // vertex ×3 / endloop / endfacet ... endsolid, several solids allowed; a
@@ -51,6 +51,13 @@ func ReadSTL(r io.Reader, name string) (*Mesh, error) {
 	switch {
 	case solid && text:
 		m, err = readSTLASCII(data, name)
+		if err != nil && len(data) >= stlHeader &&
+			uint64(len(data)) == stlHeader+stlRecord*uint64(binary.LittleEndian.Uint32(data[80:84])) {
+			// Binary data that happens to be all text bytes.
+			if mb, errb := readSTLBinary(data, name); errb == nil {
+				m, err = mb, nil
+			}
+		}
 	case len(data) < stlHeader:
 		return nil, fmt.Errorf("%s: %d bytes: too short for a binary STL (84-byte header) and not an ASCII STL (starting with \"solid\")", name, len(data))
 	default:
