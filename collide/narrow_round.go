@@ -427,9 +427,7 @@ func roundPair(ka, kb int) pairFunc {
 var (
 	ellipsoidCapsule  = roundPair(convexEllipsoid, convexCapsule)
 	ellipsoidCylinder = roundPair(convexEllipsoid, convexCylinder)
-	boxCylinder       = roundPair(convexBox, convexCylinder)
 	capsuleCylinder   = roundPair(convexCapsule, convexCylinder)
-	cylinderCylinder  = roundPair(convexCylinder, convexCylinder)
 )
 
 // boxCapsule gives the contacts of a box and a capsule: each end ball's
@@ -452,7 +450,9 @@ func boxCapsule(sa mgl64.Vec3, fa bodyFrame, sb mgl64.Vec3, fb bodyFrame, env fl
 		if len(out) > m {
 			// The ball's point is e + r·n (n from the ball to the box):
 			// on the cap when n points out of the segment's end.
-			if s := out[m].Normal.Dot(fb.r[2]); k == 0 && s > 0 || k == 1 && s < 0 {
+			// (1e-9: a normal across the axis, up to rounding, is on
+			// the cap's rim.)
+			if s := out[m].Normal.Dot(fb.r[2]); k == 0 && s > 1e-9 || k == 1 && s < -1e-9 {
 				out = out[:m]
 				continue
 			}
@@ -486,4 +486,230 @@ func mirrored(before, out []ContactPoint) []ContactPoint {
 		c.PA, c.PB = c.PB, c.PA
 	}
 	return out
+}
+
+// faceAligned is the cosine above which a contact normal counts as a box
+// face's normal (2.6°): boxCylinder then builds the face's manifold.
+const faceAligned = 0.999
+
+// boxCylinder gives the contacts of a box and a cylinder. convexPair
+// gives the deepest contact; when its normal is a face's of the box and
+// the cylinder rests on that face flat (its cap within cylinderFlat of the
+// face) or on its side (its axis within cylinderFlat of the face's
+// plane), the contacts are instead those of the cylinder's incident
+// feature clipped to the face (as boxFace for two boxes): four points of
+// the cap's rim (at ±x, ±y of the cylinder's frame), or the line of the
+// side facing the box, each below the envelope giving a contact along the
+// face's normal. A tilted cylinder, or one on an edge or a corner of the
+// box, has the one contact.
+func boxCylinder(hb mgl64.Vec3, fb bodyFrame, sc mgl64.Vec3, fc bodyFrame, env float64, out []ContactPoint) []ContactPoint {
+	n0 := len(out)
+	out = roundContact(convexBox, convexCylinder, hb, fb, sc, fc, env, out)
+	if len(out) == n0 {
+		return out
+	}
+	n := out[n0].Normal
+	k := 0
+	for i := 1; i < 3; i++ {
+		if math.Abs(fb.r[i].Dot(n)) > math.Abs(fb.r[k].Dot(n)) {
+			k = i
+		}
+	}
+	nf := fb.r[k]
+	if nf.Dot(n) < 0 {
+		nf = nf.Mul(-1)
+	}
+	if nf.Dot(n) < faceAligned {
+		return out
+	}
+	var pts [4]mgl64.Vec3
+	np := cylinderFeature(sc, &fc, nf, &pts)
+	if np == 0 {
+		return out
+	}
+	k1, k2 := (k+1)%3, (k+2)%3
+	face := rectFace{c: fb.c.Add(nf.Mul(hb[k])), n: nf, u: fb.r[k1], v: fb.r[k2], hu: hb[k1], hv: hb[k2]}
+	var m [8]ContactPoint
+	cs := face.clip(pts[:np], env, m[:0])
+	if len(cs) == 0 {
+		return out
+	}
+	return append(out[:n0], cs...)
+}
+
+// cylinderFeature puts in pts the points of the cylinder (size sc, frame
+// fc) that rest on a flat support whose outward normal n points at the
+// cylinder, and returns their count: the four rim points of the cap facing
+// the support (at ±x, ±y of the cylinder's frame) when the axis is within
+// cylinderFlat of n, the two ends of the side's line facing the support
+// when the axis is within cylinderFlat of the support's plane, none
+// otherwise.
+func cylinderFeature(sc mgl64.Vec3, fc *bodyFrame, n mgl64.Vec3, pts *[4]mgl64.Vec3) int {
+	r, h := sc[0], sc[1]
+	a := fc.r[2]
+	na := n.Dot(a)
+	u := n.Sub(a.Mul(na))
+	ul := u.Len()
+	switch {
+	case ul < cylinderFlat:
+		s := h // the cap facing the support: its outward normal against n
+		if na > 0 {
+			s = -h
+		}
+		cc := fc.c.Add(a.Mul(s))
+		for i, d := range [4]mgl64.Vec3{fc.r[0], fc.r[1], fc.r[0].Mul(-1), fc.r[1].Mul(-1)} {
+			pts[i] = cc.Add(d.Mul(r))
+		}
+		return 4
+	case math.Abs(na) < cylinderFlat:
+		side := fc.c.Sub(u.Mul(r / ul))
+		pts[0], pts[1] = side.Sub(a.Mul(h)), side.Add(a.Mul(h))
+		return 2
+	}
+	return 0
+}
+
+// rectFace is a rectangular face of a box: centre c, outward unit normal
+// n, in-plane unit axes u and v with half-lengths hu and hv.
+type rectFace struct {
+	c, n, u, v mgl64.Vec3
+	hu, hv     float64
+}
+
+// clip clips the incident feature pts (a segment of two points, or a
+// convex polygon of up to four) to the face's side planes and appends,
+// for each point p left with height g = (p − c)·n below env, the contact
+// from p − g·n on the face to p, along n.
+func (f *rectFace) clip(pts []mgl64.Vec3, env float64, out []ContactPoint) []ContactPoint {
+	var poly, tmp [8]mgl64.Vec3
+	np := copy(poly[:], pts)
+	if np == 2 {
+		p0, p1, ok := f.clipSegment(pts[0], pts[1])
+		if !ok {
+			return out
+		}
+		poly[0], poly[1] = p0, p1
+	} else {
+		np = clipPolygon(&poly, np, &tmp, f.u, f.c.Dot(f.u)+f.hu)
+		np = clipPolygon(&poly, np, &tmp, f.u.Mul(-1), -f.c.Dot(f.u)+f.hu)
+		np = clipPolygon(&poly, np, &tmp, f.v, f.c.Dot(f.v)+f.hv)
+		np = clipPolygon(&poly, np, &tmp, f.v.Mul(-1), -f.c.Dot(f.v)+f.hv)
+	}
+	for _, p := range poly[:np] {
+		g := p.Sub(f.c).Dot(f.n)
+		if g < env {
+			out = append(out, ContactPoint{Normal: f.n, PA: p.Sub(f.n.Mul(g)), PB: p, Phi: g})
+		}
+	}
+	return out
+}
+
+// clipSegment clips the segment p0–p1 to the face's side planes
+// (Liang–Barsky on the parameter), reporting false when nothing is left.
+func (f *rectFace) clipSegment(p0, p1 mgl64.Vec3) (mgl64.Vec3, mgl64.Vec3, bool) {
+	d := p1.Sub(p0)
+	t0, t1 := 0.0, 1.0
+	for _, ax := range [2]struct {
+		e mgl64.Vec3
+		h float64
+	}{{f.u, f.hu}, {f.v, f.hv}} {
+		x, dx := p0.Sub(f.c).Dot(ax.e), d.Dot(ax.e)
+		for _, s := range [2]float64{1, -1} { // s·(x + t·dx) ≤ h
+			num, den := ax.h-s*x, s*dx
+			switch {
+			case den == 0:
+				if num < 0 {
+					return p0, p1, false
+				}
+			case den > 0:
+				t1 = math.Min(t1, num/den)
+			default:
+				t0 = math.Max(t0, num/den)
+			}
+		}
+	}
+	if t0 > t1 {
+		return p0, p1, false
+	}
+	return p0.Add(d.Mul(t0)), p0.Add(d.Mul(t1)), true
+}
+
+// cylinderCylinder gives the contacts of two cylinders: convexPair's
+// deepest contact, or, when their axes are parallel (sine² below
+// capsuleParallel), two side by side (the normal across the axes) rest on
+// the two ends of the stretch where their sides face each other, as
+// capsuleCapsule's, and two stacked cap to cap (the normal along the axes)
+// on the rim points (cylinderFeature) of each cap that lie over the other
+// cap's disc.
+func cylinderCylinder(sa mgl64.Vec3, fa bodyFrame, sb mgl64.Vec3, fb bodyFrame, env float64, out []ContactPoint) []ContactPoint {
+	n0 := len(out)
+	out = roundContact(convexCylinder, convexCylinder, sa, fa, sb, fb, env, out)
+	if len(out) == n0 {
+		return out
+	}
+	ua, ub := fa.r[2], fb.r[2]
+	if x := ua.Cross(ub); x.Dot(x) >= capsuleParallel {
+		return out
+	}
+	n := out[n0].Normal
+	switch na := n.Dot(ua); {
+	case math.Abs(na) < cylinderFlat:
+		b0, b1 := segmentOf(sb[1], &fb)
+		t0, t1 := b0.Sub(fa.c).Dot(ua), b1.Sub(fa.c).Dot(ua)
+		lo, hi := math.Max(-sa[1], math.Min(t0, t1)), math.Min(sa[1], math.Max(t0, t1))
+		if !(hi-lo > 1e-9*(sa[1]+sb[1])) {
+			return out
+		}
+		// n across a's axis exactly, for coincident axes.
+		across := n.Sub(ua.Mul(na)).Normalize()
+		m := len(out)
+		for _, t := range [2]float64{lo, hi} {
+			p := fa.c.Add(ua.Mul(t))
+			out = ballBall(sa[0], p, sb[0], closestOnSegment(b0, b1, p), across, env, out)
+		}
+		if len(out) > m {
+			return append(out[:n0], out[m:]...)
+		}
+	case math.Abs(na) > 1-cylinderFlat*cylinderFlat/2:
+		// The cap of a facing b (normal n from a, now along a's axis
+		// exactly) and b's facing a.
+		n = ua
+		if na < 0 {
+			n = ua.Mul(-1)
+		}
+		var pa, pb [4]mgl64.Vec3
+		cylinderFeature(sa, &fa, n.Mul(-1), &pa)
+		cylinderFeature(sb, &fb, n, &pb)
+		ca, cb := capCentre(sa, &fa, n), capCentre(sb, &fb, n.Mul(-1))
+		m := len(out)
+		for _, p := range pb { // b's rim over a's cap: a's cap is the face
+			if q := p.Sub(ca); q.Sub(n.Mul(q.Dot(n))).Len() <= sa[0] {
+				g := q.Dot(n)
+				if g < env {
+					out = append(out, ContactPoint{Normal: n, PA: p.Sub(n.Mul(g)), PB: p, Phi: g})
+				}
+			}
+		}
+		for _, p := range pa { // a's rim over b's cap
+			if q := cb.Sub(p); q.Sub(n.Mul(q.Dot(n))).Len() <= sb[0] {
+				g := q.Dot(n)
+				if g < env {
+					out = append(out, ContactPoint{Normal: n, PA: p, PB: p.Add(n.Mul(g)), Phi: g})
+				}
+			}
+		}
+		if len(out) > m {
+			return append(out[:n0], out[m:]...)
+		}
+	}
+	return out
+}
+
+// capCentre returns the centre of the cylinder's cap whose outward normal
+// is nearest n.
+func capCentre(s mgl64.Vec3, f *bodyFrame, n mgl64.Vec3) mgl64.Vec3 {
+	if n.Dot(f.r[2]) < 0 {
+		return f.c.Sub(f.r[2].Mul(s[1]))
+	}
+	return f.c.Add(f.r[2].Mul(s[1]))
 }

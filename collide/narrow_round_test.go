@@ -2,7 +2,9 @@ package collide
 
 import (
 	"math"
+	"testing"
 
+	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
 )
 
@@ -43,7 +45,8 @@ func viaConvexPair(ka, kb engine.ShapeKind) bool {
 // segment), two capsules along each other.
 func multiContact(pk [2]engine.ShapeKind) bool {
 	ka, kb := min(pk[0], pk[1]), max(pk[0], pk[1])
-	return kb == engine.Capsule && (ka == engine.Box || ka == engine.Capsule)
+	return kb == engine.Capsule && (ka == engine.Box || ka == engine.Capsule) ||
+		kb == engine.Cylinder && (ka == engine.Box || ka == engine.Cylinder)
 }
 
 // coreMargin returns the margin GJK works without: a capsule's radius,
@@ -58,4 +61,76 @@ func coreMargin(s engine.Shape) float64 {
 	return 0
 }
 
-var _ = math.Abs
+
+// at returns a pose at p with rotation q.
+func at(p mgl64.Vec3, q mgl64.Quat) Pose { return Pose{Pos: p, Rot: q} }
+
+// TestNarrowRoundAnalytic checks the capsule and cylinder pairs on poses
+// whose contacts follow from the geometry: rests on planes and boxes
+// (how many points, where, how deep), balls against caps, sides and rims,
+// capsules across and along each other, cylinders stacked and side by
+// side.
+func TestNarrowRoundAnalytic(t *testing.T) {
+	capsule, cylinder := engine.CapsuleShape(0.2, 0.5), engine.CylinderShape(0.3, 0.4)
+	plane, ground := engine.PlaneShape(), at(mgl64.Vec3{}, identityRot)
+	lying := rotAbout(90, unitX) // the body z axis along world −y
+	box := engine.BoxShape(1, 1, 0.5)
+	boxPose := at(mgl64.Vec3{0, 0, -0.5}, identityRot) // top face at z = 0
+	down := unitZ.Mul(-1)
+	runAnalytic(t, []analyticCase{
+		// Capsules.
+		{name: "capsule lying on plane", a: capsule, pa: at(mgl64.Vec3{0, 0, 0.19}, lying), b: plane, pb: ground,
+			env: 0.05, n: 2, phi: -0.01, normal: down, tol: closedFormTol},
+		{name: "capsule standing on plane", a: capsule, pa: at(mgl64.Vec3{0, 0, 0.69}, identityRot), b: plane, pb: ground,
+			env: 0.05, n: 1, phi: -0.01, normal: down, pts: true, pA: mgl64.Vec3{0, 0, -0.01}, pB: mgl64.Vec3{}, tol: closedFormTol},
+		{name: "capsule lying on box", a: capsule, pa: at(mgl64.Vec3{0, 0, 0.21}, lying), b: box, pb: boxPose,
+			env: 0.05, n: 2, phi: 0.01, normal: down, tol: closedFormTol},
+		{name: "sphere on capsule's side", a: engine.SphereShape(0.1), pa: at(mgl64.Vec3{0, 0.3, 0.35}, identityRot), b: capsule, pb: at(mgl64.Vec3{}, lying),
+			env: 0.1, n: 1, phi: 0.05, normal: down, pts: true, pA: mgl64.Vec3{0, 0.3, 0.25}, pB: mgl64.Vec3{0, 0.3, 0.2}, tol: closedFormTol},
+		{name: "capsules crossing", a: capsule, pa: at(mgl64.Vec3{0, 0, 0.45}, rotAbout(90, unitY)), b: capsule, pb: at(mgl64.Vec3{}, lying),
+			env: 0.1, n: 1, phi: 0.05, normal: unitZ.Mul(-1), pts: true, pA: mgl64.Vec3{0, 0, 0.25}, pB: mgl64.Vec3{0, 0, 0.2}, tol: closedFormTol},
+		{name: "capsules along each other", a: capsule, pa: at(mgl64.Vec3{0, 0.3, 0.39}, lying), b: capsule, pb: at(mgl64.Vec3{}, lying),
+			env: 0.1, n: 2, phi: -0.01, normal: down, tol: closedFormTol},
+		// Cylinders.
+		{name: "cylinder lying on plane", a: cylinder, pa: at(mgl64.Vec3{0, 0, 0.29}, lying), b: plane, pb: ground,
+			env: 0.05, n: 2, phi: -0.01, normal: down, tol: closedFormTol},
+		{name: "cylinder standing on plane", a: cylinder, pa: at(mgl64.Vec3{0, 0, 0.39}, identityRot), b: plane, pb: ground,
+			env: 0.05, n: 4, phi: -0.01, normal: down, tol: closedFormTol},
+		{name: "cylinder standing on box", a: box, pa: boxPose, b: cylinder, pb: at(mgl64.Vec3{0.2, 0, 0.39}, identityRot),
+			env: 0.05, n: 4, phi: -0.01, normal: unitZ, tol: closedFormTol},
+		{name: "cylinder lying on box", a: box, pa: boxPose, b: cylinder, pb: at(mgl64.Vec3{0, 0, 0.31}, lying),
+			env: 0.05, n: 2, phi: 0.01, normal: unitZ, tol: closedFormTol},
+		{name: "sphere on cylinder's cap", a: engine.SphereShape(0.1), pa: at(mgl64.Vec3{0.1, 0, 0.55}, identityRot), b: cylinder, pb: ground,
+			env: 0.1, n: 1, phi: 0.05, normal: down, pts: true, pA: mgl64.Vec3{0.1, 0, 0.45}, pB: mgl64.Vec3{0.1, 0, 0.4}, tol: closedFormTol},
+		{name: "sphere at cylinder's rim", a: engine.SphereShape(0.1), pa: at(mgl64.Vec3{0.33, 0, 0.44}, identityRot), b: cylinder, pb: ground,
+			env: 0.1, n: 1, phi: 0.05 - 0.1, normal: mgl64.Vec3{-0.6, 0, -0.8}, pts: true, pA: mgl64.Vec3{0.27, 0, 0.36}, pB: mgl64.Vec3{0.3, 0, 0.4}, tol: closedFormTol},
+		{name: "sphere inside cylinder", a: engine.SphereShape(0.1), pa: at(mgl64.Vec3{0.25, 0, 0}, identityRot), b: cylinder, pb: ground,
+			env: 0.1, n: 1, phi: -0.05 - 0.1, normal: unitX.Mul(-1), pts: true, pA: mgl64.Vec3{0.15, 0, 0}, pB: mgl64.Vec3{0.3, 0, 0}, tol: closedFormTol},
+		{name: "cylinders stacked", a: cylinder, pa: ground, b: engine.CylinderShape(0.1, 0.2), pb: at(mgl64.Vec3{0.1, 0, 0.59}, identityRot),
+			env: 0.05, n: 4, phi: -0.01, normal: unitZ, tol: closedFormTol},
+		{name: "cylinders side by side", a: cylinder, pa: at(mgl64.Vec3{0, 0, 0}, lying), b: cylinder, pb: at(mgl64.Vec3{0, 0.1, 0.59}, lying),
+			env: 0.05, n: 2, phi: -0.01, normal: unitZ, tol: closedFormTol},
+	})
+}
+
+// TestNarrowRoundClipped: a cylinder lying half over a box's edge rests on
+// the part of its line over the face, from the edge to its end.
+func TestNarrowRoundClipped(t *testing.T) {
+	box := engine.BoxShape(1, 1, 0.5)
+	cyl := engine.CylinderShape(0.3, 0.4)
+	// Axis along x, centre over the face's edge x = 1: the line runs
+	// from x = 0.6 to 1.4, clipped at 1.
+	cs := narrow(t, box, at(mgl64.Vec3{0, 0, -0.5}, identityRot), cyl, at(mgl64.Vec3{1, 0, 0.29}, rotAbout(90, unitY)), 0.05)
+	if len(cs) != 2 {
+		t.Fatalf("%d contacts %+v, want 2", len(cs), cs)
+	}
+	xs := []float64{cs[0].PB[0], cs[1].PB[0]}
+	if math.Abs(math.Min(xs[0], xs[1])-0.6) > closedFormTol || math.Abs(math.Max(xs[0], xs[1])-1) > closedFormTol {
+		t.Errorf("contacts at x = %v, want 0.6 and 1", xs)
+	}
+	for _, c := range cs {
+		if math.Abs(c.Phi+0.01) > closedFormTol {
+			t.Errorf("Phi %v, want −0.01", c.Phi)
+		}
+	}
+}
