@@ -61,7 +61,6 @@ func coreMargin(s engine.Shape) float64 {
 	return 0
 }
 
-
 // at returns a pose at p with rotation q.
 func at(p mgl64.Vec3, q mgl64.Quat) Pose { return Pose{Pos: p, Rot: q} }
 
