@@ -35,7 +35,8 @@ type Face struct {
 	// Normal is the unit outward normal.
 	Normal mgl64.Vec3
 	// Offset is the plane's offset (m): Normal·x = Offset for x on the face
-	// (within the hull's tolerance), Normal·x ≤ Offset for x in the hull.
+	// (within the hull's tolerance, see NewHull), Normal·x ≤ Offset for x
+	// in the hull (up to the rounding of Normal).
 	Offset float64
 }
 
