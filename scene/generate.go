@@ -74,6 +74,9 @@ func (b *builder) generator(p string, g GeneratorSpec) error {
 		half := largest.BoundingRadius()
 		if !rotate {
 			half = math.Max(largest.Size[0], math.Max(largest.Size[1], largest.Size[2]))
+			if largest.Kind == engine.Capsule {
+				half = largest.Size[0] + largest.Size[1]
+			}
 		}
 		return b.lattice(p, g, half, rng, draw)
 	case "random":

@@ -1,0 +1,175 @@
+package tests
+
+import (
+	"math"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/engine"
+)
+
+// inclined returns a model of one body resting on the plane z = 0 under
+// gravity g tilted by θ about the y axis: g = 9.81·(sin θ, 0, −cos θ), so
+// that the plane is an incline whose downhill direction is +x.
+func inclined(b engine.Body, theta, mu float64) *engine.Model {
+	plane := engine.Body{Shape: engine.PlaneShape(), Rot: mgl64.QuatIdent(), Fixed: true}
+	return &engine.Model{Bodies: []engine.Body{b, plane},
+		Materials: []engine.Material{{Name: "m", Friction: mu}},
+		Gravity:   mgl64.Vec3{9.81 * math.Sin(theta), 0, -9.81 * math.Cos(theta)}}
+}
+
+// exactSettings: anti-relaxed APGD (the unrelaxed dynamics) to a tight
+// tolerance, step h.
+func exactSettings(h float64) engine.Settings {
+	s := engine.DefaultSettings()
+	s.Dt = h
+	s.Solver = "apgd-ar"
+	s.Tol = 1e-10
+	s.MaxIter = 5000
+	return s
+}
+
+// TestRollingDownIncline: a solid cylinder and a capsule lying across an
+// incline of θ = 20° roll without slipping (μ = 0.5 exceeds the
+// tan θ·J/(mr² + J) that rolling needs) with acceleration
+// a = g sin θ/(1 + J/(mr²)), J the moment about the axis: (2/3)g sin θ for
+// the cylinder (J = mr²/2). The cylinder rests on its two rim points, the
+// capsule on its two end balls. Semi-implicit Euler gives v = a·t exactly
+// for a constant acceleration, so after 100 steps of 5 ms the speed must
+// match a·t to the solver's tolerance: 1e-6 relative (tolerance 1e-10 on
+// velocities, accumulated over 100 steps, is far below). The contact
+// points do not slip (|v − rω| below 1e-6 m/s) and the axis stays across
+// the slope (its x component below 1e-9: the two points share the load
+// symmetrically).
+func TestRollingDownIncline(t *testing.T) {
+	const theta, h, steps = 20 * math.Pi / 180, 0.005, 100
+	lying := mgl64.QuatRotate(math.Pi/2, mgl64.Vec3{1, 0, 0}) // body z along world −y
+	cases := []struct {
+		name  string
+		shape engine.Shape
+	}{
+		{"cylinder", engine.CylinderShape(0.2, 0.3)},
+		{"capsule", engine.CapsuleShape(0.2, 0.3)},
+	}
+	forEachBackend(t, func(t *testing.T, newBackend func() engine.Backend) {
+		for _, c := range cases {
+			r := c.shape.Size[0]
+			b := engine.Body{Shape: c.shape, Rot: lying, Pos: mgl64.Vec3{0, 0, r}}
+			b.SetMass(3)
+			m := inclined(b, theta, 0.5)
+			j := b.Inertia[2]
+			a := 9.81 * math.Sin(theta) / (1 + j/(b.Mass*r*r))
+			sim := newSim(t, m, exactSettings(h), newBackend())
+			last, st := stepFor(t, sim, steps)
+			v := vec3(st.Vel, 0)
+			w := quat(st.Rot, 0).Rotate(vec3(st.Omega, 0))
+			want := a * last.Time
+			t.Logf("%s: v = %.9f m/s after %.3f s, want a·t = %.9f (a = %.6f m/s², (2/3)g sin θ = %.6f)", c.name, v[0], last.Time, want, a, 2.0/3*9.81*math.Sin(theta))
+			if math.Abs(v[0]-want) > 1e-6*want {
+				t.Errorf("%s: speed %.9f m/s, want %.9f", c.name, v[0], want)
+			}
+			if slip := v[0] - r*w[1]; math.Abs(slip) > 1e-6 {
+				t.Errorf("%s: slip v − rω = %.3g m/s", c.name, slip)
+			}
+			if ax := quat(st.Rot, 0).Rotate(mgl64.Vec3{0, 0, 1}); math.Abs(ax[0]) > 1e-9 {
+				t.Errorf("%s: axis %v turned from across the slope", c.name, ax)
+			}
+		}
+		// For the cylinder the a above is (2/3)g sin θ: J/(mr²) = 1/2
+		// (to rounding, 1e-15).
+		cb := engine.Body{Shape: cases[0].shape}
+		cb.SetMass(3)
+		if q := cb.Inertia[2] / (3 * 0.2 * 0.2); math.Abs(q-0.5) > 1e-15 {
+			t.Errorf("cylinder J/(mr²) = %v, want 1/2", q)
+		}
+	})
+}
+
+// TestCylinderSlidesOnFace: a cylinder standing on its face, launched at
+// v0 = 2 m/s on a plane with μ = 0.3, slides on the four points of its rim
+// (cylinderPlane), decelerating at μg, and stops at t = v0/(μg) after
+// v0²/(2μg) — without tipping (μ·h = 0.06 m is well below r/√2 = 0.21 m,
+// the lever of the square of rim points). With h = 4 ms the velocity
+// falls by μg·h per step exactly, so it reaches 0 at the first step past
+// v0/(μg); the distance, Σ h·v_k, is v0²/(2μg) less about v0·h/2: within
+// v0·h. The axis stays vertical to 1e-9 rad.
+func TestCylinderSlidesOnFace(t *testing.T) {
+	const v0, mu, g, h = 2.0, 0.3, 9.81, 0.004
+	forEachBackend(t, func(t *testing.T, newBackend func() engine.Backend) {
+		b := engine.Body{Shape: engine.CylinderShape(0.3, 0.2), Rot: mgl64.QuatIdent(), Pos: mgl64.Vec3{0, 0, 0.2}, Vel: mgl64.Vec3{v0, 0, 0}}
+		b.SetMass(5)
+		m := inclined(b, 0, mu)
+		sim := newSim(t, m, exactSettings(h), newBackend())
+		tStop := v0 / (mu * g)
+		var st engine.State
+		stopped := -1.0
+		for k := 0; k < int(tStop/h)+20; k++ {
+			s := step(t, sim)
+			readState(t, sim, &st)
+			if stopped < 0 && vec3(st.Vel, 0).Len() < 1e-9 {
+				stopped = s.Time
+			}
+			if ax := quat(st.Rot, 0).Rotate(mgl64.Vec3{0, 0, 1}); math.Hypot(ax[0], ax[1]) > 1e-9 {
+				t.Fatalf("t = %.3f s: axis %v tipped", s.Time, ax)
+			}
+		}
+		x := st.Pos[0]
+		t.Logf("stopped at %.4f s (v0/(μg) = %.4f s) after %.5f m (v0²/(2μg) = %.5f m)", stopped, tStop, x, v0*v0/(2*mu*g))
+		if stopped < tStop || stopped > tStop+h*(1+1e-9) {
+			t.Errorf("stopped at %.5f s, want the first step after %.5f s", stopped, tStop)
+		}
+		if d := v0 * v0 / (2 * mu * g); math.Abs(x-d) > v0*h {
+			t.Errorf("slid %.6f m, want %.6f ± %.4f", x, d, v0*h)
+		}
+	})
+}
+
+// TestShapesResting: capsules and cylinders placed at rest on planes,
+// boxes and each other stay there and their support carries the weight,
+// as TestResting checks for the other shapes.
+func TestShapesResting(t *testing.T) {
+	lying := mgl64.QuatRotate(math.Pi/2, mgl64.Vec3{1, 0, 0})
+	floorBox := engine.Body{Shape: engine.BoxShape(2, 2, 0.5), Rot: mgl64.QuatIdent(), Pos: mgl64.Vec3{0, 0, -0.5}, Fixed: true}
+	plane := engine.Body{Shape: engine.PlaneShape(), Rot: mgl64.QuatIdent(), Fixed: true}
+	drum := engine.Body{Shape: engine.CylinderShape(1, 0.5), Rot: mgl64.QuatIdent(), Pos: mgl64.Vec3{0, 0, -0.5}, Fixed: true}
+	cases := []struct {
+		name    string
+		body    engine.Shape
+		rot     mgl64.Quat
+		z       float64
+		support engine.Body
+	}{
+		{"capsule lying on plane", engine.CapsuleShape(0.1, 0.2), lying, 0.1, plane},
+		{"capsule lying on box", engine.CapsuleShape(0.1, 0.2), lying, 0.1, floorBox},
+		{"cylinder standing on plane", engine.CylinderShape(0.1, 0.15), mgl64.QuatIdent(), 0.15, plane},
+		{"cylinder lying on plane", engine.CylinderShape(0.1, 0.15), lying, 0.1, plane},
+		{"cylinder standing on box", engine.CylinderShape(0.1, 0.15), mgl64.QuatIdent(), 0.15, floorBox},
+		{"cylinder lying on box", engine.CylinderShape(0.1, 0.15), lying, 0.1, floorBox},
+		{"cylinder on cylinder", engine.CylinderShape(0.1, 0.15), mgl64.QuatIdent(), 0.15, drum},
+		{"sphere on cylinder", engine.SphereShape(0.1), mgl64.QuatIdent(), 0.1, drum},
+	}
+	forEachBackend(t, func(t *testing.T, newBackend func() engine.Backend) {
+		for _, c := range cases {
+			b := engine.Body{Shape: c.body, Rot: c.rot, Pos: mgl64.Vec3{0, 0, c.z}}
+			b.SetMass(2)
+			m := &engine.Model{Bodies: []engine.Body{b, c.support},
+				Materials: []engine.Material{{Name: "m", Friction: 0.5}}, Gravity: mgl64.Vec3{0, 0, -9.81}}
+			s := engine.DefaultSettings()
+			s.Tol = 1e-9
+			s.MaxIter = 5000
+			sim := newSim(t, m, s, newBackend())
+			last, st := stepFor(t, sim, 100)
+			pos, q := vec3(st.Pos, 0), quat(st.Rot, 0)
+			// The bounds of TestResting: 1e-6 m and 1e-6 rad.
+			if d := pos.Sub(mgl64.Vec3{0, 0, c.z}).Len(); d > 1e-6 {
+				t.Errorf("%s: moved to %v (drift %.3g m)", c.name, pos, d)
+			}
+			if a := q.Mul(c.rot.Conjugate()); 2*math.Acos(math.Min(1, math.Abs(a.W))) > 1e-6 {
+				t.Errorf("%s: turned by %.3g rad", c.name, 2*math.Acos(math.Min(1, math.Abs(a.W))))
+			}
+			if fz := -last.FixedForce[2]; math.Abs(fz-2*9.81) > 1e-6*2*9.81 {
+				t.Errorf("%s: support force %.9f N, want %.9f N", c.name, fz, 2*9.81)
+			}
+		}
+	})
+}
