@@ -51,7 +51,10 @@ const maxDeviceBodies = 1 << 26
 // back from a host-visible buffer. It finds the contacts collide.Collider
 // finds, in the same order (see each kernel's header). Pairs whose EPA
 // outgrows collide_narrow's polytope (an ellipsoid with an ellipsoid or a
-// box, overlapping deeper than their margins) are listed by the kernel;
+// box, overlapping deeper than their margins), and every pair of the
+// pairHostRound row (a capsule or a cylinder with an ellipsoid or a box,
+// capsule–cylinder, cylinder–cylinder: collide's GJK/EPA), are listed by
+// the kernel;
 // when there are any, the
 // host reads back the list, runs collide's narrowphase on those pairs,
 // uploads their contacts, and a second submit places every pair's
@@ -168,6 +171,8 @@ func (b *Backend) loadCollider(m *engine.Model) error {
 			// No row of the table builds here: the host collides.
 			c.on = false
 			c.narrow.notes = []string{err.Error() + ": the host runs the whole collision"}
+		} else if note := hostRoundNote(kinds); note != "" {
+			c.narrow.notes = append(c.narrow.notes, note)
 		}
 	}
 	c.inv = 1 / b.host.col.BinSize()
@@ -674,11 +679,14 @@ func hasCompound(m *engine.Model) bool {
 }
 
 // hostKind returns the first shape kind of m that the device's collision
-// kernels do not know (capsules, cylinders): such a model collides on the
-// host.
+// kernels do not know (a kind after engine.Cylinder, the last that
+// collide_aabb and collide_narrow's table cover): such a model collides on
+// the host. Capsules and cylinders collide on the device, their pairs with
+// ellipsoids and boxes, capsule–cylinder and cylinder–cylinder listed for
+// the host's narrowphase (pairHostRound).
 func hostKind(m *engine.Model) (engine.ShapeKind, bool) {
 	for i := range m.Bodies {
-		if k := m.Bodies[i].Shape.Kind; k > engine.Compound {
+		if k := m.Bodies[i].Shape.Kind; k > engine.Cylinder {
 			return k, true
 		}
 	}

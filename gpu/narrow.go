@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"strings"
 
 	"github.com/gpusim/gpusim/engine"
 	"github.com/gpusim/gpusim/shaders"
@@ -22,21 +23,39 @@ const (
 	pairSphereEllipsoid
 	pairBoxBox          // separating axes, clipping, GJK
 	pairEllipsoidConvex // ellipsoid–ellipsoid, ellipsoid–box: GJK/EPA, Newton
-	pairNone            // plane–plane: no contact
+	pairSphereCapsule
+	pairPlaneCapsule
+	pairCapsuleCapsule
+	pairSphereCylinder
+	pairPlaneCylinder
+	pairHostRound // a capsule or a cylinder with an ellipsoid or a box, capsule–cylinder, cylinder–cylinder: GJK/EPA on the host
+	pairNone      // plane–plane: no contact
 	pairRows
 )
 
 // pairRowNames names the rows for messages.
 var pairRowNames = [pairRows]string{"sphere–sphere", "sphere–box", "sphere–plane", "ellipsoid–plane",
-	"box–plane", "sphere–ellipsoid", "box–box", "ellipsoid–ellipsoid and ellipsoid–box", "plane–plane"}
+	"box–plane", "sphere–ellipsoid", "box–box", "ellipsoid–ellipsoid and ellipsoid–box",
+	"sphere–capsule", "plane–capsule", "capsule–capsule", "sphere–cylinder", "plane–cylinder",
+	"ellipsoid–capsule, ellipsoid–cylinder, box–capsule, box–cylinder, capsule–cylinder and cylinder–cylinder",
+	"plane–plane"}
+
+// rowKinds is the number of kinds the table's rows cover: every kind up
+// to engine.Cylinder (engine.Compound's row and column stay empty: a
+// model with a compound collides on the host).
+const rowKinds = int(engine.Cylinder) + 1
 
 // pairRows' rows by kinds ka <= kb (engine's order: sphere, ellipsoid,
-// box, plane): collide_narrow's pairClass.
-var pairRowOf = [4][4]int{
-	engine.Sphere:    {engine.Sphere: pairSphereSphere, engine.Ellipsoid: pairSphereEllipsoid, engine.Box: pairSphereBox, engine.Plane: pairSpherePlane},
-	engine.Ellipsoid: {engine.Ellipsoid: pairEllipsoidConvex, engine.Box: pairEllipsoidConvex, engine.Plane: pairEllipsoidPlane},
-	engine.Box:       {engine.Box: pairBoxBox, engine.Plane: pairBoxPlane},
-	engine.Plane:     {engine.Plane: pairNone},
+// box, plane, compound, capsule, cylinder): collide_narrow's pairClass.
+var pairRowOf = [rowKinds][rowKinds]int{
+	engine.Sphere: {engine.Sphere: pairSphereSphere, engine.Ellipsoid: pairSphereEllipsoid, engine.Box: pairSphereBox, engine.Plane: pairSpherePlane,
+		engine.Capsule: pairSphereCapsule, engine.Cylinder: pairSphereCylinder},
+	engine.Ellipsoid: {engine.Ellipsoid: pairEllipsoidConvex, engine.Box: pairEllipsoidConvex, engine.Plane: pairEllipsoidPlane,
+		engine.Capsule: pairHostRound, engine.Cylinder: pairHostRound},
+	engine.Box:      {engine.Box: pairBoxBox, engine.Plane: pairBoxPlane, engine.Capsule: pairHostRound, engine.Cylinder: pairHostRound},
+	engine.Plane:    {engine.Plane: pairNone, engine.Capsule: pairPlaneCapsule, engine.Cylinder: pairPlaneCylinder},
+	engine.Capsule:  {engine.Capsule: pairCapsuleCapsule, engine.Cylinder: pairHostRound},
+	engine.Cylinder: {engine.Cylinder: pairHostRound},
 }
 
 // pairRow is the row of kinds ka <= kb.
@@ -45,12 +64,7 @@ func pairRow(ka, kb engine.ShapeKind) int { return pairRowOf[ka][kb] }
 // narrowRows returns the rows (bit r for row r) that the pairs of a
 // model's shape kinds can fall in, the plane–plane row always.
 func narrowRows(kinds []engine.ShapeKind) uint32 {
-	var seen [4]bool
-	for _, k := range kinds {
-		if int(k) < len(seen) {
-			seen[k] = true
-		}
-	}
+	seen := kindsSeen(kinds)
 	rows := uint32(1) << pairNone
 	for a := range seen {
 		for b := a; b < len(seen); b++ {
@@ -62,9 +76,41 @@ func narrowRows(kinds []engine.ShapeKind) uint32 {
 	return rows
 }
 
+// kindsSeen reports which of the table's kinds occur in kinds.
+func kindsSeen(kinds []engine.ShapeKind) [rowKinds]bool {
+	var seen [rowKinds]bool
+	for _, k := range kinds {
+		if int(k) < len(seen) && k != engine.Compound {
+			seen[k] = true
+		}
+	}
+	return seen
+}
+
+// hostRoundNote is the note of a model whose pairs fall in the
+// pairHostRound row: which pairs of its kinds the host computes (collide's
+// GJK/EPA), "" when none.
+func hostRoundNote(kinds []engine.ShapeKind) string {
+	seen := kindsSeen(kinds)
+	var names []string
+	for a := range seen {
+		for b := a; b < len(seen); b++ {
+			if seen[a] && seen[b] && pairRow(engine.ShapeKind(a), engine.ShapeKind(b)) == pairHostRound {
+				names = append(names, engine.ShapeKind(a).String()+"–"+engine.ShapeKind(b).String())
+			}
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("gpu: %s pairs go through the host: the device lists them and collide.Narrow (GJK/EPA) computes their contacts each step; every other pair collides on the device",
+		strings.Join(names, ", "))
+}
+
 // narrowPipelines are the collide_narrow pipelines of a model: the
 // closed-form rows in one pipeline, box–box in another and the ellipsoid
-// GJK/EPA row in a third, each
+// GJK/EPA row in a third (the pairHostRound row is in none: it is always
+// listed for the host), each
 // built with only its rows (the specialization constant CLASSES), so a
 // driver compiles what the model needs. A group that does not build is
 // tried row by row; a row that does not build alone is listed for the
@@ -81,8 +127,9 @@ type narrowPipelines struct {
 func buildNarrow(d *Device, rows uint32) (narrowPipelines, error) {
 	var np narrowPipelines
 	var firstErr error
-	const boxBox, ellConvex = 1 << pairBoxBox, 1 << pairEllipsoidConvex
-	for _, g := range []uint32{rows &^ (boxBox | ellConvex), rows & boxBox, rows & ellConvex} {
+	const boxBox, ellConvex, hostRound = 1 << pairBoxBox, 1 << pairEllipsoidConvex, 1 << pairHostRound
+	np.host = rows & hostRound
+	for _, g := range []uint32{rows &^ (boxBox | ellConvex | hostRound), rows & boxBox, rows & ellConvex} {
 		if g == 0 {
 			continue
 		}

@@ -13,6 +13,7 @@
 //		m = h·(|v_i| + |ω_i|·R_i)                                 // its prescribed velocity only
 //	}
 //	box[8i:8i+8] = (lo, hi, m, 0): ShapeAABB(shape_i, pos_i, rot_i, env + m)
+//	(capsule, cylinder: e_k = h·|R_k2| + r, h·|R_k2| + r·√(R_k0² + R_k1²))
 //	plane:   cell[4i+3] = 2<<24, planeN[3i:3i+3] = rot_i.Rotate(0, 0, 1)
 //	bounded: l_k = floor(lo_k·inv), u_k = floor(hi_k·inv), cells = Π (u_k − l_k + 1)
 //	         !(cells ≤ 64): big, cell[4i+3] = 1<<24
@@ -66,6 +67,9 @@ layout(push_constant) uniform Push {
 const uint SPHERE = 0u;
 const uint ELLIPSOID = 1u;
 const uint BOX = 2u;
+const uint PLANE = 3u;
+const uint CAPSULE = 5u;
+const uint CYLINDER = 6u;
 
 double len3(double a, double b, double c) {
 	precise double s = a * a + b * b + c * c;
@@ -104,7 +108,7 @@ void main() {
 			double w = len3(omega[3u * i], omega[3u * i + 1u], omega[3u * i + 2u]);
 			m = p.h * (v + w * shape[5u * i + 4u]);
 		}
-		if (kind > BOX) {
+		if (kind == PLANE) {
 			// A plane: unbounded; its outward normal is mgl64's
 			// rot.Rotate((0, 0, 1)) = v + c·(2w) + (2V) × c, c = V × v.
 			precise double c0 = qy * 1.0lf - qz * 0.0lf;
@@ -155,6 +159,21 @@ void main() {
 			r[7] = s * (qy * qz + qw * qx);
 			r[8] = 1.0lf - s * (qx * qx + qy * qy);
 			for (uint k = 0u; k < 3u; k++) {
+				if (kind == CAPSULE || kind == CYLINDER) {
+					// ShapeAABB: the axis's ends reach h·|R_k2|; a
+					// capsule's ball adds r, a cylinder's rim
+					// r·√(R_k0² + R_k1²).
+					double rad = shape[5u * i + 1u], hl = shape[5u * i + 2u];
+					precise double ek = hl * abs(r[3u * k + 2u]);
+					if (kind == CAPSULE) {
+						ek = ek + rad;
+					} else {
+						precise double q = sqrt(r[3u * k] * r[3u * k] + r[3u * k + 1u] * r[3u * k + 1u]);
+						ek = ek + rad * q;
+					}
+					e[k] = ek;
+					continue;
+				}
 				precise double sum = 0.0lf;
 				for (uint j = 0u; j < 3u; j++) {
 					precise double v = r[3u * k + j] * shape[5u * i + 1u + j];

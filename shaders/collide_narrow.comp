@@ -108,6 +108,8 @@ const uint SPHERE = 0u;
 const uint ELLIPSOID = 1u;
 const uint BOX = 2u;
 const uint PLANE = 3u;
+const uint CAPSULE = 5u;
+const uint CYLINDER = 6u;
 
 // The rows of the narrowphase table (gpu/narrow.go names them too).
 const uint PAIR_SPHERE_SPHERE = 0u;
@@ -118,9 +120,16 @@ const uint PAIR_BOX_PLANE = 4u;
 const uint PAIR_SPHERE_ELLIPSOID = 5u;
 const uint PAIR_BOX_BOX = 6u;        // separating axes, clipping, GJK
 const uint PAIR_ELLIPSOID_CONVEX = 7u; // ellipsoid–ellipsoid, ellipsoid–box: GJK/EPA, Newton
-const uint PAIR_NONE = 8u;           // plane–plane: no contact
+const uint PAIR_SPHERE_CAPSULE = 8u;
+const uint PAIR_PLANE_CAPSULE = 9u;
+const uint PAIR_CAPSULE_CAPSULE = 10u;
+const uint PAIR_SPHERE_CYLINDER = 11u;
+const uint PAIR_PLANE_CYLINDER = 12u;
+const uint PAIR_HOST_ROUND = 13u;      // ellipsoid or box with a capsule or a cylinder, capsule–cylinder,
+                                       // cylinder–cylinder: GJK/EPA on the host, never computed here
+const uint PAIR_NONE = 14u;            // plane–plane: no contact
 
-layout(constant_id = 0) const uint CLASSES = 0x1ffu;
+layout(constant_id = 0) const uint CLASSES = 0x7fffu;
 const bool HAS_SPHERE_SPHERE = (CLASSES & 1u) != 0u;
 const bool HAS_SPHERE_BOX = (CLASSES & 2u) != 0u;
 const bool HAS_SPHERE_PLANE = (CLASSES & 4u) != 0u;
@@ -129,9 +138,24 @@ const bool HAS_BOX_PLANE = (CLASSES & 16u) != 0u;
 const bool HAS_SPHERE_ELLIPSOID = (CLASSES & 32u) != 0u;
 const bool HAS_BOX_BOX = (CLASSES & 64u) != 0u;
 const bool HAS_ELLIPSOID_CONVEX = (CLASSES & 128u) != 0u;
+const bool HAS_SPHERE_CAPSULE = (CLASSES & 256u) != 0u;
+const bool HAS_PLANE_CAPSULE = (CLASSES & 512u) != 0u;
+const bool HAS_CAPSULE_CAPSULE = (CLASSES & 1024u) != 0u;
+const bool HAS_SPHERE_CYLINDER = (CLASSES & 2048u) != 0u;
+const bool HAS_PLANE_CYLINDER = (CLASSES & 4096u) != 0u;
 
 // pairClass is the row of kinds ka <= kb.
 uint pairClass(uint ka, uint kb) {
+	if (kb == CAPSULE || kb == CYLINDER) {
+		bool cap = kb == CAPSULE;
+		if (ka == SPHERE) {
+			return cap ? PAIR_SPHERE_CAPSULE : PAIR_SPHERE_CYLINDER;
+		}
+		if (ka == PLANE) {
+			return cap ? PAIR_PLANE_CAPSULE : PAIR_PLANE_CYLINDER;
+		}
+		return ka == CAPSULE && cap ? PAIR_CAPSULE_CAPSULE : PAIR_HOST_ROUND;
+	}
 	if (kb == PLANE) {
 		return ka == SPHERE ? PAIR_SPHERE_PLANE : ka == ELLIPSOID ? PAIR_ELLIPSOID_PLANE : ka == BOX ? PAIR_BOX_PLANE : PAIR_NONE;
 	}
@@ -1153,17 +1177,7 @@ void sphereEllipsoid(double r, dvec3 c, dvec3 s, Frame fe, double env) {
 // ---- ellipsoid–ellipsoid and ellipsoid–box (cpuref/narrow_gjk.go,
 // narrow_ellipsoid.go) ----
 
-// hypot is Go's math.Hypot for finite p, q.
-double hypot(double p, double q) {
-	double x = abs(p), y = abs(q);
-	double hi = max(x, y), lo = min(x, y);
-	if (hi == 0.0lf) {
-		return 0.0lf;
-	}
-	precise double r = lo / hi;
-	precise double h = hi * sqrt(1.0lf + r * r);
-	return h;
-}
+#include "hypot.glsl"
 
 dvec3 normalize3(dvec3 v) {
 	precise double inv = 1.0lf / len3(v);
@@ -1887,6 +1901,308 @@ void ellipsoidFinish(bool box, Convex a, Convex b, Frame fb, double env, dvec3 n
 	add(dirToWorld(fb, n), toWorld(fb, pa), toWorld(fb, pb), phi, env);
 }
 
+// ---- capsules and cylinders: the closed forms (collide/narrow_round.go) ----
+// A capsule (radius s.x about the segment from −h to h, h = s.y, along
+// its body z axis) and a cylinder (radius s.x, half-height s.y, axis z).
+// Their pairs with ellipsoids and boxes, capsule–cylinder and
+// cylinder–cylinder go through collide's GJK/EPA: row PAIR_HOST_ROUND,
+// always listed for the host.
+
+// segmentEnds is collide's segmentOf: the ends c − h·a and c + h·a of the
+// axis segment (a = f.r2).
+void segmentEnds(double h, Frame f, out dvec3 p0, out dvec3 p1) {
+	precise dvec3 d = f.r2 * h;
+	precise dvec3 lo = f.c - d;
+	precise dvec3 hi = f.c + d;
+	p0 = lo;
+	p1 = hi;
+}
+
+// clamp01 is math.Max(0, math.Min(1, x)).
+double clamp01(double x) { return max(0.0lf, min(1.0lf, x)); }
+
+// closestOnSegment is collide's: the point of segment p0–p1 closest to q.
+dvec3 closestOnSegment(dvec3 p0, dvec3 p1, dvec3 q) {
+	precise dvec3 d = p1 - p0;
+	double dd = dot3(d, d);
+	if (!(dd > 0.0lf)) {
+		return p0;
+	}
+	precise dvec3 qp = q - p0;
+	precise double x = dot3(qp, d) / dd;
+	double t = clamp01(x);
+	precise dvec3 r = p0 + d * t;
+	return r;
+}
+
+// closestSegments is collide's (Ericson §5.1.9): the closest points ca,
+// cb of segments p1–q1 and p2–q2.
+void closestSegments(dvec3 p1, dvec3 q1, dvec3 p2, dvec3 q2, out dvec3 ca, out dvec3 cb) {
+	precise dvec3 d1 = q1 - p1, d2 = q2 - p2, r = p1 - p2;
+	double a = dot3(d1, d1), e = dot3(d2, d2), f = dot3(d2, r);
+	double s = 0.0lf, t = 0.0lf;
+	if (!(a > 0.0lf) && !(e > 0.0lf)) {
+		ca = p1;
+		cb = p2;
+		return;
+	}
+	if (!(a > 0.0lf)) {
+		precise double x = f / e;
+		t = clamp01(x);
+	} else {
+		double c = dot3(d1, r);
+		if (!(e > 0.0lf)) {
+			precise double x = -c / a;
+			s = clamp01(x);
+		} else {
+			double b = dot3(d1, d2);
+			precise double den = a * e - b * b;
+			if (den > 0.0lf) {
+				precise double x = (b * f - c * e) / den;
+				s = clamp01(x);
+			}
+			precise double tt = (b * s + f) / e;
+			t = tt;
+			if (t < 0.0lf) {
+				t = 0.0lf;
+				precise double x = -c / a;
+				s = clamp01(x);
+			} else if (t > 1.0lf) {
+				t = 1.0lf;
+				precise double x = (b - c) / a;
+				s = clamp01(x);
+			}
+		}
+	}
+	precise dvec3 ra = p1 + d1 * s;
+	precise dvec3 rb = p2 + d2 * t;
+	ca = ra;
+	cb = rb;
+}
+
+// ballBall is collide's: the contact of balls of radii ra at ca and rb at
+// cb, along ±n0 when the centres are within 1e-9 of the radii of each
+// other.
+void ballBall(double ra, dvec3 ca, double rb, dvec3 cb, dvec3 n0, double env) {
+	precise dvec3 d = cb - ca;
+	double dist = len3(d);
+	precise double phi = dist - ra - rb;
+	if (!(phi < env)) {
+		return;
+	}
+	precise dvec3 n = n0;
+	precise double tiny = 1e-9lf * (ra + rb);
+	if (dist > tiny) {
+		precise double inv = 1.0lf / dist;
+		n = d * inv;
+	} else {
+		if (dot3(d, n) < 0.0lf) {
+			n = n * -1.0lf;
+		}
+		phi = dot3(d, n) - ra - rb;
+	}
+	precise dvec3 a = ca + n * ra;
+	precise dvec3 b = cb - n * rb;
+	add(n, a, b, phi, env);
+}
+
+// acrossAxes is collide's: a unit vector across unit axes u and v.
+dvec3 acrossAxes(dvec3 u, dvec3 v) {
+	dvec3 x = cross3(u, v);
+	double l = len3(x);
+	if (l > 1e-9lf) {
+		precise double inv = 1.0lf / l;
+		precise dvec3 r = x * inv;
+		return r;
+	}
+	dvec3 t1, t2;
+	tangentPair(u, t1, t2);
+	return t1;
+}
+
+// sphereCapsule is collide's: the ball at fa.c against the capsule's ball
+// about the closest point of its segment.
+void sphereCapsule(double ra, dvec3 c, dvec3 sb, Frame fb, double env) {
+	dvec3 p0, p1;
+	segmentEnds(sb.y, fb, p0, p1);
+	ballBall(ra, c, sb.x, closestOnSegment(p0, p1, c), acrossAxes(fb.r2, fb.r2), env);
+}
+
+// capsuleCapsule is collide's: the ball–ball contact at the closest points
+// of the segments, or for parallel axes (sine² below capsuleParallel =
+// 1e-6) overlapping along their length one at each end of the overlap.
+void capsuleCapsule(dvec3 sa, Frame fa, dvec3 sb, Frame fb, double env) {
+	dvec3 a0, a1, b0, b1;
+	segmentEnds(sa.y, fa, a0, a1);
+	segmentEnds(sb.y, fb, b0, b1);
+	dvec3 ua = fa.r2, ub = fb.r2;
+	dvec3 x = cross3(ua, ub);
+	dvec3 pa[2], pb[2];
+	int nb = 1;
+	if (sa.y > 0.0lf && sb.y > 0.0lf && dot3(x, x) < 1e-6lf) {
+		precise dvec3 e0 = b0 - fa.c, e1 = b1 - fa.c;
+		double t0 = dot3(e0, ua), t1 = dot3(e1, ua);
+		precise double nh = -sa.y;
+		double lo = max(nh, min(t0, t1)), hi = min(sa.y, max(t0, t1));
+		precise double w = hi - lo;
+		precise double tiny = 1e-9lf * (sa.y + sb.y);
+		if (w > tiny) {
+			nb = 2;
+			for (int k = 0; k < 2; k++) {
+				precise dvec3 pk = fa.c + ua * (k == 0 ? lo : hi);
+				pa[k] = pk;
+				pb[k] = closestOnSegment(b0, b1, pk);
+			}
+		}
+	}
+	if (nb == 1) {
+		closestSegments(a0, a1, b0, b1, pa[0], pb[0]);
+	}
+	dvec3 n0 = acrossAxes(ua, ub);
+	for (int k = 0; k < nb; k++) {
+		ballBall(sa.x, pa[k], sb.x, pb[k], n0, env);
+	}
+}
+
+// planeCapsule is collide's planeCapsule, capsulePlane (capsule sc in fc
+// against the plane of fp) mirrored: one contact per end of the capsule.
+// capsulePlane's normal −np mirrored is np exactly.
+void planeCapsule(Frame fp, dvec3 sc, Frame fc, double env) {
+	double r = sc.x, h = sc.y;
+	dvec3 np = fp.r2, a = fc.r2;
+	double na = dot3(np, a);
+	precise dvec3 u = np - a * na;
+	double ul = len3(u);
+	for (int k = 0; k < 2; k++) {
+		double s = k == 0 ? -1.0lf : 1.0lf;
+		if (s > 0.0lf && !(h > 0.0lf)) {
+			break;
+		}
+		precise double sh = s * h;
+		precise dvec3 e = fc.c + a * sh;
+		precise dvec3 pt;
+		precise double sn = s * na;
+		if (sn <= 0.0lf) {
+			pt = e - np * r;
+		} else if (ul > 1e-9lf) {
+			precise double f = r / ul;
+			pt = e - u * f;
+		} else {
+			continue;
+		}
+		precise dvec3 pc = pt - fp.c;
+		double g = dot3(pc, np);
+		if (g < env) {
+			precise dvec3 b = pt - np * g;
+			add(np, b, pt, g, env);
+		}
+	}
+}
+
+// sphereCylinder is collide's: the closest point of the cylinder to the
+// ball's centre outside, the nearer of side and cap inside.
+void sphereCylinder(double R, dvec3 c, dvec3 sc, Frame fc, double env) {
+	double r = sc.x, h = sc.y;
+	precise dvec3 cc = c - fc.c;
+	dvec3 y = dirToBody(fc, cc);
+	double rho = hypot(y.x, y.y);
+	precise dvec3 q = y;
+	if (rho > r) {
+		precise double f = r / rho;
+		q.x = y.x * f;
+		q.y = y.y * f;
+	}
+	precise double nh = -h;
+	q.z = max(nh, min(h, y.z));
+	precise dvec3 d = y - q;
+	double dist = len3(d);
+	precise dvec3 m = dvec3(0.0lf);
+	precise double phi;
+	if (dist > 0.0lf) {
+		precise double inv = 1.0lf / dist;
+		m = d * inv;
+		phi = dist - R;
+	} else {
+		precise double side = r - rho;
+		precise double cap = h - abs(y.z);
+		if (side < cap) {
+			m = dvec3(1.0lf, 0.0lf, 0.0lf);
+			if (rho > 0.0lf) {
+				m = dvec3(y.x / rho, y.y / rho, 0.0lf);
+			}
+			q.x = m.x * r;
+			q.y = m.y * r;
+			phi = -side - R;
+		} else {
+			m.z = 1.0lf;
+			if (y.z < 0.0lf) {
+				m.z = -1.0lf;
+			}
+			q.z = m.z * h;
+			phi = -cap - R;
+		}
+	}
+	if (!(phi < env)) {
+		return;
+	}
+	dvec3 mw = dirToWorld(fc, m);
+	precise dvec3 n = mw * -1.0lf;
+	precise dvec3 a = c - mw * R;
+	add(n, a, toWorld(fc, q), phi, env);
+}
+
+// planeCylinder is collide's planeCylinder, cylinderPlane (cylinder sc in
+// fc against the plane of fp) mirrored: the lowest rim point of each cap,
+// or, the axis within cylinderFlat = 0.01 of the plane's normal np, four
+// rim points of the lower cap at ±x, ±y of the cylinder's frame.
+void planeCylinder(Frame fp, dvec3 sc, Frame fc, double env) {
+	double r = sc.x, h = sc.y;
+	dvec3 np = fp.r2, a = fc.r2;
+	double na = dot3(np, a);
+	precise dvec3 u = np - a * na;
+	double ul = len3(u);
+	dvec3 pts[4];
+	int npt;
+	if (ul > 0.01lf) {
+		precise double f = r / ul;
+		precise dvec3 ur = u * f;
+		precise double nh = -h;
+		precise dvec3 e0 = fc.c + a * nh;
+		precise dvec3 e1 = fc.c + a * h;
+		precise dvec3 p0 = e0 - ur;
+		precise dvec3 p1 = e1 - ur;
+		pts[0] = p0;
+		pts[1] = p1;
+		npt = 2;
+	} else {
+		precise double s = -h;
+		if (na < 0.0lf) {
+			s = h;
+		}
+		precise dvec3 cc = fc.c + a * s;
+		precise dvec3 m0 = fc.r0 * -1.0lf;
+		precise dvec3 m1 = fc.r1 * -1.0lf;
+		precise dvec3 p0 = cc + fc.r0 * r;
+		precise dvec3 p1 = cc + fc.r1 * r;
+		precise dvec3 p2 = cc + m0 * r;
+		precise dvec3 p3 = cc + m1 * r;
+		pts[0] = p0;
+		pts[1] = p1;
+		pts[2] = p2;
+		pts[3] = p3;
+		npt = 4;
+	}
+	for (int k = 0; k < npt; k++) {
+		dvec3 pt = pts[k];
+		precise dvec3 pc = pt - fp.c;
+		double g = dot3(pc, np);
+		if (g < env) {
+			precise dvec3 b = pt - np * g;
+			add(np, b, pt, g, env);
+		}
+	}
+}
+
 // convexPair is cpuref's boxBox, ellipsoidEllipsoid and ellipsoidBox
 // (ka ≤ kb): their GJK runs at one call site, which keeps the inlined
 // kernel small.
@@ -2067,6 +2383,16 @@ void main() {
 			boxPlane(sa, fa, fb, env);
 		} else if (HAS_SPHERE_ELLIPSOID && cls == PAIR_SPHERE_ELLIPSOID) {
 			sphereEllipsoid(sa.x, fa.c, sb, fb, env);
+		} else if (HAS_SPHERE_CAPSULE && cls == PAIR_SPHERE_CAPSULE) {
+			sphereCapsule(sa.x, fa.c, sb, fb, env);
+		} else if (HAS_PLANE_CAPSULE && cls == PAIR_PLANE_CAPSULE) {
+			planeCapsule(fa, sb, fb, env);
+		} else if (HAS_CAPSULE_CAPSULE && cls == PAIR_CAPSULE_CAPSULE) {
+			capsuleCapsule(sa, fa, sb, fb, env);
+		} else if (HAS_SPHERE_CYLINDER && cls == PAIR_SPHERE_CYLINDER) {
+			sphereCylinder(sa.x, fa.c, sb, fb, env);
+		} else if (HAS_PLANE_CYLINDER && cls == PAIR_PLANE_CYLINDER) {
+			planeCylinder(fa, sb, fb, env);
 		} else if (HAS_BOX_BOX && cls == PAIR_BOX_BOX || HAS_ELLIPSOID_CONVEX && cls == PAIR_ELLIPSOID_CONVEX) {
 			// box–box, ellipsoid–ellipsoid, ellipsoid–box
 			convexPair(ka, kb, sa, fa, sb, fb, env);
