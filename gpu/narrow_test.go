@@ -17,9 +17,19 @@ func TestNarrowRows(t *testing.T) {
 		uint32(1<<pairSphereSphere|1<<pairSpherePlane|1<<pairNone); got != want {
 		t.Errorf("spheres and planes: rows %08b, want %08b", got, want)
 	}
-	all := []engine.ShapeKind{engine.Sphere, engine.Ellipsoid, engine.Box, engine.Plane}
+	all := []engine.ShapeKind{engine.Sphere, engine.Ellipsoid, engine.Box, engine.Plane, engine.Capsule, engine.Cylinder}
 	if got, want := narrowRows(all), uint32(1<<pairRows-1); got != want {
-		t.Errorf("every kind: rows %08b, want %08b", got, want)
+		t.Errorf("every kind: rows %015b, want %015b", got, want)
+	}
+	// Capsules and cylinders with spheres and planes: their closed forms,
+	// and the host's row for capsule–cylinder and cylinder–cylinder.
+	if got, want := narrowRows([]engine.ShapeKind{engine.Sphere, engine.Plane, engine.Capsule, engine.Cylinder}),
+		uint32(1<<pairSphereSphere|1<<pairSpherePlane|1<<pairNone|1<<pairSphereCapsule|1<<pairPlaneCapsule|
+			1<<pairCapsuleCapsule|1<<pairSphereCylinder|1<<pairPlaneCylinder|1<<pairHostRound); got != want {
+		t.Errorf("spheres, planes, capsules, cylinders: rows %015b, want %015b", got, want)
+	}
+	if got := narrowRows([]engine.ShapeKind{engine.Capsule, engine.Plane}); got&(1<<pairHostRound) != 0 {
+		t.Errorf("capsules and planes: rows %015b list the host's row", got)
 	}
 }
 
@@ -37,11 +47,14 @@ func TestNarrowRowOnHost(t *testing.T) {
 	rows := narrowRows(kinds)
 	for r := range pairNone {
 		bit := uint32(1) << r
+		if rows&bit == 0 || r == pairHostRound {
+			continue // a row the scene has no pair of; the host's row is always listed
+		}
 		np, err := buildNarrow(tw.gpu.d, rows&^bit)
 		if err != nil {
 			t.Fatal(err)
 		}
-		np.host = bit
+		np.host |= bit
 		tw.gpu.dc.narrow = np
 		tw.collide(t)
 		if tw.gpu.dc.counts[metaFallback] == 0 {
