@@ -254,7 +254,9 @@ func roundModel(seed uint64, n int) *engine.Model {
 		Gravity:   mgl64.Vec3{0.1, -0.2, -9.81},
 	}
 	side := 0.1 * math.Cbrt(float64(n))
-	vec := func(s float64) mgl64.Vec3 { return mgl64.Vec3{s * r.NormFloat64(), s * r.NormFloat64(), s * r.NormFloat64()} }
+	vec := func(s float64) mgl64.Vec3 {
+		return mgl64.Vec3{s * r.NormFloat64(), s * r.NormFloat64(), s * r.NormFloat64()}
+	}
 	for range n {
 		var s engine.Shape
 		a, b := 0.015+0.03*r.Float64(), 0.015+0.04*r.Float64()
