@@ -14,10 +14,15 @@ import (
 	"github.com/gpusim/gpusim/internal/atomicfile"
 )
 
-// Version is the format version Write writes. Read reads it and version
-// 1, which has no joint impulses in its warm section (a run resumed from
-// one starts its joint rows from zero, as that version's runs did).
-const Version = 2
+// Version is the newest format version. Write writes it when the
+// warm-start data has rolling impulses (engine.WarmStartData.Rolling) and
+// version 2, the same without them, otherwise, so that a run without
+// rolling friction writes the files it wrote before version 3 existed.
+// Read reads versions 1 to 3: version 1 has no joint impulses in its warm
+// section (a run resumed from one starts its joint rows from zero, as
+// that version's runs did), versions 1 and 2 no rolling impulses (the
+// rolling rows start from zero).
+const Version = 3
 
 const magic = "GPUSIMCK"
 
@@ -64,7 +69,8 @@ type Checkpoint struct {
 func FileName(step int) string { return fmt.Sprintf("step-%06d.ckpt", step) }
 
 // ModelHash is a SHA-256 of everything in m that a restore takes from the
-// rebuilt scene rather than from the checkpoint: gravity, materials and,
+// rebuilt scene rather than from the checkpoint: gravity, materials (their
+// rolling and spinning friction too, when some material has them) and,
 // per body, shape, mass, inertia, fixed flag, material, force and torque,
 // kinematic bodies' motions, the joints and compound bodies' parts (not
 // the state: the checkpoint carries it).
@@ -75,6 +81,14 @@ func ModelHash(m *engine.Model) [32]byte {
 	for _, mt := range m.Materials {
 		e.str(mt.Name)
 		e.f64(mt.Friction, mt.Cohesion)
+	}
+	// Rolling and spinning friction likewise, only when a material has
+	// some.
+	if m.HasRolling() {
+		e.str("rolling")
+		for _, mt := range m.Materials {
+			e.f64(mt.RollingFriction, mt.SpinningFriction)
+		}
 	}
 	e.u64(uint64(len(m.Bodies)))
 	for i := range m.Bodies {
@@ -145,7 +159,11 @@ func Encode(c *Checkpoint) ([]byte, error) {
 	var e encoder
 	e.buf = make([]byte, 0, headerLen+1024+len(c.Scene)+8*13*n)
 	e.buf = append(e.buf, magic...)
-	e.u32(Version)
+	version := uint32(2)
+	if c.Warm != nil && len(c.Warm.Rolling) > 0 {
+		version = Version
+	}
+	e.u32(version)
 	e.u64(0) // length, set below
 	e.u64(uint64(c.Step))
 	s := &c.Settings
@@ -198,6 +216,12 @@ func Encode(c *Checkpoint) ([]byte, error) {
 		e.f64(w.Gamma...)
 		e.u64(uint64(len(w.Joints)))
 		e.f64(w.Joints...)
+		if version >= 3 {
+			if len(w.Rolling) != 3*m {
+				return nil, fmt.Errorf("checkpoint: warm-start data of %d keys and %d rolling impulses (want 3 per key)", m, len(w.Rolling))
+			}
+			e.f64(w.Rolling...)
+		}
 	}
 	binary.LittleEndian.PutUint64(e.buf[12:], uint64(len(e.buf)-headerLen))
 	e.u32(crc32.Checksum(e.buf, castagnoli))
@@ -245,8 +269,8 @@ func Decode(data []byte) (*Checkpoint, error) {
 		return nil, fmt.Errorf("truncated: %d bytes, shorter than the %d-byte header", len(data), headerLen)
 	}
 	version := binary.LittleEndian.Uint32(data[8:])
-	if version != 1 && version != Version {
-		return nil, fmt.Errorf("format version %d; this gpusim reads versions 1 and %d", version, Version)
+	if version < 1 || version > Version {
+		return nil, fmt.Errorf("format version %d; this gpusim reads versions 1 to %d", version, Version)
 	}
 	body := binary.LittleEndian.Uint64(data[12:])
 	if have := uint64(len(data) - headerLen); body > have || have-body < trailerLen {
@@ -317,6 +341,19 @@ func Decode(data []byte) (*Checkpoint, error) {
 				w.Joints = make([]float64, nj)
 				for i := range w.Joints {
 					w.Joints[i] = d.f64()
+				}
+			}
+		}
+		if version >= 3 {
+			// 3 rolling impulses per key (Encode writes version 3 only
+			// with them).
+			if d.err == nil && d.left() < 3*8*m {
+				d.err = fmt.Errorf("warm rolling impulses: need %d bytes, %d left in the content", 3*8*m, d.left())
+			}
+			if d.err == nil {
+				w.Rolling = make([]float64, 3*m)
+				for i := range w.Rolling {
+					w.Rolling[i] = d.f64()
 				}
 			}
 		}

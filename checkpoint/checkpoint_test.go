@@ -93,7 +93,7 @@ func TestDecodeRejects(t *testing.T) {
 		return b
 	}
 	version := append([]byte(nil), good...)
-	binary.LittleEndian.PutUint32(version[8:], 3)
+	binary.LittleEndian.PutUint32(version[8:], 4)
 	// The state section starts after the model hash; find it from the
 	// end: warm section (1 + 8 + 3·3·4 + 9·8 bytes, joints 8 + 2·8),
 	// state (8 + 13·3·8).
@@ -118,7 +118,7 @@ func TestDecodeRejects(t *testing.T) {
 		{"truncated half", good[:len(good)/2], "truncated"},
 		{"truncated crc", good[:len(good)-1], "truncated"},
 		{"trailing", append(append([]byte(nil), good...), 0), "after the end"},
-		{"version", version, "format version 3; this gpusim reads versions 1 and 2"},
+		{"version", version, "format version 4; this gpusim reads versions 1 to 3"},
 		{"flipped state bit", flip(stateOff + 20), "corrupted"},
 		{"flipped crc", flip(len(good) - 1), "corrupted"},
 		{"NaN position", withCRC(nanPos), "state: body 1: position component 1 is NaN"},
@@ -210,5 +210,65 @@ func TestReadVersion1(t *testing.T) {
 	c.Warm.Joints = nil
 	if !reflect.DeepEqual(got, c) {
 		t.Errorf("version 1 read back\n%+v\nwant\n%+v", got, c)
+	}
+}
+
+// TestRollingWarmVersion3: warm-start data with rolling impulses (3 per
+// key) is written as version 3 and reads back; without them the file is
+// version 2, byte for byte what it was before version 3.
+func TestRollingWarmVersion3(t *testing.T) {
+	c := sample()
+	v2, err := Encode(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint32(v2[8:]); v != 2 {
+		t.Fatalf("without rolling impulses: version %d, want 2", v)
+	}
+	c.Warm.Rolling = []float64{0.01, -0.02, 0.003, 0, 0, 0, 1e-3, 2e-3, -4e-4}
+	v3, err := Encode(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint32(v3[8:]); v != 3 {
+		t.Fatalf("with rolling impulses: version %d, want 3", v)
+	}
+	if len(v3) != len(v2)+9*8 {
+		t.Fatalf("version 3 is %d bytes, want version 2's %d + 72", len(v3), len(v2))
+	}
+	got, err := Decode(v3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, c) {
+		t.Errorf("read back\n%+v\nwant\n%+v", got.Warm, c.Warm)
+	}
+	// Truncated rolling section: a clear error.
+	cut := len(v3) - trailerLen - 8
+	short := append(append([]byte(nil), v3[:cut]...), v3[len(v3)-trailerLen:]...)
+	binary.LittleEndian.PutUint64(short[12:], uint64(len(short)-headerLen-trailerLen))
+	if _, err := Decode(withCRC(short)); err == nil || !strings.Contains(err.Error(), "rolling") {
+		t.Errorf("truncated rolling section: %v, want an error naming it", err)
+	}
+	// The wrong count of rolling impulses does not encode.
+	c.Warm.Rolling = c.Warm.Rolling[:4]
+	if _, err := Encode(c); err == nil {
+		t.Error("4 rolling impulses for 3 keys encoded")
+	}
+}
+
+// TestModelHashRolling: a model without rolling friction hashes as before
+// the fields existed (they are hashed only when some material has them),
+// and a rolling coefficient changes the hash.
+func TestModelHashRolling(t *testing.T) {
+	m := &engine.Model{Materials: []engine.Material{{Name: "a", Friction: 0.3}},
+		Bodies: []engine.Body{{Shape: engine.SphereShape(1), Mass: 1}}}
+	h0 := ModelHash(m)
+	m.Materials[0].RollingFriction = 0.01
+	h1 := ModelHash(m)
+	m.Materials[0].RollingFriction, m.Materials[0].SpinningFriction = 0, 0.01
+	h2 := ModelHash(m)
+	if h0 == h1 || h0 == h2 || h1 == h2 {
+		t.Errorf("hashes %x, %x, %x: want all different", h0[:4], h1[:4], h2[:4])
 	}
 }

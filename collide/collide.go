@@ -119,7 +119,7 @@ func (c *Collider) collideParts(pos, rot []float64, env float64) (int, error) {
 // candidate pair) at positions pos and orientations rot (engine.State's
 // layouts) with gap below env (m), as Collide makes them: Narrow's
 // contacts in its order, their points in the bodies' frames, the
-// materials combined by engine.CombineMaterials; for a compound, those of
+// materials combined by engine.CombineMaterials and engine.CombineRolling; for a compound, those of
 // every pair of parts in order. It returns their number and cps, Narrow's
 // scratch (reused). A non-finite gap or normal is an error naming the
 // bodies.
@@ -153,7 +153,9 @@ func (c *Collider) PairContacts(i, j int, pos, rot []float64, env float64, con *
 // poses a and b: the points turned into the bodies' frames, the bodies'
 // materials combined. A non-finite gap or normal is an error.
 func (c *Collider) appendContacts(con *engine.Contacts, i, j int, a, b Pose, cps []ContactPoint) error {
-	mu, coh := engine.CombineMaterials(c.mats[c.material[i]], c.mats[c.material[j]])
+	ma, mb := c.mats[c.material[i]], c.mats[c.material[j]]
+	mu, coh := engine.CombineMaterials(ma, mb)
+	mur, mus := engine.CombineRolling(ma, mb)
 	for _, cp := range cps {
 		if !finite(cp.Phi) || !finite(cp.Normal[0]) || !finite(cp.Normal[1]) || !finite(cp.Normal[2]) {
 			return errors.New("narrowphase gave a non-finite contact")
@@ -168,6 +170,8 @@ func (c *Collider) appendContacts(con *engine.Contacts, i, j int, a, b Pose, cps
 		con.Phi = append(con.Phi, cp.Phi)
 		con.Mu = append(con.Mu, mu)
 		con.Cohesion = append(con.Cohesion, coh)
+		con.Rolling = append(con.Rolling, mur)
+		con.Spinning = append(con.Spinning, mus)
 	}
 	return nil
 }
@@ -188,6 +192,9 @@ func (c *Collider) SetContacts(con *engine.Contacts) {
 	copy(c.con.Phi, con.Phi)
 	copy(c.con.Mu, con.Mu)
 	copy(c.con.Cohesion, con.Cohesion)
+	// Rolling coefficients: con's, zero where its slices are short.
+	clear(c.con.Rolling[copy(c.con.Rolling, con.Rolling):])
+	clear(c.con.Spinning[copy(c.con.Spinning, con.Spinning):])
 	c.sub = c.sub[:0]
 	for k := range nc {
 		s := int32(0)

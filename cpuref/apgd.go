@@ -218,6 +218,9 @@ func (b *Backend) schur(dst, x []float64) {
 	if b.jt.Rows > 0 {
 		b.jointVelocities(b.dv, dst[3*b.con.Len():], false)
 	}
+	if b.rl.n > 0 && len(dst) == b.rows() {
+		b.rollingVelocities(b.dv, dst[b.rl.off:], false)
+	}
 }
 
 // apgdTrialY sets, for the contacts in [lo, hi), y_k and N y_k (yMode),

@@ -52,7 +52,8 @@ type Backend struct {
 	// Warm start: the last step's impulses (keys: see collide.Collider).
 	prevGamma []float64
 
-	jt joints // joint rows and kinematic bodies (joint.go)
+	jt joints  // joint rows and kinematic bodies (joint.go)
+	rl rolling // rolling and spinning friction rows (rolling.go)
 
 	apgd  apgdWork // SolveAPGD's vectors and loops
 	args  loopArgs // operands of the running parallel loop
@@ -108,6 +109,7 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	b.dv = make([]float64, 6*n)
 	b.prevGamma = b.prevGamma[:0]
 	b.loadJoints(m)
+	b.rl = rolling{on: m.HasRolling(), prev: b.rl.prev[:0]}
 	return nil
 }
 
@@ -135,6 +137,8 @@ func (b *Backend) ReadContacts(c *engine.Contacts) error {
 	copy(c.Phi, b.con.Phi)
 	copy(c.Mu, b.con.Mu)
 	copy(c.Cohesion, b.con.Cohesion)
+	clear(c.Rolling[copy(c.Rolling, b.con.Rolling):])
+	clear(c.Spinning[copy(c.Spinning, b.con.Spinning):])
 	return nil
 }
 

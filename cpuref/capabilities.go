@@ -13,9 +13,10 @@ var (
 	_ engine.JointReactor   = (*Backend)(nil)
 	_ engine.BodyReactor    = (*Backend)(nil)
 
-	_ engine.VecReuser  = linalg{}
-	_ engine.DeviceAPGD = (*problem)(nil)
-	_ engine.JointRows  = (*problem)(nil)
-	_ Assembler         = (*problem)(nil)
-	_ Assembler         = (*MatrixProblem)(nil)
+	_ engine.VecReuser   = linalg{}
+	_ engine.DeviceAPGD  = (*problem)(nil)
+	_ engine.JointRows   = (*problem)(nil)
+	_ engine.RollingRows = (*problem)(nil)
+	_ Assembler          = (*problem)(nil)
+	_ Assembler          = (*MatrixProblem)(nil)
 )

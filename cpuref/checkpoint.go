@@ -20,12 +20,14 @@ func (b *Backend) SetState(s *engine.State) error {
 }
 
 // WarmStartData copies the last step's contact keys and impulses, which
-// WarmStart matches the next step's contacts against, and its joint rows'
-// impulses into w.
+// WarmStart matches the next step's contacts against, its joint rows'
+// impulses and its rolling rows' (3 per key, empty for a model without
+// rolling friction) into w.
 func (b *Backend) WarmStartData(w *engine.WarmStartData) error {
 	b.Collider.KeptKeys(w)
 	w.Gamma = append(w.Gamma[:0], b.prevGamma...)
 	w.Joints = append(w.Joints[:0], b.jt.prev...)
+	w.Rolling = append(w.Rolling[:0], b.rl.prev...)
 	return nil
 }
 
@@ -42,6 +44,12 @@ func (b *Backend) SetWarmStartData(w *engine.WarmStartData) error {
 	}
 	b.prevGamma = append(b.prevGamma[:0], w.Gamma...)
 	b.jt.prev = append(b.jt.prev[:0], w.Joints...)
+	b.rl.prev = b.rl.prev[:0]
+	if b.rl.on {
+		// Without rolling data (an older checkpoint) the rolling rows
+		// start from zero.
+		b.rl.prev = append(b.rl.prev, w.Rolling...)
+	}
 	return nil
 }
 

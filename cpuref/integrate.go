@@ -18,8 +18,8 @@ import (
 func (b *Backend) Integrate(gamma engine.Vec, h float64) error {
 	g := vec(gamma)
 	nc := b.con.Len()
-	if len(g) != 3*nc+b.jt.Rows {
-		return fmt.Errorf("cpuref: integrate: gamma has length %d, want %d", len(g), 3*nc+b.jt.Rows)
+	if len(g) != b.rows() {
+		return fmt.Errorf("cpuref: integrate: gamma has length %d, want %d", len(g), b.rows())
 	}
 	b.bodyImpulse(g, b.dv)
 	b.args.h = h
@@ -28,7 +28,8 @@ func (b *Backend) Integrate(gamma engine.Vec, h float64) error {
 	// Keep this step's impulses for warm starting the next one.
 	b.KeepKeys()
 	b.prevGamma = append(b.prevGamma[:0], g[:3*nc]...)
-	b.jt.prev = append(b.jt.prev[:0], g[3*nc:]...)
+	b.jt.prev = append(b.jt.prev[:0], g[3*nc:3*nc+b.jt.Rows]...)
+	b.keepRolling(g)
 	b.jt.time += h
 	return nil
 }
@@ -64,16 +65,19 @@ func (b *Backend) integrate(_, lo, hi int) {
 
 // WarmStart fills gamma with the previous step's impulse of each contact
 // whose (A, B, index within the pair) also existed then, else zero, and
-// the joint rows with the previous step's (zero at the first step). Both
-// lists are sorted by that key, so one merge pass matches them.
+// the joint rows with the previous step's (zero at the first step), and
+// the rolling rows of each contact that persists with its previous
+// rolling impulses (zero for a contact that had no rolling rows). Both
+// contact lists are sorted by that key, so one merge pass matches them.
 func (b *Backend) WarmStart(gamma engine.Vec) error {
 	g := vec(gamma)
 	nc := b.con.Len()
-	if len(g) != 3*nc+b.jt.Rows {
-		return fmt.Errorf("cpuref: warm start: gamma has length %d, want %d", len(g), 3*nc+b.jt.Rows)
+	if len(g) != b.rows() {
+		return fmt.Errorf("cpuref: warm start: gamma has length %d, want %d", len(g), b.rows())
 	}
 	b.Collider.WarmStart(g[:3*nc], b.prevGamma)
-	gj := g[3*nc:]
+	b.warmRolling(g)
+	gj := g[3*nc : 3*nc+b.jt.Rows]
 	if len(b.jt.prev) == len(gj) {
 		copy(gj, b.jt.prev)
 	} else {

@@ -32,13 +32,17 @@ func (b *Backend) Build(h float64) (engine.Problem, error) {
 	b.rhoA = resizeF(b.rhoA, 9*nc)
 	b.rhoB = resizeF(b.rhoB, 9*nc)
 	b.coh = resizeF(b.coh, nc)
-	if n := 3*nc + b.jt.Rows; len(b.r) != n {
+	b.listRolling()
+	if n := b.rows(); len(b.r) != n {
 		b.r = resizeF(b.r, n)
 		b.rv = nil // boxed again by R, once per change of length
 	}
 	b.pool.forChunks(nc, contactGrain, taskFunc(b.loops.build))
 	if b.jt.Rows > 0 {
 		b.buildJoints(h)
+	}
+	if b.rl.n > 0 {
+		b.buildRolling()
 	}
 	b.prob = problem{linalg: b.linalg, b: b}
 	return &b.prob, nil
@@ -169,6 +173,13 @@ func (b *Backend) impulses(lo, hi int, x []float64) {
 			o[j] = g0*bs[j] + g1*bs[3+j] + g2*bs[6+j]
 			o[3+j] = g0*ra[j] + g1*ra[3+j] + g2*ra[6+j]
 			o[6+j] = g0*rb[j] + g1*rb[3+j] + g2*rb[6+j]
+		}
+	}
+	if b.rl.n > 0 && len(x) == b.rows() {
+		// Rolling blocks' torques join their contacts' (τ_A, τ_B), so
+		// that they reach the bodies through the contact lists.
+		for k := lo; k < hi; k++ {
+			b.addRollingTorques(k, x, (*[9]float64)(b.imp[9*k:9*k+9]))
 		}
 	}
 }

@@ -307,10 +307,10 @@ func (b *Backend) JointReactions(gamma engine.Vec, h float64, dst []engine.React
 	j := &b.jt
 	g := vec(gamma)
 	nc := b.con.Len()
-	if len(g) != 3*nc+j.Rows {
-		return dst[:0], fmt.Errorf("cpuref: joint reactions: gamma has length %d, want %d", len(g), 3*nc+j.Rows)
+	if len(g) != b.rows() {
+		return dst[:0], fmt.Errorf("cpuref: joint reactions: gamma has length %d, want %d", len(g), b.rows())
 	}
-	return j.Reactions(g[3*nc:], j.lin, j.rotA, b.rot, h, dst), nil
+	return j.Reactions(g[3*nc:3*nc+j.Rows], j.lin, j.rotA, b.rot, h, dst), nil
 }
 
 var _ engine.JointReactor = (*Backend)(nil)

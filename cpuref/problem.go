@@ -50,6 +50,9 @@ func (p *problem) Project(dst, x engine.Vec) {
 	if b.jt.Rows > 0 {
 		b.projectJoints(vec(dst), vec(x))
 	}
+	if b.rl.n > 0 {
+		b.projectRolling(vec(dst), vec(x))
+	}
 }
 
 // project sets args.d_k = Π(args.x_k) for the contacts k in [lo, hi).
@@ -83,6 +86,11 @@ func (p *problem) BlockDiag(dst engine.Vec) {
 	for r := 0; r < b.jt.Rows; r++ {
 		d[o+r] = b.jointDiag(r)
 	}
+	for k := range b.rl.n {
+		g := b.rollingDiag(k)
+		o := b.rl.off + 3*k
+		d[o], d[o+1], d[o+2] = g, g, g
+	}
 }
 
 // blockDiag is BlockDiag's loop over the contacts in [lo, hi).
@@ -107,7 +115,10 @@ func (b *Backend) blockDiag(_, lo, hi int) {
 // rows follow the contacts, one row at a time with B_r = 1/N_rr (diag's
 // value): a projected SOR step on a scalar row, which never increases the
 // objective for ω < 2 (N_rr is that row's exact curvature), where a block
-// per joint would need a factorisation of its 5×5 or 6×6 block.
+// per joint would need a factorisation of its 5×5 or 6×6 block. Rolling
+// blocks (engine.RollingRows) come last, block by block with B_k = I/g_k
+// (BlockDiag's value), each projected with its contact's γ_n of this
+// sweep (ProjectRolling).
 func (p *problem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
 	b := p.b
 	g, dg := vec(gamma), vec(diag)
@@ -132,6 +143,21 @@ func (p *problem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
 		delta := lambda*y + (1-lambda)*x - x
 		g[o+r] += delta
 		b.addJointRowImpulse(r, delta, b.dv)
+	}
+	rl := &b.rl
+	for k := range rl.n {
+		o := rl.off + 3*k
+		var u [3]float64
+		b.rollingVelocity(k, b.dv, &u)
+		s := omega / dg[o]
+		x := g[o : o+3]
+		ru, rw, sp := ProjectRolling(g[3*rl.con[k]], x[0]-s*(u[0]+b.r[o]), x[1]-s*(u[1]+b.r[o+1]), x[2]-s*(u[2]+b.r[o+2]), rl.mur[k], rl.mus[k])
+		var delta [3]float64
+		for d, y := range [3]float64{ru, rw, sp} {
+			delta[d] = lambda*y + (1-lambda)*x[d] - x[d]
+			x[d] += delta[d]
+		}
+		b.addRollingImpulse(k, delta, b.dv)
 	}
 }
 

@@ -12,8 +12,8 @@ import (
 // contacts and state, without copying them.
 func (b *Backend) BodyReactions(gamma engine.Vec, h float64, slot []int32, dst []engine.Reaction) error {
 	g := vec(gamma)
-	if len(g) != 3*b.con.Len()+b.jt.Rows {
-		return fmt.Errorf("cpuref: body reactions: gamma has length %d, want %d", len(g), 3*b.con.Len()+b.jt.Rows)
+	if len(g) != b.rows() {
+		return fmt.Errorf("cpuref: body reactions: gamma has length %d, want %d", len(g), b.rows())
 	}
 	st := engine.State{Pos: b.pos, Rot: b.rot, Vel: b.vel, Omega: b.omega}
 	if err := engine.ContactReactions(&st, b.con, g, h, slot, dst); err != nil {

@@ -68,7 +68,10 @@ func ReuseVec(l LinAlg, v Vec, n int) Vec {
 // leaves it unchanged) or an interval [lo_r, hi_r] for a motor row (Project
 // clamps it). BlockDiag writes N_rr on joint row r, Sweep updates joint
 // rows one by one after the contacts (a projected Gauss–Seidel step with
-// N_rr), AntiRelax leaves them at r, Cones covers contacts only.
+// N_rr), AntiRelax leaves them at r, Cones covers contacts only. A problem
+// with rolling friction (RollingRows) has 3·nr more rows after the joint
+// rows, three per contact with rolling rows; see RollingRows for what
+// each method does on them.
 type Problem interface {
 	LinAlg
 	// Contacts returns nc.
@@ -173,6 +176,40 @@ type Contacts struct {
 	// Mu and Cohesion are the combined friction coefficient and cohesion
 	// force (N) of the contact.
 	Mu, Cohesion []float64
+	// Rolling and Spinning are the combined rolling and spinning friction
+	// coefficients (m) of the contact (CombineRolling). A contact with
+	// either nonzero has three rolling rows (RollingRows); shorter slices
+	// (contacts made by hand) read as zeros.
+	Rolling, Spinning []float64
+}
+
+// HasRollingRows reports whether contact k has rolling rows: a nonzero
+// combined rolling or spinning coefficient.
+func (c *Contacts) HasRollingRows(k int) bool {
+	return k < len(c.Rolling) && c.Rolling[k] != 0 || k < len(c.Spinning) && c.Spinning[k] != 0
+}
+
+// RollingCoefficients returns contact k's μ_r and μ_s (0 where the slices
+// are short).
+func (c *Contacts) RollingCoefficients(k int) (mur, mus float64) {
+	if k < len(c.Rolling) {
+		mur = c.Rolling[k]
+	}
+	if k < len(c.Spinning) {
+		mus = c.Spinning[k]
+	}
+	return mur, mus
+}
+
+// RollingContacts returns the number of contacts with rolling rows.
+func (c *Contacts) RollingContacts() int {
+	n := 0
+	for k := range c.Len() {
+		if c.HasRollingRows(k) {
+			n++
+		}
+	}
+	return n
 }
 
 // Len returns the number of contacts.
@@ -188,6 +225,8 @@ func (c *Contacts) Resize(n int) {
 	c.Phi = resize(c.Phi, n)
 	c.Mu = resize(c.Mu, n)
 	c.Cohesion = resize(c.Cohesion, n)
+	c.Rolling = resize(c.Rolling, n)
+	c.Spinning = resize(c.Spinning, n)
 }
 
 func resize(s []float64, n int) []float64 {

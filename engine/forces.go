@@ -13,6 +13,41 @@ type ContactForce struct {
 	// Friction is the magnitude of the tangential (friction) force; the
 	// friction cone bounds it by μ·(Normal + cohesion).
 	Friction float64
+	// Rolling is the magnitude of the rolling resistance torque (N·m),
+	// ‖(γ_ru, γ_rw)‖/h, at most μ_r·Normal; Spinning the magnitude of the
+	// spinning resistance torque |γ_s|/h, at most μ_s·Normal. Both are 0
+	// for a contact without rolling rows, and as ContactForces fills them.
+	Rolling, Spinning float64
+}
+
+// ContactForcesRolling is ContactForces for the whole γ of a step
+// (Sim.Impulses: contact rows, joint rows, rolling rows; see RollingRows)
+// with the step's contacts c (Backend.ReadContacts after the same step):
+// it also fills Rolling and Spinning from the rolling block of each
+// contact that has one (Contacts.HasRollingRows), the blocks being the
+// last 3·nr rows of gamma. It returns an error when gamma is shorter
+// than the contacts and their rolling blocks need.
+func ContactForcesRolling(dst []ContactForce, c *Contacts, gamma []float64, h float64) ([]ContactForce, error) {
+	nc := c.Len()
+	nr := c.RollingContacts()
+	if len(gamma) < 3*nc+3*nr {
+		return dst, fmt.Errorf("contact forces: %d impulses for %d contacts and %d rolling blocks", len(gamma), nc, nr)
+	}
+	if !(h > 0) {
+		return dst, fmt.Errorf("contact forces: step h = %v must be positive", h)
+	}
+	dst = ContactForces(dst, gamma[:3*nc], h)
+	ro := len(gamma) - 3*nr
+	for k := range dst {
+		if !c.HasRollingRows(k) {
+			continue
+		}
+		g := gamma[ro : ro+3]
+		ro += 3
+		dst[k].Rolling = math.Hypot(g[0], g[1]) / h
+		dst[k].Spinning = math.Abs(g[2]) / h
+	}
+	return dst, nil
 }
 
 // ContactForces converts the contact impulses of a step of length h (s),

@@ -312,6 +312,9 @@ func blockDiag(name string, p Problem, diag, inv Vec) error {
 	p.Read(g, diag)
 	for k, v := range g {
 		if !(v > 0) || math.IsInf(v, 0) {
+			if o := diag.Len() - 3*rollingOf(p); k >= o {
+				return fmt.Errorf("%s: rolling block %d has block diagonal g = %v, want positive and finite", name, (k-o)/3, v)
+			}
 			if nc := 3 * p.Contacts(); k >= nc {
 				return fmt.Errorf("%s: joint row %d has diagonal N_rr = %v, want positive and finite", name, k-nc, v)
 			}

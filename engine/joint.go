@@ -334,11 +334,15 @@ type JointRows interface {
 	Joints() int
 }
 
-// Rows returns the length of p's γ: 3·nc contact rows and the joint rows.
+// Rows returns the length of p's γ: 3·nc contact rows, the joint rows
+// and 3 rows per rolling block (RollingRows).
 func Rows(p Problem) int {
 	n := 3 * p.Contacts()
 	if j, ok := p.(JointRows); ok {
 		n += j.Joints()
+	}
+	if r, ok := p.(RollingRows); ok {
+		n += 3 * r.Rolling()
 	}
 	return n
 }

@@ -218,6 +218,15 @@ type Material struct {
 	// Cohesion is the largest pulling normal force ĉ ≥ 0 a contact can
 	// carry, in N (APGD paper, section 2.4).
 	Cohesion float64
+	// RollingFriction is the rolling friction coefficient μ_r ≥ 0 (m): a
+	// contact resists the relative rolling of its bodies with a torque
+	// of at most μ_r times its normal force (Tasora & Anitescu 2013, as
+	// Project Chrono's rolling contacts).
+	RollingFriction float64
+	// SpinningFriction is the spinning friction coefficient μ_s ≥ 0 (m):
+	// the torque about the contact normal is at most μ_s times the
+	// normal force.
+	SpinningFriction float64
 }
 
 // CombineMaterials gives the friction and cohesion of a contact between two
@@ -226,6 +235,28 @@ type Material struct {
 // or non-cohesive body frictionless or non-cohesive against anything.
 func CombineMaterials(a, b Material) (mu, cohesion float64) {
 	return math.Min(a.Friction, b.Friction), math.Min(a.Cohesion, b.Cohesion)
+}
+
+// CombineRolling gives the rolling and spinning friction coefficients (m)
+// of a contact between two materials: the smaller of the two for each,
+// Project Chrono's default composition (ChMaterialCompositionStrategy's
+// CombineFriction, which ChContactMaterialCompositeNSC applies to the
+// rolling and spinning coefficients too). A contact whose two combined
+// coefficients are both 0 has no rolling rows (see RollingRows).
+func CombineRolling(a, b Material) (rolling, spinning float64) {
+	return math.Min(a.RollingFriction, b.RollingFriction), math.Min(a.SpinningFriction, b.SpinningFriction)
+}
+
+// HasRolling reports whether a material of the model has a nonzero
+// rolling or spinning friction coefficient, so that some contacts may
+// have rolling rows.
+func (m *Model) HasRolling() bool {
+	for _, mt := range m.Materials {
+		if mt.RollingFriction != 0 || mt.SpinningFriction != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Body is a rigid body as a user describes it.
@@ -295,6 +326,12 @@ func (m *Model) Validate() error {
 		}
 		if !(mt.Cohesion >= 0) || math.IsInf(mt.Cohesion, 0) {
 			return fmt.Errorf("material %d (%q): cohesion %v must be ≥ 0 and finite", i, mt.Name, mt.Cohesion)
+		}
+		if !(mt.RollingFriction >= 0) || math.IsInf(mt.RollingFriction, 0) {
+			return fmt.Errorf("material %d (%q): rolling_friction %v must be ≥ 0 and finite (m)", i, mt.Name, mt.RollingFriction)
+		}
+		if !(mt.SpinningFriction >= 0) || math.IsInf(mt.SpinningFriction, 0) {
+			return fmt.Errorf("material %d (%q): spinning_friction %v must be ≥ 0 and finite (m)", i, mt.Name, mt.SpinningFriction)
 		}
 	}
 	for i := range m.Bodies {

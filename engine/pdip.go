@@ -210,6 +210,9 @@ func (s *PDIP) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error)
 	nc, nj := p.Contacts(), jointRowsOf(p)
 	n := 3*nc + nj
 	var st SolveStats
+	if nr := rollingOf(p); nr > 0 {
+		return st, fmt.Errorf("pdip: %d contacts with rolling or spinning friction: %w", nr, ErrRollingPDIP)
+	}
 	if n == 0 {
 		return st, nil
 	}

@@ -47,9 +47,14 @@ type BodyReactor interface {
 // it: contact k applies F_k = (γ_n n + γ_u u + γ_w w)/h to B and −F_k to
 // A at its contact point, whose arm from the centre is R·s̄ with s̄ the
 // point in the body frame (Contacts.PA, PB) and R the body's orientation
-// in s (the end of the step, as for JointReactions). Terms are summed in
-// contact order. Only the contact rows of gamma are read (joint rows may
-// follow). dst must have a Reaction per slot.
+// in s (the end of the step, as for JointReactions). A contact with
+// rolling rows (Contacts.HasRollingRows) adds its rolling and spinning
+// torque T_k = (γ_ru u + γ_rw w + γ_s n)/h to B and −T_k to A (no force),
+// its block read from the last 3·nr rows of gamma (RollingRows), so gamma
+// must then be the step's whole γ (Sim.Impulses); without such contacts
+// only the contact rows of gamma are read (joint rows may follow). Terms
+// are summed in contact order, a contact's rolling torque after its
+// force's. dst must have a Reaction per slot.
 func ContactReactions(s *State, c *Contacts, gamma []float64, h float64, slot []int32, dst []Reaction) error {
 	nc := c.Len()
 	if len(gamma) < 3*nc {
@@ -57,6 +62,14 @@ func ContactReactions(s *State, c *Contacts, gamma []float64, h float64, slot []
 	}
 	if len(slot) != s.Len() {
 		return fmt.Errorf("contact reactions: %d slots for %d bodies", len(slot), s.Len())
+	}
+	nr := 0
+	if len(c.Rolling) > 0 || len(c.Spinning) > 0 {
+		nr = c.RollingContacts()
+	}
+	ro := len(gamma) - 3*nr // the first rolling row
+	if nr > 0 && ro < 3*nc {
+		return fmt.Errorf("contact reactions: %d impulses for %d contacts and %d rolling blocks", len(gamma), nc, nr)
 	}
 	clear(dst)
 	arm := func(i int, p []float64) mgl64.Vec3 {
@@ -66,6 +79,11 @@ func ContactReactions(s *State, c *Contacts, gamma []float64, h float64, slot []
 	for k := 0; k < nc; k++ {
 		a, b := c.A[k], c.B[k]
 		sa, sb := slot[a], slot[b]
+		var tr []float64 // the rolling block of contact k, if any
+		if nr > 0 && c.HasRollingRows(k) {
+			tr = gamma[ro : ro+3]
+			ro += 3
+		}
 		if sa < 0 && sb < 0 {
 			continue
 		}
@@ -85,6 +103,18 @@ func ContactReactions(s *State, c *Contacts, gamma []float64, h float64, slot []
 			r := &dst[sb]
 			r.Force = r.Force.Add(f)
 			r.Torque = r.Torque.Add(arm(int(b), c.PB[3*k:]).Cross(f))
+		}
+		if tr != nil {
+			var t mgl64.Vec3
+			for j := 0; j < 3; j++ {
+				t[j] = (tr[0]*u[j] + tr[1]*w[j] + tr[2]*n[j]) / h
+			}
+			if sa >= 0 {
+				dst[sa].Torque = dst[sa].Torque.Sub(t)
+			}
+			if sb >= 0 {
+				dst[sb].Torque = dst[sb].Torque.Add(t)
+			}
 		}
 	}
 	return nil

@@ -13,11 +13,15 @@ import (
 // contact frame n, u, w); and the impulses of the model's joint rows
 // (Joints, one per row in the order of the problem's joint rows, N·s or
 // N·m·s; empty for a model without joints, or when the step before had
-// none).
+// none), and the rolling rows' impulses (Rolling: 3 per contact key,
+// (γ_ru, γ_rw, γ_s) in N·m·s, zero for a contact without rolling rows;
+// empty for a model without rolling friction, or from a checkpoint
+// written before it existed, when the rolling rows start from zero).
 type WarmStartData struct {
 	A, B, Sub []int32
 	Gamma     []float64
 	Joints    []float64
+	Rolling   []float64
 }
 
 // Len returns the number of contacts.
@@ -46,6 +50,14 @@ func (w *WarmStartData) Check(n int) error {
 	for i, g := range w.Gamma {
 		if math.IsNaN(g) || math.IsInf(g, 0) {
 			return fmt.Errorf("warm-start data: impulse component %d is %v", i, g)
+		}
+	}
+	if len(w.Rolling) != 0 && len(w.Rolling) != 3*m {
+		return fmt.Errorf("warm-start data: %d rolling impulse components for %d keys (want none or 3 per key)", len(w.Rolling), m)
+	}
+	for i, g := range w.Rolling {
+		if math.IsNaN(g) || math.IsInf(g, 0) {
+			return fmt.Errorf("warm-start data: rolling impulse component %d is %v", i, g)
 		}
 	}
 	for i, g := range w.Joints {

@@ -132,7 +132,8 @@ func (s *Sim) Step() (StepStats, error) {
 }
 
 // Impulses copies the last step's impulses γ (N·s: 3 per contact in the
-// contact frame n, u, w, then one per joint row) into dst and returns it.
+// contact frame n, u, w, then one per joint row, then 3 per rolling block:
+// see RollingRows) into dst and returns it.
 func (s *Sim) Impulses(dst []float64) []float64 {
 	if s.gamma == nil {
 		return dst[:0]

@@ -59,8 +59,9 @@ type Solver interface {
 
 // The solvers call the Device interfaces below for problems without joint
 // rows (see JointRows), and for problems with joint rows whose Device
-// iterations take them too (DeviceJoints); otherwise they run their own
-// iterations on the Problem's LinAlg.
+// iterations take them too (DeviceJoints), never for problems with
+// rolling rows (RollingRows); otherwise they run their own iterations on
+// the Problem's LinAlg.
 //
 // DeviceAPGD is implemented by a Problem whose backend runs the iterations
 // of APGD (and of its anti-relaxed variant) itself, with the solver's
@@ -151,8 +152,12 @@ type DeviceJoints interface {
 }
 
 // deviceTakes reports whether p's Device iterations may solve it: it has
-// no joint rows, or its Device iterations take them (DeviceJoints).
+// no rolling rows (RollingRows; no Device iterations take them), and no
+// joint rows or Device iterations that take them (DeviceJoints).
 func deviceTakes(p Problem) bool {
+	if rollingOf(p) > 0 {
+		return false
+	}
 	if jointRowsOf(p) == 0 {
 		return true
 	}

@@ -69,6 +69,18 @@ import (
 //     rounds to x_j, which passes too); the bound is for problems that
 //     break that (a non-symmetric N, a biased product).
 //
+// Rolling rows (RollingRows) run through Project and Schur like the rest,
+// but their projection, Project Chrono's (γ_n held while the rolling
+// block is clamped), is not the Euclidean projection onto the composite
+// cone, so its fixed points are not minimisers of the objective over that
+// cone: the line search of line 14 keeps SPG from reaching them, the
+// residual stalls above a tight tolerance, and SPG returns x_FB at
+// MaxIter. The fall-back iterate is close at tight tolerances (the rolling
+// ball of cpuref's TestRollingFrictionBallStops stops at the analytic
+// time with 50 iterations and tolerance 1e-12) and drifts towards the
+// relaxed solution at loose ones; apgd, gs and jacobi converge on such
+// problems.
+//
 // Cost per iteration: one product with N per trial of the line search (one
 // when the first trial is accepted); the residual and the objective reuse
 // it.

@@ -78,14 +78,14 @@ type Certificate struct {
 // then zero, so a descent ray of K_i alone is an exact certificate; this
 // finds unboundedness that solvers needing g_i > 0 cannot reach). A ray
 // δ ≠ 0 of K certifies when r′ᵀδ < 0 and δᵀNδ ≤ UnboundedRho·(−r′ᵀδ) (see
-// UnboundedRho). A problem with joint rows is not tested (nil). It returns nil when neither does, or an error when N or r
+// UnboundedRho). A problem with joint or rolling rows is not tested (nil). It returns nil when neither does, or an error when N or r
 // is not finite. It costs up to two products with N and reads gamma, r and
 // the cones back to the host.
 func Unbounded(p Problem, gamma Vec) (*Certificate, error) {
 	nc := p.Contacts()
 	n := 3 * nc
-	if n == 0 || jointRowsOf(p) > 0 {
-		// Joint rows are not tested: the certificate is for cones.
+	if n == 0 || jointRowsOf(p) > 0 || rollingOf(p) > 0 {
+		// Joint and rolling rows are not tested: the certificate is for cones.
 		return nil, nil
 	}
 	mu, coh := make([]float64, nc), make([]float64, nc)

@@ -238,6 +238,9 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	if err := m.Validate(); err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
+	if err := refuseRolling(m); err != nil {
+		return err
+	}
 	if err := checkHeap(len(m.Bodies), b.d.Info); err != nil {
 		return err
 	}

@@ -370,9 +370,16 @@ func (b *builder) materials(ms []MaterialSpec) error {
 		if err := checkNonNegative(join(p, "cohesion"), m.Cohesion); err != nil {
 			return err
 		}
+		if err := checkNonNegative(join(p, "rolling_friction"), m.RollingFriction); err != nil {
+			return err
+		}
+		if err := checkNonNegative(join(p, "spinning_friction"), m.SpinningFriction); err != nil {
+			return err
+		}
 		b.mats[m.Name] = i
 		b.names = append(b.names, m.Name)
-		b.model.Materials = append(b.model.Materials, engine.Material{Name: m.Name, Friction: *m.Friction, Cohesion: m.Cohesion})
+		b.model.Materials = append(b.model.Materials, engine.Material{Name: m.Name, Friction: *m.Friction, Cohesion: m.Cohesion,
+			RollingFriction: m.RollingFriction, SpinningFriction: m.SpinningFriction})
 	}
 	return nil
 }

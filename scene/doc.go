@@ -64,9 +64,16 @@
 // name (required, unique) is what bodies, generators and containers refer
 // to; an entity that names no material gets the first one. friction
 // (required) is the Coulomb coefficient μ ≥ 0; cohesion (optional, default
-// 0) is the largest pulling normal force a contact carries, in N, ≥ 0. A
-// contact between two materials takes the smaller friction and the smaller
-// cohesion of the two (engine.CombineMaterials).
+// 0) is the largest pulling normal force a contact carries, in N, ≥ 0.
+// rolling_friction and spinning_friction (optional, default 0, in m, ≥ 0
+// and finite) are the rolling and spinning friction coefficients μ_r and
+// μ_s: a contact resists rolling with a torque of at most μ_r and spinning
+// about its normal with one of at most μ_s times its normal force (Project
+// Chrono's rolling contacts; the CPU backend only: the Vulkan backend
+// refuses them). A contact between two materials takes the smaller
+// friction, the smaller cohesion, the smaller rolling and the smaller
+// spinning friction of the two (engine.CombineMaterials,
+// engine.CombineRolling).
 //
 // # settings
 //

@@ -254,16 +254,18 @@ func TestSchemaMatchesSpecTypes(t *testing.T) {
 func TestSchemaComparisonFindsDrift(t *testing.T) {
 	s := schema{loadSchema(t)}
 	type material struct {
-		Name     string   `json:"name"`
-		Friction *float64 `json:"friction"`
-		Rolling  float64  `json:"rolling_friction,omitempty"` // not in the schema
+		Name        string   `json:"name"`
+		Friction    *float64 `json:"friction"`
+		Rolling     float64  `json:"rolling_friction,omitempty"`
+		Spinning    float64  `json:"spinning_friction,omitempty"`
+		Restitution float64  `json:"restitution,omitempty"` // not in the schema
 		// cohesion left out
 	}
 	defs := s.root["$defs"].(map[string]any)
 	diffs := s.compareType(reflect.TypeFor[material](), defs["material"].(map[string]any), "materials[]")
 	joined := strings.Join(diffs, "\n")
-	if len(diffs) != 2 || !strings.Contains(joined, `(json "rolling_friction") is missing from the schema`) || !strings.Contains(joined, `property "cohesion" has no field`) {
-		t.Errorf("want exactly the two differences rolling_friction and cohesion, got:\n%s", joined)
+	if len(diffs) != 2 || !strings.Contains(joined, `(json "restitution") is missing from the schema`) || !strings.Contains(joined, `property "cohesion" has no field`) {
+		t.Errorf("want exactly the two differences restitution and cohesion, got:\n%s", joined)
 	}
 }
 

@@ -37,6 +37,11 @@ type MaterialSpec struct {
 	Name     string   `json:"name"`
 	Friction *float64 `json:"friction"`           // Coulomb μ ≥ 0, required
 	Cohesion float64  `json:"cohesion,omitempty"` // N, ≥ 0
+	// RollingFriction and SpinningFriction are the rolling and spinning
+	// friction coefficients μ_r, μ_s (m, ≥ 0, default 0; see
+	// engine.Material).
+	RollingFriction  float64 `json:"rolling_friction,omitempty"`
+	SpinningFriction float64 `json:"spinning_friction,omitempty"`
 }
 
 // SettingsSpec overrides fields of engine.DefaultSettings.

@@ -1,0 +1,492 @@
+package cpuref_test
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/cpuref"
+	"github.com/gpusim/gpusim/engine"
+)
+
+// ballOnPlane is a sphere of radius R and mass m resting on the plane
+// z = 0 (body 0, fixed), its centre at height R, with velocity v and
+// angular velocity w (world = body frame: identity orientation), on a
+// material of friction mu, rolling friction mur and spinning friction
+// mus.
+func ballOnPlane(R, m float64, v, w mgl64.Vec3, mu, mur, mus float64) *engine.Model {
+	mdl := &engine.Model{
+		Materials: []engine.Material{{Name: "ball", Friction: mu, RollingFriction: mur, SpinningFriction: mus}},
+		Gravity:   mgl64.Vec3{0, 0, -9.81},
+	}
+	mdl.Bodies = append(mdl.Bodies, engine.Body{Shape: engine.PlaneShape(), Rot: mgl64.QuatIdent(), Fixed: true})
+	ball := engine.Body{Shape: engine.SphereShape(R), Pos: mgl64.Vec3{0, 0, R}, Rot: mgl64.QuatIdent(), Vel: v, Omega: w}
+	ball.SetMass(m)
+	mdl.Bodies = append(mdl.Bodies, ball)
+	return mdl
+}
+
+// rollingSettings are tight settings for the analytic checks: step h, the
+// solver, a tolerance far below the per-step velocity change. SPG gets 50
+// iterations: its line search on the objective does not reach the fixed
+// point of the rolling projection (see engine.SPG), so it runs to its cap
+// in every step of a rolling contact and returns its fall-back iterate,
+// which at this cap and tolerance is within 2e-9 m of the plane and gives
+// the same stop time (at 1e-6 and 500 iterations it lifts the ball by
+// 0.13 mm and stops it 0.15 mm short).
+func rollingSettings(h float64, solver string) engine.Settings {
+	s := engine.DefaultSettings()
+	s.Dt, s.Solver, s.Tol, s.MaxIter = h, solver, 1e-12, 5000
+	if solver == "spg" {
+		s.MaxIter = 50
+	}
+	return s
+}
+
+// rollingSolvers are the solvers that take rolling rows (pdip does not:
+// TestRollingPDIPRefuses).
+var rollingSolvers = []string{"apgd", "apgd-ar", "gs", "jacobi", "spg"}
+
+// TestRollingFrictionBallStops: a ball of radius R = 0.1 m, m = 1 kg,
+// rolling without slipping at v0 = 1 m/s (ω0 = v0/R) on a plane with μ =
+// 0.5 and rolling friction μ_r = 0.01 m. The rolling resistance is a
+// torque of μ_r·N = μ_r m g against the rolling; the friction force F at
+// the contact adjusts so that the ball keeps rolling (v = ωR):
+//
+//	m dv/dt = F,  I dω/dt = −F R − μ_r m g,  dv/dt = R dω/dt
+//	⇒ a = dv/dt = −μ_r m g R/(I + m R²) = −μ_r g R/(R² + I/m),
+//
+// which for a solid sphere (I = 2/5 m R²) is a = −5 μ_r g/(7R) = 0.70071
+// m/s²; |F| = m|a| = 0.70 N ≤ μ m g = 4.9 N, so it never slips. The ball
+// stops at t* = v0/|a| = 1.42712 s after d* = v0²/(2|a|) = 0.71356 m, and
+// then stays (the rolling rows hold it, as static friction).
+//
+// Semi-implicit Euler with a converged solve loses exactly a·h of speed
+// per step (the step's impulses are constant: N = m g h, F h, μ_r N h), so
+// the speed reaches zero in the step that contains t*: the first step
+// with v = 0 ends in [t*, t* + h), the tolerance on the stop time is h.
+// The position advances by h·v_k with the speed at the end of each step,
+// so d = Σ h v_k = d* − v0 h/2 + O(|a| h²): the tolerance on the
+// distance is v0·h.
+func TestRollingFrictionBallStops(t *testing.T) {
+	const R, m, v0, mu, mur, g, h = 0.1, 1.0, 1.0, 0.5, 0.01, 9.81, 1e-3
+	inertia := 2.0 / 5 * m * R * R
+	a := mur * g * R / (R*R + inertia/m)
+	tStop, dStop := v0/a, v0*v0/(2*a)
+	for _, solver := range rollingSolvers {
+		t.Run(solver, func(t *testing.T) {
+			mdl := ballOnPlane(R, m, mgl64.Vec3{v0, 0, 0}, mgl64.Vec3{0, v0 / R, 0}, mu, mur, 0)
+			sim, err := engine.NewSim(mdl, rollingSettings(h, solver), cpuref.New(1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s engine.State
+			ts := -1.0
+			var x float64
+			for k := 0; ; k++ {
+				st, err := sim.Step()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if k == 0 {
+					if rr, ok := sim.Problem().(engine.RollingRows); !ok || rr.Rolling() != 1 || engine.Rows(sim.Problem()) != 6 {
+						t.Fatalf("the contact has %d rows, want 6 (3 contact + 3 rolling)", engine.Rows(sim.Problem()))
+					}
+				}
+				if err := sim.Backend().ReadState(&s); err != nil {
+					t.Fatal(err)
+				}
+				v := s.Vel[3]
+				// Stopped: below a tenth of the per-step change a·h.
+				if ts < 0 && math.Abs(v) < a*h/10 {
+					ts, x = st.Time, s.Pos[3]
+				}
+				if ts >= 0 && st.Time > ts+0.2 {
+					// It stays: no creep over 0.2 s (1e-9 m: the
+					// solver's tolerance times h, summed).
+					if d := math.Abs(s.Pos[3] - x); d > 1e-9 || math.Abs(v) > 1e-9 {
+						t.Errorf("after stopping the ball moved %.3g m (v = %.3g m/s)", d, v)
+					}
+					break
+				}
+				if st.Time > 2*tStop {
+					t.Fatalf("the ball has not stopped at t = %.3f s (v = %.6f m/s); analytic stop %.5f s", st.Time, v, tStop)
+				}
+				// Rolling without slipping throughout (the slip speed
+				// v_x − R ω_y within the solver's tolerance).
+				if slip := v - R*s.Omega[4]; math.Abs(slip) > 1e-6 {
+					t.Fatalf("slip %.3g m/s at t = %.4f", slip, st.Time)
+				}
+			}
+			t.Logf("%s: stop at %.5f s (analytic %.5f s, |Δ| %.2g s), distance %.6f m (analytic %.6f m, |Δ| %.2g m)",
+				solver, ts, tStop, math.Abs(ts-tStop), x, dStop, math.Abs(x-dStop))
+			if ts < tStop-1e-9 || ts > tStop+h {
+				t.Errorf("stop time %.6f s, want in [%.6f, %.6f] (the step that contains t*)", ts, tStop, tStop+h)
+			}
+			if math.Abs(x-dStop) > v0*h {
+				t.Errorf("distance %.6f m, want %.6f ± v0·h = %.g m", x, dStop, v0*h)
+			}
+		})
+	}
+}
+
+// TestSpinningFrictionStops: a ball (R = 0.1 m, m = 1 kg, I = 2/5 m R²)
+// spinning at ω0 = 10 rad/s about the vertical axis on a plane with
+// spinning friction μ_s = 0.01 m. The spinning resistance is a torque
+// μ_s N = μ_s m g about the normal; nothing else acts on the spin (the
+// contact point does not slide), so ω falls linearly at μ_s m g/I and stops
+// at t* = I ω0/(μ_s m g) = 0.40775 s. As for the rolling ball, each
+// converged step removes exactly μ_s m g h/I of spin, so the first step
+// with ω = 0 ends in [t*, t* + h): the tolerance is h. The spin angle
+// reached is I ω0²/(2 μ_s m g) − ω0 h/2 + O(h²): tolerance ω0·h.
+func TestSpinningFrictionStops(t *testing.T) {
+	const R, m, w0, mu, mus, g, h = 0.1, 1.0, 10.0, 0.5, 0.01, 9.81, 1e-3
+	inertia := 2.0 / 5 * m * R * R
+	tStop := inertia * w0 / (mus * m * g)
+	angle := inertia * w0 * w0 / (2 * mus * m * g)
+	for _, solver := range rollingSolvers {
+		t.Run(solver, func(t *testing.T) {
+			mdl := ballOnPlane(R, m, mgl64.Vec3{}, mgl64.Vec3{0, 0, w0}, mu, 0, mus)
+			sim, err := engine.NewSim(mdl, rollingSettings(h, solver), cpuref.New(1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s engine.State
+			ts, turned := -1.0, 0.0
+			for {
+				st, err := sim.Step()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := sim.Backend().ReadState(&s); err != nil {
+					t.Fatal(err)
+				}
+				w := s.Omega[5]
+				turned += h * w
+				if ts < 0 && math.Abs(w) < mus*m*g*h/inertia/10 {
+					ts = st.Time
+					break
+				}
+				if st.Time > 2*tStop {
+					t.Fatalf("still spinning at t = %.3f s (ω = %.6f rad/s); analytic stop %.5f s", st.Time, w, tStop)
+				}
+				if v := math.Hypot(s.Vel[3], s.Vel[4]); v > 1e-9 {
+					t.Fatalf("the spinning ball drifts at %.3g m/s", v)
+				}
+			}
+			t.Logf("%s: stop at %.5f s (analytic %.5f s, |Δ| %.2g s), angle %.5f rad (analytic %.5f rad)", solver, ts, tStop, math.Abs(ts-tStop), turned, angle)
+			if ts < tStop-1e-9 || ts > tStop+h {
+				t.Errorf("stop time %.6f s, want in [%.6f, %.6f]", ts, tStop, tStop+h)
+			}
+			if math.Abs(turned-angle) > w0*h {
+				t.Errorf("angle %.6f rad, want %.6f ± ω0·h", turned, angle)
+			}
+		})
+	}
+}
+
+// TestRollingZeroCoefficientsIdentical: a contact whose combined rolling
+// and spinning coefficients are 0 has its 3 rows only, and the run is the
+// same bit for bit as without the fields. The model with the fields gives
+// one material rolling and spinning friction and the other none, so that
+// the backend's rolling path runs (the model has rolling friction) while
+// every contact's min is 0.
+func TestRollingZeroCoefficientsIdentical(t *testing.T) {
+	build := func(withFields bool) *engine.Model {
+		mdl := &engine.Model{
+			Materials: []engine.Material{{Name: "ground", Friction: 0.4}, {Name: "ball", Friction: 0.4}},
+			Gravity:   mgl64.Vec3{0, 0, -9.81},
+		}
+		if withFields {
+			mdl.Materials[1].RollingFriction, mdl.Materials[1].SpinningFriction = 0.05, 0.02
+		}
+		mdl.Bodies = append(mdl.Bodies, engine.Body{Shape: engine.PlaneShape(), Rot: mgl64.QuatIdent(), Fixed: true})
+		for i := range 4 {
+			b := engine.Body{Shape: engine.SphereShape(0.1), Pos: mgl64.Vec3{0.3 * float64(i), 0, 0.1 + 0.05*float64(i)},
+				Rot: mgl64.QuatIdent(), Vel: mgl64.Vec3{1, 0.2 * float64(i), 0}, Omega: mgl64.Vec3{0, 3, 1}, Material: 1}
+			b.SetMass(1)
+			mdl.Bodies = append(mdl.Bodies, b)
+		}
+		return mdl
+	}
+	for _, solver := range rollingSolvers {
+		t.Run(solver, func(t *testing.T) {
+			var states [2]engine.State
+			var gammas [2][]float64
+			for i, with := range []bool{false, true} {
+				s := engine.DefaultSettings()
+				s.Solver = solver
+				sim, err := engine.NewSim(build(with), s, cpuref.New(1))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for range 60 {
+					if _, err := sim.Step(); err != nil {
+						t.Fatal(err)
+					}
+					if p := sim.Problem(); engine.Rows(p) != 3*p.Contacts() || engine.RollingBlocks(p) != 0 {
+						t.Fatalf("%d rows for %d contacts, %d rolling blocks: want 3 per contact, none", engine.Rows(p), p.Contacts(), engine.RollingBlocks(p))
+					}
+				}
+				if err := sim.Backend().ReadState(&states[i]); err != nil {
+					t.Fatal(err)
+				}
+				gammas[i] = sim.Impulses(nil)
+			}
+			a, b := states[0], states[1]
+			for _, f := range []struct {
+				name string
+				x, y []float64
+			}{{"pos", a.Pos, b.Pos}, {"rot", a.Rot, b.Rot}, {"vel", a.Vel, b.Vel}, {"omega", a.Omega, b.Omega}, {"gamma", gammas[0], gammas[1]}} {
+				if len(f.x) != len(f.y) {
+					t.Fatalf("%s: lengths %d and %d", f.name, len(f.x), len(f.y))
+				}
+				for i := range f.x {
+					if math.Float64bits(f.x[i]) != math.Float64bits(f.y[i]) {
+						t.Fatalf("%s[%d]: %v without the fields, %v with zero combined coefficients", f.name, i, f.x[i], f.y[i])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestProjectRollingCases checks the rolling block's projection: inside
+// the composite set unchanged; outside, (γ_ru, γ_rw) scaled back onto the
+// disc of radius μ_r γ_n and γ_s clamped to ±μ_s γ_n, γ_n being the
+// contact's already projected normal impulse, as Chrono's rolling
+// contacts do with γ_n held; a pulling or zero γ_n leaves no torque.
+// Exact values: each case's arithmetic is one or two roundings of
+// simple numbers, compared within 1e-15.
+func TestProjectRollingCases(t *testing.T) {
+	cases := []struct {
+		name              string
+		gn, ru, rw, s     float64
+		mur, mus          float64
+		wantU, wantW, wSp float64
+	}{
+		{"inside", 1, 0.003, 0.004, 0.001, 0.01, 0.002, 0.003, 0.004, 0.001},
+		{"on the rim", 1, 0.006, 0.008, 0.002, 0.01, 0.002, 0.006, 0.008, 0.002},
+		// ‖(0.03, 0.04)‖ = 0.05 > μ_r γ_n = 0.01: scaled by 0.2.
+		{"rolling outside", 1, 0.03, 0.04, 0, 0.01, 0.002, 0.006, 0.008, 0},
+		{"spinning outside", 2, 0, 0, -0.5, 0.01, 0.002, 0, 0, -0.004},
+		{"both outside", 0.5, -0.3, 0.4, 0.7, 0.02, 0.01, -0.006, 0.008, 0.005},
+		{"pulling contact", -1, 0.3, 0.4, 0.7, 0.02, 0.01, 0, 0, 0},
+		{"no rolling friction", 1, 0.3, 0.4, 0.001, 0, 0.01, 0, 0, 0.001},
+		{"no spinning friction", 1, 0.001, 0, 0.001, 0.01, 0, 0.001, 0, 0},
+	}
+	for _, c := range cases {
+		u, w, s := cpuref.ProjectRolling(c.gn, c.ru, c.rw, c.s, c.mur, c.mus)
+		if math.Abs(u-c.wantU) > 1e-15 || math.Abs(w-c.wantW) > 1e-15 || math.Abs(s-c.wSp) > 1e-15 {
+			t.Errorf("%s: got (%v, %v, %v), want (%v, %v, %v)", c.name, u, w, s, c.wantU, c.wantW, c.wSp)
+		}
+		// Idempotent: the result is inside the set.
+		u2, w2, s2 := cpuref.ProjectRolling(c.gn, u, w, s, c.mur, c.mus)
+		if u2 != u || w2 != w || s2 != s {
+			t.Errorf("%s: projecting again moved (%v, %v, %v) to (%v, %v, %v)", c.name, u, w, s, u2, w2, s2)
+		}
+	}
+}
+
+// TestRollingProjectComposite projects through the backend's Problem: the
+// contact's rows first onto the friction cone (as without rolling), then
+// its rolling block with that projected γ_n.
+func TestRollingProjectComposite(t *testing.T) {
+	const mu, mur, mus = 0.5, 0.01, 0.004
+	mdl := ballOnPlane(0.1, 1, mgl64.Vec3{}, mgl64.Vec3{}, mu, mur, mus)
+	b := cpuref.New(1)
+	if err := b.Load(mdl, ptr(engine.DefaultSettings())); err != nil {
+		t.Fatal(err)
+	}
+	if nc, err := b.Collide(); err != nil || nc != 1 {
+		t.Fatalf("%d contacts (%v), want 1", nc, err)
+	}
+	p, err := b.Build(0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := engine.Rows(p); n != 6 {
+		t.Fatalf("%d rows, want 6", n)
+	}
+	x := p.NewVec(6)
+	// γ_n = 0, ‖γ_t‖ = 2 outside the cone: n' = (μ·2 + 0)/(μ² + 1) = 0.8,
+	// t' = t·μ n'/‖t‖ = (0.4, 0) … then the rolling disc of radius
+	// μ_r·0.8 = 0.008 (the block (0, 1) scaled to (0, 0.008)) and the
+	// spinning interval ±μ_s·0.8 = ±0.0032.
+	p.Write(x, []float64{0, 2, 0, 0, 1, -1})
+	p.Project(x, x)
+	got := make([]float64, 6)
+	p.Read(got, x)
+	want := []float64{0.8, 0.4, 0, 0, 0.008, -0.0032}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-15 {
+			t.Fatalf("Π(x) = %v, want %v", got, want)
+		}
+	}
+	// A point inside the composite set is left unchanged, bit for bit.
+	in := []float64{1, 0.2, -0.1, 0.003, -0.004, 0.001}
+	p.Write(x, in)
+	p.Project(x, x)
+	p.Read(got, x)
+	for i := range in {
+		if got[i] != in[i] {
+			t.Fatalf("Π(inside) = %v, want %v", got, in)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestRollingPDIPRefuses: pdip does not take rolling rows and says so.
+func TestRollingPDIPRefuses(t *testing.T) {
+	mdl := ballOnPlane(0.1, 1, mgl64.Vec3{1, 0, 0}, mgl64.Vec3{0, 10, 0}, 0.5, 0.01, 0)
+	s := rollingSettings(1e-3, "pdip")
+	sim, err := engine.NewSim(mdl, s, cpuref.New(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sim.Step()
+	if !errors.Is(err, engine.ErrRollingPDIP) {
+		t.Fatalf("pdip on a rolling problem: %v, want ErrRollingPDIP", err)
+	}
+	t.Log(err)
+}
+
+// TestRollingReactionsAndForces: the contact reactions on the rolling ball
+// include the rolling torque. With the ball rolling at constant
+// deceleration, the torque the contact puts on it equals I·Δω/h (nothing
+// else acts on its spin), which holds only with the rolling torque
+// (−μ_r m g about y, plus the friction force's arm). ContactReactions
+// takes the arms with the orientation of the state it is given: with the
+// state the step started from (whose orientation the contact points were
+// found at) the balance is exact up to the solver's tolerance (1e-9
+// relative: its 1e-12 tolerance and a few roundings); BodyReactions uses
+// the end of the step's, as ContactReactions with that state does, bit
+// for bit. ContactForcesRolling reports the torque μ_r N.
+func TestRollingReactionsAndForces(t *testing.T) {
+	const R, m, v0, mur, g, h = 0.1, 1.0, 1.0, 0.01, 9.81, 1e-3
+	mdl := ballOnPlane(R, m, mgl64.Vec3{v0, 0, 0}, mgl64.Vec3{0, v0 / R, 0}, 0.5, mur, 0.002)
+	sim, err := engine.NewSim(mdl, rollingSettings(h, "apgd"), cpuref.New(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s0, s1 engine.State
+	for range 10 {
+		if _, err := sim.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sim.Backend().ReadState(&s0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sim.Step(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.Backend().ReadState(&s1); err != nil {
+		t.Fatal(err)
+	}
+	slot := []int32{-1, 0}
+	dst := make([]engine.Reaction, 1)
+	if err := sim.BodyReactions(slot, dst); err != nil {
+		t.Fatal(err)
+	}
+	var c engine.Contacts
+	if err := sim.Backend().ReadContacts(&c); err != nil {
+		t.Fatal(err)
+	}
+	gamma := sim.Impulses(nil)
+	if len(gamma) != 6 {
+		t.Fatalf("%d impulses, want 6", len(gamma))
+	}
+	dst1 := make([]engine.Reaction, 1)
+	if err := engine.ContactReactions(&s1, &c, gamma, h, slot, dst1); err != nil {
+		t.Fatal(err)
+	}
+	if dst1[0] != dst[0] {
+		t.Errorf("ContactReactions %v, BodyReactions %v", dst1[0], dst[0])
+	}
+	dst0 := make([]engine.Reaction, 1)
+	if err := engine.ContactReactions(&s0, &c, gamma, h, slot, dst0); err != nil {
+		t.Fatal(err)
+	}
+	inertia := 2.0 / 5 * m * R * R
+	wantTy := inertia * (s1.Omega[4] - s0.Omega[4]) / h
+	ty := dst0[0].Torque[1]
+	if math.Abs(ty-wantTy) > 1e-9*math.Abs(wantTy) {
+		t.Errorf("contact torque on the ball about y %.9g N·m, want I·Δω/h = %.9g", ty, wantTy)
+	}
+	// Without the rolling block the balance fails by μ_r m g.
+	noRoll := c
+	noRoll.Rolling, noRoll.Spinning = nil, nil
+	if err := engine.ContactReactions(&s0, &noRoll, gamma[:3], h, slot, dst0); err != nil {
+		t.Fatal(err)
+	}
+	if d := dst0[0].Torque[1] - wantTy; math.Abs(d-mur*m*g) > 1e-6 {
+		t.Errorf("without the rolling torque the balance is off by %.6g N·m, want μ_r m g = %.6g", d, mur*m*g)
+	}
+	f, err := engine.ContactForcesRolling(nil, &c, gamma, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f) != 1 || math.Abs(f[0].Rolling-mur*f[0].Normal) > 1e-9*mur*m*g || f[0].Spinning > 1e-9 {
+		t.Errorf("contact forces %+v, want rolling torque μ_r N = %.6g N·m and no spinning torque", f, mur*f[0].Normal)
+	}
+	t.Logf("torque about y %.9g N·m (I·Δω/h %.9g); rolling torque %.9g N·m = μ_r·N with N = %.9g N", ty, wantTy, f[0].Rolling, f[0].Normal)
+}
+
+// TestRollingWarmStartRestore: the rolling rows' warm-start impulses go
+// through Snapshot and Restore: a run restored at step 100 continues bit
+// for bit as the run that did not stop.
+func TestRollingWarmStartRestore(t *testing.T) {
+	mdl := ballOnPlane(0.1, 1, mgl64.Vec3{1, 0, 0}, mgl64.Vec3{0, 10, 3}, 0.5, 0.01, 0.002)
+	s := engine.DefaultSettings()
+	s.Dt, s.Tol, s.MaxIter = 1e-3, 1e-8, 20 // a capped solve: its result depends on the warm start
+	run := func(sim *engine.Sim, n int) {
+		for range n {
+			if _, err := sim.Step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	a, err := engine.NewSim(mdl, s, cpuref.New(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(a, 100)
+	var st engine.State
+	ws, err := a.Snapshot(&st, &engine.WarmStartData{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws.Rolling) != 3 || ws.Rolling[0] == 0 && ws.Rolling[1] == 0 && ws.Rolling[2] == 0 {
+		t.Fatalf("warm-start data's rolling impulses %v, want 3 nonzero values", ws.Rolling)
+	}
+	run(a, 50)
+	b, err := engine.NewSim(mdl, s, cpuref.New(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Restore(100, &st, ws); err != nil {
+		t.Fatal(err)
+	}
+	run(b, 50)
+	var sa, sb engine.State
+	_ = a.Backend().ReadState(&sa)
+	_ = b.Backend().ReadState(&sb)
+	if fmt.Sprint(sa) != fmt.Sprint(sb) {
+		t.Fatalf("restored run differs:\n%v\n%v", sa, sb)
+	}
+	// Without the rolling impulses (an older checkpoint) the run restores
+	// and its rolling rows start from zero.
+	ws.Rolling = nil
+	c, err := engine.NewSim(mdl, s, cpuref.New(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Restore(100, &st, ws); err != nil {
+		t.Fatal(err)
+	}
+	run(c, 1)
+}
