@@ -490,3 +490,127 @@ func TestRollingWarmStartRestore(t *testing.T) {
 	}
 	run(c, 1)
 }
+
+// TestRollingRowsConsistent checks the rolling rows' Jacobian end to end
+// on a heap of spheres with rolling and spinning friction (sphere–sphere
+// and sphere–plane contacts, several rolling blocks per body): for a
+// random γ, the velocities the step ends with, read along every row from
+// the state (the contact rows' D_iᵀv as Build defines them, the rolling
+// rows' (ω_B − ω_A)·d in the world frame), equal Nγ + r from Schur and R;
+// N is symmetric (xᵀNy = yᵀNx); and BlockDiag's value on a rolling block
+// is the mean of e_kᵀNe_k over its three rows. Tolerance 1e-12 relative
+// to the largest velocity: sums of a few dozen products of O(1) values.
+func TestRollingRowsConsistent(t *testing.T) {
+	mdl := &engine.Model{
+		Materials: []engine.Material{{Name: "m", Friction: 0.4, RollingFriction: 0.02, SpinningFriction: 0.01}},
+		Gravity:   mgl64.Vec3{0, 0, -9.81},
+	}
+	mdl.Bodies = append(mdl.Bodies, engine.Body{Shape: engine.PlaneShape(), Rot: mgl64.QuatIdent(), Fixed: true})
+	for i := range 3 {
+		for j := range 3 {
+			for k := range 2 {
+				b := engine.Body{Shape: engine.SphereShape(0.1), Pos: mgl64.Vec3{0.199 * float64(i), 0.199 * float64(j), 0.1 + 0.199*float64(k)},
+					Rot: mgl64.QuatRotate(float64(i+2*j+3*k), mgl64.Vec3{1, 2, 3}.Normalize()), Vel: mgl64.Vec3{0.1 * float64(j), 0, 0}, Omega: mgl64.Vec3{1, float64(k), 2}}
+				b.SetMass(1 + 0.1*float64(i))
+				b.Inertia[2] *= 1.5 // not a sphere's: the body frame matters
+				mdl.Bodies = append(mdl.Bodies, b)
+			}
+		}
+	}
+	b := cpuref.New(1)
+	s := engine.DefaultSettings()
+	if err := b.Load(mdl, &s); err != nil {
+		t.Fatal(err)
+	}
+	nc, err := b.Collide()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := 0.01
+	p, err := b.Build(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr := p.(engine.RollingRows)
+	n := engine.Rows(p)
+	if nc < 20 {
+		t.Fatalf("%d contacts, want the heap's ≥ 20", nc)
+	}
+	if rr.Rolling() != nc || n != 6*nc {
+		t.Fatalf("%d contacts, %d rolling blocks, %d rows: want a block per contact", nc, rr.Rolling(), n)
+	}
+	var c engine.Contacts
+	if err := b.ReadContacts(&c); err != nil {
+		t.Fatal(err)
+	}
+	x, y := make([]float64, n), make([]float64, n)
+	for i := range x {
+		x[i] = math.Sin(float64(3*i+1)) * 0.01
+		y[i] = math.Cos(float64(5*i+2)) * 0.01
+	}
+	xv, yv, nxv, nyv := p.NewVec(n), p.NewVec(n), p.NewVec(n), p.NewVec(n)
+	p.Write(xv, x)
+	p.Write(yv, y)
+	p.Schur(nxv, xv)
+	p.Schur(nyv, yv)
+	if a, bb := p.Dot(yv, nxv), p.Dot(xv, nyv); math.Abs(a-bb) > 1e-12*math.Abs(a) {
+		t.Errorf("yᵀNx = %v, xᵀNy = %v", a, bb)
+	}
+	// Diagonal of N on the rolling rows, against BlockDiag.
+	diag, e, ne := p.NewVec(n), p.NewVec(n), p.NewVec(n)
+	p.BlockDiag(diag)
+	dg := make([]float64, n)
+	p.Read(dg, diag)
+	unit := make([]float64, n)
+	for k := range rr.Rolling() {
+		sum := 0.0
+		for d := range 3 {
+			i := 3*nc + 3*k + d
+			clear(unit)
+			unit[i] = 1
+			p.Write(e, unit)
+			p.Schur(ne, e)
+			sum += p.Dot(e, ne)
+		}
+		if g := dg[3*nc+3*k]; math.Abs(g-sum/3) > 1e-12*g {
+			t.Errorf("rolling block %d: BlockDiag %v, mean of N_kk's diagonal %v", k, g, sum/3)
+		}
+	}
+	// u = Nx + r against the velocities Integrate(x) leaves.
+	u := make([]float64, n)
+	p.Axpby(nxv, 1, nxv, 1, p.R())
+	p.Read(u, nxv)
+	var st0 engine.State
+	if err := b.ReadState(&st0); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Integrate(xv, h); err != nil {
+		t.Fatal(err)
+	}
+	var st engine.State
+	if err := b.ReadState(&st); err != nil {
+		t.Fatal(err)
+	}
+	// The Jacobian was built at the start-of-step orientations st0;
+	// angular velocities are in the body frame.
+	wWorld := func(i int) mgl64.Vec3 {
+		q := mgl64.Quat{W: st0.Rot[4*i], V: mgl64.Vec3{st0.Rot[4*i+1], st0.Rot[4*i+2], st0.Rot[4*i+3]}}
+		return q.Rotate(mgl64.Vec3{st.Omega[3*i], st.Omega[3*i+1], st.Omega[3*i+2]})
+	}
+	scale := 0.0
+	for _, v := range u {
+		scale = math.Max(scale, math.Abs(v))
+	}
+	for k := range rr.Rolling() {
+		ci := rr.RollingContact(k)
+		nrm := mgl64.Vec3{c.Normal[3*ci], c.Normal[3*ci+1], c.Normal[3*ci+2]}
+		tu, tw := engine.TangentBasis(nrm)
+		rel := wWorld(int(c.B[ci])).Sub(wWorld(int(c.A[ci])))
+		for d, dir := range [3]mgl64.Vec3{tu, tw, nrm} {
+			got, want := rel.Dot(dir), u[3*nc+3*k+d]
+			if math.Abs(got-want) > 1e-12*scale {
+				t.Errorf("rolling block %d (contact %d) row %d: (ω_B − ω_A)·d = %.15g after the step, Nγ + r = %.15g", k, ci, d, got, want)
+			}
+		}
+	}
+}
