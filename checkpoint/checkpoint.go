@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/geom"
 	"github.com/gpusim/gpusim/internal/atomicfile"
 )
 
@@ -72,8 +73,8 @@ func FileName(step int) string { return fmt.Sprintf("step-%06d.ckpt", step) }
 // rebuilt scene rather than from the checkpoint: gravity, materials (their
 // rolling and spinning friction too, when some material has them) and,
 // per body, shape, mass, inertia, fixed flag, material, force and torque,
-// kinematic bodies' motions, the joints and compound bodies' parts (not
-// the state: the checkpoint carries it).
+// kinematic bodies' motions, the joints, compound bodies' parts and convex
+// bodies' hulls (not the state: the checkpoint carries it).
 func ModelHash(m *engine.Model) [32]byte {
 	var e encoder
 	e.f64(m.Gravity[:]...)
@@ -143,10 +144,31 @@ func ModelHash(m *engine.Model) [32]byte {
 				e.f64(p.Shape.Size[:]...)
 				e.f64(p.Pos[:]...)
 				e.f64(p.Rot.W, p.Rot.V[0], p.Rot.V[1], p.Rot.V[2])
+				e.hull(p.Shape.Hull)
 			}
 		}
 	}
+	// Convex bodies' hulls, likewise.
+	for i := range m.Bodies {
+		if h := m.Bodies[i].Shape.Hull; h != nil {
+			e.str("convex")
+			e.u64(uint64(i))
+			e.hull(h)
+		}
+	}
 	return sha256.Sum256(e.buf)
+}
+
+// hull encodes a convex hull's vertices (nothing for nil: the shapes
+// without one hash as before hulls existed).
+func (e *encoder) hull(h *geom.Hull) {
+	if h == nil {
+		return
+	}
+	e.u64(uint64(len(h.Verts)))
+	for _, v := range h.Verts {
+		e.f64(v[:]...)
+	}
 }
 
 // Encode returns the file contents of c (see the package documentation).

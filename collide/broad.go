@@ -21,7 +21,9 @@ type AABB struct{ Min, Max mgl64.Vec3 }
 // the extent along world axis k is Σ_j |R_kj| h_j (the farthest corner); for
 // an ellipsoid with semi-axes s it is sqrt(Σ_j (R_kj s_j)²) (the support
 // function of the ellipsoid in direction e_k); for a capsule or a cylinder
-// of radius r and half-length h, h|R_k2| + r or h|R_k2| + r·√(R_k0² + R_k1²). R is the rotation of rot,
+// of radius r and half-length h, h|R_k2| + r or h|R_k2| + r·√(R_k0² + R_k1²);
+// for a convex hull, from the least to the greatest (R·v)_k over its
+// vertices v. R is the rotation of rot,
 // computed with the factor 2/|rot|², so a quaternion within rounding of unit
 // length gives a rotation within rounding; a zero quaternion gives NaN.
 func ShapeAABB(s engine.Shape, pos mgl64.Vec3, rot mgl64.Quat, margin float64) (box AABB, ok bool) {
@@ -60,6 +62,22 @@ func ShapeAABB(s engine.Shape, pos mgl64.Vec3, rot mgl64.Quat, margin float64) (
 				e[k] = h*math.Abs(r[k][2]) + rad*math.Sqrt(r[k][0]*r[k][0]+r[k][1]*r[k][1])
 			}
 		}
+	case engine.Convex:
+		// Not symmetric about pos: the extremes of R·v over the vertices.
+		if s.Hull == nil {
+			return AABB{}, false
+		}
+		r := quatRows(rot)
+		lo := mgl64.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}
+		hi := lo.Mul(-1)
+		for _, v := range s.Hull.Verts {
+			for k := range 3 {
+				x := r[k][0]*v[0] + r[k][1]*v[1] + r[k][2]*v[2]
+				lo[k], hi[k] = math.Min(lo[k], x), math.Max(hi[k], x)
+			}
+		}
+		m := mgl64.Vec3{margin, margin, margin}
+		return AABB{Min: pos.Add(lo).Sub(m), Max: pos.Add(hi).Add(m)}, true
 	case engine.Compound:
 		return compoundAABB(s, pos, rot, margin)
 	default:

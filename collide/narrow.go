@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/geom"
 )
 
 // Pose places a shape in the world: centre Pos (m) and orientation Rot
@@ -80,8 +81,13 @@ func Narrow(a engine.Shape, pa Pose, b engine.Shape, pb Pose, envelope float64, 
 		}
 		return out, fmt.Errorf("collide: narrowphase: no contact between a %v and a %v", a.Kind, b.Kind)
 	}
+	if a.Kind == engine.Convex && a.Hull == nil || b.Kind == engine.Convex && b.Hull == nil {
+		return out, fmt.Errorf("collide: narrowphase: a convex shape without its hull (make it with engine.NewConvex)")
+	}
 	n0 := len(out)
-	out = pair(a.Size, makeBodyFrame(pa), b.Size, makeBodyFrame(pb), envelope, out)
+	fa, fb := makeBodyFrame(pa), makeBodyFrame(pb)
+	fa.hull, fb.hull = a.Hull, b.Hull
+	out = pair(a.Size, fa, b.Size, fb, envelope, out)
 	if swap {
 		for i := n0; i < len(out); i++ {
 			c := &out[i]
@@ -123,6 +129,7 @@ var pairs = [numKinds][numKinds]pairFunc{
 		engine.Plane:     spherePlane,
 		engine.Capsule:   sphereCapsule,
 		engine.Cylinder:  sphereCylinder,
+		engine.Convex:    sphereConvex,
 	},
 	engine.Ellipsoid: {
 		engine.Ellipsoid: ellipsoidEllipsoid,
@@ -130,24 +137,32 @@ var pairs = [numKinds][numKinds]pairFunc{
 		engine.Plane:     ellipsoidPlane,
 		engine.Capsule:   ellipsoidCapsule,
 		engine.Cylinder:  ellipsoidCylinder,
+		engine.Convex:    ellipsoidConvex,
 	},
 	engine.Box: {
 		engine.Box:      boxBox,
 		engine.Plane:    boxPlane,
 		engine.Capsule:  boxCapsule,
 		engine.Cylinder: boxCylinder,
+		engine.Convex:   boxConvex,
 	},
 	engine.Plane: {
 		engine.Plane:    planePlane,
 		engine.Capsule:  planeCapsule,
 		engine.Cylinder: planeCylinder,
+		engine.Convex:   planeConvex,
 	},
 	engine.Capsule: {
 		engine.Capsule:  capsuleCapsule,
 		engine.Cylinder: capsuleCylinder,
+		engine.Convex:   capsuleConvex,
 	},
 	engine.Cylinder: {
 		engine.Cylinder: cylinderCylinder,
+		engine.Convex:   cylinderConvex,
+	},
+	engine.Convex: {
+		engine.Convex: convexConvex,
 	},
 }
 
@@ -167,10 +182,14 @@ func orderedBefore(a engine.Shape, pa Pose, b engine.Shape, pb Pose) bool {
 }
 
 // bodyFrame is a pose as a centre c and a rotation matrix whose columns
-// r[0], r[1], r[2] are the body's x, y and z axes in the world frame.
+// r[0], r[1], r[2] are the body's x, y and z axes in the world frame. hull
+// is the hull of the convex shape the frame poses (nil for the other
+// kinds): the one datum of a shape beyond its Size that a pairFunc needs,
+// carried here so that the table's signature stays one for every pair.
 type bodyFrame struct {
-	c mgl64.Vec3
-	r [3]mgl64.Vec3
+	c    mgl64.Vec3
+	r    [3]mgl64.Vec3
+	hull *geom.Hull
 }
 
 // makeBodyFrame returns the frame of pose p: the rotation matrix of

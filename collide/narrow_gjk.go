@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/geom"
 )
 
 // convexShape is an ellipsoid or a box in a working frame, described by its
@@ -25,6 +26,7 @@ type convexShape struct {
 	round     uint8
 	ax        mgl64.Vec3
 	hl, rad   float64
+	hull      *geom.Hull // a hull in its body frame (round = roundHull; axes r)
 }
 
 // ellipsoidMargin returns the margin of an ellipsoid with semi-axes s: 0.9
@@ -54,9 +56,13 @@ func identityAxes() [3]mgl64.Vec3 { return [3]mgl64.Vec3{{1, 0, 0}, {0, 1, 0}, {
 // support returns a point of the shape farthest along d: c + Gd/√(dᵀGd) for
 // an ellipsoid, c + Σ ±h_i r_i (the sign of d·r_i, + for 0) for a box,
 // c ± hl·ax + margin·d/‖d‖ for a capsule, c ± hl·ax + rad·u for a cylinder,
+// c + R·v for a hull, v its vertex farthest along Rᵀd,
 // u the unit component of d across the axis (none when d is within 1e-9
 // rad of it).
 func (s *convexShape) support(d mgl64.Vec3) mgl64.Vec3 {
+	if s.round == roundHull {
+		return s.hullSupport(d)
+	}
 	if s.round != roundNone {
 		da := d.Dot(s.ax)
 		p := s.c.Add(s.ax.Mul(s.hl))

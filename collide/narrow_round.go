@@ -276,6 +276,7 @@ const (
 	roundNone     = iota // an ellipsoid or a box
 	roundSegment         // a capsule: the segment c ± hl·ax, margin its radius
 	roundCylinder        // a cylinder: c ± hl·ax, radius rad
+	roundHull            // a convex hull: the vertices hv about c along the axes r
 )
 
 // makeConvex returns a shape of kind k (roundNone with ellipsoid for an
@@ -291,6 +292,10 @@ func makeConvex(k int, s mgl64.Vec3, f bodyFrame, o mgl64.Vec3) convexShape {
 		return convexShape{round: roundSegment, c: c, ax: f.r[2], hl: s[1], margin: s[0]}
 	case convexCylinder:
 		return convexShape{round: roundCylinder, c: c, ax: f.r[2], hl: s[1], rad: s[0]}
+	case convexSphere:
+		return convexShape{round: roundSegment, c: c, ax: f.r[2], margin: s[0]}
+	case convexHull:
+		return convexShape{round: roundHull, c: c, r: f.r, hull: f.hull}
 	}
 	return convexShape{c: c, h: s, r: f.r}
 }
@@ -301,18 +306,24 @@ const (
 	convexBox
 	convexCapsule
 	convexCylinder
+	convexSphere // a capsule of length 0
+	convexHull
 )
 
 // boundOf returns the bounding radius of a shape of kind k (as makeConvex)
-// and size s.
-func boundOf(k int, s mgl64.Vec3) float64 {
+// and size s in frame f.
+func boundOf(k int, s mgl64.Vec3, f *bodyFrame) float64 {
 	switch k {
+	case convexHull:
+		return f.hull.Radius()
 	case convexEllipsoid:
 		return math.Max(s[0], math.Max(s[1], s[2]))
 	case convexCapsule:
 		return s[0] + s[1]
 	case convexCylinder:
 		return math.Hypot(s[0], s[1])
+	case convexSphere:
+		return s[0]
 	}
 	return s.Len()
 }
@@ -409,7 +420,7 @@ func (s *convexShape) surfacePoint(w, n mgl64.Vec3) mgl64.Vec3 {
 // kind kb (makeConvex's kinds) through convexPair, after a
 // bounding-sphere test.
 func roundContact(ka, kb int, sa mgl64.Vec3, fa bodyFrame, sb mgl64.Vec3, fb bodyFrame, env float64, out []ContactPoint) []ContactPoint {
-	ba, bb := boundOf(ka, sa), boundOf(kb, sb)
+	ba, bb := boundOf(ka, sa, &fa), boundOf(kb, sb, &fb)
 	if fa.c.Sub(fb.c).Len()-ba-bb >= env {
 		return out
 	}
@@ -530,11 +541,7 @@ func boxCylinder(hb mgl64.Vec3, fb bodyFrame, sc mgl64.Vec3, fc bodyFrame, env f
 	k1, k2 := (k+1)%3, (k+2)%3
 	face := rectFace{c: fb.c.Add(nf.Mul(hb[k])), n: nf, u: fb.r[k1], v: fb.r[k2], hu: hb[k1], hv: hb[k2]}
 	var m [8]ContactPoint
-	cs := face.clip(pts[:np], env, m[:0])
-	if len(cs) == 0 {
-		return out
-	}
-	return append(out[:n0], cs...)
+	return withManifold(out, n0, face.clip(pts[:np], env, m[:0]), hb.Len()+math.Hypot(sc[0], sc[1]))
 }
 
 // cylinderFeature puts in pts the points of the cylinder (size sc, frame
@@ -651,6 +658,7 @@ func cylinderCylinder(sa mgl64.Vec3, fa bodyFrame, sb mgl64.Vec3, fb bodyFrame, 
 	if x := ua.Cross(ub); x.Dot(x) >= capsuleParallel {
 		return out
 	}
+	scale := math.Hypot(sa[0], sa[1]) + math.Hypot(sb[0], sb[1])
 	n := out[n0].Normal
 	switch na := n.Dot(ua); {
 	case math.Abs(na) < cylinderFlat:
@@ -668,7 +676,8 @@ func cylinderCylinder(sa mgl64.Vec3, fa bodyFrame, sb mgl64.Vec3, fb bodyFrame, 
 			out = ballBall(sa[0], p, sb[0], closestOnSegment(b0, b1, p), across, env, out)
 		}
 		if len(out) > m {
-			return append(out[:n0], out[m:]...)
+			var cs [2]ContactPoint
+			return withManifold(out[:m], n0, append(cs[:0], out[m:]...), scale)
 		}
 	case math.Abs(na) > 1-cylinderFlat*cylinderFlat/2:
 		// The cap of a facing b (normal n from a, now along a's axis
@@ -699,7 +708,8 @@ func cylinderCylinder(sa mgl64.Vec3, fa bodyFrame, sb mgl64.Vec3, fb bodyFrame, 
 			}
 		}
 		if len(out) > m {
-			return append(out[:n0], out[m:]...)
+			var cs [8]ContactPoint
+			return withManifold(out[:m], n0, append(cs[:0], out[m:]...), scale)
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package collide
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -34,6 +35,9 @@ const (
 // (in either order) through convexPair, wholly or for one of its contacts.
 func viaConvexPair(ka, kb engine.ShapeKind) bool {
 	ka, kb = min(ka, kb), max(ka, kb)
+	if kb == engine.Convex {
+		return ka != engine.Plane
+	}
 	if kb != engine.Capsule && kb != engine.Cylinder {
 		return false
 	}
@@ -46,7 +50,34 @@ func viaConvexPair(ka, kb engine.ShapeKind) bool {
 func multiContact(pk [2]engine.ShapeKind) bool {
 	ka, kb := min(pk[0], pk[1]), max(pk[0], pk[1])
 	return kb == engine.Capsule && (ka == engine.Box || ka == engine.Capsule) ||
-		kb == engine.Cylinder && (ka == engine.Box || ka == engine.Cylinder)
+		kb == engine.Cylinder && (ka == engine.Box || ka == engine.Cylinder) ||
+		kb == engine.Convex && (ka == engine.Box || ka == engine.Convex)
+}
+
+// randomHull returns the convex shape of 16 random points on the
+// ellipsoid of semi-axes a, b, c (engine.NewConvex; its frame and centre
+// moved to the hull's principal frame and centre of mass).
+func randomHull(rng *rand.Rand, a, b, c float64) engine.Shape {
+	pts := make([]mgl64.Vec3, 16)
+	for i := range pts {
+		d := randomDirection(rng)
+		pts[i] = mgl64.Vec3{a * d[0], b * d[1], c * d[2]}
+	}
+	s, _, _, err := engine.NewConvex(pts)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// octahedron returns the convex hull of (±s0, 0, 0), (0, ±s1, 0), (0, 0,
+// ±s2), for FuzzNarrow.
+func octahedron(s mgl64.Vec3) engine.Shape {
+	h, _, _, err := engine.NewConvex([]mgl64.Vec3{{s[0], 0, 0}, {-s[0], 0, 0}, {0, s[1], 0}, {0, -s[1], 0}, {0, 0, s[2]}, {0, 0, -s[2]}})
+	if err != nil {
+		panic(err)
+	}
+	return h
 }
 
 // coreMargin returns the margin GJK works without: a capsule's radius,
@@ -130,6 +161,105 @@ func TestNarrowRoundClipped(t *testing.T) {
 	for _, c := range cs {
 		if math.Abs(c.Phi+0.01) > closedFormTol {
 			t.Errorf("Phi %v, want −0.01", c.Phi)
+		}
+	}
+}
+
+// boxHull returns the convex shape of the corners of a box with
+// half-extents h (its principal frame is the box's: NewConvex keeps it).
+func boxHull(t *testing.T, h mgl64.Vec3) engine.Shape {
+	t.Helper()
+	var pts []mgl64.Vec3
+	for k := range 8 {
+		p := h
+		for i := range 3 {
+			if k&(1<<i) != 0 {
+				p[i] = -p[i]
+			}
+		}
+		pts = append(pts, p)
+	}
+	s, c, q, err := engine.NewConvex(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Len() > 1e-15 || q != mgl64.QuatIdent() {
+		t.Fatalf("box hull centred at %v, rotated by %v: want the box's frame", c, q)
+	}
+	return s
+}
+
+// sameContactSets reports whether a and b hold the same contacts in any
+// order, within tol (m).
+func sameContactSets(a, b []ContactPoint, tol float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	used := make([]bool, len(b))
+	for _, x := range a {
+		found := false
+		for j, y := range b {
+			if !used[j] && x.Normal.Sub(y.Normal).Len() < tol && x.PA.Sub(y.PA).Len() < tol && x.PB.Sub(y.PB).Len() < tol && math.Abs(x.Phi-y.Phi) < tol {
+				used[j], found = true, true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// TestNarrowHullAsBox: the convex hull of a box's corners collides as the
+// box: against a plane, at random tilts, the same corner contacts as
+// boxPlane; resting flat on a box or on another such hull, offset so that
+// the faces overlap partly, the four corners of the overlap at the gap.
+func TestNarrowHullAsBox(t *testing.T) {
+	h := mgl64.Vec3{0.3, 0.2, 0.1}
+	hull, box := boxHull(t, h), engine.BoxShape(h[0], h[1], h[2])
+	rng := rand.New(rand.NewPCG(21, 22))
+	plane := engine.PlaneShape()
+	for i := range 100 {
+		p := randomShapePose(rng, 1)
+		p.Pos[2] = 0.3 * rng.Float64()
+		hc := narrow(t, hull, p, plane, Pose{Rot: identityRot}, 0.05)
+		bc := narrow(t, box, p, plane, Pose{Rot: identityRot}, 0.05)
+		// closedFormTol: both are the corners R·v + p, computed with the
+		// same rotation; the hull's corners are the box's exactly.
+		if !sameContactSets(hc, bc, closedFormTol) {
+			t.Fatalf("case %d: hull–plane %+v, box–plane %+v", i, hc, bc)
+		}
+	}
+	big := engine.BoxShape(1, 1, 0.5)
+	for _, c := range []struct {
+		name string
+		a    engine.Shape
+		pa   Pose
+	}{
+		{"hull on box", big, at(mgl64.Vec3{0, 0, -0.5}, identityRot)},
+		{"hull on hull", hull, at(mgl64.Vec3{0, 0, -0.1}, identityRot)},
+	} {
+		// The upper hull offset by (0.4, 0.1): the faces overlap on
+		// x in [0.1, 0.3], y in [−0.1, 0.2] (on the lower hull), or the
+		// upper face whole on the big box.
+		cs := narrow(t, c.a, c.pa, hull, at(mgl64.Vec3{0.4, 0.1, 0.099}, identityRot), 0.05)
+		if len(cs) != 4 {
+			t.Fatalf("%s: %d contacts %+v, want 4", c.name, len(cs), cs)
+		}
+		for _, x := range cs {
+			if math.Abs(x.Phi+0.001) > closedFormTol || x.Normal.Sub(unitZ).Len() > closedFormTol {
+				t.Errorf("%s: contact %+v, want Phi −0.001 along +z", c.name, x)
+			}
+			checkContact(t, c.a, c.pa, hull, at(mgl64.Vec3{0.4, 0.1, 0.099}, identityRot), 0.05, x)
+		}
+		if c.name == "hull on hull" {
+			lo, hi := mgl64.Vec3{0.1, -0.1}, mgl64.Vec3{0.3, 0.2}
+			for _, x := range cs {
+				if x.PB[0] < lo[0]-closedFormTol || x.PB[0] > hi[0]+closedFormTol || x.PB[1] < lo[1]-closedFormTol || x.PB[1] > hi[1]+closedFormTol {
+					t.Errorf("%s: point %v outside the overlap", c.name, x.PB)
+				}
+			}
 		}
 	}
 }

@@ -106,6 +106,14 @@ func surfaceDist(s engine.Shape, ps Pose, p mgl64.Vec3) float64 {
 			return math.Hypot(math.Max(dr, 0), math.Max(dz, 0))
 		}
 		return math.Max(dr, dz)
+	case engine.Convex:
+		// The largest height above a face's plane: the signed distance
+		// inside and on the surface (0 there), a lower bound outside.
+		d := math.Inf(-1)
+		for _, f := range s.Hull.Faces {
+			d = math.Max(d, f.Normal.Dot(y)-f.Offset)
+		}
+		return d
 	}
 	return y[2]
 }
@@ -123,6 +131,12 @@ func supportOf(s engine.Shape, ps Pose, m mgl64.Vec3) float64 {
 		return h + s.Size[1]*math.Abs(ml[2]) + s.Size[0]*ml.Len()
 	case engine.Cylinder:
 		return h + s.Size[1]*math.Abs(ml[2]) + s.Size[0]*math.Hypot(ml[0], ml[1])
+	case engine.Convex:
+		best := math.Inf(-1)
+		for _, v := range s.Hull.Verts {
+			best = math.Max(best, v.Dot(ml))
+		}
+		return h + best
 	}
 	return h + s.Size[0]*math.Abs(ml[0]) + s.Size[1]*math.Abs(ml[1]) + s.Size[2]*math.Abs(ml[2])
 }
@@ -712,6 +726,8 @@ func randomNarrowShape(rng *rand.Rand, k engine.ShapeKind) engine.Shape {
 		return engine.CapsuleShape(s(), s())
 	case engine.Cylinder:
 		return engine.CylinderShape(s(), s())
+	case engine.Convex:
+		return randomHull(rng, s(), s(), s())
 	}
 	return engine.PlaneShape()
 }
@@ -758,6 +774,13 @@ var narrowPairs = [][2]engine.ShapeKind{
 	{engine.Capsule, engine.Capsule},
 	{engine.Capsule, engine.Cylinder},
 	{engine.Cylinder, engine.Cylinder},
+	{engine.Sphere, engine.Convex},
+	{engine.Ellipsoid, engine.Convex},
+	{engine.Box, engine.Convex},
+	{engine.Convex, engine.Plane},
+	{engine.Capsule, engine.Convex},
+	{engine.Cylinder, engine.Convex},
+	{engine.Convex, engine.Convex},
 }
 
 // TestNarrowMirror checks on seeded random poses that swapping a and b
@@ -821,6 +844,23 @@ func TestNarrowMaximalSeparation(t *testing.T) {
 					}
 				}
 				sc := pairScale(a, b)
+				if len(cs) > 1 {
+					// A manifold: its points' Phi are heights above
+					// a reference face, which need not be the
+					// separation along its normal (a corner of the
+					// other shape beyond the face may be nearer). No
+					// direction may separate the shapes by more than
+					// the least Phi: to convexTol apart, to epaTol
+					// overlapping (EPA's polytope).
+					tol := 1e-6 + convexTol
+					if c.Phi < 0 {
+						tol = epaTol
+					}
+					if d := maxSeparation(rng, a, pa, b, pb); d > c.Phi+tol*sc {
+						t.Errorf("case %d: least Phi %.15g below the separation %.15g found", i, c.Phi, d)
+					}
+					continue
+				}
 				sepTol, maxTol := closedFormTol, iterativeTol
 				if viaConvexPair(a.Kind, b.Kind) {
 					sepTol, maxTol = convexNormalTol, convexTol
@@ -1150,6 +1190,12 @@ func FuzzNarrow(f *testing.F) {
 		b := engine.Shape{Kind: engine.ShapeKind(kb) % numKinds, Size: mgl64.Vec3{size(b0), size(b1), size(b2)}}
 		if a.Kind == engine.Compound || b.Kind == engine.Compound {
 			return // the Collider splits compounds into parts
+		}
+		if a.Kind == engine.Convex {
+			a = octahedron(a.Size)
+		}
+		if b.Kind == engine.Convex {
+			b = octahedron(b.Size)
 		}
 		if a.Kind == engine.Sphere {
 			a.Size = mgl64.Vec3{a.Size[0], a.Size[0], a.Size[0]}

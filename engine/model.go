@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/geom"
 )
 
 // ShapeKind names a collision shape.
@@ -19,14 +20,15 @@ const (
 	Compound                   // several bounded shapes in one rigid body (Shape.Compound)
 	Capsule                    // radius r (Size[0]) about the segment of half-length h (Size[1]) along the body z axis
 	Cylinder                   // radius r (Size[0]), half-height h (Size[1]), axis along the body z axis
+	Convex                     // the convex hull of points (Shape.Hull), in a principal frame centred on its centre of mass
 )
 
 // NumShapeKinds is the number of shape kinds.
-const NumShapeKinds = Cylinder + 1
+const NumShapeKinds = Convex + 1
 
 // The kinds keep their numbers (checkpoints and VTK files store them): a
 // new kind is appended, after Compound.
-var shapeNames = [...]string{"sphere", "ellipsoid", "box", "plane", "compound", "capsule", "cylinder"}
+var shapeNames = [...]string{"sphere", "ellipsoid", "box", "plane", "compound", "capsule", "cylinder", "convex"}
 
 func (k ShapeKind) String() string {
 	if int(k) < len(shapeNames) {
@@ -36,14 +38,14 @@ func (k ShapeKind) String() string {
 }
 
 // ParseShapeKind maps a kind's name ("sphere", "ellipsoid", "box",
-// "plane", "compound", "capsule", "cylinder") to its kind.
+// "plane", "compound", "capsule", "cylinder", "convex") to its kind.
 func ParseShapeKind(s string) (ShapeKind, error) {
 	for i, n := range shapeNames {
 		if n == s {
 			return ShapeKind(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown shape %q (want sphere, ellipsoid, box, plane, compound, capsule or cylinder)", s)
+	return 0, fmt.Errorf("unknown shape %q (want sphere, ellipsoid, box, plane, compound, capsule, cylinder or convex)", s)
 }
 
 // Shape is a convex collision shape in its body frame, centred on the body's
@@ -58,6 +60,9 @@ type Shape struct {
 	Size mgl64.Vec3
 	// Compound holds a compound's parts; nil for the other kinds.
 	Compound *CompoundParts
+	// Hull holds a convex shape's hull (see NewConvex); nil for the
+	// other kinds. Like Compound, it is never changed once made.
+	Hull *geom.Hull
 }
 
 // SphereShape returns a sphere of radius r (m).
@@ -106,6 +111,8 @@ func (s Shape) Validate() error {
 			}
 		}
 		return nil
+	case Convex:
+		return validateHull(s.Hull)
 	case Capsule, Cylinder:
 		// A capsule of half-length 0 is a sphere: allowed. A cylinder of
 		// height 0 has no volume.
@@ -143,6 +150,9 @@ func (s Shape) Volume() float64 {
 	case Cylinder:
 		r, h := s.Size[0], s.Size[1]
 		return 2 * math.Pi * r * r * h
+	case Convex:
+		v, _, _ := s.Hull.MassProperties()
+		return v
 	}
 	return math.Inf(1)
 }
@@ -169,6 +179,8 @@ func (s Shape) UnitInertia() mgl64.Vec3 {
 		return mgl64.Vec3{ix, ix, a * a / 2}
 	case Capsule:
 		return capsuleUnitInertia(a, b)
+	case Convex:
+		return hullUnitInertia(s.Hull)
 	}
 	return mgl64.Vec3{}
 }
@@ -189,6 +201,8 @@ func (s Shape) BoundingRadius() float64 {
 		return s.Size[0] + s.Size[1]
 	case Cylinder:
 		return math.Hypot(s.Size[0], s.Size[1])
+	case Convex:
+		return s.Hull.Radius()
 	}
 	return math.Inf(1)
 }

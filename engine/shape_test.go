@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
 )
 
 // revolution integrates a solid of revolution about z, given the radius ρ(z)
@@ -102,5 +104,81 @@ func TestCapsuleCylinderInvalid(t *testing.T) {
 		if k, err := ParseShapeKind(name); err != nil || k.String() != name {
 			t.Errorf("ParseShapeKind(%q) = %v, %v", name, k, err)
 		}
+	}
+}
+
+// TestNewConvex: the hull of a box's corners, given rotated and moved in
+// the body's frame, has the box's volume and principal moments, its centre
+// of mass at the given centre and its principal frame along the box's
+// axes (up to the order and signs of the axes).
+func TestNewConvex(t *testing.T) {
+	h := mgl64.Vec3{0.3, 0.2, 0.1}
+	q0 := mgl64.QuatRotate(0.7, mgl64.Vec3{1, 2, 3}.Normalize())
+	c0 := mgl64.Vec3{1, -2, 0.5}
+	var pts []mgl64.Vec3
+	for k := range 8 {
+		p := h
+		for i := range 3 {
+			if k&(1<<i) != 0 {
+				p[i] = -p[i]
+			}
+		}
+		pts = append(pts, c0.Add(q0.Rotate(p)), c0) // the centre too: an interior point
+	}
+	s, c, q, err := NewConvex(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	box := BoxShape(h[0], h[1], h[2])
+	// 1e-12 relative: the mass properties sum a few dozen products of
+	// O(1) coordinates (geom.PolyhedronMass), and the eigenvectors come
+	// from Jacobi rotations to offDiagTol.
+	if d := s.Volume() - box.Volume(); math.Abs(d) > 1e-12*box.Volume() {
+		t.Errorf("volume %v, want %v", s.Volume(), box.Volume())
+	}
+	if c.Sub(c0).Len() > 1e-12 {
+		t.Errorf("centre %v, want %v", c, c0)
+	}
+	// The principal axes are the box's up to order and sign: the moments
+	// match as a set, and each body axis of q is ± an axis of q0.
+	got, want := s.UnitInertia(), box.UnitInertia()
+	for _, g := range got {
+		found := false
+		for _, w := range want {
+			found = found || math.Abs(g-w) < 1e-12*w
+		}
+		if !found {
+			t.Errorf("moments %v, want a permutation of %v", got, want)
+		}
+	}
+	for i := range 3 {
+		e := mgl64.Vec3{}
+		e[i] = 1
+		ax := q.Rotate(e)
+		best := 0.0
+		for j := range 3 {
+			f := mgl64.Vec3{}
+			f[j] = 1
+			best = math.Max(best, math.Abs(ax.Dot(q0.Rotate(f))))
+		}
+		if 1-best > 1e-9 {
+			t.Errorf("principal axis %d %v is not along a box axis", i, ax)
+		}
+	}
+	if err := s.Validate(); err != nil {
+		t.Errorf("Validate: %v", err)
+	}
+	if r := s.BoundingRadius(); math.Abs(r-h.Len()) > 1e-12 {
+		t.Errorf("bounding radius %v, want %v", r, h.Len())
+	}
+	for _, bad := range [][]mgl64.Vec3{pts[:3], {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}}, {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, math.NaN()}}} {
+		if _, _, _, err := NewConvex(bad); err == nil {
+			t.Errorf("NewConvex(%v): no error", bad)
+		} else {
+			t.Log(err)
+		}
+	}
+	if err := (Shape{Kind: Convex}).Validate(); err == nil {
+		t.Error("a convex shape without its hull validates")
 	}
 }

@@ -536,3 +536,16 @@ func (h *Hull) Transformed(c mgl64.Vec3, q mgl64.Quat) *Hull {
 	}
 	return out
 }
+
+// Radius returns the largest distance of a vertex from the origin (m);
+// 0 for a nil hull.
+func (h *Hull) Radius() float64 {
+	r := 0.0
+	if h == nil {
+		return r
+	}
+	for _, v := range h.Verts {
+		r = math.Max(r, v.Len())
+	}
+	return r
+}

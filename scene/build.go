@@ -445,10 +445,10 @@ func sizesOf(path string, s ShapeSpec) (sizes []Size, paths []string) {
 // allowed in generators only.
 func checkShape(path string, s ShapeSpec, inGenerator bool) (engine.ShapeKind, error) {
 	if s.Type == "" {
-		if s.Radius == nil && s.HalfHeight == nil && s.SemiAxes == nil && s.HalfExtents == nil && s.Parts == nil {
+		if s.Radius == nil && s.HalfHeight == nil && s.SemiAxes == nil && s.HalfExtents == nil && s.Parts == nil && s.Points == nil {
 			return 0, errAt(path, "missing")
 		}
-		return 0, errAt(join(path, "type"), "missing (want sphere, ellipsoid, box, plane, compound, capsule or cylinder)")
+		return 0, errAt(join(path, "type"), "missing (want sphere, ellipsoid, box, plane, compound, capsule, cylinder or convex)")
 	}
 	kind, err := engine.ParseShapeKind(s.Type)
 	if err != nil {
@@ -459,6 +459,12 @@ func checkShape(path string, s ShapeSpec, inGenerator bool) (engine.ShapeKind, e
 	}
 	if s.Parts != nil {
 		return 0, errAt(join(path, "parts"), "does not apply to a %s", kind)
+	}
+	if kind == engine.Convex {
+		return kind, checkConvex(path, s)
+	}
+	if s.Points != nil {
+		return 0, errAt(join(path, "points"), "does not apply to a %s (only to a convex shape)", kind)
 	}
 	want := map[engine.ShapeKind][]string{engine.Sphere: {"radius"}, engine.Ellipsoid: {"semi_axes"}, engine.Box: {"half_extents"},
 		engine.Capsule: {"radius", "half_height"}, engine.Cylinder: {"radius", "half_height"}}[kind]
@@ -572,12 +578,20 @@ func (b *builder) body(p string, s BodySpec) error {
 	body := engine.Body{Shape: makeShape(kind, v), Fixed: s.Fixed}
 	var centre mgl64.Vec3
 	var principal mgl64.Quat
-	if kind == engine.Compound {
+	switch kind {
+	case engine.Compound:
 		if body.Shape, centre, principal, err = compoundShape(join(p, "shape"), s.Shape); err != nil {
 			return err
 		}
 		if s.Inertia != nil {
 			return errAt(join(p, "inertia"), "a compound's inertia comes from its parts")
+		}
+	case engine.Convex:
+		if body.Shape, centre, principal, err = convexShape(join(p, "shape"), s.Shape); err != nil {
+			return err
+		}
+		if s.Inertia != nil {
+			return errAt(join(p, "inertia"), "a convex shape's inertia comes from its hull")
 		}
 	}
 	if s.Motion != nil {
@@ -605,7 +619,7 @@ func (b *builder) body(p string, s BodySpec) error {
 	if body.Rot, err = rotation(join(p, "rot"), s.Rot); err != nil {
 		return err
 	}
-	if kind == engine.Compound {
+	if kind == engine.Compound || kind == engine.Convex {
 		placeCompound(&body, centre, principal)
 	}
 	if !s.Fixed && s.Motion == nil && s.Mass == nil && s.Density == nil {
@@ -920,4 +934,44 @@ func StepCount(duration float64, steps int, dt float64) (int, error) {
 		return 0, fmt.Errorf("%g s is less than half a time step (dt = %g s): the run would take no step", duration, dt)
 	}
 	return int(n), nil
+}
+
+// checkConvex checks a convex shape s at path: points and no size field,
+// at least 4 finite points whose hull has volume (geom.NewHull's errors,
+// naming the point).
+func checkConvex(path string, s ShapeSpec) error {
+	for _, f := range []struct {
+		name  string
+		given bool
+	}{{"radius", s.Radius != nil}, {"half_height", s.HalfHeight != nil}, {"semi_axes", s.SemiAxes != nil}, {"half_extents", s.HalfExtents != nil}} {
+		if f.given {
+			return errAt(join(path, f.name), "does not apply to a convex shape (its points give its size)")
+		}
+	}
+	if s.Points == nil {
+		return errAt(join(path, "points"), "missing (a convex shape needs at least 4 points)")
+	}
+	for i, pt := range s.Points {
+		if err := checkVec(index(join(path, "points"), i), pt); err != nil {
+			return err
+		}
+	}
+	_, _, _, err := convexShape(path, s)
+	return err
+}
+
+// convexShape builds the convex shape of s (at path) with
+// engine.NewConvex: the hull in its principal frame centred on its centre
+// of mass; c, that centre in the frame the points are given in; q, the
+// rotation from the principal frame to that frame.
+func convexShape(path string, s ShapeSpec) (engine.Shape, mgl64.Vec3, mgl64.Quat, error) {
+	pts := make([]mgl64.Vec3, len(s.Points))
+	for i, pt := range s.Points {
+		pts[i] = mgl64.Vec3(pt)
+	}
+	sh, c, q, err := engine.NewConvex(pts)
+	if err != nil {
+		return sh, c, q, errAt(join(path, "points"), "%v", err)
+	}
+	return sh, c, q, nil
 }

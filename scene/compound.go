@@ -16,7 +16,7 @@ func checkCompound(path string, s ShapeSpec, inGenerator bool) error {
 	for _, f := range []struct {
 		name  string
 		given bool
-	}{{"radius", s.Radius != nil}, {"half_height", s.HalfHeight != nil}, {"semi_axes", s.SemiAxes != nil}, {"half_extents", s.HalfExtents != nil}} {
+	}{{"radius", s.Radius != nil}, {"half_height", s.HalfHeight != nil}, {"semi_axes", s.SemiAxes != nil}, {"half_extents", s.HalfExtents != nil}, {"points", s.Points != nil}} {
 		if f.given {
 			return errAt(join(path, f.name), "does not apply to a compound (its parts have sizes)")
 		}
@@ -66,6 +66,17 @@ func compoundShape(path string, s ShapeSpec) (shape engine.Shape, c mgl64.Vec3, 
 		parts[i] = engine.Part{Shape: makeShape(kind, v)}
 		parts[i].Pos, _ = vec("", part.Pos)
 		parts[i].Rot, _ = rotation("", part.Rot)
+		if kind == engine.Convex {
+			// The hull sits at its centre of mass in its principal
+			// frame: the part's pose moves there.
+			sh, c, q, err := convexShape("", part.Shape)
+			if err != nil {
+				return shape, c, q, errAt(join(index(join(path, "parts"), i), "shape"), "%v", err)
+			}
+			parts[i].Shape = sh
+			parts[i].Pos = parts[i].Pos.Add(parts[i].Rot.Rotate(c))
+			parts[i].Rot = parts[i].Rot.Mul(q).Normalize()
+		}
 	}
 	shape, c, q, err = engine.NewCompound(parts)
 	if err != nil {

@@ -86,6 +86,12 @@ func shapeSpec(s engine.Shape) ShapeSpec {
 		return ShapeSpec{Type: "ellipsoid", SemiAxes: &[3]Size{size(s.Size[0]), size(s.Size[1]), size(s.Size[2])}}
 	case engine.Box:
 		return ShapeSpec{Type: "box", HalfExtents: &[3]Size{size(s.Size[0]), size(s.Size[1]), size(s.Size[2])}}
+	case engine.Convex:
+		out := ShapeSpec{Type: "convex"}
+		for _, v := range s.Hull.Verts {
+			out.Points = append(out.Points, Vec3(v))
+		}
+		return out
 	case engine.Capsule, engine.Cylinder:
 		return ShapeSpec{Type: s.Kind.String(), Radius: ptr(size(s.Size[0])), HalfHeight: ptr(size(s.Size[1]))}
 	case engine.Compound:

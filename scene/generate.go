@@ -39,8 +39,15 @@ func (b *builder) generator(p string, g GeneratorSpec) error {
 	for i, s := range sizes {
 		upper[i] = s.upper()
 	}
-	// The largest body the generator can make.
+	// The largest body the generator can make. A convex shape's points
+	// are one hull for every body, placed at its centre of mass in its
+	// principal frame.
 	largest := makeShape(kind, upper)
+	if kind == engine.Convex {
+		if largest, _, _, err = convexShape(shapePath, g.Shape); err != nil {
+			return err
+		}
+	}
 	if err := setMass(p, &engine.Body{Shape: largest}, g.Mass, g.Density); err != nil {
 		return err
 	}
@@ -56,6 +63,9 @@ func (b *builder) generator(p string, g GeneratorSpec) error {
 			}
 		}
 		body := engine.Body{Shape: makeShape(kind, v), Rot: mgl64.QuatIdent(), Material: mat}
+		if kind == engine.Convex {
+			body.Shape = largest
+		}
 		if rotate {
 			body.Rot = randomRotation(rng)
 		}

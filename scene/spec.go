@@ -133,7 +133,8 @@ type ShapeSpec struct {
 	HalfHeight  *Size      `json:"half_height,omitempty"` // capsule, cylinder: half the axis's length, along the body z axis
 	SemiAxes    *[3]Size   `json:"semi_axes,omitempty"`
 	HalfExtents *[3]Size   `json:"half_extents,omitempty"`
-	Parts       []PartSpec `json:"parts,omitempty"` // compound only
+	Points      []Vec3     `json:"points,omitempty"` // convex only: the hull's points (m), in the frame of the body's pos and rot
+	Parts       []PartSpec `json:"parts,omitempty"`  // compound only
 }
 
 // PartSpec is one part of a compound shape: a sphere, an ellipsoid or a box
