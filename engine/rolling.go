@@ -6,7 +6,13 @@ import "errors"
 // rows: its barrier covers the friction cones and the joint rows'
 // intervals, not the rolling set (a second-order cone ‖(γ_ru, γ_rw)‖ ≤
 // μ_r γ_n coupled to the contact's γ_n, plus the two linear inequalities
-// |γ_s| ≤ μ_s γ_n). Use apgd, apgd-ar, spg, gs or jacobi.
+// |γ_s| ≤ μ_s γ_n). Adding those barriers would not be enough: an
+// interior point method minimises the objective over the composite cone,
+// whose minimiser is the relaxed solution (its optimality conditions give
+// the contact a separating normal velocity μ_r‖ω_r‖ + μ_s|ω_s|, the
+// rolling analogue of the sliding ball's hop), not the fixed point of the
+// projection the other solvers converge to (see RollingRows and SPG). Use
+// apgd, apgd-ar, gs or jacobi (or spg, see SPG).
 var ErrRollingPDIP = errors.New("pdip does not take rolling or spinning friction yet (its barrier covers friction cones and joint intervals only); use apgd, apgd-ar, spg, gs or jacobi")
 
 // RollingRows is implemented by a Problem whose contacts may have rolling
