@@ -164,6 +164,9 @@ func buildNarrow(d *Device, rows uint32) (narrowPipelines, error) {
 }
 
 // Notes says which rows of the narrowphase table the host computes for
-// the loaded model because the device cannot build them, and whether the
-// host runs the whole collision (engine.Noter).
+// the loaded model because the device cannot build them, which pairs of
+// its kinds always go through the host (pairHostRound: capsules and
+// cylinders with ellipsoids and boxes, capsule–cylinder,
+// cylinder–cylinder), and whether the host runs the whole collision
+// (engine.Noter).
 func (b *Backend) Notes() []string { return slices.Clone(b.dc.narrow.notes) }

@@ -28,7 +28,14 @@
 // clipping and GJK for boxes apart; ellipsoid–ellipsoid and ellipsoid–box
 // GJK on the cores, EPA when they overlap, then Newton on the sphere (over
 // the box's normal fan), all as cpuref/narrow_*.go, with fixed-size
-// arrays for the simplex and the polytope. The device's EPA polytope holds
+// arrays for the simplex and the polytope. Capsules and cylinders
+// (collide/narrow_round.go): sphere–capsule, plane–capsule,
+// capsule–capsule (with its two-point branch for parallel axes),
+// sphere–cylinder and plane–cylinder are its closed forms; their pairs
+// with ellipsoids and boxes, capsule–cylinder and cylinder–cylinder, which
+// collide computes by GJK/EPA (and manifolds on top), are row
+// PAIR_HOST_ROUND: always listed for the host (push constant host), never
+// computed here. The device's EPA polytope holds
 // EPA_VERTS = 32 vertices (cpuref's 48; about 5 KB of private memory
 // per invocation); a pair whose EPA would grow beyond it where cpuref's goes
 // on (only pairs whose cores overlap: deeper than both margins) sets
