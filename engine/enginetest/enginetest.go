@@ -70,11 +70,20 @@ func twinOf(t *testing.T, impl Impl, l *loaded) engine.Problem {
 }
 
 // hostPath hides every method of a Problem but engine.Problem's (and
-// engine.JointRows', which says what the problem is rather than how it is
-// solved), so that engine's solvers drive their own iterations through
+// engine.JointRows' and engine.RollingRows', which say what the problem
+// is rather than how it is solved), so that engine's solvers drive their own iterations through
 // the Problem's methods: the reference the fused paths must match.
 func hostPath(p engine.Problem) engine.Problem {
-	if j, ok := p.(engine.JointRows); ok {
+	j, jok := p.(engine.JointRows)
+	if r, ok := p.(engine.RollingRows); ok && r.Rolling() > 0 {
+		// engine.RollingRows too: it says what the problem is. Joints()
+		// is 0 when p has no joint rows.
+		if !jok {
+			j = noJoints{}
+		}
+		return hostRolling{p, j, r}
+	}
+	if jok {
 		return hostJoints{p, j}
 	}
 	return hostOnly{p}
@@ -86,6 +95,16 @@ type hostJoints struct {
 	engine.Problem
 	engine.JointRows
 }
+
+type hostRolling struct {
+	engine.Problem
+	engine.JointRows
+	engine.RollingRows
+}
+
+type noJoints struct{}
+
+func (noJoints) Joints() int { return 0 }
 
 // VecOf returns a new vector of la holding v.
 func VecOf(la engine.LinAlg, v []float64) engine.Vec {
