@@ -78,8 +78,20 @@ func ShapeAABB(s engine.Shape, pos mgl64.Vec3, rot mgl64.Quat, margin float64) (
 		}
 		m := mgl64.Vec3{margin, margin, margin}
 		return AABB{Min: pos.Add(lo).Sub(m), Max: pos.Add(hi).Add(m)}, true
-	case engine.Compound:
+	case engine.Compound, engine.Mesh:
 		return compoundAABB(s, pos, rot, margin)
+	case engine.Triangle:
+		// Vertices (0, 0, 0), (a, 0, 0), (b, c, 0) of its frame.
+		r := quatRows(rot)
+		lo, hi := pos, pos
+		for _, v := range [2]mgl64.Vec3{{s.Size[0], 0, 0}, {s.Size[1], s.Size[2], 0}} {
+			for k := range 3 {
+				x := pos[k] + r[k][0]*v[0] + r[k][1]*v[1]
+				lo[k], hi[k] = math.Min(lo[k], x), math.Max(hi[k], x)
+			}
+		}
+		m := mgl64.Vec3{margin, margin, margin}
+		return AABB{Min: lo.Sub(m), Max: hi.Add(m)}, true
 	default:
 		return AABB{}, false
 	}

@@ -130,6 +130,7 @@ var pairs = [numKinds][numKinds]pairFunc{
 		engine.Capsule:   sphereCapsule,
 		engine.Cylinder:  sphereCylinder,
 		engine.Convex:    sphereConvex,
+		engine.Triangle:  sphereTriangle,
 	},
 	engine.Ellipsoid: {
 		engine.Ellipsoid: ellipsoidEllipsoid,
@@ -138,6 +139,7 @@ var pairs = [numKinds][numKinds]pairFunc{
 		engine.Capsule:   ellipsoidCapsule,
 		engine.Cylinder:  ellipsoidCylinder,
 		engine.Convex:    ellipsoidConvex,
+		engine.Triangle:  ellipsoidTriangle,
 	},
 	engine.Box: {
 		engine.Box:      boxBox,
@@ -145,24 +147,32 @@ var pairs = [numKinds][numKinds]pairFunc{
 		engine.Capsule:  boxCapsule,
 		engine.Cylinder: boxCylinder,
 		engine.Convex:   boxConvex,
+		engine.Triangle: boxTriangle,
 	},
 	engine.Plane: {
 		engine.Plane:    planePlane,
 		engine.Capsule:  planeCapsule,
 		engine.Cylinder: planeCylinder,
 		engine.Convex:   planeConvex,
+		engine.Triangle: noContact,
 	},
 	engine.Capsule: {
 		engine.Capsule:  capsuleCapsule,
 		engine.Cylinder: capsuleCylinder,
 		engine.Convex:   capsuleConvex,
+		engine.Triangle: capsuleTriangle,
 	},
 	engine.Cylinder: {
 		engine.Cylinder: cylinderCylinder,
 		engine.Convex:   cylinderConvex,
+		engine.Triangle: cylinderTriangle,
 	},
 	engine.Convex: {
-		engine.Convex: convexConvex,
+		engine.Convex:   convexConvex,
+		engine.Triangle: hullTriangle,
+	},
+	engine.Triangle: {
+		engine.Triangle: noContact,
 	},
 }
 

@@ -60,8 +60,11 @@ func identityAxes() [3]mgl64.Vec3 { return [3]mgl64.Vec3{{1, 0, 0}, {0, 1, 0}, {
 // u the unit component of d across the axis (none when d is within 1e-9
 // rad of it).
 func (s *convexShape) support(d mgl64.Vec3) mgl64.Vec3 {
-	if s.round == roundHull {
+	switch s.round {
+	case roundHull:
 		return s.hullSupport(d)
+	case roundTriangle:
+		return s.triangleSupport(d)
 	}
 	if s.round != roundNone {
 		da := d.Dot(s.ax)

@@ -60,27 +60,27 @@ func planeConvex(_ mgl64.Vec3, fp bodyFrame, _ mgl64.Vec3, fc bodyFrame, env flo
 // boxConvex and convexConvex: convexPair's contact, then the face
 // manifold (polyManifold).
 func boxConvex(sa mgl64.Vec3, fa bodyFrame, sb mgl64.Vec3, fb bodyFrame, env float64, out []ContactPoint) []ContactPoint {
-	return polyPair(convexBox, sa, fa, sb, fb, env, out)
+	return polyPair(convexBox, convexHull, sa, fa, sb, fb, env, out)
 }
 
 func convexConvex(sa mgl64.Vec3, fa bodyFrame, sb mgl64.Vec3, fb bodyFrame, env float64, out []ContactPoint) []ContactPoint {
-	return polyPair(convexHull, sa, fa, sb, fb, env, out)
+	return polyPair(convexHull, convexHull, sa, fa, sb, fb, env, out)
 }
 
-// polyPair is the pair of a box or a hull (kind ka) in frame fa and a
-// hull in frame fb.
-func polyPair(ka int, sa mgl64.Vec3, fa bodyFrame, sb mgl64.Vec3, fb bodyFrame, env float64, out []ContactPoint) []ContactPoint {
-	if fb.hull == nil || ka == convexHull && fa.hull == nil {
+// polyPair is the pair of polytopes (boxes, hulls, triangles) of kinds ka
+// in frame fa and kb in frame fb.
+func polyPair(ka, kb int, sa mgl64.Vec3, fa bodyFrame, sb mgl64.Vec3, fb bodyFrame, env float64, out []ContactPoint) []ContactPoint {
+	if ka == convexHull && fa.hull == nil || kb == convexHull && fb.hull == nil {
 		return out
 	}
 	n0 := len(out)
-	out = roundContact(ka, convexHull, sa, fa, sb, fb, env, out)
+	out = roundContact(ka, kb, sa, fa, sb, fb, env, out)
 	if len(out) == n0 {
 		return out
 	}
-	a, b := makeConvex(ka, sa, fa, mgl64.Vec3{}), makeConvex(convexHull, sb, fb, mgl64.Vec3{})
+	a, b := makeConvex(ka, sa, fa, mgl64.Vec3{}), makeConvex(kb, sb, fb, mgl64.Vec3{})
 	var m [maxManifold]ContactPoint
-	scale := boundOf(ka, sa, &fa) + fb.hull.Radius()
+	scale := boundOf(ka, sa, &fa) + boundOf(kb, sb, &fb)
 	return withManifold(out, n0, polyManifold(&a, &b, out[n0].Normal, env, m[:0]), scale)
 }
 
@@ -125,10 +125,13 @@ type polyFace struct {
 	np int
 }
 
-// bestFace puts in f the face of s (a box or a hull) whose outward normal
+// bestFace puts in f the face of s (a box, a hull or a triangle) whose outward normal
 // is most aligned with unit d and returns that alignment n·d; −2 when the
 // face has more than maxFaceVerts vertices.
 func (s *convexShape) bestFace(d mgl64.Vec3, f *polyFace) float64 {
+	if s.round == roundTriangle {
+		return s.triangleFace(d, f)
+	}
 	if s.round == roundHull {
 		dl := mgl64.Vec3{s.r[0].Dot(d), s.r[1].Dot(d), s.r[2].Dot(d)}
 		h := s.hull

@@ -276,7 +276,8 @@ const (
 	roundNone     = iota // an ellipsoid or a box
 	roundSegment         // a capsule: the segment c ± hl·ax, margin its radius
 	roundCylinder        // a cylinder: c ± hl·ax, radius rad
-	roundHull            // a convex hull: the vertices hv about c along the axes r
+	roundHull            // a convex hull: the vertices of hull about c along the axes r
+	roundTriangle        // a mesh triangle: c, c + h0·r0, c + h1·r0 + h2·r1
 )
 
 // makeConvex returns a shape of kind k (roundNone with ellipsoid for an
@@ -296,6 +297,8 @@ func makeConvex(k int, s mgl64.Vec3, f bodyFrame, o mgl64.Vec3) convexShape {
 		return convexShape{round: roundSegment, c: c, ax: f.r[2], margin: s[0]}
 	case convexHull:
 		return convexShape{round: roundHull, c: c, r: f.r, hull: f.hull}
+	case convexTriangle:
+		return convexShape{round: roundTriangle, c: c, r: f.r, h: s}
 	}
 	return convexShape{c: c, h: s, r: f.r}
 }
@@ -308,6 +311,7 @@ const (
 	convexCylinder
 	convexSphere // a capsule of length 0
 	convexHull
+	convexTriangle
 )
 
 // boundOf returns the bounding radius of a shape of kind k (as makeConvex)
@@ -316,6 +320,8 @@ func boundOf(k int, s mgl64.Vec3, f *bodyFrame) float64 {
 	switch k {
 	case convexHull:
 		return f.hull.Radius()
+	case convexTriangle:
+		return math.Max(s[0], math.Hypot(s[1], s[2]))
 	case convexEllipsoid:
 		return math.Max(s[0], math.Max(s[1], s[2]))
 	case convexCapsule:

@@ -35,6 +35,9 @@ const (
 // (in either order) through convexPair, wholly or for one of its contacts.
 func viaConvexPair(ka, kb engine.ShapeKind) bool {
 	ka, kb = min(ka, kb), max(ka, kb)
+	if kb == engine.Triangle {
+		return ka != engine.Sphere
+	}
 	if kb == engine.Convex {
 		return ka != engine.Plane
 	}
@@ -51,7 +54,16 @@ func multiContact(pk [2]engine.ShapeKind) bool {
 	ka, kb := min(pk[0], pk[1]), max(pk[0], pk[1])
 	return kb == engine.Capsule && (ka == engine.Box || ka == engine.Capsule) ||
 		kb == engine.Cylinder && (ka == engine.Box || ka == engine.Cylinder) ||
-		kb == engine.Convex && (ka == engine.Box || ka == engine.Convex)
+		kb == engine.Convex && (ka == engine.Box || ka == engine.Convex) ||
+		kb == engine.Triangle && (ka == engine.Box || ka == engine.Convex || ka == engine.Capsule)
+}
+
+// neverMeet reports the pairs of kinds whose table entry gives no
+// contact: planes and triangles with each other (fixed or kinematic
+// bodies both).
+func neverMeet(ka, kb engine.ShapeKind) bool {
+	flat := func(k engine.ShapeKind) bool { return k == engine.Plane || k == engine.Triangle }
+	return flat(ka) && flat(kb)
 }
 
 // randomHull returns the convex shape of 16 random points on the

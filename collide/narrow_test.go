@@ -106,6 +106,9 @@ func surfaceDist(s engine.Shape, ps Pose, p mgl64.Vec3) float64 {
 			return math.Hypot(math.Max(dr, 0), math.Max(dz, 0))
 		}
 		return math.Max(dr, dz)
+	case engine.Triangle:
+		v1, v2 := mgl64.Vec3{s.Size[0], 0, 0}, mgl64.Vec3{s.Size[1], s.Size[2], 0}
+		return closestOnTriangle(y, mgl64.Vec3{}, v1, v2).Sub(y).Len()
 	case engine.Convex:
 		// The largest height above a face's plane: the signed distance
 		// inside and on the surface (0 there), a lower bound outside.
@@ -131,6 +134,8 @@ func supportOf(s engine.Shape, ps Pose, m mgl64.Vec3) float64 {
 		return h + s.Size[1]*math.Abs(ml[2]) + s.Size[0]*ml.Len()
 	case engine.Cylinder:
 		return h + s.Size[1]*math.Abs(ml[2]) + s.Size[0]*math.Hypot(ml[0], ml[1])
+	case engine.Triangle:
+		return h + math.Max(0, math.Max(s.Size[0]*ml[0], s.Size[1]*ml[0]+s.Size[2]*ml[1]))
 	case engine.Convex:
 		best := math.Inf(-1)
 		for _, v := range s.Hull.Verts {
@@ -651,15 +656,15 @@ func TestPairTable(t *testing.T) {
 	for ka := range numKinds {
 		for kb := range numKinds {
 			switch f := pairs[ka][kb]; {
-			case ka == engine.Compound || kb == engine.Compound:
+			case ka == engine.Compound || kb == engine.Compound || ka == engine.Mesh || kb == engine.Mesh:
 				if f != nil {
-					t.Errorf("pairs[%v][%v] is set: the Collider splits compounds into their parts", ka, kb)
+					t.Errorf("pairs[%v][%v] is set: the Collider splits compounds and meshes into their parts", ka, kb)
 				}
 			case ka > kb && f != nil:
 				t.Errorf("pairs[%v][%v] is set: only ka ≤ kb has entries", ka, kb)
 			case ka <= kb && f == nil:
 				t.Errorf("pairs[%v][%v] is missing", ka, kb)
-			case ka <= kb && !(ka == engine.Plane && kb == engine.Plane) && !tested[[2]engine.ShapeKind{ka, kb}]:
+			case ka <= kb && !neverMeet(ka, kb) && !tested[[2]engine.ShapeKind{ka, kb}]:
 				t.Errorf("%v–%v is not in narrowPairs", ka, kb)
 			}
 		}
@@ -667,11 +672,11 @@ func TestPairTable(t *testing.T) {
 }
 
 func TestNarrowUnsupported(t *testing.T) {
-	odd := engine.Shape{Kind: 9, Size: mgl64.Vec3{1, 1, 1}}
+	odd := engine.Shape{Kind: 200, Size: mgl64.Vec3{1, 1, 1}}
 	out := []ContactPoint{{Phi: 1}}
 	got, err := Narrow(engine.SphereShape(1), Pose{Rot: identityRot}, odd, Pose{Rot: identityRot}, 1, out)
 	if err == nil || len(got) != 1 {
-		t.Errorf("sphere–ShapeKind(9): %v, %v; want out unchanged and an error", got, err)
+		t.Errorf("sphere–ShapeKind(200): %v, %v; want out unchanged and an error", got, err)
 	}
 	if err != nil {
 		t.Log(err)
@@ -728,6 +733,8 @@ func randomNarrowShape(rng *rand.Rand, k engine.ShapeKind) engine.Shape {
 		return engine.CylinderShape(s(), s())
 	case engine.Convex:
 		return randomHull(rng, s(), s(), s())
+	case engine.Triangle:
+		return engine.Shape{Kind: engine.Triangle, Size: mgl64.Vec3{2 * s(), 2*s() - 1.2, 2 * s()}}
 	}
 	return engine.PlaneShape()
 }
@@ -781,6 +788,12 @@ var narrowPairs = [][2]engine.ShapeKind{
 	{engine.Capsule, engine.Convex},
 	{engine.Cylinder, engine.Convex},
 	{engine.Convex, engine.Convex},
+	{engine.Sphere, engine.Triangle},
+	{engine.Ellipsoid, engine.Triangle},
+	{engine.Box, engine.Triangle},
+	{engine.Capsule, engine.Triangle},
+	{engine.Cylinder, engine.Triangle},
+	{engine.Convex, engine.Triangle},
 }
 
 // TestNarrowMirror checks on seeded random poses that swapping a and b
@@ -1188,8 +1201,8 @@ func FuzzNarrow(f *testing.F) {
 		}
 		a := engine.Shape{Kind: engine.ShapeKind(ka) % numKinds, Size: mgl64.Vec3{size(a0), size(a1), size(a2)}}
 		b := engine.Shape{Kind: engine.ShapeKind(kb) % numKinds, Size: mgl64.Vec3{size(b0), size(b1), size(b2)}}
-		if a.Kind == engine.Compound || b.Kind == engine.Compound {
-			return // the Collider splits compounds into parts
+		if a.Kind == engine.Compound || b.Kind == engine.Compound || a.Kind == engine.Mesh || b.Kind == engine.Mesh {
+			return // the Collider splits compounds and meshes into parts
 		}
 		if a.Kind == engine.Convex {
 			a = octahedron(a.Size)

@@ -24,7 +24,8 @@ type partSet struct {
 	pos   []mgl64.Vec3   // part → its centre in its body's frame (m)
 	rot   []mgl64.Quat   // part → the rotation from its frame to its body's
 	fixed []bool         // part → its body is fixed (for the grid: fixed pairs never collide)
-	comp  []bool         // body → it is a compound
+	comp  []bool         // body → it has parts: a compound or a mesh
+	mesh  []bool         // body → it is a mesh (its parts its triangles)
 }
 
 // subBits places a contact's parts in its index within its body pair:
@@ -42,24 +43,37 @@ const (
 // newPartSet lists the parts of the model's bodies, or returns nil when no
 // body is a compound.
 func newPartSet(m *engine.Model) *partSet {
-	if !slices.ContainsFunc(m.Bodies, func(b engine.Body) bool { return b.Shape.Kind == engine.Compound }) {
+	if !slices.ContainsFunc(m.Bodies, func(b engine.Body) bool { return bodyParts(b.Shape) != nil }) {
 		return nil
 	}
 	n := len(m.Bodies)
-	ps := &partSet{off: make([]int32, n+1), comp: make([]bool, n)}
+	ps := &partSet{off: make([]int32, n+1), comp: make([]bool, n), mesh: make([]bool, n)}
 	for i := range m.Bodies {
 		bd := &m.Bodies[i]
-		if bd.Shape.Kind != engine.Compound {
+		if parts := bodyParts(bd.Shape); parts == nil {
 			ps.add(i, 0, bd.Shape, mgl64.Vec3{}, mgl64.QuatIdent(), bd.Static())
 		} else {
 			ps.comp[i] = true
-			for k, p := range bd.Shape.Compound.Parts {
+			ps.mesh[i] = bd.Shape.Kind == engine.Mesh
+			for k, p := range parts {
 				ps.add(i, k, p.Shape, p.Pos, p.Rot, bd.Static())
 			}
 		}
 		ps.off[i+1] = int32(len(ps.body))
 	}
 	return ps
+}
+
+// bodyParts returns the parts of a compound or a mesh (its triangles),
+// nil for a body of one shape.
+func bodyParts(s engine.Shape) []engine.Part {
+	switch {
+	case s.Kind == engine.Compound && s.Compound != nil:
+		return s.Compound.Parts
+	case s.Kind == engine.Mesh && s.Mesh != nil:
+		return s.Mesh.Parts
+	}
+	return nil
 }
 
 func (ps *partSet) add(body, index int, s engine.Shape, pos mgl64.Vec3, rot mgl64.Quat, fixed bool) {
@@ -137,8 +151,12 @@ func (c *Collider) partContacts(e, f int, pos, rot []float64, env float64, con *
 	if err != nil {
 		return 0, cps, fmt.Errorf("collide: bodies %d (part %d) and %d (part %d): %w", i, ps.index[e], j, ps.index[f], err)
 	}
-	if len(cps) >= 1<<partShiftB {
-		return 0, cps, fmt.Errorf("collide: bodies %d (part %d) and %d (part %d): %d contacts, more than %d", i, ps.index[e], j, ps.index[f], len(cps), 1<<partShiftB-1)
+	limit := 1 << partShiftB
+	if ps.mesh[i] || ps.mesh[j] {
+		limit = 1 << meshShiftP
+	}
+	if len(cps) >= limit {
+		return 0, cps, fmt.Errorf("collide: bodies %d (part %d) and %d (part %d): %d contacts, more than %d", i, ps.index[e], j, ps.index[f], len(cps), limit-1)
 	}
 	if err := c.appendContacts(con, i, j, Pose{pi, qi}, Pose{pj, qj}, cps); err != nil {
 		return 0, cps, fmt.Errorf("collide: bodies %d (part %d) and %d (part %d): %w", i, ps.index[e], j, ps.index[f], err)
@@ -147,20 +165,39 @@ func (c *Collider) partContacts(e, f int, pos, rot []float64, env float64, con *
 }
 
 // sub is the index within its body pair of the k-th contact of parts e
-// and f (see partShiftA).
+// and f (see partShiftA). With a mesh (at most one of the two bodies: the
+// other moves), the triangle's index t (below engine.MaxMeshTriangles =
+// 1<<16) and the other part's p (below engine.MaxParts) make
+// 1<<30 | t<<meshShiftT | p<<meshShiftP | k, k below 1<<meshShiftP:
+// above every compound pair's Sub, so the two never share a key.
 func (ps *partSet) sub(e, f, k int) int32 {
+	switch {
+	case ps.mesh[ps.body[e]]:
+		return 1<<30 | ps.index[e]<<meshShiftT | ps.index[f]<<meshShiftP | int32(k)
+	case ps.mesh[ps.body[f]]:
+		return 1<<30 | ps.index[f]<<meshShiftT | ps.index[e]<<meshShiftP | int32(k)
+	}
 	return ps.index[e]<<partShiftA | ps.index[f]<<partShiftB | int32(k)
 }
 
-// compoundAABB is the union of the parts' AABBs of compound s at pos and
-// rot, each inflated by margin.
+// The Sub layout of mesh contacts (partSet.sub): 4 bits for the contact
+// within its pair of parts (polyManifold's at most 8), 10 for the other
+// body's part, 16 for the triangle.
+const (
+	meshShiftP = 4
+	meshShiftT = meshShiftP + 10
+)
+
+// compoundAABB is the union of the parts' AABBs of compound or mesh s at
+// pos and rot, each inflated by margin.
 func compoundAABB(s engine.Shape, pos mgl64.Vec3, rot mgl64.Quat, margin float64) (AABB, bool) {
 	inf := math.Inf(1)
 	box := AABB{Min: mgl64.Vec3{inf, inf, inf}, Max: mgl64.Vec3{-inf, -inf, -inf}}
-	if s.Compound == nil || len(s.Compound.Parts) == 0 {
+	parts := bodyParts(s)
+	if len(parts) == 0 {
 		return AABB{}, false
 	}
-	for _, p := range s.Compound.Parts {
+	for _, p := range parts {
 		b, ok := ShapeAABB(p.Shape, pos.Add(rot.Rotate(p.Pos)), rot.Mul(p.Rot), margin)
 		if !ok {
 			return AABB{}, false

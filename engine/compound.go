@@ -97,6 +97,8 @@ func validateParts(parts []Part) error {
 			return fmt.Errorf("part %d: a plane cannot be a part of a compound (it is unbounded)", i)
 		case Compound:
 			return fmt.Errorf("part %d: compounds do not nest (list the inner compound's parts in the outer one)", i)
+		case Mesh, Triangle:
+			return fmt.Errorf("part %d: a mesh cannot be a part of a compound (it has no volume to weigh: make it a fixed or kinematic body of its own)", i)
 		}
 		if err := p.Shape.Validate(); err != nil {
 			return fmt.Errorf("part %d: %w", i, err)

@@ -21,14 +21,16 @@ const (
 	Capsule                    // radius r (Size[0]) about the segment of half-length h (Size[1]) along the body z axis
 	Cylinder                   // radius r (Size[0]), half-height h (Size[1]), axis along the body z axis
 	Convex                     // the convex hull of points (Shape.Hull), in a principal frame centred on its centre of mass
+	Mesh                       // a triangle mesh (Shape.Mesh) of a fixed or kinematic body, in the body frame
+	Triangle                   // one triangle of a mesh, a part the Collider makes: vertices (0, 0, 0), (a, 0, 0), (b, c, 0) of its frame, Size = (a, b, c)
 )
 
 // NumShapeKinds is the number of shape kinds.
-const NumShapeKinds = Convex + 1
+const NumShapeKinds = Triangle + 1
 
 // The kinds keep their numbers (checkpoints and VTK files store them): a
 // new kind is appended, after Compound.
-var shapeNames = [...]string{"sphere", "ellipsoid", "box", "plane", "compound", "capsule", "cylinder", "convex"}
+var shapeNames = [...]string{"sphere", "ellipsoid", "box", "plane", "compound", "capsule", "cylinder", "convex", "mesh", "triangle"}
 
 func (k ShapeKind) String() string {
 	if int(k) < len(shapeNames) {
@@ -38,14 +40,15 @@ func (k ShapeKind) String() string {
 }
 
 // ParseShapeKind maps a kind's name ("sphere", "ellipsoid", "box",
-// "plane", "compound", "capsule", "cylinder", "convex") to its kind.
+// "plane", "compound", "capsule", "cylinder", "convex", "mesh",
+// "triangle") to its kind.
 func ParseShapeKind(s string) (ShapeKind, error) {
 	for i, n := range shapeNames {
 		if n == s {
 			return ShapeKind(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown shape %q (want sphere, ellipsoid, box, plane, compound, capsule, cylinder or convex)", s)
+	return 0, fmt.Errorf("unknown shape %q (want sphere, ellipsoid, box, plane, compound, capsule, cylinder, convex or mesh)", s)
 }
 
 // Shape is a convex collision shape in its body frame, centred on the body's
@@ -63,6 +66,9 @@ type Shape struct {
 	// Hull holds a convex shape's hull (see NewConvex); nil for the
 	// other kinds. Like Compound, it is never changed once made.
 	Hull *geom.Hull
+	// Mesh holds a mesh shape's triangles (see NewMesh); nil for the other
+	// kinds. Never changed once made.
+	Mesh *MeshTriangles
 }
 
 // SphereShape returns a sphere of radius r (m).
@@ -113,6 +119,13 @@ func (s Shape) Validate() error {
 		return nil
 	case Convex:
 		return validateHull(s.Hull)
+	case Mesh:
+		return validateMesh(s.Mesh)
+	case Triangle:
+		if !(s.Size[0] > 0) || !(s.Size[2] > 0) || !finite3(s.Size) {
+			return fmt.Errorf("triangle (a, b, c) = %v must have a > 0, c > 0 and be finite", s.Size)
+		}
+		return nil
 	case Capsule, Cylinder:
 		// A capsule of half-length 0 is a sphere: allowed. A cylinder of
 		// height 0 has no volume.
@@ -131,8 +144,9 @@ func (s Shape) Validate() error {
 	return fmt.Errorf("unknown shape kind %d", s.Kind)
 }
 
-// Volume returns the shape's volume in m³ (+Inf for a plane; for a
-// compound the sum of its parts', overlaps counted twice).
+// Volume returns the shape's volume in m³ (+Inf for a plane, 0 for a mesh
+// and a triangle; for a compound the sum of its parts', overlaps counted
+// twice).
 func (s Shape) Volume() float64 {
 	switch s.Kind {
 	case Compound:
@@ -153,6 +167,8 @@ func (s Shape) Volume() float64 {
 	case Convex:
 		v, _, _ := s.Hull.MassProperties()
 		return v
+	case Mesh, Triangle:
+		return 0 // a surface: bodies of meshes are fixed or kinematic
 	}
 	return math.Inf(1)
 }
@@ -203,6 +219,11 @@ func (s Shape) BoundingRadius() float64 {
 		return math.Hypot(s.Size[0], s.Size[1])
 	case Convex:
 		return s.Hull.Radius()
+	case Mesh:
+		return s.Mesh.radius()
+	case Triangle:
+		a, b, c := s.Size[0], s.Size[1], s.Size[2]
+		return math.Max(a, math.Hypot(b, c))
 	}
 	return math.Inf(1)
 }
@@ -392,6 +413,9 @@ func (b *Body) validate(nmat int) error {
 	}
 	if b.Fixed || b.Shape.Kind == Plane {
 		return nil
+	}
+	if b.Shape.Kind == Mesh {
+		return fmt.Errorf("a mesh has no volume to weigh: make its body fixed or give it a motion (a kinematic body)")
 	}
 	if !(b.Mass > 0) || math.IsInf(b.Mass, 0) {
 		return fmt.Errorf("mass %v must be positive and finite", b.Mass)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/geom"
 	"github.com/gpusim/gpusim/internal/safepath"
 )
 
@@ -96,7 +97,7 @@ func (d *Doc) buildScene(source string, lim limits) (*Scene, error) {
 		// names the field).
 		return nil, fmt.Errorf("too many bodies: the scene makes %d (bodies, generators and container walls), more than the %d a scene may hold", n, lim.bodies)
 	}
-	b := &builder{lim: lim, mats: map[string]int{}}
+	b := &builder{lim: lim, mats: map[string]int{}, dir: filepath.Dir(source)}
 	if err := checkVec("gravity", *r.Gravity); err != nil {
 		return nil, err
 	}
@@ -309,6 +310,7 @@ type builder struct {
 	model engine.Model
 	mats  map[string]int
 	names []string
+	dir   string // the scene file's folder, for mesh files
 }
 
 func checkPositive(path string, v float64) error {
@@ -445,10 +447,10 @@ func sizesOf(path string, s ShapeSpec) (sizes []Size, paths []string) {
 // allowed in generators only.
 func checkShape(path string, s ShapeSpec, inGenerator bool) (engine.ShapeKind, error) {
 	if s.Type == "" {
-		if s.Radius == nil && s.HalfHeight == nil && s.SemiAxes == nil && s.HalfExtents == nil && s.Parts == nil && s.Points == nil {
+		if s.Radius == nil && s.HalfHeight == nil && s.SemiAxes == nil && s.HalfExtents == nil && s.Parts == nil && s.Points == nil && s.File == "" {
 			return 0, errAt(path, "missing")
 		}
-		return 0, errAt(join(path, "type"), "missing (want sphere, ellipsoid, box, plane, compound, capsule, cylinder or convex)")
+		return 0, errAt(join(path, "type"), "missing (want sphere, ellipsoid, box, plane, compound, capsule, cylinder, convex or mesh)")
 	}
 	kind, err := engine.ParseShapeKind(s.Type)
 	if err != nil {
@@ -460,11 +462,23 @@ func checkShape(path string, s ShapeSpec, inGenerator bool) (engine.ShapeKind, e
 	if s.Parts != nil {
 		return 0, errAt(join(path, "parts"), "does not apply to a %s", kind)
 	}
+	if kind == engine.Triangle {
+		return 0, errAt(join(path, "type"), "a triangle is a part of a mesh (give a mesh shape with its file)")
+	}
 	if kind == engine.Convex {
 		return kind, checkConvex(path, s)
 	}
 	if s.Points != nil {
 		return 0, errAt(join(path, "points"), "does not apply to a %s (only to a convex shape)", kind)
+	}
+	if kind == engine.Mesh {
+		if inGenerator {
+			return 0, errAt(join(path, "type"), "a generator cannot make meshes (a mesh belongs to a fixed or kinematic body in \"bodies\")")
+		}
+		return kind, checkMesh(path, s)
+	}
+	if s.File != "" || s.Scale != nil {
+		return 0, errAt(join(path, map[bool]string{true: "file", false: "scale"}[s.File != ""]), "does not apply to a %s (only to a mesh)", kind)
 	}
 	want := map[engine.ShapeKind][]string{engine.Sphere: {"radius"}, engine.Ellipsoid: {"semi_axes"}, engine.Box: {"half_extents"},
 		engine.Capsule: {"radius", "half_height"}, engine.Cylinder: {"radius", "half_height"}}[kind]
@@ -592,6 +606,16 @@ func (b *builder) body(p string, s BodySpec) error {
 		}
 		if s.Inertia != nil {
 			return errAt(join(p, "inertia"), "a convex shape's inertia comes from its hull")
+		}
+	case engine.Mesh:
+		if !s.Fixed && s.Motion == nil {
+			return errAt(join(p, "fixed"), "a mesh has no volume to weigh: its body must be fixed (\"fixed\": true) or kinematic (a \"motion\")")
+		}
+		if s.Mass != nil || s.Density != nil || s.Inertia != nil {
+			return errAt(p, "a mesh has no mass, density or inertia (its body is fixed or kinematic)")
+		}
+		if body.Shape, err = b.meshShape(join(p, "shape"), s.Shape); err != nil {
+			return err
 		}
 	}
 	if s.Motion != nil {
@@ -974,4 +998,49 @@ func convexShape(path string, s ShapeSpec) (engine.Shape, mgl64.Vec3, mgl64.Quat
 		return sh, c, q, errAt(join(path, "points"), "%v", err)
 	}
 	return sh, c, q, nil
+}
+
+// checkMesh checks a mesh shape s at path: a file, an optional positive
+// scale, and no size field (the file is read when the body is built).
+func checkMesh(path string, s ShapeSpec) error {
+	for _, f := range []struct {
+		name  string
+		given bool
+	}{{"radius", s.Radius != nil}, {"half_height", s.HalfHeight != nil}, {"semi_axes", s.SemiAxes != nil}, {"half_extents", s.HalfExtents != nil}} {
+		if f.given {
+			return errAt(join(path, f.name), "does not apply to a mesh (its file gives its size)")
+		}
+	}
+	if s.File == "" {
+		return errAt(join(path, "file"), "missing (a mesh needs an OBJ or STL file)")
+	}
+	if s.Scale != nil {
+		return checkPositive(join(path, "scale"), *s.Scale)
+	}
+	return nil
+}
+
+// meshShape reads a checked mesh shape's file (relative to the scene's
+// folder), scales it and makes its triangles (engine.NewMesh); errors name
+// the field and the file.
+func (b *builder) meshShape(path string, s ShapeSpec) (engine.Shape, error) {
+	file := s.File
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(b.dir, file)
+	}
+	m, err := geom.LoadMesh(file)
+	if err != nil {
+		return engine.Shape{}, errAt(join(path, "file"), "%v", err)
+	}
+	scale := 1.0
+	if s.Scale != nil {
+		scale = *s.Scale
+		m = m.Scaled(scale)
+	}
+	sh, err := engine.NewMesh(m, file)
+	if err != nil {
+		return engine.Shape{}, errAt(join(path, "file"), "%v", err)
+	}
+	sh.Mesh.File, sh.Mesh.Scale = file, scale
+	return sh, nil
 }

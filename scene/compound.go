@@ -16,7 +16,7 @@ func checkCompound(path string, s ShapeSpec, inGenerator bool) error {
 	for _, f := range []struct {
 		name  string
 		given bool
-	}{{"radius", s.Radius != nil}, {"half_height", s.HalfHeight != nil}, {"semi_axes", s.SemiAxes != nil}, {"half_extents", s.HalfExtents != nil}, {"points", s.Points != nil}} {
+	}{{"radius", s.Radius != nil}, {"half_height", s.HalfHeight != nil}, {"semi_axes", s.SemiAxes != nil}, {"half_extents", s.HalfExtents != nil}, {"points", s.Points != nil}, {"file", s.File != ""}, {"scale", s.Scale != nil}} {
 		if f.given {
 			return errAt(join(path, f.name), "does not apply to a compound (its parts have sizes)")
 		}
@@ -38,6 +38,8 @@ func checkCompound(path string, s ShapeSpec, inGenerator bool) error {
 			return errAt(join(join(pp, "shape"), "type"), "a plane cannot be a part of a compound (it is unbounded: make it a body of its own)")
 		case engine.Compound:
 			return errAt(join(join(pp, "shape"), "type"), "compounds do not nest (list the inner compound's parts in the outer one)")
+		case engine.Mesh:
+			return errAt(join(join(pp, "shape"), "type"), "a mesh cannot be a part of a compound (it has no volume to weigh: make it a fixed or kinematic body of its own)")
 		}
 		if _, err := vec(join(pp, "pos"), part.Pos); err != nil {
 			return err

@@ -86,6 +86,9 @@ func shapeSpec(s engine.Shape) ShapeSpec {
 		return ShapeSpec{Type: "ellipsoid", SemiAxes: &[3]Size{size(s.Size[0]), size(s.Size[1]), size(s.Size[2])}}
 	case engine.Box:
 		return ShapeSpec{Type: "box", HalfExtents: &[3]Size{size(s.Size[0]), size(s.Size[1]), size(s.Size[2])}}
+	case engine.Mesh:
+		sc := s.Mesh.Scale
+		return ShapeSpec{Type: "mesh", File: s.Mesh.File, Scale: &sc}
 	case engine.Convex:
 		out := ShapeSpec{Type: "convex"}
 		for _, v := range s.Hull.Verts {

@@ -2,6 +2,8 @@ package scene
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -64,5 +66,63 @@ func TestShapeInputs(t *testing.T) {
 	}
 	if m := sc.Model.Bodies[2].Mass; math.Abs(m-1000*2*math.Pi*0.01*0.2) > 1e-12*m {
 		t.Errorf("cylinder mass %v", m)
+	}
+}
+
+// TestMeshInputs: a mesh body from an OBJ file beside the scene (its path
+// relative to the scene's folder, scaled), and the mesh's bad inputs.
+func TestMeshInputs(t *testing.T) {
+	dir := t.TempDir()
+	obj := "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n"
+	for name, text := range map[string]string{
+		"floor.obj": obj,
+		"nan.obj":   "v 0 0 0\nv 1 0 nan\nv 1 1 0\nf 1 2 3\n",
+		"flat.obj":  "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n",
+		"floor.ply": obj,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scene := func(body string) string {
+		return `{"materials": [{"name": "m", "friction": 0.5}], "bodies": [` + body + `]}`
+	}
+	load := func(body string) (*Scene, error) {
+		path := filepath.Join(dir, "s.json")
+		if err := os.WriteFile(path, []byte(scene(body)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return LoadFile(path, nil)
+	}
+	sc, err := load(`{"shape": {"type": "mesh", "file": "floor.obj", "scale": 2}, "fixed": true}, {"shape": {"type": "sphere", "radius": 0.1}, "mass": 1, "pos": [1, 1, 0.1]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := sc.Model.Bodies[0].Shape
+	if m.Kind != engine.Mesh || len(m.Mesh.Parts) != 2 || m.Mesh.Scale != 2 {
+		t.Fatalf("mesh body %v with %d triangles, scale %v: want 2 triangles (a quad fanned), scale 2", m.Kind, len(m.Mesh.Parts), m.Mesh.Scale)
+	}
+	if r := m.BoundingRadius(); math.Abs(r-2*math.Sqrt2) > 1e-12 {
+		t.Errorf("bounding radius %v, want 2√2 (the far corner at (2, 2, 0))", r)
+	}
+	for _, c := range []struct{ name, body, want string }{
+		{"free mesh", `{"shape": {"type": "mesh", "file": "floor.obj"}, "mass": 1}`, "bodies[0].fixed: a mesh has no volume to weigh"},
+		{"missing file", `{"shape": {"type": "mesh", "file": "none.obj"}, "fixed": true}`, "bodies[0].shape.file:"},
+		{"NaN vertex", `{"shape": {"type": "mesh", "file": "nan.obj"}, "fixed": true}`, "bodies[0].shape.file:"},
+		{"zero-area triangle", `{"shape": {"type": "mesh", "file": "flat.obj"}, "fixed": true}`, "bodies[0].shape.file:"},
+		{"unknown extension", `{"shape": {"type": "mesh", "file": "floor.ply"}, "fixed": true}`, "bodies[0].shape.file:"},
+		{"no file", `{"shape": {"type": "mesh"}, "fixed": true}`, "bodies[0].shape.file: missing"},
+		{"negative scale", `{"shape": {"type": "mesh", "file": "floor.obj", "scale": -1}, "fixed": true}`, "bodies[0].shape.scale: -1 must be positive"},
+		{"file on a sphere", `{"shape": {"type": "sphere", "radius": 1, "file": "floor.obj"}, "mass": 1}`, "bodies[0].shape.file: does not apply to a sphere"},
+		{"mesh with mass", `{"shape": {"type": "mesh", "file": "floor.obj"}, "fixed": true, "mass": 1}`, "bodies[0]: a mesh has no mass"},
+		{"mesh part", `{"shape": {"type": "compound", "parts": [{"shape": {"type": "mesh", "file": "floor.obj"}}]}, "mass": 1}`, "a mesh cannot be a part of a compound"},
+		{"triangle", `{"shape": {"type": "triangle"}, "fixed": true}`, "bodies[0].shape.type: a triangle is a part of a mesh"},
+	} {
+		_, err := load(c.body)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
+		} else {
+			t.Logf("%s: %v", c.name, err)
+		}
 	}
 }

@@ -134,6 +134,8 @@ type ShapeSpec struct {
 	SemiAxes    *[3]Size   `json:"semi_axes,omitempty"`
 	HalfExtents *[3]Size   `json:"half_extents,omitempty"`
 	Points      []Vec3     `json:"points,omitempty"` // convex only: the hull's points (m), in the frame of the body's pos and rot
+	File        string     `json:"file,omitempty"`   // mesh only: an OBJ or STL file, relative to the scene file's folder
+	Scale       *float64   `json:"scale,omitempty"`  // mesh only: the factor from the file's units to m (default 1)
 	Parts       []PartSpec `json:"parts,omitempty"`  // compound only
 }
 

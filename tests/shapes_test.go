@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/geom"
 )
 
 // inclined returns a model of one body resting on the plane z = 0 under
@@ -221,6 +222,88 @@ func TestHullAsBox(t *testing.T) {
 		t.Logf("box at %v, hull at %v after 1 s", vec3(states[0].Pos, 0), vec3(states[1].Pos, 0))
 		if z := states[1].Pos[2]; math.Abs(z-h[2]) > 1e-3 {
 			t.Errorf("hull settled at z = %v, want %v (flat on its largest face)", z, h[2])
+		}
+	})
+}
+
+// gridMesh returns a fixed floor mesh: the square [−1, 1]² at z = 0 cut
+// into 4×4 squares, each into two triangles along a diagonal (32
+// triangles, normals +z).
+func gridMesh(t *testing.T) engine.Body {
+	t.Helper()
+	m := &geom.Mesh{}
+	const n = 4
+	for j := 0; j <= n; j++ {
+		for i := 0; i <= n; i++ {
+			m.Verts = append(m.Verts, mgl64.Vec3{-1 + 2*float64(i)/n, -1 + 2*float64(j)/n, 0})
+		}
+	}
+	for j := 0; j < n; j++ {
+		for i := 0; i < n; i++ {
+			a := int32(j*(n+1) + i)
+			b, c, d := a+1, a+n+2, a+n+1
+			m.Tris = append(m.Tris, [3]int32{a, b, c}, [3]int32{a, c, d})
+		}
+	}
+	sh, err := engine.NewMesh(m, "grid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return engine.Body{Shape: sh, Rot: mgl64.QuatIdent(), Fixed: true}
+}
+
+// TestRestingOnMesh: bodies at rest on a mesh floor stay there and the
+// floor carries their weight: a sphere inside a triangle, on an edge
+// between two and on a vertex of eight; a box across several triangles
+// (the face manifold clipped triangle by triangle); a capsule lying
+// across an edge (its end balls); the hull of a box's corners. The bounds
+// are TestResting's.
+func TestRestingOnMesh(t *testing.T) {
+	lying := mgl64.QuatRotate(math.Pi/2, mgl64.Vec3{1, 0, 0})
+	id := mgl64.QuatIdent()
+	var pts []mgl64.Vec3
+	for k := range 8 {
+		pts = append(pts, mgl64.Vec3{0.15 * float64(1-2*(k&1)), 0.1 * float64(1-(k&2)), 0.05 * float64(1-(k&4)/2)})
+	}
+	hull, _, _, err := engine.NewConvex(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		body engine.Shape
+		rot  mgl64.Quat
+		pos  mgl64.Vec3
+	}{
+		{"sphere in a triangle", engine.SphereShape(0.1), id, mgl64.Vec3{0.3, 0.1, 0.1}},
+		{"sphere on an edge", engine.SphereShape(0.1), id, mgl64.Vec3{0.25, 0.25, 0.1}},
+		{"sphere on a vertex", engine.SphereShape(0.1), id, mgl64.Vec3{0, 0, 0.1}},
+		{"box across triangles", engine.BoxShape(0.3, 0.2, 0.05), id, mgl64.Vec3{0.1, -0.05, 0.05}},
+		{"capsule across an edge", engine.CapsuleShape(0.05, 0.3), lying, mgl64.Vec3{0.1, 0.2, 0.05}},
+		{"hull across triangles", hull, id, mgl64.Vec3{-0.4, 0.3, 0.05}},
+	}
+	forEachBackend(t, func(t *testing.T, newBackend func() engine.Backend) {
+		for _, c := range cases {
+			b := engine.Body{Shape: c.body, Rot: c.rot, Pos: c.pos}
+			b.SetMass(2)
+			m := &engine.Model{Bodies: []engine.Body{b, gridMesh(t)},
+				Materials: []engine.Material{{Name: "m", Friction: 0.5}}, Gravity: mgl64.Vec3{0, 0, -9.81}}
+			s := engine.DefaultSettings()
+			s.Tol = 1e-9
+			s.MaxIter = 5000
+			sim := newSim(t, m, s, newBackend())
+			last, st := stepFor(t, sim, 100)
+			pos, q := vec3(st.Pos, 0), quat(st.Rot, 0)
+			if d := pos.Sub(c.pos).Len(); d > 1e-6 {
+				t.Errorf("%s: moved to %v (drift %.3g m)", c.name, pos, d)
+			}
+			if a := q.Mul(c.rot.Conjugate()); 2*math.Acos(math.Min(1, math.Abs(a.W))) > 1e-6 {
+				t.Errorf("%s: turned by %.3g rad", c.name, 2*math.Acos(math.Min(1, math.Abs(a.W))))
+			}
+			if fz := -last.FixedForce[2]; math.Abs(fz-2*9.81) > 1e-6*2*9.81 {
+				t.Errorf("%s: the mesh carries %.9f N, want %.9f N", c.name, fz, 2*9.81)
+			}
+			t.Logf("%s: %d contacts", c.name, last.Contacts)
 		}
 	})
 }
