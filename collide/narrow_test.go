@@ -1129,11 +1129,16 @@ func BenchmarkNarrow(b *testing.B) {
 			}
 			out := make([]ContactPoint, 0, 16)
 			b.ReportAllocs()
-			i := 0
+			i, contacts := 0, 0
 			for b.Loop() {
 				p := &ps[i%len(ps)]
 				out, _ = Narrow(p.a, p.pa, p.b, p.pb, 0.05, out[:0])
+				contacts += len(out)
 				i++
+			}
+			if contacts > 0 {
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(contacts), "ns/contact")
+				b.ReportMetric(float64(contacts)/float64(i), "contacts/op")
 			}
 		})
 	}

@@ -297,8 +297,8 @@ func Draw(bs []vtk.Body, opt RenderOptions) (*image.RGBA, error) {
 	light := viewDir.Add(cam.up.Mul(0.8)).Sub(cam.right.Mul(0.5)).Normalize()
 	for i := range bs {
 		b := &bs[i]
-		if b.Kind == engine.Plane || (b.Kind == engine.Box && b.Fixed) {
-			continue
+		if b.Kind == engine.Plane || b.Kind == engine.Mesh || (b.Kind == engine.Box && b.Fixed) {
+			continue // walls and floors (a mesh is drawn by ParaView from its file)
 		}
 		u := 0.0
 		if hi > lo {
@@ -376,7 +376,11 @@ func (p *picture) body(cam *camera, b *vtk.Body, base, light mgl64.Vec3) {
 func hit(b *vtk.Body, o, d mgl64.Vec3) (float64, mgl64.Vec3, bool) {
 	a := b.SemiAxes
 	switch b.Kind {
-	case engine.Sphere, engine.Ellipsoid:
+	case engine.Capsule:
+		return hitCapsule(a[0], a[1], o, d)
+	case engine.Cylinder:
+		return hitCylinder(a[0], a[1], o, d)
+	case engine.Sphere, engine.Ellipsoid, engine.Compound, engine.Convex:
 		os := mgl64.Vec3{o[0] / a[0], o[1] / a[1], o[2] / a[2]}
 		ds := mgl64.Vec3{d[0] / a[0], d[1] / a[1], d[2] / a[2]}
 		A, B, C := ds.Dot(ds), os.Dot(ds), os.Dot(os)-1
@@ -560,4 +564,57 @@ func (p *picture) colorBar(lo, hi float64) {
 func (p *picture) text(x, y int, s string) {
 	d := font.Drawer{Dst: p.img, Src: image.NewUniform(textColor), Face: basicfont.Face7x13, Dot: fixed.P(x, y)}
 	d.DrawString(s)
+}
+
+// hitCylinder intersects the ray o + t·d with the cylinder of radius r
+// about the z axis between z = ±h: the side (|o_xy + t d_xy| = r within
+// the caps) or a cap (z = ±h within the rim), whichever is hit first.
+func hitCylinder(r, h float64, o, d mgl64.Vec3) (float64, mgl64.Vec3, bool) {
+	best, n := math.Inf(1), mgl64.Vec3{}
+	if A := d[0]*d[0] + d[1]*d[1]; A > 0 {
+		B, C := o[0]*d[0]+o[1]*d[1], o[0]*o[0]+o[1]*o[1]-r*r
+		if disc := B*B - A*C; disc >= 0 {
+			t := (-B - math.Sqrt(disc)) / A
+			if z := o[2] + t*d[2]; t > 0 && math.Abs(z) <= h {
+				best, n = t, mgl64.Vec3{o[0] + t*d[0], o[1] + t*d[1], 0}
+			}
+		}
+	}
+	if d[2] != 0 {
+		for _, zc := range []float64{-h, h} {
+			t := (zc - o[2]) / d[2]
+			x, y := o[0]+t*d[0], o[1]+t*d[1]
+			if t > 0 && t < best && x*x+y*y <= r*r {
+				best, n = t, mgl64.Vec3{0, 0, math.Copysign(1, zc)}
+			}
+		}
+	}
+	return best, n, !math.IsInf(best, 1)
+}
+
+// hitCapsule intersects the ray o + t·d with the capsule of radius r about
+// the segment z in [−h, h]: its side (a cylinder's) or an end ball,
+// whichever is hit first.
+func hitCapsule(r, h float64, o, d mgl64.Vec3) (float64, mgl64.Vec3, bool) {
+	best, n := math.Inf(1), mgl64.Vec3{}
+	if A := d[0]*d[0] + d[1]*d[1]; A > 0 {
+		B, C := o[0]*d[0]+o[1]*d[1], o[0]*o[0]+o[1]*o[1]-r*r
+		if disc := B*B - A*C; disc >= 0 {
+			t := (-B - math.Sqrt(disc)) / A
+			if z := o[2] + t*d[2]; t > 0 && math.Abs(z) <= h {
+				best, n = t, mgl64.Vec3{o[0] + t*d[0], o[1] + t*d[1], 0}
+			}
+		}
+	}
+	for _, zc := range []float64{-h, h} {
+		c := mgl64.Vec3{0, 0, zc}
+		oc := o.Sub(c)
+		A, B, C := d.Dot(d), oc.Dot(d), oc.Dot(oc)-r*r
+		if disc := B*B - A*C; disc >= 0 {
+			if t := (-B - math.Sqrt(disc)) / A; t > 0 && t < best {
+				best, n = t, oc.Add(d.Mul(t))
+			}
+		}
+	}
+	return best, n, !math.IsInf(best, 1)
 }

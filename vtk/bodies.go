@@ -14,7 +14,9 @@ type Body struct {
 	Kind engine.ShapeKind
 	// SemiAxes: the radius three times for a sphere, the semi-axes of an
 	// ellipsoid, the half-extents of a box, zero for a plane, the radius
-	// and the half-height (and 0) for a capsule or a cylinder (m).
+	// and the half-height (and 0) for a capsule or a cylinder, the
+	// bounding sphere's radius three times for a compound, a convex hull
+	// or a mesh (m).
 	SemiAxes mgl64.Vec3
 	Pos      mgl64.Vec3 // centre of mass, world frame (m)
 	Rot      mgl64.Quat // orientation, body to world
@@ -29,7 +31,7 @@ func (b *Body) Radius() float64 {
 	switch b.Kind {
 	case engine.Plane:
 		return 0
-	case engine.Compound:
+	case engine.Compound, engine.Convex, engine.Mesh:
 		return b.SemiAxes[0]
 	}
 	return engine.Shape{Kind: b.Kind, Size: b.SemiAxes}.BoundingRadius()
@@ -55,9 +57,10 @@ func Bodies(m *engine.Model, s *engine.State) ([]Body, error) {
 			b.SemiAxes = mgl64.Vec3{r, r, r}
 		case engine.Plane:
 			b.SemiAxes = mgl64.Vec3{}
-		case engine.Compound:
-			// A frame holds one glyph per body: a compound is its
-			// bounding sphere about its centre of mass.
+		case engine.Compound, engine.Convex, engine.Mesh:
+			// A frame holds one glyph per body: a compound, a convex
+			// hull or a mesh is its bounding sphere about its centre of
+			// mass (its body origin).
 			r := mb.Shape.BoundingRadius()
 			b.SemiAxes = mgl64.Vec3{r, r, r}
 		}
@@ -69,7 +72,7 @@ func Bodies(m *engine.Model, s *engine.State) ([]Body, error) {
 // The arrays of a frame file, one tuple per body (see BodiesPolyData).
 const (
 	ArrayID              = "id"               // Int32, the body's index in the scene
-	ArrayShape           = "shape"            // Int32: 0 sphere, 1 ellipsoid, 2 box, 3 plane, 4 compound (semi_axes: its bounding sphere), 5 capsule, 6 cylinder (semi_axes: radius, half-height, 0)
+	ArrayShape           = "shape"            // Int32: 0 sphere, 1 ellipsoid, 2 box, 3 plane, 4 compound (semi_axes: its bounding sphere), 5 capsule, 6 cylinder (semi_axes: radius, half-height, 0), 7 convex, 8 mesh (semi_axes: the bounding sphere)
 	ArrayRadius          = "radius"           // Float64 (m), see Body.Radius
 	ArraySemiAxes        = "semi_axes"        // Float64 × 3 (m), see Body.SemiAxes
 	ArrayOrientation     = "orientation"      // Float64 × 4: unit quaternion w, x, y, z, body to world
