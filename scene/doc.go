@@ -155,8 +155,17 @@
 //	{"type": "box", "half_extents": [hx, hy, hz]}      along the body axes
 //	{"type": "plane"}                                  bodies only, fixed
 //	{"type": "compound", "parts": [...]}               bodies only, see compound bodies
+//	{"type": "capsule", "radius": r, "half_height": h} the points within r of the segment z in [−h, h]
+//	{"type": "cylinder", "radius": r, "half_height": h} axis along the body z, caps at z = ±h
+//	{"type": "convex", "points": [[x, y, z], ...]}     the convex hull of the points, see convex shapes
+//	{"type": "mesh", "file": "blade.obj", "scale": 1}   fixed or kinematic bodies only, see meshes
 //
-// Sizes are in m, > 0 and finite. In a generator each size may instead be
+// Sizes are in m, > 0 and finite (a capsule's half_height may be 0: a
+// ball). Capsules and cylinders are exact: their mass properties, their
+// AABBs and their contacts with spheres, planes and capsules in closed
+// form; a cylinder resting on a plane or a box face, flat or on its side,
+// rests on four points of its rim or on the two ends of its line of
+// contact. In a generator each size may instead be
 // a distribution, drawn per body:
 //
 //	{"dist": "uniform", "min": 0.05, "max": 0.1}
@@ -166,6 +175,38 @@
 // most 1000 times per size, then an error); min > 0 and max ≥ min are
 // required for both.
 //
+// # convex shapes
+//
+//	{"type": "convex", "points": [[0, 0, 0], [0.2, 0, 0], [0, 0.1, 0], [0, 0, 0.05], ...]}
+//
+// The shape is the convex hull of at least 4 points (m) given in the
+// frame F of the body's pos and rot; points inside the hull are dropped.
+// Coincident, collinear or coplanar points (a hull with no volume), a
+// non-finite point and fewer than 4 points are errors naming the point.
+// Like a compound, the body is placed at the hull's centre of mass in its
+// principal frame (exact polyhedral mass properties): position pos + rot·c,
+// orientation rot ⊗ q, omega q⁻¹·omega, and "inertia" is refused. A
+// generator may make convex bodies: every body has the same hull, placed
+// at its centre of mass. A hull resting on a plane rests on its vertices
+// there; on a box or another hull on the corners of the two faces'
+// overlap.
+//
+// # meshes
+//
+//	{"type": "mesh", "file": "blade.obj", "scale": 0.001}
+//
+// A triangle mesh read from an OBJ file (v and f lines; polygons are fanned
+// into triangles) or an STL file (binary or ASCII), relative to the scene
+// file's folder, scaled by scale (default 1) into m, in the frame of the
+// body's pos and rot. A mesh has no volume to weigh: its body must be
+// fixed or have a motion (kinematic), and takes no mass, density or
+// inertia; it cannot be a part of a compound or made by a generator. Each
+// triangle collides on both sides with every other shape, as a small body
+// of the broadphase: a sphere on a mesh floor touches its nearest point, a
+// box or a hull the corners of its face over each triangle. At most 65 536
+// triangles. A missing or unreadable file, a NaN vertex and a zero-area
+// triangle are errors naming the field and the file (and its line).
+//
 // # compound bodies
 //
 // One rigid body made of several shapes (a dumbbell, an L, a T, a hammer):
@@ -174,9 +215,10 @@
 //	  {"shape": {"type": "sphere", "radius": 0.1}, "pos": [-0.3, 0, 0]},
 //	  {"shape": {"type": "box", "half_extents": [0.3, 0.02, 0.02]}, "rot": [1, 0, 0, 0]}]}
 //
-//	parts  required, 1 to 1024: each a sphere, an ellipsoid or a box (no
-//	       plane: it is unbounded; no compound: list the inner compound's
-//	       parts in the outer one, nested compounds are refused)
+//	parts  required, 1 to 1024: each a sphere, an ellipsoid, a box, a
+//	       capsule, a cylinder or a convex hull (no plane: it is unbounded;
+//	       no mesh: it has no volume; no compound: list the inner
+//	       compound's parts in the outer one, nested compounds are refused)
 //	pos    the part's centre (m) in the body's frame F; default [0, 0, 0]
 //	rot    unit quaternion [w, x, y, z] from the part's frame to F;
 //	       default [1, 0, 0, 0]
