@@ -65,7 +65,8 @@ func TestRollingDownIncline(t *testing.T) {
 			v := vec3(st.Vel, 0)
 			w := quat(st.Rot, 0).Rotate(vec3(st.Omega, 0))
 			want := a * last.Time
-			t.Logf("%s: v = %.9f m/s after %.3f s, want a·t = %.9f (a = %.6f m/s², (2/3)g sin θ = %.6f)", c.name, v[0], last.Time, want, a, 2.0/3*9.81*math.Sin(theta))
+			t.Logf("%s: v = %.9f m/s after %.3f s, want a·t = %.9f (relative error %.1e; a = %.6f m/s², (2/3)g sin θ = %.6f); slip %.1e m/s",
+				c.name, v[0], last.Time, want, (v[0]-want)/want, a, 2.0/3*9.81*math.Sin(theta), v[0]-r*w[1])
 			if math.Abs(v[0]-want) > 1e-6*want {
 				t.Errorf("%s: speed %.9f m/s, want %.9f", c.name, v[0], want)
 			}
