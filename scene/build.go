@@ -182,6 +182,11 @@ func (d *Doc) BodyCount() int {
 	n := int64(len(d.Bodies))
 	for _, c := range d.Containers {
 		switch {
+		case c.Type == "cylinder":
+			n += int64(drumSides(c)) + 1
+			if c.Lid {
+				n++
+			}
 		case c.Type != "box":
 			n++
 		case c.Lid:
@@ -858,6 +863,8 @@ func (b *builder) container(p string, c ContainerSpec) error {
 			}
 			b.model.Bodies = append(b.model.Bodies, fixed(w.shape, w.pos, mgl64.QuatIdent()))
 		}
+	case "cylinder":
+		return b.drum(p, c, mat)
 	case "plane":
 		if c.InnerMin != nil || c.InnerMax != nil || c.Thickness != 0 || c.Lid {
 			return errAt(p, "inner_min, inner_max, thickness and lid apply to box containers only")
@@ -881,9 +888,73 @@ func (b *builder) container(p string, c ContainerSpec) error {
 		}
 		b.model.Bodies = append(b.model.Bodies, fixed(engine.PlaneShape(), point, rotationTo(n.Mul(1/l))))
 	case "":
-		return errAt(join(p, "type"), "missing (want box or plane)")
+		return errAt(join(p, "type"), "missing (want box, plane or cylinder)")
 	default:
-		return errAt(join(p, "type"), "unknown container %q (want box or plane)", c.Type)
+		return errAt(join(p, "type"), "unknown container %q (want box, plane or cylinder)", c.Type)
+	}
+	if c.Centre != nil || c.Radius != 0 || c.Height != 0 || c.Sides != 0 {
+		return errAt(p, "centre, radius, height and sides apply to cylinder containers only")
+	}
+	return nil
+}
+
+// drumSides is a cylinder container's number of walls (default 32).
+func drumSides(c ContainerSpec) int {
+	if c.Sides == 0 {
+		return 32
+	}
+	return c.Sides
+}
+
+// maxDrumSides bounds a cylinder container's walls.
+const maxDrumSides = 1024
+
+// drum lays out a cylinder container (a drum about the vertical axis
+// through centre): a square floor slab of thickness t whose top face is
+// at centre (half-width radius + t), sides walls of thickness t whose
+// inner faces are the sides of the regular polygon circumscribing the
+// circle of the radius (each as long as that polygon's side at radius + t,
+// so that the outer corners meet), height above the floor, and a slab lid
+// on top if asked. The polygon lies within radius·(1/cos(π/sides) − 1) of
+// the circle: 0.5 % of the radius for the 32 sides of the default.
+func (b *builder) drum(p string, c ContainerSpec, mat int) error {
+	if c.InnerMin != nil || c.InnerMax != nil || c.Point != nil || c.Normal != nil {
+		return errAt(p, "inner_min, inner_max, point and normal do not apply to cylinder containers (give centre, radius, height)")
+	}
+	centre, err := vec(join(p, "centre"), c.Centre)
+	if err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"radius", c.Radius}, {"height", c.Height}, {"thickness", c.Thickness}} {
+		if err := checkPositive(join(p, f.name), f.v); err != nil {
+			return err
+		}
+	}
+	n := drumSides(c)
+	if n < 3 || n > maxDrumSides {
+		return errAt(join(p, "sides"), "%d must be 3 to %d", n, maxDrumSides)
+	}
+	if err := b.room(p, n+2); err != nil {
+		return err
+	}
+	fixed := func(shape engine.Shape, pos mgl64.Vec3, rot mgl64.Quat) {
+		b.model.Bodies = append(b.model.Bodies, engine.Body{Shape: shape, Pos: pos, Rot: rot, Fixed: true, Material: mat})
+	}
+	r, t, h := c.Radius, c.Thickness, c.Height
+	slab := engine.BoxShape(r+t, r+t, t/2)
+	fixed(slab, centre.Sub(mgl64.Vec3{0, 0, t / 2}), mgl64.QuatIdent())
+	half := (r + t) * math.Tan(math.Pi/float64(n))
+	wall := engine.BoxShape(t/2, half, h/2)
+	for k := range n {
+		a := 2 * math.Pi * float64(k) / float64(n)
+		pos := centre.Add(mgl64.Vec3{(r + t/2) * math.Cos(a), (r + t/2) * math.Sin(a), h / 2})
+		fixed(wall, pos, mgl64.QuatRotate(a, mgl64.Vec3{0, 0, 1}))
+	}
+	if c.Lid {
+		fixed(slab, centre.Add(mgl64.Vec3{0, 0, h + t/2}), mgl64.QuatIdent())
 	}
 	return nil
 }

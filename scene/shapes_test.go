@@ -126,3 +126,45 @@ func TestMeshInputs(t *testing.T) {
 		}
 	}
 }
+
+// TestDrumContainer: a cylinder container is a floor slab and sides walls
+// whose inner faces touch the circle of its radius, and a lid if asked;
+// its bad inputs name the field.
+func TestDrumContainer(t *testing.T) {
+	doc := func(c string) string {
+		return `{"materials": [{"name": "m", "friction": 0.5}], "bodies": [{"shape": {"type": "sphere", "radius": 0.1}, "mass": 1, "pos": [0, 0, 0.5]}], "containers": [` + c + `]}`
+	}
+	sc, err := Parse([]byte(doc(`{"type": "cylinder", "centre": [1, 2, 0], "radius": 0.5, "height": 0.4, "thickness": 0.05, "sides": 12, "lid": true}`)), "drum.json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs := sc.Model.Bodies[1:]
+	if len(bs) != 14 {
+		t.Fatalf("%d container bodies, want 12 walls, a floor and a lid", len(bs))
+	}
+	for k, w := range bs[1:13] {
+		// The wall's inner face: its centre less half the thickness
+		// along its outward normal (its x axis), at the radius from the
+		// axis; 1e-12: a rotation and a few sums.
+		n := w.Rot.Rotate(mgl64.Vec3{1, 0, 0})
+		inner := w.Pos.Sub(n.Mul(0.025)).Sub(mgl64.Vec3{1, 2, 0})
+		if d := math.Hypot(inner[0], inner[1]); math.Abs(d-0.5) > 1e-12 || math.Abs(w.Pos[2]-0.2) > 1e-12 || !w.Fixed {
+			t.Errorf("wall %d at %v: inner face %v m from the axis, want 0.5 at half height 0.2", k, w.Pos, d)
+		}
+	}
+	if f, l := bs[0].Pos, bs[13].Pos; f[2] != -0.025 || math.Abs(l[2]-0.425) > 1e-15 {
+		t.Errorf("floor at %v, lid at %v", f, l)
+	}
+	for _, c := range []struct{ spec, want string }{
+		{`{"type": "cylinder", "radius": 0.5, "height": 0.4, "thickness": 0.05, "sides": 2}`, "containers[0].sides: 2 must be 3 to 1024"},
+		{`{"type": "cylinder", "radius": -1, "height": 0.4, "thickness": 0.05}`, "containers[0].radius: -1 must be positive"},
+		{`{"type": "cylinder", "radius": 1, "thickness": 0.05}`, "containers[0].height: 0 must be positive"},
+		{`{"type": "cylinder", "radius": 1, "height": 1, "thickness": 0.05, "inner_min": [0, 0, 0]}`, "do not apply to cylinder containers"},
+		{`{"type": "box", "inner_min": [0, 0, 0], "inner_max": [1, 1, 1], "thickness": 0.1, "radius": 1}`, "containers[0]: centre, radius, height and sides apply to cylinder containers only"},
+	} {
+		_, err := Parse([]byte(doc(c.spec)), "drum.json", nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error with %q", c.spec, err, c.want)
+		}
+	}
+}

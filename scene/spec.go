@@ -177,7 +177,7 @@ type Region struct {
 
 // ContainerSpec is one entry of "containers": fixed walls.
 type ContainerSpec struct {
-	Type     string `json:"type"` // box or plane
+	Type     string `json:"type"` // box, plane or cylinder
 	Material string `json:"material,omitempty"`
 
 	// box
@@ -189,6 +189,12 @@ type ContainerSpec struct {
 	// plane
 	Point  *Vec3 `json:"point,omitempty"` // m
 	Normal *Vec3 `json:"normal,omitempty"`
+
+	// cylinder (a drum about a vertical axis; Thickness and Lid as a box's)
+	Centre *Vec3   `json:"centre,omitempty"` // m: the centre of its floor's top face
+	Radius float64 `json:"radius,omitempty"` // m: of the circle its walls touch inside
+	Height float64 `json:"height,omitempty"` // m: of its walls above the floor
+	Sides  int     `json:"sides,omitempty"`  // walls around; default 32
 }
 
 // Size is a length in m: a fixed Value when Dist is empty, else a random
