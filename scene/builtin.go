@@ -70,6 +70,11 @@ func builtins() []builtin {
 			[]ParamInfo{{"n", 2000, "number of spheres"}, {"v", 0.01, "speed of the upper half (m/s)"},
 				{"load", 50, "normal load on the lid besides its weight (N)"}, {"mu", 0.5, "friction coefficient"}}},
 			shearDoc},
+		{Info{"wrecking-ball",
+			"SPG paper's benchmark B4: a steel ball (4084 kg) on a chain of capsules swings from a pivot into a running-bond wall of n bricks",
+			[]ParamInfo{{"n", 750, "number of bricks (the paper: 750)"}, {"links", 8, "chain links (capsules on spherical joints), 0 to 100; 0: one distance joint"},
+				{"angle", 60, "start angle of the pendulum from the vertical, 0 to 90 (degrees)"}}},
+			wreckingBallDoc},
 	}
 }
 

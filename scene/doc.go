@@ -3,8 +3,8 @@
 // trace.
 //
 // A scene is either built in (see Builtins: chain, fill, flow-gap, mixer,
-// pressure, rolling-ball, settle, shaker, shear, each a Go function of a
-// few parameters) or a JSON file. Load takes
+// pressure, rolling-ball, settle, shaker, shear, wrecking-ball, each a Go
+// function of a few parameters) or a JSON file. Load takes
 // either; overrides ("--set key=value") apply to both. For a built-in a key
 // that names one of its parameters sets the parameter (n, mu, slab_mass,
 // v0); any other key is a dotted path into the document:
@@ -319,6 +319,18 @@
 // normal is normal (default [0, 0, 1], normalised, not zero): its rotation
 // is the shortest one taking +z to normal.
 //
+//	{"type": "cylinder", "centre": [0, 0, 0], "radius": 1, "height": 0.8,
+//	 "thickness": 0.05, "sides": 32, "lid": false, "material": "default"}
+//
+// A drum about the vertical axis through centre (the centre of its floor's
+// top face): a floor slab (half-extents radius + thickness, radius +
+// thickness, thickness/2) under centre, sides (3 to 1024, default 32) wall
+// boxes of the given thickness whose inner faces are the sides of the
+// regular polygon circumscribing the circle of radius (within
+// radius·(1/cos(π/sides) − 1) of it: 0.5 % for 32 sides), height high above
+// the floor, and a lid like the floor on top if lid is true: sides + 1
+// bodies, or sides + 2.
+//
 // # joints
 //
 // Joints join two bodies, or a body and the world, by bilateral
@@ -421,6 +433,33 @@
 // mixer (§4.1.2) and granular flow through a gap (§4.2.4); each function's
 // comment gives its bodies, sizes and settings, and each names its figure
 // of merit (see merit).
+//
+// wrecking-ball (SPG paper, benchmark B4, Fig. 6 and 7; scene/builtin_shapes.go):
+// a wall of n bricks (default 750, the paper's only figure; the sizes are
+// chosen here) struck by a steel ball on a chain. Bricks are boxes
+// 0.4 × 0.2 × 0.15 m (2000 kg/m³, 24 kg), 2 mm apart, in running bond
+// with flush ends: rows of c = max(2, round(√(1.2·n))) bricks alternate
+// with rows of c − 1 bricks between two half bricks, the last row holding
+// the rest of n in its middle (n = 750: 24 rows and 18 bricks on top), on
+// a ground plane. The ball (r = 0.5 m, 7800 kg/m³, 4084 kg, body 0) hangs
+// 4 m below a fixed pivot above the wall's face, on links steel capsules
+// (r = 0.04 m, bodies 1 to links) on spherical joints, or with links = 0
+// on one distance joint (a massless rod); it starts at rest angle degrees
+// back from the vertical and strikes the wall just before the bottom of
+// its swing (at 6.2 m/s from 60°). Materials brick (μ = 0.6), steel (0.3),
+// ground (0.8); dt 0.005 s, 3 s, apgd, tol 1e-6, max_iter 1000. What to
+// look at: trace.csv, the ball's path and speed through the impact (about
+// 1 s in); the chain figure of merit, joint_error (the chain's stretch,
+// largest at the impact) and at the end the iterations each solver takes
+// on the last step's problem; and the solvers on a problem of the impact,
+// as the paper's Fig. 6 (step 200 is the impact for n = 60; stats.csv's
+// contacts and residual show it for other n):
+//
+//	gpusim compare wrecking-ball --set n=60 --step 200 --tol 1e-6 --solvers apgd,apgd-ar,gs,jacobi,spg
+//
+// At n = 60 one step after the impact (2787 rows) apgd and apgd-ar reach
+// 1e-6 from zero in about 1140 and 1160 iterations, while gs, jacobi and
+// spg stay above it after 3000 (tests/scenes_shapes_test.go).
 //
 // settle (bench/settle.md): n spheres, r = 0.1 m, 1 kg, μ = 0.25, lattice
 // spacing 0.21 m, 19 per row, origin (0, 0, 0.11), jitter 0.005 m, seed

@@ -1,0 +1,80 @@
+package scene
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/gpusim/gpusim/engine"
+)
+
+// TestWreckingBallDoc: the wall's bricks in running bond (each whole brick
+// above the first row spans a joint of the row below; the wall's ends
+// flush, of half bricks in alternate rows), the chain's links and
+// joints, and the parameters' range errors.
+func TestWreckingBallDoc(t *testing.T) {
+	sc, err := LoadBuiltin("wrecking-ball", []string{"n=60"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := sc.Model
+	const links = 8
+	if len(m.Bodies) != 1+links+60+1 || len(m.Joints) != links+1 {
+		t.Fatalf("%d bodies and %d joints, want ball, %d links, 60 bricks, ground and %d joints", len(m.Bodies), len(m.Joints), links, links+1)
+	}
+	if m.Bodies[0].Shape.Kind != engine.Sphere || m.Bodies[1].Shape.Kind != engine.Capsule || m.Bodies[len(m.Bodies)-1].Shape.Kind != engine.Plane {
+		t.Errorf("bodies 0, 1 and the last are %v, %v, %v; want sphere, capsule, plane", m.Bodies[0].Shape.Kind, m.Bodies[1].Shape.Kind, m.Bodies[len(m.Bodies)-1].Shape.Kind)
+	}
+	bricks := m.Bodies[1+links : 1+links+60]
+	// Joints below a brick of the next row: the x of each gap's middle.
+	rowOf := func(z float64) int { return int(math.Round((z - brickHZ) / (2 * brickHZ))) }
+	gaps := map[int][]float64{}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, b := range bricks {
+		lo, hi = math.Min(lo, b.Pos[0]-b.Shape.Size[0]), math.Max(hi, b.Pos[0]+b.Shape.Size[0])
+		if b.Shape.Kind != engine.Box {
+			t.Fatalf("brick %d is a %v", i, b.Shape.Kind)
+		}
+		if i+1 < len(bricks) && rowOf(bricks[i+1].Pos[2]) == rowOf(b.Pos[2]) {
+			gaps[rowOf(b.Pos[2])] = append(gaps[rowOf(b.Pos[2])], (b.Pos[0]+bricks[i+1].Pos[0])/2)
+		}
+	}
+	for i, b := range bricks {
+		k := rowOf(b.Pos[2])
+		if k == 0 || b.Shape.Size[0] < brickHX {
+			continue // the ground row, or a half brick at a row's end
+		}
+		spans := false
+		for _, x := range gaps[k-1] {
+			spans = spans || math.Abs(x-b.Pos[0]) < brickHX-0.01
+		}
+		if !spans {
+			t.Errorf("brick %d (row %d, x = %.3f) spans no joint of the row below: no bond", i, k, b.Pos[0])
+		}
+	}
+	for i, b := range bricks {
+		if rowOf(b.Pos[2]) < 7 { // the full rows: 60 = 3·(8 + 9) + 8 + 1
+			l, r := b.Pos[0]-b.Shape.Size[0], b.Pos[0]+b.Shape.Size[0]
+			if (math.Abs(l-lo) > 1e-12 && l-lo < brickHX) || (math.Abs(r-hi) > 1e-12 && hi-r < brickHX) {
+				t.Errorf("brick %d [%.4f, %.4f] leaves less than half a brick at the wall's end [%.4f, %.4f]", i, l, r, lo, hi)
+			}
+		}
+	}
+	rod, err := LoadBuiltin("wrecking-ball", []string{"n=60", "links=0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rod.Model.Joints) != 1 || rod.Model.Joints[0].Kind != engine.JointDistance {
+		t.Errorf("links = 0: joints %+v, want one distance joint", rod.Model.Joints)
+	}
+	for _, c := range []struct{ set, want string }{
+		{"n=0", "parameter n = 0 must be an integer"},
+		{"links=-1", "parameter links = -1 must be an integer in [0, 100]"},
+		{"links=2.5", "parameter links = 2.5 must be an integer"},
+		{"angle=91", "parameter angle = 91 must be in [0, 90]"},
+	} {
+		if _, err := LoadBuiltin("wrecking-ball", []string{c.set}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("--set %s: error %v, want one containing %q", c.set, err, c.want)
+		}
+	}
+}
