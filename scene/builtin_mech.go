@@ -217,27 +217,29 @@ func shearDoc(p map[string]float64) (*Doc, error) {
 
 // mixerDoc is the mixer of the APGD paper §4.1.2 (Fig. 6, Table III): a
 // four-blade mixer turning counter-clockwise (about +z) at omega in a
-// cylindrical drum, with a mixture of n objects (density 1000 kg/m³,
-// μ = 0.5, cohesion 200 N, h = 5e-4 s): a third each of spheres (radius
-// uniform in 0.04–0.06 m), ellipsoids (semi-axes uniform in 0.04–0.06 m,
-// random orientations) and boxes (half-widths uniform in 0.04–0.06 m),
-// mean size 0.05 m; the paper's cylinders are not a shape here. There is
-// no cylinder shape either: the drum is a 16-sided polygon of fixed boxes
-// whose faces touch the circle of radius R (R chosen from n so that the
-// settled bed is about R/2 deep), on a fixed floor. The blades are two
-// kinematic boxes crossing on the drum axis (a kinematic body turns about
-// its own centre, so one box through the axis makes two opposite blades
-// and two boxes four), R − 0.03 m long from the axis, 0.04 m thick and
-// 0.6·R high. Bodies: 0 and 1 the blades, 2 the floor, 3 to 18 the drum,
-// then the mixture (spheres, ellipsoids, boxes), from a lattice above
+// cylindrical drum, with the paper's mixture of n objects (density
+// 1000 kg/m³, μ = 0.5, cohesion 200 N, h = 5e-4 s): a quarter each of
+// spheres (radius uniform in 0.04–0.06 m), ellipsoids (semi-axes uniform
+// in 0.04–0.06 m, random orientations), cylinders (radius and half-height
+// uniform in 0.04–0.06 m, upright) and cubes (boxes of half-width 0.05 m:
+// a generator draws each half-extent on its own, so a cube's size is not
+// drawn), mean size 0.05 m; the first n mod 4 shapes in that order take
+// one more. The drum is a 16-sided polygon of fixed boxes whose faces
+// touch the circle of radius R (R chosen from n so that the settled bed is
+// about R/2 deep), on a fixed floor. The blades are two kinematic boxes
+// crossing on the drum axis (a kinematic body turns about its own centre,
+// so one box through the axis makes two opposite blades and two boxes
+// four), R − 0.03 m long from the axis, 0.04 m thick and 0.6·R high.
+// Bodies: 0 and 1 the blades, 2 the floor, 3 to 18 the drum, then the
+// mixture (spheres, ellipsoids, cylinders, cubes), from a lattice above
 // the blades (spacing 0.125 m), which falls in first.
 func mixerDoc(p map[string]float64) (*Doc, error) {
 	n, err := count(p, "n")
 	if err != nil {
 		return nil, err
 	}
-	if n < 3 {
-		return nil, fmt.Errorf("parameter n = %d must be at least 3 (a third of each shape)", n)
+	if n < 4 {
+		return nil, fmt.Errorf("parameter n = %d must be at least 4 (a quarter of each shape)", n)
 	}
 	omega := p["omega"]
 	if math.IsNaN(omega) || math.IsInf(omega, 0) {
@@ -250,19 +252,23 @@ func mixerDoc(p map[string]float64) (*Doc, error) {
 	rad := math.Max(0.4, math.Cbrt(2*vol/math.Pi))
 	nx := max(1, int((math.Sqrt2*rad-0.1)/spacing))
 	bladeH := 0.6 * rad
-	counts := [3]int{n / 3, n / 3, n - 2*(n/3)}
+	var counts [4]int
+	for k := range counts {
+		counts[k] = n / 4
+		if k < n%4 {
+			counts[k]++
+		}
+	}
 	z := bladeH + 0.07
 	var gens []GeneratorSpec
-	u := func() Size { return Size{Dist: "uniform", Min: 0.04, Max: 0.06} }
+	u := func() *Size { return &Size{Dist: "uniform", Min: 0.04, Max: 0.06} }
 	shapes := []ShapeSpec{
-		{Type: "sphere", Radius: &Size{Dist: "uniform", Min: 0.04, Max: 0.06}},
-		{Type: "ellipsoid", SemiAxes: &[3]Size{u(), u(), u()}},
-		{Type: "box", HalfExtents: &[3]Size{u(), u(), u()}},
+		{Type: "sphere", Radius: u()},
+		{Type: "ellipsoid", SemiAxes: &[3]Size{*u(), *u(), *u()}},
+		{Type: "cylinder", Radius: u(), HalfHeight: u()},
+		boxShape(mean, mean, mean),
 	}
 	for k, c := range counts {
-		if c == 0 {
-			continue
-		}
 		gens = append(gens, GeneratorSpec{Type: "lattice", Count: c, Shape: shapes[k], Density: ptr(1000.0),
 			RandomOrientation: k == 1, Spacing: ptr(spacing), MaxPerRow: nx, Origin: &Vec3{0, 0, z},
 			Jitter: 0.002, Seed: Seed(5 + k)})
@@ -289,8 +295,8 @@ func mixerDoc(p map[string]float64) (*Doc, error) {
 	return &Doc{
 		Name: "mixer",
 		Description: fmt.Sprintf("Mixer of the APGD paper §4.1.2 (Fig. 6, Table III): two kinematic boxes crossing on the axis "+
-			"make four blades turning at %v rad/s about +z in a drum of radius %.3g m (16 fixed boxes: no cylinder shape), "+
-			"with %d objects (spheres, ellipsoids and boxes, mean size 0.05 m, 1000 kg/m³, μ = 0.5, cohesion 200 N); "+
+			"make four blades turning at %v rad/s about +z in a drum of radius %.3g m (16 fixed boxes), with %d objects "+
+			"(spheres, ellipsoids, cylinders and cubes in quarters, mean size 0.05 m, 1000 kg/m³, μ = 0.5, cohesion 200 N); "+
 			"h = 5e-4 s. Bodies 0 and 1 are the blades, 2 the floor, 3 to 18 the drum. Figure of merit: the torque of the "+
 			"mixture on the blades about the axis.", omega, rad, n),
 		Gravity:    &Vec3{0, 0, -9.81},

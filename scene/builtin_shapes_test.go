@@ -2,6 +2,8 @@ package scene
 
 import (
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -76,5 +78,42 @@ func TestWreckingBallDoc(t *testing.T) {
 		if _, err := LoadBuiltin("wrecking-ball", []string{c.set}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("--set %s: error %v, want one containing %q", c.set, err, c.want)
 		}
+	}
+}
+
+// TestMixerMixture: the mixer's objects are spheres, ellipsoids,
+// cylinders and cubes in quarters, the first n mod 4 kinds one more; the
+// blades, floor and drum come first; n < 4 is refused.
+func TestMixerMixture(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want [4]int
+	}{{60, [4]int{15, 15, 15, 15}}, {7, [4]int{2, 2, 2, 1}}, {4, [4]int{1, 1, 1, 1}}} {
+		sc, err := LoadBuiltin("mixer", []string{"n=" + strconv.Itoa(c.n)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies := sc.Model.Bodies
+		if len(bodies) != 19+c.n {
+			t.Fatalf("n = %d: %d bodies, want 19 + n", c.n, len(bodies))
+		}
+		var got [4]int
+		kinds := []engine.ShapeKind{engine.Sphere, engine.Ellipsoid, engine.Cylinder, engine.Box}
+		for i, b := range bodies[19:] {
+			k := slices.Index(kinds, b.Shape.Kind)
+			if k < 0 {
+				t.Fatalf("n = %d: object %d is a %v", c.n, i, b.Shape.Kind)
+			}
+			if k == 3 && (b.Shape.Size[0] != b.Shape.Size[1] || b.Shape.Size[1] != b.Shape.Size[2]) {
+				t.Errorf("n = %d: object %d is a box %v, not a cube", c.n, i, b.Shape.Size)
+			}
+			got[k]++
+		}
+		if got != c.want {
+			t.Errorf("n = %d: spheres, ellipsoids, cylinders, cubes %v, want %v", c.n, got, c.want)
+		}
+	}
+	if _, err := LoadBuiltin("mixer", []string{"n=3"}); err == nil || !strings.Contains(err.Error(), "parameter n = 3 must be at least 4") {
+		t.Errorf("n = 3: error %v, want one saying n must be at least 4", err)
 	}
 }
