@@ -21,7 +21,6 @@ var (
 	sphereConvex    = roundPair(convexSphere, convexHull)
 	ellipsoidConvex = roundPair(convexEllipsoid, convexHull)
 	capsuleConvex   = roundPair(convexCapsule, convexHull)
-	cylinderConvex  = roundPair(convexCylinder, convexHull)
 )
 
 // hullSupport returns the vertex of a hull (round = roundHull) farthest
@@ -274,4 +273,10 @@ func clipPolygonN(poly []mgl64.Vec3, np int, tmp []mgl64.Vec3, d mgl64.Vec3, off
 	}
 	copy(poly, tmp[:k])
 	return k
+}
+
+// cylinderConvex is polyCylinder with the hull as the polytope (the table
+// has the cylinder first): its contacts mirrored.
+func cylinderConvex(sc mgl64.Vec3, fc bodyFrame, sh mgl64.Vec3, fh bodyFrame, env float64, out []ContactPoint) []ContactPoint {
+	return mirrored(out, polyCylinder(convexHull, sh, fh, sc, fc, env, out))
 }

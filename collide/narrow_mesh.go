@@ -20,7 +20,6 @@ import (
 
 var (
 	ellipsoidTriangle = roundPair(convexEllipsoid, convexTriangle)
-	cylinderTriangle  = roundPair(convexCylinder, convexTriangle)
 )
 
 // triangleVerts returns the world vertices of a triangle of size s in
@@ -170,4 +169,10 @@ func (s *convexShape) triangleFace(d mgl64.Vec3, f *polyFace) float64 {
 	f.n = s.r[2].Mul(-1)
 	f.p[0], f.p[1], f.p[2] = v0, v2, v1
 	return -al
+}
+
+// cylinderTriangle is polyCylinder with the triangle as the polytope,
+// mirrored (the table has the cylinder first).
+func cylinderTriangle(sc mgl64.Vec3, fc bodyFrame, st mgl64.Vec3, ft bodyFrame, env float64, out []ContactPoint) []ContactPoint {
+	return mirrored(out, polyCylinder(convexTriangle, st, ft, sc, fc, env, out))
 }

@@ -505,49 +505,51 @@ func mirrored(before, out []ContactPoint) []ContactPoint {
 	return out
 }
 
-// faceAligned is the cosine above which a contact normal counts as a box
-// face's normal (2.6°): boxCylinder then builds the face's manifold.
+// faceAligned is the cosine above which a contact normal counts as a
+// face's normal (2.6°): the manifolds of cylinders and polytopes are built
+// on that face.
 const faceAligned = 0.999
 
-// boxCylinder gives the contacts of a box and a cylinder. convexPair
-// gives the deepest contact; when its normal is a face's of the box and
-// the cylinder rests on that face flat (its cap within cylinderFlat of the
-// face) or on its side (its axis within cylinderFlat of the face's
-// plane), the contacts are instead those of the cylinder's incident
-// feature clipped to the face (as boxFace for two boxes): four points of
-// the cap's rim (at ±x, ±y of the cylinder's frame), or the line of the
-// side facing the box, each below the envelope giving a contact along the
-// face's normal. A tilted cylinder, or one on an edge or a corner of the
-// box, has the one contact.
-func boxCylinder(hb mgl64.Vec3, fb bodyFrame, sc mgl64.Vec3, fc bodyFrame, env float64, out []ContactPoint) []ContactPoint {
+// boxCylinder, cylinderConvex and cylinderTriangle give the contacts of a
+// polytope (a box, a hull, a mesh triangle) and a cylinder. convexPair
+// gives the deepest contact; when its normal is a face's of the polytope
+// (within faceAligned) and the cylinder rests on that face flat (its cap
+// within cylinderFlat of the face) or on its side (its axis within
+// cylinderFlat of the face's plane), the contacts are instead those of
+// the cylinder's incident feature clipped to the face (as boxFace for two
+// boxes): four points of the cap's rim (at ±x, ±y of the cylinder's
+// frame), or the line of the side facing the face, each below the
+// envelope giving a contact along the face's normal. A tilted cylinder,
+// or one on an edge or a corner, has the one contact.
+func boxCylinder(sa mgl64.Vec3, fa bodyFrame, sc mgl64.Vec3, fc bodyFrame, env float64, out []ContactPoint) []ContactPoint {
+	return polyCylinder(convexBox, sa, fa, sc, fc, env, out)
+}
+
+// polyCylinder is the pair of a polytope of kind kp (convexBox, convexHull
+// or convexTriangle) in frame fp and a cylinder in frame fc, with the
+// cylinder as b.
+func polyCylinder(kp int, sp mgl64.Vec3, fp bodyFrame, sc mgl64.Vec3, fc bodyFrame, env float64, out []ContactPoint) []ContactPoint {
+	if kp == convexHull && fp.hull == nil {
+		return out
+	}
 	n0 := len(out)
-	out = roundContact(convexBox, convexCylinder, hb, fb, sc, fc, env, out)
+	out = roundContact(kp, convexCylinder, sp, fp, sc, fc, env, out)
 	if len(out) == n0 {
 		return out
 	}
-	n := out[n0].Normal
-	k := 0
-	for i := 1; i < 3; i++ {
-		if math.Abs(fb.r[i].Dot(n)) > math.Abs(fb.r[k].Dot(n)) {
-			k = i
-		}
-	}
-	nf := fb.r[k]
-	if nf.Dot(n) < 0 {
-		nf = nf.Mul(-1)
-	}
-	if nf.Dot(n) < faceAligned {
+	poly := makeConvex(kp, sp, fp, mgl64.Vec3{})
+	var face polyFace
+	if poly.bestFace(out[n0].Normal, &face) < faceAligned {
 		return out
 	}
 	var pts [4]mgl64.Vec3
-	np := cylinderFeature(sc, &fc, nf, &pts)
+	np := cylinderFeature(sc, &fc, face.n, &pts)
 	if np == 0 {
 		return out
 	}
-	k1, k2 := (k+1)%3, (k+2)%3
-	face := rectFace{c: fb.c.Add(nf.Mul(hb[k])), n: nf, u: fb.r[k1], v: fb.r[k2], hu: hb[k1], hv: hb[k2]}
-	var m [8]ContactPoint
-	return withManifold(out, n0, face.clip(pts[:np], env, m[:0]), hb.Len()+math.Hypot(sc[0], sc[1]))
+	var m [2 * maxFaceVerts]ContactPoint
+	cs := face.clip(pts[:np], env, m[:0])
+	return withManifold(out, n0, cs, boundOf(kp, sp, &fp)+math.Hypot(sc[0], sc[1]))
 }
 
 // cylinderFeature puts in pts the points of the cylinder (size sc, frame
@@ -582,19 +584,13 @@ func cylinderFeature(sc mgl64.Vec3, fc *bodyFrame, n mgl64.Vec3, pts *[4]mgl64.V
 	return 0
 }
 
-// rectFace is a rectangular face of a box: centre c, outward unit normal
-// n, in-plane unit axes u and v with half-lengths hu and hv.
-type rectFace struct {
-	c, n, u, v mgl64.Vec3
-	hu, hv     float64
-}
-
 // clip clips the incident feature pts (a segment of two points, or a
 // convex polygon of up to four) to the face's side planes and appends,
-// for each point p left with height g = (p − c)·n below env, the contact
-// from p − g·n on the face to p, along n.
-func (f *rectFace) clip(pts []mgl64.Vec3, env float64, out []ContactPoint) []ContactPoint {
-	var poly, tmp [8]mgl64.Vec3
+// for each point p left with height g = (p − face)·n below env, the
+// contact from p − g·n on the face to p, along n (the face is a's; p is
+// on b).
+func (f *polyFace) clip(pts []mgl64.Vec3, env float64, out []ContactPoint) []ContactPoint {
+	var poly, tmp [2 * maxFaceVerts]mgl64.Vec3
 	np := copy(poly[:], pts)
 	if np == 2 {
 		p0, p1, ok := f.clipSegment(pts[0], pts[1])
@@ -603,14 +599,15 @@ func (f *rectFace) clip(pts []mgl64.Vec3, env float64, out []ContactPoint) []Con
 		}
 		poly[0], poly[1] = p0, p1
 	} else {
-		np = clipPolygon(&poly, np, &tmp, f.u, f.c.Dot(f.u)+f.hu)
-		np = clipPolygon(&poly, np, &tmp, f.u.Mul(-1), -f.c.Dot(f.u)+f.hu)
-		np = clipPolygon(&poly, np, &tmp, f.v, f.c.Dot(f.v)+f.hv)
-		np = clipPolygon(&poly, np, &tmp, f.v.Mul(-1), -f.c.Dot(f.v)+f.hv)
+		for i := 0; i < f.np && np > 0; i++ {
+			p, q := f.p[i], f.p[(i+1)%f.np]
+			m := q.Sub(p).Cross(f.n) // outward for a counter-clockwise face
+			np = clipPolygonN(poly[:], np, tmp[:], m, m.Dot(p))
+		}
 	}
 	for _, p := range poly[:np] {
-		g := p.Sub(f.c).Dot(f.n)
-		if g < env {
+		g := p.Sub(f.p[0]).Dot(f.n)
+		if g < env && len(out) < cap(out) {
 			out = append(out, ContactPoint{Normal: f.n, PA: p.Sub(f.n.Mul(g)), PB: p, Phi: g})
 		}
 	}
@@ -619,26 +616,22 @@ func (f *rectFace) clip(pts []mgl64.Vec3, env float64, out []ContactPoint) []Con
 
 // clipSegment clips the segment p0–p1 to the face's side planes
 // (Liang–Barsky on the parameter), reporting false when nothing is left.
-func (f *rectFace) clipSegment(p0, p1 mgl64.Vec3) (mgl64.Vec3, mgl64.Vec3, bool) {
+func (f *polyFace) clipSegment(p0, p1 mgl64.Vec3) (mgl64.Vec3, mgl64.Vec3, bool) {
 	d := p1.Sub(p0)
 	t0, t1 := 0.0, 1.0
-	for _, ax := range [2]struct {
-		e mgl64.Vec3
-		h float64
-	}{{f.u, f.hu}, {f.v, f.hv}} {
-		x, dx := p0.Sub(f.c).Dot(ax.e), d.Dot(ax.e)
-		for _, s := range [2]float64{1, -1} { // s·(x + t·dx) ≤ h
-			num, den := ax.h-s*x, s*dx
-			switch {
-			case den == 0:
-				if num < 0 {
-					return p0, p1, false
-				}
-			case den > 0:
-				t1 = math.Min(t1, num/den)
-			default:
-				t0 = math.Max(t0, num/den)
+	for i := range f.np {
+		p, q := f.p[i], f.p[(i+1)%f.np]
+		m := q.Sub(p).Cross(f.n)               // inside: x·m ≤ p·m
+		num, den := p.Sub(p0).Dot(m), d.Dot(m) // p0 + t·d inside: t·den ≤ num
+		switch {
+		case den == 0:
+			if num < 0 {
+				return p0, p1, false
 			}
+		case den > 0:
+			t1 = math.Min(t1, num/den)
+		default:
+			t0 = math.Max(t0, num/den)
 		}
 	}
 	if t0 > t1 {

@@ -49,13 +49,14 @@ func viaConvexPair(ka, kb engine.ShapeKind) bool {
 
 // multiContact reports whether a pair of kinds may give several contacts
 // away from planes: a box and a capsule (its two end balls and its
-// segment), two capsules along each other.
+// segment), two capsules along each other, the face manifolds of
+// polytopes and cylinders.
 func multiContact(pk [2]engine.ShapeKind) bool {
 	ka, kb := min(pk[0], pk[1]), max(pk[0], pk[1])
 	return kb == engine.Capsule && (ka == engine.Box || ka == engine.Capsule) ||
 		kb == engine.Cylinder && (ka == engine.Box || ka == engine.Cylinder) ||
-		kb == engine.Convex && (ka == engine.Box || ka == engine.Convex) ||
-		kb == engine.Triangle && (ka == engine.Box || ka == engine.Convex || ka == engine.Capsule)
+		kb == engine.Convex && (ka == engine.Box || ka == engine.Convex || ka == engine.Cylinder) ||
+		kb == engine.Triangle && (ka == engine.Box || ka == engine.Convex || ka == engine.Capsule || ka == engine.Cylinder)
 }
 
 // neverMeet reports the pairs of kinds whose table entry gives no

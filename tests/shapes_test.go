@@ -257,8 +257,9 @@ func gridMesh(t *testing.T) engine.Body {
 // floor carries their weight: a sphere inside a triangle, on an edge
 // between two and on a vertex of eight; a box across several triangles
 // (the face manifold clipped triangle by triangle); a capsule lying
-// across an edge (its end balls); the hull of a box's corners. The bounds
-// are TestResting's.
+// across an edge (its end balls); the hull of a box's corners; cylinders
+// standing and lying (their rim's square or side's line clipped triangle
+// by triangle). The bounds are TestResting's.
 func TestRestingOnMesh(t *testing.T) {
 	lying := mgl64.QuatRotate(math.Pi/2, mgl64.Vec3{1, 0, 0})
 	id := mgl64.QuatIdent()
@@ -282,6 +283,8 @@ func TestRestingOnMesh(t *testing.T) {
 		{"box across triangles", engine.BoxShape(0.3, 0.2, 0.05), id, mgl64.Vec3{0.1, -0.05, 0.05}},
 		{"capsule across an edge", engine.CapsuleShape(0.05, 0.3), lying, mgl64.Vec3{0.1, 0.2, 0.05}},
 		{"hull across triangles", hull, id, mgl64.Vec3{-0.4, 0.3, 0.05}},
+		{"cylinder standing across an edge", engine.CylinderShape(0.1, 0.15), id, mgl64.Vec3{0.45, -0.3, 0.15}},
+		{"cylinder lying across triangles", engine.CylinderShape(0.1, 0.3), lying, mgl64.Vec3{-0.15, -0.4, 0.1}},
 	}
 	forEachBackend(t, func(t *testing.T, newBackend func() engine.Backend) {
 		for _, c := range cases {
@@ -304,7 +307,7 @@ func TestRestingOnMesh(t *testing.T) {
 			if fz := -last.FixedForce[2]; math.Abs(fz-2*9.81) > 1e-6*2*9.81 {
 				t.Errorf("%s: the mesh carries %.9f N, want %.9f N", c.name, fz, 2*9.81)
 			}
-			t.Logf("%s: %d contacts", c.name, last.Contacts)
+			t.Logf("%s: %d contacts, %d iterations in the last step (residual %.2g)", c.name, last.Contacts, last.Solve.Iterations, last.Solve.Residual)
 		}
 	})
 }
