@@ -31,6 +31,11 @@ type builtin struct {
 // builtins lists the built-in scenes, sorted by name.
 func builtins() []builtin {
 	return []builtin{
+		{Info{"bulldozer",
+			"APGD paper §4.2.2: a 5000 kg tracked vehicle (2 × 25 shoes on revolute joints, sprockets driven at 4 rad/s) pushes a curved blade into a pile of n cohesive ellipsoids",
+			[]ParamInfo{{"n", 2000, "number of ellipsoids (the paper: 160 000)"}, {"speed", 4, "sprocket speed relative to the chassis, |speed| ≤ 100 (rad/s)"},
+				{"torque", 20000, "sprocket motors' torque limit (N·m), ≥ 0; 0: unlimited"}, {"dt", 1e-4, "time step h (s), in (0, 0.01]"}}},
+			bulldozerDoc},
 		{Info{"chain",
 			"SPG paper's benchmark B1: a rope ladder of n steel links on spherical and distance joints (3.5·n rows) anchored to the world",
 			[]ParamInfo{{"n", 1000, "number of links (even: two rails of n/2)"}, {"angle", 90, "start angle from the downward vertical (degrees)"}}},

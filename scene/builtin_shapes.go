@@ -174,3 +174,244 @@ func wreckingBallDoc(p map[string]float64) (*Doc, error) {
 		Merit:      &MeritSpec{Type: "chain"},
 	}, nil
 }
+
+// The bulldozer's sizes (m, kg): the paper gives the masses, the number of
+// shoes, rollers and sprockets, the sprockets' speed and the materials;
+// the sizes are chosen here.
+const (
+	bdPitch       = 0.3   // track pitch: a shoe's length between its joints
+	bdShoeW       = 0.5   // shoe width (y)
+	bdShoeT       = 0.05  // shoe thickness
+	bdShoeMass    = 20.0  // per shoe
+	bdWheelMass   = 250.0 // sprocket, idler, roller
+	bdRollerR     = 0.12  // roller radius
+	bdChassisMass = 5000.0
+	bdChassisHW   = 0.8 // chassis half-width (y)
+	bdTrackY      = 1.1 // track centre line |y|
+	bdBladeMass   = 400.0
+	bdBladeR      = 0.8 // blade's radius of curvature
+	bdBladeT      = 0.04
+	bdBladeHW     = 1.4 // blade half-width (y)
+	bdBladeSlabs  = 6
+	bdSoilA       = 0.025 // ellipsoid semi-axes: 0.067 kg at 2000 kg/m³
+	bdSoilB       = 0.02
+	bdSoilC       = 0.016
+	bdSoilSpacing = 0.055
+)
+
+// trackLoop returns the 25 joint points (x, z) of a track loop in the
+// vertical plane, counter-clockwise seen from +y (−y…), first the rear
+// bottom corner: a bottom run of 9 shoes along +x on z = bdShoeT (the
+// shoes' inner faces; the plates below, on the ground), a front cap of 4
+// shoes rising at 30°, 45°, 135° and 150°, a top run of 9 shoes along −x,
+// and a rear cap of 3 shoes at 225°, 270° and 315°: half a regular
+// octagon, whose inscribed circle (the sprocket) touches the rear cap and
+// both runs. The loop closes exactly: sin 30° + sin 45° = (1 + √2)/2.
+func trackLoop(xRear float64) [][2]float64 {
+	var dirs []float64
+	for range 9 {
+		dirs = append(dirs, 0)
+	}
+	dirs = append(dirs, 30, 45, 135, 150)
+	for range 9 {
+		dirs = append(dirs, 180)
+	}
+	dirs = append(dirs, 225, 270, 315)
+	pts := make([][2]float64, 0, len(dirs))
+	x, z := xRear, bdShoeT
+	for _, d := range dirs {
+		pts = append(pts, [2]float64{x, z})
+		s, c := math.Sincos(d * math.Pi / 180)
+		x, z = x+bdPitch*c, z+bdPitch*s
+	}
+	return pts
+}
+
+// segDist is the distance from point q to the segment a–b (in the xz
+// plane).
+func segDist(q, a, b [2]float64) float64 {
+	dx, dz := b[0]-a[0], b[1]-a[1]
+	t := math.Max(0, math.Min(1, ((q[0]-a[0])*dx+(q[1]-a[1])*dz)/(dx*dx+dz*dz)))
+	return math.Hypot(q[0]-a[0]-t*dx, q[1]-a[1]-t*dz)
+}
+
+// bulldozerDoc is the bulldozer of the APGD paper §4.2.2 (Fig. 9), as
+// close as gpusim allows; the paper gives masses and counts, the sizes
+// here are chosen. The vehicle drives along +x on the ground (a plane,
+// z = 0, μ = 1). The chassis (body 0) is a box 5000 kg, 1.6 m wide,
+// between two tracks centred on y = ±1.1 m. Each track is a closed loop
+// of 25 shoes (boxes 0.3 × 0.5 × 0.05 m, 20 kg, μ = 1) joined by revolute
+// joints about y at their ends (see trackLoop: a bottom run of 9 on the
+// ground, a rounded front of 4, a top run of 9 and a rear of 3 around the
+// sprocket). The sprocket (a cylinder, 250 kg, radius 0.362 m: the
+// octagon's inscribed circle, less 1 mm) turns on a revolute joint to the
+// chassis driven at speed rad/s (a motor row, up to torque N·m; 0 lifts
+// the limit, and the first step's jump to full speed then throws the
+// vehicle up), rolling forward on the bottom run and pulling the track by
+// friction (μ = 1; the paper's sprocket has teeth, which a cylinder
+// lacks); a free idler (250 kg, not counted by the paper) fills the front
+// of the loop, and five rollers (cylinders r = 0.12 m, 250 kg) on
+// revolute joints carry the chassis on the bottom run. The blade (body 1)
+// is a compound of 6 convex slabs (hulls, 0.04 m thick, 2.8 m wide) on an
+// arc of radius 0.8 m over ±45°, concave forwards, its lower edge 5 cm
+// above the ground, 400 kg (the paper gives no mass), frictionless
+// (μ = 0), held to the chassis by a fixed joint (joint 0, body1 the
+// blade: its reaction is the chassis's force on the blade). The pile is n
+// ellipsoids (semi-axes 0.025, 0.02, 0.016 m: 0.067 kg at 2000 kg/m³, as
+// the paper's; μ = 0.2, cohesion 500 N; random orientations) from a
+// lattice 0.5 m in front of the blade, max(2, round((4n)^⅓)) a row, which
+// falls into a pile as the vehicle sets off. Contacts take the smaller μ
+// and cohesion of their two materials. Bodies: 0 the chassis, 1 the
+// blade, then per track (−y, then +y) the sprocket, the idler, the five
+// rollers and the 25 shoes (the rear-bottom one first, counter-clockwise
+// seen from −y), then the ellipsoids, then the ground. Joints: 0 the
+// blade's, then per track the 25 shoe joints, the sprocket's (with the
+// motor), the idler's and the rollers'. h = dt (paper: 1e-4 s); the
+// solver is spg, whose diagonal preconditioner copes with the mass ratios
+// (apgd stalls at max_iter, its steps far from the tolerance, once the
+// pile's contacts join the vehicle's rows).
+func bulldozerDoc(p map[string]float64) (*Doc, error) {
+	n, err := count(p, "n")
+	if err != nil {
+		return nil, err
+	}
+	speed, torque, dt := p["speed"], p["torque"], p["dt"]
+	if math.IsNaN(speed) || math.IsInf(speed, 0) || math.Abs(speed) > 100 {
+		return nil, fmt.Errorf("parameter speed = %v must be in [−100, 100] rad/s", speed)
+	}
+	if !(torque >= 0) || math.IsInf(torque, 0) {
+		return nil, fmt.Errorf("parameter torque = %v must be ≥ 0 and finite (N·m; 0: unlimited)", torque)
+	}
+	if !(dt > 0 && dt <= 0.01) {
+		return nil, fmt.Errorf("parameter dt = %v must be in (0, 0.01] s", dt)
+	}
+	loop := trackLoop(0)
+	inR := bdPitch / (2 * math.Tan(math.Pi/8)) // the octagon's inscribed radius
+	sprocket := [2]float64{bdPitch / 2, bdShoeT + inR}
+	// The idler: the point on the loop's mid-height line farthest from
+	// every shoe of the front, by a fine search.
+	front := loop[9:14]
+	zMid := bdShoeT + inR
+	idler, idlerR := [2]float64{}, 0.0
+	for x := front[0][0] - inR; x <= front[2][0]; x += 1e-4 {
+		q := [2]float64{x, zMid}
+		d := math.Inf(1)
+		for i := range 25 {
+			d = math.Min(d, segDist(q, loop[i], loop[(i+1)%25]))
+		}
+		if d > idlerR {
+			idler, idlerR = q, d
+		}
+	}
+	sprocketR := inR
+	// Rollers: evenly between the sprocket and the idler, on the bottom
+	// run.
+	x0, x1 := sprocket[0]+sprocketR+bdRollerR+0.03, idler[0]-idlerR-bdRollerR-0.03
+	var rollers [][2]float64
+	for k := range 5 {
+		rollers = append(rollers, [2]float64{x0 + (x1-x0)*float64(k)/4, bdShoeT + bdRollerR})
+	}
+	// Centre the vehicle's footprint on x = 0.
+	xFront := loop[11][0] + bdShoeT // the tracks' foremost point, roughly
+	xRear := loop[23][0] - bdShoeT  // and rearmost
+	xMid := (xRear + xFront) / 2
+	chassisL := (xFront - xRear) / 2
+	wheel := aboutX(-math.Pi / 2) // body z onto +y
+	var bodies []BodySpec
+	var joints []JointSpec
+	chassisPos := Vec3{0, 0, 0.3 + 0.4}
+	bodies = append(bodies, BodySpec{Shape: boxShape(chassisL, bdChassisHW, 0.4), Pos: &chassisPos,
+		Mass: ptr(bdChassisMass), Material: "chassis"})
+	// The blade: slabs between the arc (radius R about c) and R + t,
+	// concave forwards.
+	xBlade := xFront - xMid + 0.15 // the arc's rearmost point
+	phiM := math.Pi / 4
+	zc := 0.05 + bdBladeR*math.Sin(phiM)
+	c := [2]float64{xBlade + bdBladeR, zc}
+	var parts []PartSpec
+	for k := range bdBladeSlabs {
+		var pts []Vec3
+		for _, phi := range []float64{-phiM + 2*phiM*float64(k)/bdBladeSlabs, -phiM + 2*phiM*float64(k+1)/bdBladeSlabs} {
+			for _, r := range []float64{bdBladeR, bdBladeR + bdBladeT} {
+				for _, y := range []float64{-bdBladeHW, bdBladeHW} {
+					pts = append(pts, Vec3{c[0] - r*math.Cos(phi), y, c[1] + r*math.Sin(phi)})
+				}
+			}
+		}
+		parts = append(parts, PartSpec{Shape: ShapeSpec{Type: "convex", Points: pts}})
+	}
+	bladeMid := Vec3{xBlade, 0, zc}
+	bodies = append(bodies, BodySpec{Shape: ShapeSpec{Type: "compound", Parts: parts}, Mass: ptr(bdBladeMass),
+		Material: "blade"})
+	joints = append(joints, JointSpec{Type: "fixed", Body1: ptr(1), Body2: ptr(0), Point: &bladeMid})
+	motor := &MotorSpec{Speed: ptr(speed)}
+	if torque > 0 {
+		motor.MaxTorque = ptr(torque)
+	}
+	axis := Vec3{0, 1, 0}
+	for _, y := range []float64{-bdTrackY, bdTrackY} {
+		at := func(q [2]float64) *Vec3 { return &Vec3{q[0] - xMid, y, q[1]} }
+		base := len(bodies)
+		wheels := []struct {
+			q [2]float64
+			r float64
+		}{{sprocket, sprocketR}, {idler, idlerR}}
+		for _, q := range rollers {
+			wheels = append(wheels, struct {
+				q [2]float64
+				r float64
+			}{q, bdRollerR})
+		}
+		for k, w := range wheels {
+			bodies = append(bodies, BodySpec{Shape: cylinderShape(w.r, bdShoeW/2-0.05), Pos: at(w.q), Rot: wheel,
+				Mass: ptr(bdWheelMass), Material: "wheel"})
+			j := JointSpec{Type: "revolute", Body1: ptr(base + k), Body2: ptr(0), Point: at(w.q), Axis: &axis}
+			if k == 0 {
+				j.Motor = motor
+			}
+			joints = append(joints, j)
+		}
+		shoes := len(bodies)
+		for i := range 25 {
+			a, b := loop[i], loop[(i+1)%25]
+			ex, ez := (b[0]-a[0])/bdPitch, (b[1]-a[1])/bdPitch
+			// The plate lies outside the loop: to the right of the
+			// counter-clockwise direction (ez, −ex).
+			mid := [2]float64{(a[0]+b[0])/2 + ez*bdShoeT/2, (a[1]+b[1])/2 - ex*bdShoeT/2}
+			psi := -math.Atan2(ez, ex) // about y: body x onto (ex, 0, ez)
+			bodies = append(bodies, BodySpec{Shape: boxShape(bdPitch/2-0.003, bdShoeW/2, bdShoeT/2), Pos: at(mid),
+				Rot: &Quat{math.Cos(psi / 2), 0, math.Sin(psi / 2), 0}, Mass: ptr(bdShoeMass), Material: "shoe"})
+		}
+		for i := range 25 {
+			joints = append(joints, JointSpec{Type: "revolute", Body1: ptr(shoes + i), Body2: ptr(shoes + (i+1)%25),
+				Point: at(loop[(i+1)%25]), Axis: &axis})
+		}
+	}
+	nx := max(2, int(math.Round(math.Cbrt(4*float64(n)))))
+	xPile := xBlade + bdBladeR*(1-math.Cos(phiM)) + 0.5 + float64(latticeRow(n, nx)-1)/2*bdSoilSpacing
+	return &Doc{
+		Name: "bulldozer",
+		Description: fmt.Sprintf("Bulldozer of the APGD paper §4.2.2 (Fig. 9; sizes chosen here): a 5000 kg chassis (body 0) on two "+
+			"tracks of 25 shoes (20 kg) on revolute joints, each driven by a 250 kg cylindrical sprocket at %v rad/s (revolute "+
+			"motor), with a free idler and five 250 kg rollers on revolute joints, pushes a frictionless curved blade (body 1, "+
+			"6 convex slabs, 400 kg, fixed joint 0 to the chassis) into a pile of %d cohesive ellipsoids (0.067 kg, 2000 kg/m³, "+
+			"μ = 0.2, cohesion 500 N); μ = 1 between shoes and ground; h = %v s. Read: trace.csv (the chassis's speed against "+
+			"time), reactions.csv (joint 0: the chassis's force on the blade), merit.csv (the joints' error: the tracks stay "+
+			"closed).", speed, n, dt),
+		Gravity: &Vec3{0, 0, -9.81},
+		Materials: []MaterialSpec{{Name: "ground", Friction: ptr(1.0)}, {Name: "shoe", Friction: ptr(1.0)},
+			{Name: "wheel", Friction: ptr(1.0)}, {Name: "chassis", Friction: ptr(0.5)}, {Name: "blade", Friction: ptr(0.0)},
+			{Name: "soil", Friction: ptr(0.2), Cohesion: 500}},
+		Settings: SettingsSpec{Dt: ptr(dt), Solver: ptr("spg"), Tol: ptr(1e-5), MaxIter: ptr(500)},
+		Run:      RunSpec{Duration: ptr(2.0), Trace: []int{0, 1}},
+		Bodies:   bodies,
+		Generators: []GeneratorSpec{{
+			Type: "lattice", Count: n, Shape: ShapeSpec{Type: "ellipsoid", SemiAxes: &[3]Size{{Value: bdSoilA}, {Value: bdSoilB}, {Value: bdSoilC}}},
+			Density: ptr(2000.0), Material: "soil", RandomOrientation: true, Spacing: ptr(bdSoilSpacing), MaxPerRow: nx,
+			Origin: &Vec3{xPile, 0, bdSoilA + 0.002}, Jitter: 0.002, Seed: 9,
+		}},
+		Containers: []ContainerSpec{{Type: "plane", Point: &Vec3{0, 0, 0}, Normal: &Vec3{0, 0, 1}, Material: "ground"}},
+		Joints:     joints,
+		Merit:      &MeritSpec{Type: "chain"},
+	}, nil
+}

@@ -117,3 +117,76 @@ func TestMixerMixture(t *testing.T) {
 		t.Errorf("n = 3: error %v, want one saying n must be at least 4", err)
 	}
 }
+
+// TestBulldozerDoc: the vehicle's bodies, masses and joints, the
+// materials' friction by pair, and the parameters' range errors.
+func TestBulldozerDoc(t *testing.T) {
+	sc, err := LoadBuiltin("bulldozer", []string{"n=10"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := sc.Model
+	if len(m.Bodies) != 2+2*32+10+1 || len(m.Joints) != 1+2*32 {
+		t.Fatalf("%d bodies and %d joints, want %d and %d", len(m.Bodies), len(m.Joints), 2+2*32+10+1, 1+2*32)
+	}
+	mass := 0.0
+	for _, b := range m.Bodies[:66] {
+		mass += b.Mass
+	}
+	// 5000 + 400 (blade) + 2·(7·250 + 25·20)
+	if math.Abs(mass-9900) > 1e-9 {
+		t.Errorf("the vehicle weighs %v kg, want 9900", mass)
+	}
+	if m.Bodies[0].Shape.Kind != engine.Box || m.Bodies[1].Shape.Kind != engine.Compound {
+		t.Errorf("chassis and blade are %v and %v, want a box and a compound", m.Bodies[0].Shape.Kind, m.Bodies[1].Shape.Kind)
+	}
+	if j := m.Joints[0]; j.Kind != engine.JointFixed || j.Body1 != 1 || j.Body2 != 0 {
+		t.Errorf("joint 0 is %+v, want the blade fixed to the chassis", j)
+	}
+	motors := 0
+	for s := range 2 {
+		base := 2 + 32*s
+		for k := range 7 {
+			b := m.Bodies[base+k]
+			if b.Shape.Kind != engine.Cylinder || b.Mass != 250 {
+				t.Errorf("body %d is a %v of %v kg, want a 250 kg cylinder", base+k, b.Shape.Kind, b.Mass)
+			}
+		}
+		for i := range 25 {
+			j := m.Joints[1+32*s+7+i]
+			if j.Kind != engine.JointRevolute || j.Body1 != base+7+i || j.Body2 != base+7+(i+1)%25 {
+				t.Errorf("shoe joint %d of track %d: %+v", i, s, j)
+			}
+		}
+	}
+	for _, j := range m.Joints {
+		if j.Motor != nil {
+			motors++
+			if j.Motor.Speed != 4 || j.Motor.MaxForce != 20000 || m.Bodies[j.Body1].Shape.Kind != engine.Cylinder || j.Body2 != 0 {
+				t.Errorf("motor joint %+v, want a sprocket at 4 rad/s, up to 20 kN·m, on the chassis", j)
+			}
+		}
+	}
+	if motors != 2 {
+		t.Errorf("%d motors, want 2 sprockets", motors)
+	}
+	mu := func(a, b int) float64 {
+		return min(m.Materials[m.Bodies[a].Material].Friction, m.Materials[m.Bodies[b].Material].Friction)
+	}
+	ground, shoe, soil := len(m.Bodies)-1, 2+7, 66
+	if mu(shoe, ground) != 1 || mu(1, soil) != 0 || mu(soil, soil+1) != 0.2 || mu(soil, ground) != 0.2 {
+		t.Errorf("μ shoe–ground %v, blade–soil %v, soil–soil %v, soil–ground %v; want 1, 0, 0.2, 0.2",
+			mu(shoe, ground), mu(1, soil), mu(soil, soil+1), mu(soil, ground))
+	}
+	for _, c := range []struct{ set, want string }{
+		{"n=0", "parameter n = 0 must be an integer"},
+		{"speed=101", "parameter speed = 101 must be in [−100, 100]"},
+		{"torque=-1", "parameter torque = -1 must be ≥ 0"},
+		{"dt=0", "parameter dt = 0 must be in (0, 0.01]"},
+		{"dt=0.1", "parameter dt = 0.1 must be in (0, 0.01]"},
+	} {
+		if _, err := LoadBuiltin("bulldozer", []string{c.set}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("--set %s: error %v, want one containing %q", c.set, err, c.want)
+		}
+	}
+}

@@ -41,7 +41,7 @@ func TestBuiltinsBuild(t *testing.T) {
 			}
 		}
 	}
-	if want := []string{"chain", "fill", "flow-gap", "mixer", "pressure", "rolling-ball", "settle", "shaker", "shear", "wrecking-ball"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"bulldozer", "chain", "fill", "flow-gap", "mixer", "pressure", "rolling-ball", "settle", "shaker", "shear", "wrecking-ball"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("Builtins() = %v, want %v", names, want)
 	}
 }
