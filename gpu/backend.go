@@ -78,13 +78,14 @@ type Backend struct {
 	l      *LinAlg
 	k      struct {
 		freeVelocity, jacobian, bodyImpulse, contactVelocity, project, antiRelax,
-		blockDiag, sweep, integrate, fixedForce, jointRows, jointOps *Kernel
+		blockDiag, sweep, integrate, fixedForce, jointRows, jointOps, rollingOps *Kernel
 	}
 
 	host     hostCollider
 	dc       deviceCollider
 	kin      kinematics
 	jt       joints
+	rl       rolling
 	settings engine.Settings
 	n        int  // bodies
 	nc       int  // contacts
@@ -138,6 +139,7 @@ func newBackendOn(d *Device) (*Backend, error) {
 		{&b.k.blockDiag, shaders.BlockDiag}, {&b.k.sweep, shaders.GsSweep},
 		{&b.k.integrate, shaders.Integrate}, {&b.k.fixedForce, shaders.FixedForce},
 		{&b.k.jointRows, shaders.JointRows}, {&b.k.jointOps, shaders.JointOps},
+		{&b.k.rollingOps, shaders.RollingOps},
 	} {
 		var err error
 		if *k.k, err = d.Kernel(k.m); err != nil {
@@ -183,6 +185,7 @@ func (b *Backend) release() error {
 	}
 	b.dc.release()
 	b.jt.release()
+	b.rl.release()
 	bufs := append(b.bodyBuffers(), &b.a, &b.b, &b.normal, &b.pa, &b.pb, &b.phi, &b.mu, &b.cohesion,
 		&b.basis, &b.rhoA, &b.rhoB, &b.coh, &b.r, &b.adj, &b.prevGamma, &b.partial[0], &b.partial[1], &b.partial[2], &b.force3)
 	for _, p := range bufs {
@@ -238,9 +241,6 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	if err := m.Validate(); err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
-	if err := refuseRolling(m); err != nil {
-		return err
-	}
 	if err := checkHeap(len(m.Bodies), b.d.Info); err != nil {
 		return err
 	}
@@ -292,6 +292,9 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 		return err
 	}
 	if err := b.loadCollider(m); err != nil {
+		return err
+	}
+	if err := b.loadRolling(m); err != nil {
 		return err
 	}
 	b.rVec = Vec{l: b.l, buf: b.r}
@@ -356,6 +359,7 @@ func (b *Backend) Build(h float64) (engine.Problem, error) {
 			b.basis, b.rhoA, b.rhoB, b.coh, b.r, b.a, b.b, b.normal, b.pa, b.pb, b.phi, b.cohesion, b.rot, b.vfree)
 	}
 	b.recordJointRows(h)
+	b.recordBuildRolling()
 	b.rVec = Vec{l: l, buf: b.r, n: b.rows()}
 	if err := l.Err(); err != nil {
 		return nil, err
@@ -363,7 +367,8 @@ func (b *Backend) Build(h float64) (engine.Problem, error) {
 	return &b.prob, nil
 }
 
-// gammaVec returns gamma as a vector of this backend of length 3nc + nj.
+// gammaVec returns gamma as a vector of this backend of length
+// 3nc + nj + 3nr.
 func (b *Backend) gammaVec(op string, gamma engine.Vec) (*Vec, error) {
 	g := b.l.vec(gamma)
 	if g.n != b.rows() {
@@ -372,13 +377,15 @@ func (b *Backend) gammaVec(op string, gamma engine.Vec) (*Vec, error) {
 	return g, nil
 }
 
-// recordBodyImpulse records dv = M⁻¹ D x, joint rows included.
+// recordBodyImpulse records dv = M⁻¹ D x, joint rows and rolling blocks
+// included.
 func (b *Backend) recordBodyImpulse(x *Buffer) {
 	k := b.k.bodyImpulse
 	j := &b.jt
-	b.l.record(k, b.l.groups(k, b.n), shaders.BodyImpulseArgs{N: uint32(b.n), Jbase: b.jbase()},
+	rl := &b.rl
+	b.l.record(k, b.l.groups(k, b.n), shaders.BodyImpulseArgs{N: uint32(b.n), Jbase: b.jbase(), Nr: uint32(rl.n), Rbase: b.rbase()},
 		b.dv, x, b.adjOff, b.adj, b.basis, b.rhoA, b.rhoB, b.invMass, b.invInertia, b.fixedBody,
-		j.adjOff, j.adj, j.lin, j.rotA, j.rotB)
+		j.adjOff, j.adj, j.lin, j.rotA, j.rotB, rl.ridx, rl.rotA, rl.rotB)
 }
 
 // WarmStart fills gamma with the last step's impulse of each contact
@@ -394,6 +401,9 @@ func (b *Backend) WarmStart(gamma engine.Vec) error {
 	// The joint rows start from the last step's impulses (zero before
 	// the first step), as cpuref's.
 	b.recordJointOp(jointCopyMode, g.buf, b.jbase(), b.jt.prev, 0)
+	// The rolling rows start from the kept impulses of the contacts that
+	// persist, matched by key as the contacts' (zero elsewhere).
+	b.recordWarmRolling(g.buf)
 	return b.l.Err()
 }
 
@@ -415,6 +425,7 @@ func (b *Backend) Integrate(gamma engine.Vec, h float64) error {
 	}
 	b.recordJointOp(jointCopyMode, b.jt.prev, 0, g.buf, b.jbase())
 	b.jt.warm = b.jt.Rows > 0
+	b.recordKeepRolling(g.buf)
 	b.keepKeys()
 	return l.Err()
 }
@@ -493,6 +504,19 @@ func (b *Backend) ReadContacts(c *engine.Contacts) error {
 		if err := r.src.ReadFloat64(r.dst, 0); err != nil {
 			return err
 		}
+	}
+	// The combined rolling and spinning coefficients (zero without
+	// rolling friction), as cpuref's.
+	if b.rl.on && nc > 0 {
+		if err := b.rl.cmur.ReadFloat64(c.Rolling[:nc], 0); err != nil {
+			return err
+		}
+		if err := b.rl.cmus.ReadFloat64(c.Spinning[:nc], 0); err != nil {
+			return err
+		}
+	} else {
+		clear(c.Rolling)
+		clear(c.Spinning)
 	}
 	return nil
 }

@@ -31,7 +31,15 @@ func (p gpuOrder) Dot(x, y engine.Vec) float64 {
 }
 
 // Joints passes on the wrapped problem's joint rows (engine.JointRows).
-func (p gpuOrder) Joints() int { return engine.Rows(p.Problem) - 3*p.Contacts() }
+func (p gpuOrder) Joints() int {
+	return engine.Rows(p.Problem) - 3*p.Contacts() - 3*engine.RollingBlocks(p.Problem)
+}
+
+// Rolling and RollingContact pass on the wrapped problem's rolling blocks
+// (engine.RollingRows; none without).
+func (p gpuOrder) Rolling() int { return engine.RollingBlocks(p.Problem) }
+
+func (p gpuOrder) RollingContact(k int) int { return p.Problem.(engine.RollingRows).RollingContact(k) }
 
 // stepper takes time steps as engine.Sim does, with the problem optionally
 // wrapped in gpuOrder.

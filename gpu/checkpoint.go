@@ -51,6 +51,15 @@ func (b *Backend) WarmStartData(w *engine.WarmStartData) error {
 		}
 	}
 	m := w.Len()
+	// The rolling rows' impulses, 3 per key (none without rolling
+	// friction or before a step has kept them), as cpuref's.
+	w.Rolling = w.Rolling[:0]
+	if rl := &b.rl; rl.on && rl.kept && m > 0 {
+		w.Rolling = append(w.Rolling, make([]float64, 3*m)...)
+		if err := rl.prev.ReadFloat64(w.Rolling, 0); err != nil {
+			return fmt.Errorf("gpu: warm-start data: %w", err)
+		}
+	}
 	if cap(w.Gamma) < 3*m {
 		w.Gamma = make([]float64, 3*m)
 	}
@@ -89,6 +98,19 @@ func (b *Backend) SetWarmStartData(w *engine.WarmStartData) error {
 	}
 	if err := b.setKeptKeys(w); err != nil {
 		return err
+	}
+	// The rolling rows' impulses: w's (none: zero, as cpuref's, which
+	// then warm-starts the rolling rows from zero).
+	if rl := &b.rl; rl.on {
+		rl.kept = len(w.Rolling) > 0
+		if rl.kept {
+			if err := rl.prev.Grow(8 * int64(len(w.Rolling))); err != nil {
+				return fmt.Errorf("gpu: warm-start data: %w", err)
+			}
+			if err := rl.prev.WriteFloat64(0, w.Rolling); err != nil {
+				return fmt.Errorf("gpu: warm-start data: %w", err)
+			}
+		}
 	}
 	if len(w.Gamma) == 0 {
 		return nil

@@ -250,10 +250,22 @@ func (b *Backend) growCollider() error {
 // collide finds the contacts on the device when the model allows it, else
 // on the host.
 func (b *Backend) collide() (int, error) {
+	var nc int
+	var err error
 	if !b.dc.on {
-		return b.collideHost()
+		nc, err = b.collideHost()
+		if err == nil {
+			err = b.uploadRolling(b.host.con, nc)
+		}
+	} else {
+		nc, err = b.collideDevice()
 	}
-	return b.collideDevice()
+	if err != nil {
+		return 0, err
+	}
+	// The rolling blocks of the new contacts (none without rolling
+	// friction).
+	return nc, b.listRolling(nc)
 }
 
 // collideDevice records the collision kernels after the pending work,

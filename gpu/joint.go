@@ -148,8 +148,8 @@ func (b *Backend) loadJoints(m *engine.Model) error {
 // jbase is the index of γ's first joint row: 3nc.
 func (b *Backend) jbase() uint32 { return uint32(3 * b.nc) }
 
-// rows returns the length of γ: 3nc + nj.
-func (b *Backend) rows() int { return 3*b.nc + b.jt.Rows }
+// rows returns the length of γ: 3nc + nj + 3nr.
+func (b *Backend) rows() int { return 3*b.nc + b.jt.Rows + 3*b.rl.n }
 
 // recordJointRows records joint_rows.comp for a step of length h (Build).
 func (b *Backend) recordJointRows(h float64) {

@@ -44,7 +44,7 @@ func (p *problem) R() engine.Vec { return &p.b.rVec }
 func (p *problem) contactVec(op string, v engine.Vec) *Vec {
 	x := p.vec(v)
 	if x.n != p.b.rows() {
-		panic(fmt.Sprintf("gpu: %s: vector of length %d, want 3·%d + %d", op, x.n, p.b.nc, p.b.jt.Rows))
+		panic(fmt.Sprintf("gpu: %s: vector of length %d, want 3·%d + %d + 3·%d", op, x.n, p.b.nc, p.b.jt.Rows, p.b.rl.n))
 	}
 	return x
 }
@@ -77,6 +77,7 @@ func (p *problem) Schur(dst, x engine.Vec) {
 		p.record(k, p.groupsNC(k), shaders.ContactVelocityArgs{NC: uint32(b.nc)}, d.buf, b.dv, b.a, b.b, b.basis, b.rhoA, b.rhoB)
 	}
 	b.recordJointOp(jointVelocityMode, d.buf, b.jbase(), d.buf, 0)
+	b.recordRollingOp(rollingVelocityMode, b.rl.n, d.buf, b.rbase(), d.buf, 0, b.dv)
 }
 
 // Project sets dst_i = Π_Υi(x_i) (project.comp) and clamps each joint
@@ -89,6 +90,8 @@ func (p *problem) Project(dst, x engine.Vec) {
 		p.record(k, p.groupsNC(k), shaders.ProjectArgs{NC: uint32(b.nc)}, d.buf, xv.buf, b.mu, b.coh)
 	}
 	b.recordJointOp(jointProjectMode, d.buf, b.jbase(), xv.buf, b.jbase())
+	// The rolling blocks after their contacts, with the projected γ_n.
+	b.recordRollingOp(rollingProjectMode, b.rl.n, d.buf, 0, xv.buf, 0, b.dv)
 }
 
 // AntiRelax sets dst = r, then dst_3i += μ_i‖(u_3i+1, u_3i+2)‖
@@ -107,6 +110,7 @@ func (p *problem) AntiRelax(dst, u engine.Vec) {
 	}
 	// The joint rows of dst are r's (the anti-relaxation is for contacts).
 	b.recordJointOp(jointCopyMode, d.buf, b.jbase(), b.r, b.jbase())
+	b.recordRollingOp(rollingCopyMode, b.rl.n, d.buf, b.rbase(), b.r, b.rbase(), b.dv)
 }
 
 // BlockDiag sets the three rows of contact i to tr(N_ii)/3 (block_diag.comp)
@@ -119,6 +123,7 @@ func (p *problem) BlockDiag(dst engine.Vec) {
 		p.record(k, p.groupsNC(k), shaders.BlockDiagArgs{NC: uint32(b.nc)}, d.buf, b.a, b.b, b.rhoA, b.rhoB, b.invMass, b.invInertia)
 	}
 	b.recordJointOp(jointDiagMode, d.buf, b.jbase(), d.buf, 0)
+	b.recordRollingOp(rollingDiagMode, b.rl.n, d.buf, 0, d.buf, 0, b.dv)
 }
 
 // Sweep runs one projected Gauss–Seidel sweep: body_impulse for
@@ -131,11 +136,11 @@ func (p *problem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
 	if p.empty() {
 		return
 	}
-	j := &b.jt
+	j, rl := &b.jt, &b.rl
 	b.recordBodyImpulse(g.buf)
-	p.record(b.k.sweep, [3]uint32{1, 1, 1}, shaders.GsSweepArgs{Omega: omega, Lambda: lambda, NC: uint32(b.nc), Nj: uint32(j.Rows)},
+	p.record(b.k.sweep, [3]uint32{1, 1, 1}, shaders.GsSweepArgs{Omega: omega, Lambda: lambda, NC: uint32(b.nc), Nj: uint32(j.Rows), Nr: uint32(rl.n)},
 		g.buf, b.dv, dg.buf, b.r, b.a, b.b, b.basis, b.rhoA, b.rhoB, b.mu, b.coh, b.invMass, b.invInertia, b.fixedBody,
-		j.lin, j.rotA, j.rotB, j.rowA, j.rowB, j.lo, j.hi)
+		j.lin, j.rotA, j.rotB, j.rowA, j.rowB, j.lo, j.hi, rl.rcon, rl.rotA, rl.rotB, rl.mur, rl.mus)
 }
 
 // Cones downloads μ_i and the cohesion impulses c_i (submits pending work).

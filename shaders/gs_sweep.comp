@@ -32,15 +32,26 @@
 //	δ := λy + (1−λ)γ_r − γ_r;  γ_r += δ
 //	dv_i += (im·sign·δ·lin_r, J⁻¹_i,j·δ·rot_r,j)  // each movable body i of the row
 //
+// Then the rolling blocks k < nr (engine.RollingRows; γ_k =
+// gamma[o+3k:o+3k+3], o = 3nc + nj, contact c = rcon[k]), after the joint
+// rows, so that each sees its contact's γ_n of this sweep (cpuref's Sweep):
+//
+//	u := D_kᵀ dv                                   // lib/rolling_row.glsl
+//	s := ω/diag[o+3k]
+//	y := projectRolling(γ_c,n, γ_k − s·(u + r_k), μ_r, μ_s)
+//	δ := λy + (1−λ)γ_k − γ_k;  γ_k += δ
+//	dv_i,ang += J⁻¹_i ∘ (δ_0 rot_0 + δ_1 rot_1 + δ_2 rot_2)   // A then B, movable
+//
 // Bindings (set 0): 0 gamma (read and written; 3 float64 per contact),
 // 1 dv (read and written; 6 per body), 2 diag (3 per contact, g_k as
 // block_diag writes it), 3 r (3 per contact), 4 a, 5 b (uint32 body
 // indices), 6 basis, 7 rhoA, 8 rhoB (9 per contact), 9 mu, 10 coh (1 per
 // contact), 11 invMass (1 per body), 12 invInertia (3 per body),
 // 13 fixedBody (uint32 per body), 14–18 jlin, jrotA, jrotB, jrowA, jrowB
-// (read) as lib/joint_row.glsl, 19 jlo, 20 jhi (1 per joint row).
+// (read) as lib/joint_row.glsl, 19 jlo, 20 jhi (1 per joint row), 21–25
+// rcon, rrotA, rrotB, rmur, rmus (read) as lib/rolling_row.glsl.
 // Push constants: double omega, double lambda, uint nc, uint nj (joint
-// rows) (24 bytes).
+// rows), uint nr (rolling blocks) (28 bytes).
 // Dispatch: (1, 1, 1), one workgroup of one invocation.
 layout(local_size_x = 1) in;
 
@@ -72,7 +83,13 @@ layout(push_constant) uniform Push {
 	double lambda;
 	uint nc;
 	uint nj;
+	uint nr;
 } p;
+
+#define ROLLING_ROW_BINDING 21
+#define ROLLING_ROW_ACCESS readonly
+#define ROLLING_V(j) dv[j]
+#include "rolling_row.glsl"
 
 #include "cone.glsl"
 #include "contact_row.glsl"
@@ -88,6 +105,19 @@ void addJointImpulse(uint r, uint i, uint side, double delta) {
 		dv[6u * i + k] = lin;
 		precise double ang = dv[6u * i + 3u + k] + invInertia[3u * i + k] * delta * rk;
 		dv[6u * i + 3u + k] = ang;
+	}
+}
+
+// addRollingImpulse adds M_i⁻¹ D_k,side δ to dv of body i for rolling
+// block k (cpuref's addRollingImpulse: angular velocities only).
+void addRollingImpulse(uint k, uint i, uint side, double d0, double d1, double d2) {
+	for (uint j = 0u; j < 3u; j++) {
+		uint b = 9u * k + j;
+		double r0 = side == 0u ? rrotA[b] : rrotB[b];
+		double r1 = side == 0u ? rrotA[b + 3u] : rrotB[b + 3u];
+		double r2 = side == 0u ? rrotA[b + 6u] : rrotB[b + 6u];
+		precise double ang = dv[6u * i + 3u + j] + invInertia[3u * i + j] * (d0 * r0 + d1 * r1 + d2 * r2);
+		dv[6u * i + 3u + j] = ang;
 	}
 }
 
@@ -165,6 +195,43 @@ void main() {
 			if (i != JOINT_WORLD && fixedBody[i] == 0u) {
 				addJointImpulse(jr, i, side, delta);
 			}
+		}
+	}
+	uint ro = o + p.nj;
+	for (uint k = 0u; k < p.nr; k++) {
+		uint c = rcon[k];
+		uint ob = ro + 3u * k;
+		double u0 = rollingVelocity(k, 0u);
+		double u1 = rollingVelocity(k, 1u);
+		double u2 = rollingVelocity(k, 2u);
+		precise double s = p.omega / diag[ob];
+		double x0 = gamma[ob];
+		double x1 = gamma[ob + 1u];
+		double x2 = gamma[ob + 2u];
+		precise double y0 = x0 - s * (u0 + r[ob]);
+		precise double y1 = x1 - s * (u1 + r[ob + 1u]);
+		precise double y2 = x2 - s * (u2 + r[ob + 2u]);
+		double ru = y0;
+		double rw = y1;
+		double sp = y2;
+		projectRolling(gamma[3u * c], ru, rw, sp, rmur[k], rmus[k]);
+		precise double l1 = 1.0lf - p.lambda;
+		precise double d0 = p.lambda * ru + l1 * x0 - x0;
+		precise double d1 = p.lambda * rw + l1 * x1 - x1;
+		precise double d2 = p.lambda * sp + l1 * x2 - x2;
+		precise double g0 = x0 + d0;
+		precise double g1 = x1 + d1;
+		precise double g2 = x2 + d2;
+		gamma[ob] = g0;
+		gamma[ob + 1u] = g1;
+		gamma[ob + 2u] = g2;
+		uint ia = bodyA[c];
+		uint ib = bodyB[c];
+		if (fixedBody[ia] == 0u) {
+			addRollingImpulse(k, ia, 0u, d0, d1, d2);
+		}
+		if (fixedBody[ib] == 0u) {
+			addRollingImpulse(k, ib, 1u, d0, d1, d2);
 		}
 	}
 }

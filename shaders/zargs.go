@@ -223,19 +223,23 @@ func (a BlockDiagArgs) AppendPush(b []byte) []byte {
 	return b
 }
 
-// BodyImpulseArgs are the push constants of body_impulse.comp (8 bytes).
+// BodyImpulseArgs are the push constants of body_impulse.comp (16 bytes).
 type BodyImpulseArgs struct {
 	N     uint32 // uint n, byte 0
 	Jbase uint32 // uint jbase, byte 4
+	Nr    uint32 // uint nr, byte 8
+	Rbase uint32 // uint rbase, byte 12
 }
 
 // Kernel returns "body_impulse".
 func (BodyImpulseArgs) Kernel() string { return "body_impulse" }
 
-// AppendPush appends the 8 bytes of the block to b.
+// AppendPush appends the 16 bytes of the block to b.
 func (a BodyImpulseArgs) AppendPush(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint32(b, a.N)
 	b = binary.LittleEndian.AppendUint32(b, a.Jbase)
+	b = binary.LittleEndian.AppendUint32(b, a.Nr)
+	b = binary.LittleEndian.AppendUint32(b, a.Rbase)
 	return b
 }
 
@@ -507,23 +511,25 @@ func (a FreeVelocityArgs) AppendPush(b []byte) []byte {
 	return b
 }
 
-// GsSweepArgs are the push constants of gs_sweep.comp (24 bytes).
+// GsSweepArgs are the push constants of gs_sweep.comp (28 bytes).
 type GsSweepArgs struct {
 	Omega  float64 // double omega, byte 0
 	Lambda float64 // double lambda, byte 8
 	NC     uint32  // uint nc, byte 16
 	Nj     uint32  // uint nj, byte 20
+	Nr     uint32  // uint nr, byte 24
 }
 
 // Kernel returns "gs_sweep".
 func (GsSweepArgs) Kernel() string { return "gs_sweep" }
 
-// AppendPush appends the 24 bytes of the block to b.
+// AppendPush appends the 28 bytes of the block to b.
 func (a GsSweepArgs) AppendPush(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Omega))
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Lambda))
 	b = binary.LittleEndian.AppendUint32(b, a.NC)
 	b = binary.LittleEndian.AppendUint32(b, a.Nj)
+	b = binary.LittleEndian.AppendUint32(b, a.Nr)
 	return b
 }
 
@@ -706,6 +712,30 @@ func (ProjectArgs) Kernel() string { return "project" }
 // AppendPush appends the 4 bytes of the block to b.
 func (a ProjectArgs) AppendPush(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint32(b, a.NC)
+	return b
+}
+
+// RollingOpsArgs are the push constants of rolling_ops.comp (24 bytes).
+type RollingOpsArgs struct {
+	Mode       uint32 // uint mode, byte 0
+	N          uint32 // uint n, byte 4
+	Off        uint32 // uint off, byte 8
+	DstOff     uint32 // uint dstOff, byte 12
+	SrcOff     uint32 // uint srcOff, byte 16
+	FromBodies uint32 // uint fromBodies, byte 20
+}
+
+// Kernel returns "rolling_ops".
+func (RollingOpsArgs) Kernel() string { return "rolling_ops" }
+
+// AppendPush appends the 24 bytes of the block to b.
+func (a RollingOpsArgs) AppendPush(b []byte) []byte {
+	b = binary.LittleEndian.AppendUint32(b, a.Mode)
+	b = binary.LittleEndian.AppendUint32(b, a.N)
+	b = binary.LittleEndian.AppendUint32(b, a.Off)
+	b = binary.LittleEndian.AppendUint32(b, a.DstOff)
+	b = binary.LittleEndian.AppendUint32(b, a.SrcOff)
+	b = binary.LittleEndian.AppendUint32(b, a.FromBodies)
 	return b
 }
 

@@ -317,9 +317,12 @@ var BodyImpulse = Module{
 		{Binding: 12, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 13, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 14, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 15, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 16, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 17, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
-	PushSize:  8,
+	PushSize:  16,
 	Args:      BodyImpulseArgs{},
 }
 
@@ -713,9 +716,14 @@ var GsSweep = Module{
 		{Binding: 18, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 19, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 20, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 21, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 22, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 23, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 24, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 25, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{1, 1, 1},
-	PushSize:  24,
+	PushSize:  28,
 	Args:      GsSweepArgs{},
 }
 
@@ -964,6 +972,43 @@ var Project = Module{
 //go:embed project.spv
 var projectSPIRV string
 
+// RollingOps is rolling_ops.comp: the rolling blocks (engine.RollingRows: per contact with a
+// nonzero combined μ_r or μ_s, three rows after the joint rows, block k at
+// γ[off+3k:off+3k+3], off = 3nc + nj, blocks in contact order) on the
+// device, bit for bit cpuref's rolling.go, by mode (push constant mode;
+// n items: contacts or blocks as said):
+var RollingOps = Module{
+	Name:  "rolling_ops",
+	SPIRV: rolling_opsSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer},
+		{Binding: 6, Kind: StorageBuffer},
+		{Binding: 7, Kind: StorageBuffer},
+		{Binding: 8, Kind: StorageBuffer},
+		{Binding: 9, Kind: StorageBuffer},
+		{Binding: 10, Kind: StorageBuffer},
+		{Binding: 11, Kind: StorageBuffer},
+		{Binding: 12, Kind: StorageBuffer},
+		{Binding: 13, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 14, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 15, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 16, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 17, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 18, Kind: StorageBuffer},
+	},
+	LocalSize: [3]uint32{256, 1, 1},
+	PushSize:  24,
+	Args:      RollingOpsArgs{},
+}
+
+//go:embed rolling_ops.spv
+var rolling_opsSPIRV string
+
 // SpgScalar is spg_scalar.comp: the scalar steps of the device P-SPG-FB solver (gpu/spg.go),
 // one invocation: engine.SPG's host arithmetic, operation for operation, on
 // the dot products apgd_sum.comp left in s.dots. It runs only while the
@@ -1032,5 +1077,5 @@ var sumSPIRV string
 
 // All returns every module, by name.
 func All() []Module {
-	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBig, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, GsSweep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, JointOps, JointRows, MulElem, Project, SpgScalar, SpgVec, Sum}
+	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBig, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, GsSweep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, JointOps, JointRows, MulElem, Project, RollingOps, SpgScalar, SpgVec, Sum}
 }

@@ -27,6 +27,19 @@
 //
 // (cpuref's addJointImpulses); a model without joints has empty lists.
 //
+// With BODY_IMPULSE_ROLLING defined (body_impulse.comp), a contact k with a
+// rolling block q = ridx[k] ≠ 0xffffffff (engine.RollingRows; its impulses
+// γ_q = x[rbase+3q:rbase+3q+3]) adds the block's torque to the contact's
+// before the body's sum takes it, as cpuref's addRollingTorques adds it to
+// the contact's imp:
+//
+//	τ += (γ_0 ρ_0 + γ_1 ρ_1 + γ_2 ρ_2) + (γ_q,0 rot_0 + γ_q,1 rot_1 + γ_q,2 rot_2)
+//
+// (rot = rrotA_q for A, rrotB_q for B, rows u, w, n); the includer defines
+// BODY_IMPULSE_NR and BODY_IMPULSE_RBASE (expressions: nr, 3nc + nj) and
+// binds ridx (uint32 per contact) at 15, rrotA and rrotB (9 float64 per
+// block) at 16 and 17. Without rolling blocks (nr = 0) they are not read.
+//
 // It declares the buffers it uses at bindings 0–14 of set 0: 0 dv (written;
 // 6 float64 per body: linear m/s, angular rad/s in the body frame), 1 x (3
 // per contact, N·s), 2 adjOff (n+1 uint32), 3 adj (uint32 entries),
@@ -50,6 +63,11 @@ layout(std430, set = 0, binding = 11) readonly buffer JAdj { uint jadj[]; };
 layout(std430, set = 0, binding = 12) readonly buffer JLin { double jlin[]; };
 layout(std430, set = 0, binding = 13) readonly buffer JRotA { double jrotA[]; };
 layout(std430, set = 0, binding = 14) readonly buffer JRotB { double jrotB[]; };
+#ifdef BODY_IMPULSE_ROLLING
+layout(std430, set = 0, binding = 15) readonly buffer RIdx { uint ridx[]; };
+layout(std430, set = 0, binding = 16) readonly buffer RRotA { double rrotA[]; };
+layout(std430, set = 0, binding = 17) readonly buffer RRotB { double rrotB[]; };
+#endif
 
 // bodyImpulse writes dv[6i:6i+6] for body i; the joint rows' impulses
 // are x[jbase:] (jbase = 3nc).
@@ -109,9 +127,33 @@ void bodyImpulse(uint i, uint jbase) {
 			f1 = f1 + (g0 * s1 + g1 * s4 + g2 * s7);
 			f2 = f2 + (g0 * s2 + g1 * s5 + g2 * s8);
 		}
-		t0 = t0 + (g0 * r0 + g1 * r3 + g2 * r6);
-		t1 = t1 + (g0 * r1 + g1 * r4 + g2 * r7);
-		t2 = t2 + (g0 * r2 + g1 * r5 + g2 * r8);
+		precise double c0 = g0 * r0 + g1 * r3 + g2 * r6;
+		precise double c1 = g0 * r1 + g1 * r4 + g2 * r7;
+		precise double c2 = g0 * r2 + g1 * r5 + g2 * r8;
+#ifdef BODY_IMPULSE_ROLLING
+		if (BODY_IMPULSE_NR != 0u) {
+			uint q = ridx[k];
+			if (q != 0xffffffffu) {
+				uint o = BODY_IMPULSE_RBASE + 3u * q;
+				double q0 = x[o];
+				double q1 = x[o + 1u];
+				double q2 = x[o + 2u];
+				uint rb = 9u * q;
+				if ((e & 1u) == 0u) {
+					c0 = c0 + (q0 * rrotA[rb] + q1 * rrotA[rb + 3u] + q2 * rrotA[rb + 6u]);
+					c1 = c1 + (q0 * rrotA[rb + 1u] + q1 * rrotA[rb + 4u] + q2 * rrotA[rb + 7u]);
+					c2 = c2 + (q0 * rrotA[rb + 2u] + q1 * rrotA[rb + 5u] + q2 * rrotA[rb + 8u]);
+				} else {
+					c0 = c0 + (q0 * rrotB[rb] + q1 * rrotB[rb + 3u] + q2 * rrotB[rb + 6u]);
+					c1 = c1 + (q0 * rrotB[rb + 1u] + q1 * rrotB[rb + 4u] + q2 * rrotB[rb + 7u]);
+					c2 = c2 + (q0 * rrotB[rb + 2u] + q1 * rrotB[rb + 5u] + q2 * rrotB[rb + 8u]);
+				}
+			}
+		}
+#endif
+		t0 = t0 + c0;
+		t1 = t1 + c1;
+		t2 = t2 + c2;
 	}
 	double im = invMass[i];
 	precise double o0 = im * f0;
