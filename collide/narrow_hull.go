@@ -20,7 +20,6 @@ import (
 var (
 	sphereConvex    = roundPair(convexSphere, convexHull)
 	ellipsoidConvex = roundPair(convexEllipsoid, convexHull)
-	capsuleConvex   = roundPair(convexCapsule, convexHull)
 )
 
 // hullSupport returns the vertex of a hull (round = roundHull) farthest
@@ -279,4 +278,11 @@ func clipPolygonN(poly []mgl64.Vec3, np int, tmp []mgl64.Vec3, d mgl64.Vec3, off
 // has the cylinder first): its contacts mirrored.
 func cylinderConvex(sc mgl64.Vec3, fc bodyFrame, sh mgl64.Vec3, fh bodyFrame, env float64, out []ContactPoint) []ContactPoint {
 	return mirrored(out, polyCylinder(convexHull, sh, fh, sc, fc, env, out))
+}
+
+// capsuleConvex is polyRound for a capsule with the hull as the polytope,
+// mirrored (the table has the capsule first): a capsule lying on a hull's
+// face rests on the two ends of its line there.
+func capsuleConvex(sc mgl64.Vec3, fc bodyFrame, sh mgl64.Vec3, fh bodyFrame, env float64, out []ContactPoint) []ContactPoint {
+	return mirrored(out, polyRound(convexHull, convexCapsule, sh, fh, sc, fc, env, out))
 }

@@ -525,15 +525,22 @@ func boxCylinder(sa mgl64.Vec3, fa bodyFrame, sc mgl64.Vec3, fc bodyFrame, env f
 	return polyCylinder(convexBox, sa, fa, sc, fc, env, out)
 }
 
-// polyCylinder is the pair of a polytope of kind kp (convexBox, convexHull
-// or convexTriangle) in frame fp and a cylinder in frame fc, with the
-// cylinder as b.
+// polyCylinder is polyRound for a cylinder.
 func polyCylinder(kp int, sp mgl64.Vec3, fp bodyFrame, sc mgl64.Vec3, fc bodyFrame, env float64, out []ContactPoint) []ContactPoint {
+	return polyRound(kp, convexCylinder, sp, fp, sc, fc, env, out)
+}
+
+// polyRound is the pair of a polytope of kind kp (convexBox, convexHull
+// or convexTriangle) in frame fp and a cylinder or a capsule (kind kr) in
+// frame fr, with the round shape as b: convexPair's contact, replaced by
+// the round shape's feature resting on the polytope's face (roundFeature)
+// clipped to that face when the contact's normal is the face's.
+func polyRound(kp, kr int, sp mgl64.Vec3, fp bodyFrame, sr mgl64.Vec3, fr bodyFrame, env float64, out []ContactPoint) []ContactPoint {
 	if kp == convexHull && fp.hull == nil {
 		return out
 	}
 	n0 := len(out)
-	out = roundContact(kp, convexCylinder, sp, fp, sc, fc, env, out)
+	out = roundContact(kp, kr, sp, fp, sr, fr, env, out)
 	if len(out) == n0 {
 		return out
 	}
@@ -543,13 +550,37 @@ func polyCylinder(kp int, sp mgl64.Vec3, fp bodyFrame, sc mgl64.Vec3, fc bodyFra
 		return out
 	}
 	var pts [4]mgl64.Vec3
-	np := cylinderFeature(sc, &fc, face.n, &pts)
+	var np int
+	if kr == convexCapsule {
+		np = capsuleFeature(sr, &fr, face.n, &pts)
+	} else {
+		np = cylinderFeature(sr, &fr, face.n, &pts)
+	}
 	if np == 0 {
 		return out
 	}
 	var m [2 * maxFaceVerts]ContactPoint
 	cs := face.clip(pts[:np], env, m[:0])
-	return withManifold(out, n0, cs, boundOf(kp, sp, &fp)+math.Hypot(sc[0], sc[1]))
+	return withManifold(out, n0, cs, boundOf(kp, sp, &fp)+boundOf(kr, sr, &fr))
+}
+
+// capsuleFeature puts in pts the points of the capsule (size sc, frame fc)
+// that rest on a flat support whose outward normal n points at it, and
+// returns their count: when the axis is within cylinderFlat of the
+// support's plane, the two ends of the side's line facing the support
+// (e − r·u at each end e, u the unit part of n across the axis); none otherwise (an
+// end ball's one point is convexPair's contact).
+func capsuleFeature(sc mgl64.Vec3, fc *bodyFrame, n mgl64.Vec3, pts *[4]mgl64.Vec3) int {
+	a := fc.r[2]
+	if !(sc[1] > 0) || math.Abs(n.Dot(a)) >= cylinderFlat {
+		return 0
+	}
+	// Across the axis exactly (u, n's part across it), so that the
+	// points lie on the side.
+	u := n.Sub(a.Mul(n.Dot(a))).Normalize()
+	p0, p1 := segmentOf(sc[1], fc)
+	pts[0], pts[1] = p0.Sub(u.Mul(sc[0])), p1.Sub(u.Mul(sc[0]))
+	return 2
 }
 
 // cylinderFeature puts in pts the points of the cylinder (size sc, frame

@@ -55,7 +55,7 @@ func multiContact(pk [2]engine.ShapeKind) bool {
 	ka, kb := min(pk[0], pk[1]), max(pk[0], pk[1])
 	return kb == engine.Capsule && (ka == engine.Box || ka == engine.Capsule) ||
 		kb == engine.Cylinder && (ka == engine.Box || ka == engine.Cylinder) ||
-		kb == engine.Convex && (ka == engine.Box || ka == engine.Convex || ka == engine.Cylinder) ||
+		kb == engine.Convex && (ka == engine.Box || ka == engine.Convex || ka == engine.Cylinder || ka == engine.Capsule) ||
 		kb == engine.Triangle && (ka == engine.Box || ka == engine.Convex || ka == engine.Capsule || ka == engine.Cylinder)
 }
 

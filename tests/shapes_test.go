@@ -135,6 +135,15 @@ func TestShapesResting(t *testing.T) {
 	floorBox := engine.Body{Shape: engine.BoxShape(2, 2, 0.5), Rot: mgl64.QuatIdent(), Pos: mgl64.Vec3{0, 0, -0.5}, Fixed: true}
 	plane := engine.Body{Shape: engine.PlaneShape(), Rot: mgl64.QuatIdent(), Fixed: true}
 	drum := engine.Body{Shape: engine.CylinderShape(1, 0.5), Rot: mgl64.QuatIdent(), Pos: mgl64.Vec3{0, 0, -0.5}, Fixed: true}
+	var corners []mgl64.Vec3
+	for k := range 8 {
+		corners = append(corners, mgl64.Vec3{2 * float64(1-2*(k&1)), 2 * float64(1-(k&2)), 0.5 * float64(1-(k&4)/2)})
+	}
+	slab, _, _, err := engine.NewConvex(corners)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hullFloor := engine.Body{Shape: slab, Rot: mgl64.QuatIdent(), Pos: mgl64.Vec3{0, 0, -0.5}, Fixed: true}
 	cases := []struct {
 		name    string
 		body    engine.Shape
@@ -150,6 +159,9 @@ func TestShapesResting(t *testing.T) {
 		{"cylinder lying on box", engine.CylinderShape(0.1, 0.15), lying, 0.1, floorBox},
 		{"cylinder on cylinder", engine.CylinderShape(0.1, 0.15), mgl64.QuatIdent(), 0.15, drum},
 		{"sphere on cylinder", engine.SphereShape(0.1), mgl64.QuatIdent(), 0.1, drum},
+		{"capsule lying on a hull", engine.CapsuleShape(0.1, 0.2), lying, 0.1, hullFloor},
+		{"cylinder lying on a hull", engine.CylinderShape(0.1, 0.15), lying, 0.1, hullFloor},
+		{"cylinder standing on a hull", engine.CylinderShape(0.1, 0.15), mgl64.QuatIdent(), 0.15, hullFloor},
 	}
 	forEachBackend(t, func(t *testing.T, newBackend func() engine.Backend) {
 		for _, c := range cases {
