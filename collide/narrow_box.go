@@ -196,27 +196,7 @@ func boxFace(hr mgl64.Vec3, fr *bodyFrame, k int, n mgl64.Vec3, hi mgl64.Vec3, f
 // new vertex count. Clipping a quadrilateral by four half-spaces leaves at
 // most 8 vertices.
 func clipPolygon(poly *[8]mgl64.Vec3, np int, tmp *[8]mgl64.Vec3, d mgl64.Vec3, off float64) int {
-	if np == 0 {
-		return 0
-	}
-	k := 0
-	prev := poly[np-1]
-	dp := off - prev.Dot(d)
-	for i := range np {
-		cur := poly[i]
-		dc := off - cur.Dot(d)
-		if (dp >= 0) != (dc >= 0) && k < len(tmp) {
-			tmp[k] = prev.Add(cur.Sub(prev).Mul(dp / (dp - dc)))
-			k++
-		}
-		if dc >= 0 && k < len(tmp) {
-			tmp[k] = cur
-			k++
-		}
-		prev, dp = cur, dc
-	}
-	*poly = *tmp
-	return k
+	return clipPolygonN(poly[:], np, tmp[:], d, off)
 }
 
 // boxEdgeEdge gives the contact of an edge–edge axis l = ±(A_i × B_j),

@@ -1,8 +1,6 @@
 package collide
 
 import (
-	"math"
-
 	"github.com/go-gl/mathgl/mgl64"
 )
 
@@ -91,35 +89,12 @@ func sphereTriangle(sa mgl64.Vec3, fa bodyFrame, st mgl64.Vec3, ft bodyFrame, en
 	return appendContact(out, n.Mul(-1), c.Sub(n.Mul(r)), q, phi, env)
 }
 
-// capsuleTriangle gives the contacts of a capsule and a triangle: each
-// end ball's (sphereTriangle's, mirrored) whose point is on the end's cap,
-// so that a capsule lying on a mesh rests on two points, and the
-// segment's through convexPair when it is deeper than those by more than
-// 1e-9 of the size.
+// capsuleTriangle gives the contacts of a capsule and a triangle
+// (capsuleEnds): each end ball's whose point is on the end's cap, so that
+// a capsule lying on a mesh rests on two points, and the segment's through
+// convexPair when it is deeper than those.
 func capsuleTriangle(sa mgl64.Vec3, fa bodyFrame, st mgl64.Vec3, ft bodyFrame, env float64, out []ContactPoint) []ContactPoint {
-	a0, a1 := segmentOf(sa[1], &fa)
-	least := math.Inf(1)
-	for k, e := range [2]mgl64.Vec3{a0, a1} {
-		if k == 1 && !(sa[1] > 0) {
-			break
-		}
-		m := len(out)
-		out = sphereTriangle(sa, bodyFrame{c: e}, st, ft, env, out)
-		if len(out) > m {
-			// The ball's point is e + r·n (n from the ball to the
-			// triangle): on the cap when n points out of the end.
-			if s := out[m].Normal.Dot(fa.r[2]); k == 0 && s > 1e-9 || k == 1 && s < -1e-9 {
-				out = out[:m]
-				continue
-			}
-			least = math.Min(least, out[m].Phi)
-		}
-	}
-	var seg [1]ContactPoint
-	if cs := roundContact(convexCapsule, convexTriangle, sa, fa, st, ft, env, seg[:0]); len(cs) == 1 && cs[0].Phi < least-1e-9*(sa[0]+sa[1]+st[0]) {
-		out = append(out, cs[0])
-	}
-	return out
+	return capsuleEnds(convexTriangle, sa, fa, st, ft, env, out)
 }
 
 // boxTriangle and hullTriangle: convexPair's contact, then the face
@@ -142,23 +117,26 @@ func noContact(_ mgl64.Vec3, _ bodyFrame, _ mgl64.Vec3, _ bodyFrame, _ float64, 
 // roundTriangle: vertices c, c + h0·r0, c + h1·r0 + h2·r1) farthest along
 // d, the first on ties.
 func (s *convexShape) triangleSupport(d mgl64.Vec3) mgl64.Vec3 {
-	p := s.c
-	best := 0.0
-	if x := s.h[0] * s.r[0].Dot(d); x > best {
-		p, best = s.c.Add(s.r[0].Mul(s.h[0])), x
-	}
-	if x := s.h[1]*s.r[0].Dot(d) + s.h[2]*s.r[1].Dot(d); x > best {
-		p = s.c.Add(s.r[0].Mul(s.h[1])).Add(s.r[1].Mul(s.h[2]))
+	v := s.triangle()
+	p, best := v[0], v[0].Dot(d)
+	for _, q := range v[1:] {
+		if x := q.Dot(d); x > best {
+			p, best = q, x
+		}
 	}
 	return p
+}
+
+// triangle returns a triangle's vertices (round = roundTriangle).
+func (s *convexShape) triangle() [3]mgl64.Vec3 {
+	return [3]mgl64.Vec3{s.c, s.c.Add(s.r[0].Mul(s.h[0])), s.c.Add(s.r[0].Mul(s.h[1])).Add(s.r[1].Mul(s.h[2]))}
 }
 
 // triangleFace puts the triangle's face whose normal (±r2) is nearer d in
 // f, counter-clockwise seen from that side, and returns its alignment.
 func (s *convexShape) triangleFace(d mgl64.Vec3, f *polyFace) float64 {
-	v0 := s.c
-	v1 := s.c.Add(s.r[0].Mul(s.h[0]))
-	v2 := s.c.Add(s.r[0].Mul(s.h[1])).Add(s.r[1].Mul(s.h[2]))
+	v := s.triangle()
+	v0, v1, v2 := v[0], v[1], v[2]
 	f.np = 3
 	al := s.r[2].Dot(d)
 	if al >= 0 {

@@ -455,30 +455,40 @@ var (
 // (a capsule across an edge, its ends clear of the box, or an end's ball
 // point inside the capsule).
 func boxCapsule(sa mgl64.Vec3, fa bodyFrame, sb mgl64.Vec3, fb bodyFrame, env float64, out []ContactPoint) []ContactPoint {
-	n0 := len(out)
-	b0, b1 := segmentOf(sb[1], &fb)
+	return mirrored(out, capsuleEnds(convexBox, sb, fb, sa, fa, env, out))
+}
+
+// capsuleEnds gives the contacts of a capsule (size sc, frame fc, as a)
+// and a box or a mesh triangle (kind ko, as b): each end ball's whose
+// point lies on the end's cap, then the segment's through convexPair when
+// it is deeper than those by more than 1e-9 of the size.
+func capsuleEnds(ko int, sc mgl64.Vec3, fc bodyFrame, so mgl64.Vec3, fo bodyFrame, env float64, out []ContactPoint) []ContactPoint {
+	c0, c1 := segmentOf(sc[1], &fc)
 	least := math.Inf(1)
-	for k, e := range [2]mgl64.Vec3{b0, b1} {
-		if k == 1 && !(sb[1] > 0) {
+	for k, e := range [2]mgl64.Vec3{c0, c1} {
+		if k == 1 && !(sc[1] > 0) {
 			break
 		}
 		m := len(out)
-		out = sphereBox(sb, bodyFrame{c: e}, sa, fa, env, out)
+		if ko == convexBox {
+			out = sphereBox(sc, bodyFrame{c: e}, so, fo, env, out)
+		} else {
+			out = sphereTriangle(sc, bodyFrame{c: e}, so, fo, env, out)
+		}
 		if len(out) > m {
-			// The ball's point is e + r·n (n from the ball to the box):
-			// on the cap when n points out of the segment's end.
+			// The ball's point is e + r·n (n from the ball to the
+			// other): on the cap when n points out of the segment's end.
 			// (1e-9: a normal across the axis, up to rounding, is on
 			// the cap's rim.)
-			if s := out[m].Normal.Dot(fb.r[2]); k == 0 && s > 1e-9 || k == 1 && s < -1e-9 {
+			if s := out[m].Normal.Dot(fc.r[2]); k == 0 && s > 1e-9 || k == 1 && s < -1e-9 {
 				out = out[:m]
 				continue
 			}
 			least = math.Min(least, out[m].Phi)
 		}
 	}
-	out = mirrored(out[:n0], out)
 	var seg [1]ContactPoint
-	if cs := roundContact(convexBox, convexCapsule, sa, fa, sb, fb, env, seg[:0]); len(cs) == 1 && cs[0].Phi < least-1e-9*(sa.Len()+sb[0]+sb[1]) {
+	if cs := roundContact(convexCapsule, ko, sc, fc, so, fo, env, seg[:0]); len(cs) == 1 && cs[0].Phi < least-1e-9*(sc[0]+sc[1]+boundOf(ko, so, &fo)) {
 		out = append(out, cs[0])
 	}
 	return out

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/geom"
 )
 
 // Tolerances of the pairs that go through convexPair (GJK, EPA).
@@ -182,17 +183,7 @@ func TestNarrowRoundClipped(t *testing.T) {
 // half-extents h (its principal frame is the box's: NewConvex keeps it).
 func boxHull(t *testing.T, h mgl64.Vec3) engine.Shape {
 	t.Helper()
-	var pts []mgl64.Vec3
-	for k := range 8 {
-		p := h
-		for i := range 3 {
-			if k&(1<<i) != 0 {
-				p[i] = -p[i]
-			}
-		}
-		pts = append(pts, p)
-	}
-	s, c, q, err := engine.NewConvex(pts)
+	s, c, q, err := engine.NewConvex(geom.BoxCorners(h))
 	if err != nil {
 		t.Fatal(err)
 	}

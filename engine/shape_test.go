@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/geom"
 )
 
 // revolution integrates a solid of revolution about z, given the radius ρ(z)
@@ -116,13 +117,7 @@ func TestNewConvex(t *testing.T) {
 	q0 := mgl64.QuatRotate(0.7, mgl64.Vec3{1, 2, 3}.Normalize())
 	c0 := mgl64.Vec3{1, -2, 0.5}
 	var pts []mgl64.Vec3
-	for k := range 8 {
-		p := h
-		for i := range 3 {
-			if k&(1<<i) != 0 {
-				p[i] = -p[i]
-			}
-		}
+	for _, p := range geom.BoxCorners(h) {
 		pts = append(pts, c0.Add(q0.Rotate(p)), c0) // the centre too: an interior point
 	}
 	s, c, q, err := NewConvex(pts)

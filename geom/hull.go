@@ -549,3 +549,20 @@ func (h *Hull) Radius() float64 {
 	}
 	return r
 }
+
+// BoxCorners returns the 8 corners (±h0, ±h1, ±h2) of the box with
+// half-extents h about the origin (m): corner k has −h_i where bit i of k
+// is set.
+func BoxCorners(h mgl64.Vec3) []mgl64.Vec3 {
+	pts := make([]mgl64.Vec3, 8)
+	for k := range pts {
+		p := h
+		for i := range 3 {
+			if k&(1<<i) != 0 {
+				p[i] = -p[i]
+			}
+		}
+		pts[k] = p
+	}
+	return pts
+}

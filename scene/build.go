@@ -1035,13 +1035,8 @@ func StepCount(duration float64, steps int, dt float64) (int, error) {
 // at least 4 finite points whose hull has volume (geom.NewHull's errors,
 // naming the point).
 func checkConvex(path string, s ShapeSpec) error {
-	for _, f := range []struct {
-		name  string
-		given bool
-	}{{"radius", s.Radius != nil}, {"half_height", s.HalfHeight != nil}, {"semi_axes", s.SemiAxes != nil}, {"half_extents", s.HalfExtents != nil}} {
-		if f.given {
-			return errAt(join(path, f.name), "does not apply to a convex shape (its points give its size)")
-		}
+	if err := noSizes(path, s, "a convex shape (its points give its size)"); err != nil {
+		return err
 	}
 	if s.Points == nil {
 		return errAt(join(path, "points"), "missing (a convex shape needs at least 4 points)")
@@ -1074,13 +1069,8 @@ func convexShape(path string, s ShapeSpec) (engine.Shape, mgl64.Vec3, mgl64.Quat
 // checkMesh checks a mesh shape s at path: a file, an optional positive
 // scale, and no size field (the file is read when the body is built).
 func checkMesh(path string, s ShapeSpec) error {
-	for _, f := range []struct {
-		name  string
-		given bool
-	}{{"radius", s.Radius != nil}, {"half_height", s.HalfHeight != nil}, {"semi_axes", s.SemiAxes != nil}, {"half_extents", s.HalfExtents != nil}} {
-		if f.given {
-			return errAt(join(path, f.name), "does not apply to a mesh (its file gives its size)")
-		}
+	if err := noSizes(path, s, "a mesh (its file gives its size)"); err != nil {
+		return err
 	}
 	if s.File == "" {
 		return errAt(join(path, "file"), "missing (a mesh needs an OBJ or STL file)")
@@ -1114,4 +1104,18 @@ func (b *builder) meshShape(path string, s ShapeSpec) (engine.Shape, error) {
 	}
 	sh.Mesh.File, sh.Mesh.Scale = file, scale
 	return sh, nil
+}
+
+// noSizes reports the first size field of s (at path), none of which
+// applies to what.
+func noSizes(path string, s ShapeSpec, what string) error {
+	for _, f := range []struct {
+		name  string
+		given bool
+	}{{"radius", s.Radius != nil}, {"half_height", s.HalfHeight != nil}, {"semi_axes", s.SemiAxes != nil}, {"half_extents", s.HalfExtents != nil}} {
+		if f.given {
+			return errAt(join(path, f.name), "does not apply to %s", what)
+		}
+	}
+	return nil
 }

@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"math"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -31,31 +30,7 @@ func TestResting(t *testing.T) {
 	}
 	forEachBackend(t, func(t *testing.T, newBackend func() engine.Backend) {
 		for _, c := range cases {
-			b := engine.Body{Shape: c.body, Rot: mgl64.QuatIdent(), Pos: mgl64.Vec3{0, 0, c.z}}
-			b.SetMass(2)
-			m := &engine.Model{Bodies: []engine.Body{b, c.support},
-				Materials: []engine.Material{{Name: "m", Friction: 0.5}}, Gravity: mgl64.Vec3{0, 0, -9.81}}
-			s := engine.DefaultSettings()
-			s.Tol = 1e-9
-			s.MaxIter = 5000
-			sim := newSim(t, m, s, newBackend())
-			last, st := stepFor(t, sim, 100)
-			pos, q := vec3(st.Pos, 0), quat(st.Rot, 0)
-			// 1e-6 m and 1e-6 rad: the residual tolerance 1e-9 on
-			// velocities (m/s) over 1 s of steps gives drifts far below;
-			// a wrong contact set (a missing corner) tips the body by
-			// whole degrees.
-			if d := pos.Sub(mgl64.Vec3{0, 0, c.z}).Len(); d > 1e-6 {
-				t.Errorf("%s: moved to %v (drift %.3g m)", c.name, pos, d)
-			}
-			if a := 2 * math.Acos(math.Min(1, math.Abs(q.W))); a > 1e-6 {
-				t.Errorf("%s: turned by %.3g rad", c.name, a)
-			}
-			// The support carries the weight 2·9.81 N (to the solver's
-			// tolerance).
-			if fz := -last.FixedForce[2]; math.Abs(fz-2*9.81) > 1e-6*2*9.81 {
-				t.Errorf("%s: support force %.9f N, want %.9f N", c.name, fz, 2*9.81)
-			}
+			checkRests(t, c.name, engine.Body{Shape: c.body, Rot: mgl64.QuatIdent(), Pos: mgl64.Vec3{0, 0, c.z}}, c.support, newBackend())
 		}
 	})
 }

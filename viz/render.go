@@ -567,19 +567,10 @@ func (p *picture) text(x, y int, s string) {
 }
 
 // hitCylinder intersects the ray o + t·d with the cylinder of radius r
-// about the z axis between z = ±h: the side (|o_xy + t d_xy| = r within
-// the caps) or a cap (z = ±h within the rim), whichever is hit first.
+// about the z axis between z = ±h: the side (hitSide) or a cap (z = ±h
+// within the rim), whichever is hit first.
 func hitCylinder(r, h float64, o, d mgl64.Vec3) (float64, mgl64.Vec3, bool) {
-	best, n := math.Inf(1), mgl64.Vec3{}
-	if A := d[0]*d[0] + d[1]*d[1]; A > 0 {
-		B, C := o[0]*d[0]+o[1]*d[1], o[0]*o[0]+o[1]*o[1]-r*r
-		if disc := B*B - A*C; disc >= 0 {
-			t := (-B - math.Sqrt(disc)) / A
-			if z := o[2] + t*d[2]; t > 0 && math.Abs(z) <= h {
-				best, n = t, mgl64.Vec3{o[0] + t*d[0], o[1] + t*d[1], 0}
-			}
-		}
-	}
+	best, n := hitSide(r, h, o, d)
 	if d[2] != 0 {
 		for _, zc := range []float64{-h, h} {
 			t := (zc - o[2]) / d[2]
@@ -593,22 +584,12 @@ func hitCylinder(r, h float64, o, d mgl64.Vec3) (float64, mgl64.Vec3, bool) {
 }
 
 // hitCapsule intersects the ray o + t·d with the capsule of radius r about
-// the segment z in [−h, h]: its side (a cylinder's) or an end ball,
-// whichever is hit first.
+// the segment z in [−h, h]: its side (hitSide) or an end ball, whichever
+// is hit first.
 func hitCapsule(r, h float64, o, d mgl64.Vec3) (float64, mgl64.Vec3, bool) {
-	best, n := math.Inf(1), mgl64.Vec3{}
-	if A := d[0]*d[0] + d[1]*d[1]; A > 0 {
-		B, C := o[0]*d[0]+o[1]*d[1], o[0]*o[0]+o[1]*o[1]-r*r
-		if disc := B*B - A*C; disc >= 0 {
-			t := (-B - math.Sqrt(disc)) / A
-			if z := o[2] + t*d[2]; t > 0 && math.Abs(z) <= h {
-				best, n = t, mgl64.Vec3{o[0] + t*d[0], o[1] + t*d[1], 0}
-			}
-		}
-	}
+	best, n := hitSide(r, h, o, d)
 	for _, zc := range []float64{-h, h} {
-		c := mgl64.Vec3{0, 0, zc}
-		oc := o.Sub(c)
+		oc := o.Sub(mgl64.Vec3{0, 0, zc})
 		A, B, C := d.Dot(d), oc.Dot(d), oc.Dot(oc)-r*r
 		if disc := B*B - A*C; disc >= 0 {
 			if t := (-B - math.Sqrt(disc)) / A; t > 0 && t < best {
@@ -617,4 +598,20 @@ func hitCapsule(r, h float64, o, d mgl64.Vec3) (float64, mgl64.Vec3, bool) {
 		}
 	}
 	return best, n, !math.IsInf(best, 1)
+}
+
+// hitSide returns the first t > 0 where the ray o + t·d meets the side
+// |(x, y)| = r between z = ±h, and the outward normal there; +Inf when it
+// does not.
+func hitSide(r, h float64, o, d mgl64.Vec3) (float64, mgl64.Vec3) {
+	if A := d[0]*d[0] + d[1]*d[1]; A > 0 {
+		B, C := o[0]*d[0]+o[1]*d[1], o[0]*o[0]+o[1]*o[1]-r*r
+		if disc := B*B - A*C; disc >= 0 {
+			t := (-B - math.Sqrt(disc)) / A
+			if z := o[2] + t*d[2]; t > 0 && math.Abs(z) <= h {
+				return t, mgl64.Vec3{o[0] + t*d[0], o[1] + t*d[1], 0}
+			}
+		}
+	}
+	return math.Inf(1), mgl64.Vec3{}
 }
