@@ -200,13 +200,14 @@ const (
 )
 
 // trackLoop returns the 25 joint points (x, z) of a track loop in the
-// vertical plane, counter-clockwise seen from +y (−y…), first the rear
-// bottom corner: a bottom run of 9 shoes along +x on z = bdShoeT (the
-// shoes' inner faces; the plates below, on the ground), a front cap of 4
-// shoes rising at 30°, 45°, 135° and 150°, a top run of 9 shoes along −x,
-// and a rear cap of 3 shoes at 225°, 270° and 315°: half a regular
-// octagon, whose inscribed circle (the sprocket) touches the rear cap and
-// both runs. The loop closes exactly: sin 30° + sin 45° = (1 + √2)/2.
+// vertical plane, counter-clockwise seen from −y (x to the right, z up),
+// the first at (xRear, bdShoeT): a bottom run of 9 shoes along +x on
+// z = bdShoeT (the shoes' inner faces; the plates below, on the ground),
+// a cap of 4 shoes rising at 30°, 45°, 135° and 150°, a top run of 9
+// shoes along −x, and a cap of 3 shoes at 225°, 270° and 315°: half a
+// regular octagon, whose inscribed circle (the sprocket) touches that cap
+// and both runs. The loop closes exactly: sin 30° + sin 45° = (1 + √2)/2.
+// bulldozerDoc turns it front to back.
 func trackLoop(xRear float64) [][2]float64 {
 	var dirs []float64
 	for range 9 {
@@ -241,16 +242,18 @@ func segDist(q, a, b [2]float64) float64 {
 // z = 0, μ = 1). The chassis (body 0) is a box 5000 kg, 1.6 m wide,
 // between two tracks centred on y = ±1.1 m. Each track is a closed loop
 // of 25 shoes (boxes 0.3 × 0.5 × 0.05 m, 20 kg, μ = 1) joined by revolute
-// joints about y at their ends (see trackLoop: a bottom run of 9 on the
-// ground, a rounded front of 4, a top run of 9 and a rear of 3 around the
-// sprocket). The sprocket (a cylinder, 250 kg, radius 0.362 m: the
-// octagon's inscribed circle, less 1 mm) turns on a revolute joint to the
-// chassis driven at speed rad/s (a motor row, up to torque N·m; 0 lifts
-// the limit, and the first step's jump to full speed then throws the
-// vehicle up), rolling forward on the bottom run and pulling the track by
-// friction (μ = 1; the paper's sprocket has teeth, which a cylinder
-// lacks); a free idler (250 kg, not counted by the paper) fills the front
-// of the loop, and five rollers (cylinders r = 0.12 m, 250 kg) on
+// joints about y at their ends (trackLoop, turned front to back: a bottom
+// run of 9 on the ground, a front of 3 round the sprocket, a top run of
+// 9, a rear of 4). The sprocket (a cylinder, 250 kg, radius 0.362 m: the
+// octagon's inscribed circle, touching the bottom and top runs and the
+// front shoes) turns on a revolute joint to the chassis driven at speed
+// rad/s (a motor row, up to torque N·m; 0 lifts the limit, and the first
+// step's jump to full speed then throws the vehicle up), rolling forward
+// on the bottom run and pulling the top run forwards by friction (μ = 1;
+// the paper's sprocket has teeth, which a cylinder lacks). It drives from
+// the front: driven from the rear it pushed the rigid top run, which
+// buckled and whipped. A free idler (250 kg, not in the paper) fills the
+// rear of the loop, and five rollers (cylinders r = 0.12 m, 250 kg) on
 // revolute joints carry the chassis on the bottom run. The blade (body 1)
 // is a compound of 6 convex slabs (hulls, 0.04 m thick, 2.8 m wide) on an
 // arc of radius 0.8 m over ±45°, concave forwards, its lower edge 5 cm
@@ -263,13 +266,15 @@ func segDist(q, a, b [2]float64) float64 {
 // falls into a pile as the vehicle sets off. Contacts take the smaller μ
 // and cohesion of their two materials. Bodies: 0 the chassis, 1 the
 // blade, then per track (−y, then +y) the sprocket, the idler, the five
-// rollers and the 25 shoes (the rear-bottom one first, counter-clockwise
-// seen from −y), then the ellipsoids, then the ground. Joints: 0 the
-// blade's, then per track the 25 shoe joints, the sprocket's (with the
-// motor), the idler's and the rollers'. h = dt (paper: 1e-4 s); the
-// solver is spg, whose diagonal preconditioner copes with the mass ratios
-// (apgd stalls at max_iter, its steps far from the tolerance, once the
-// pile's contacts join the vehicle's rows).
+// rollers and the 25 shoes (counter-clockwise seen from −y, the first
+// rising from the front-bottom corner), then the ellipsoids, then the
+// ground. Joints: 0 the blade's, then per track the sprocket's (with the
+// motor), the idler's, the rollers' and the 25 shoe joints (shoe k to
+// shoe k + 1). h = dt (paper: 1e-4 s); the solver is spg, whose diagonal
+// preconditioner copes with the mass ratios (apgd stalls at max_iter, far
+// from the tolerance, once the pile's contacts join the vehicle's rows);
+// max_recovery_speed 0.5 m/s (at h = 1e-4 s a particle pinched 1 mm deep
+// under the blade would otherwise be pushed out at 10 m/s).
 func bulldozerDoc(p map[string]float64) (*Doc, error) {
 	n, err := count(p, "n")
 	if err != nil {
@@ -311,9 +316,27 @@ func bulldozerDoc(p map[string]float64) (*Doc, error) {
 	for k := range 5 {
 		rollers = append(rollers, [2]float64{x0 + (x1-x0)*float64(k)/4, bdShoeT + bdRollerR})
 	}
+	// Turn the loop front to back (x → −x, the order reversed to keep it
+	// counter-clockwise seen from −y), so that the sprocket drives from
+	// the front: its top pulls the top run forwards (in tension) rather
+	// than pushing it (in compression: a rigid top run pushed from behind
+	// buckles and whips). The first shoe now rises from the front-bottom
+	// corner.
+	mirror := func(q [2]float64) [2]float64 { return [2]float64{-q[0], q[1]} }
+	flipped := make([][2]float64, 25)
+	for i := range 25 {
+		flipped[i] = mirror(loop[(25-i)%25])
+	}
+	loop = flipped
+	sprocket, idler = mirror(sprocket), mirror(idler)
+	for k := range rollers {
+		rollers[k] = mirror(rollers[k])
+	}
 	// Centre the vehicle's footprint on x = 0.
-	xFront := loop[11][0] + bdShoeT // the tracks' foremost point, roughly
-	xRear := loop[23][0] - bdShoeT  // and rearmost
+	xFront, xRear := math.Inf(-1), math.Inf(1)
+	for _, q := range loop {
+		xFront, xRear = math.Max(xFront, q[0]+bdShoeT), math.Min(xRear, q[0]-bdShoeT)
+	}
 	xMid := (xRear + xFront) / 2
 	chassisL := (xFront - xRear) / 2
 	wheel := aboutX(-math.Pi / 2) // body z onto +y
@@ -402,7 +425,7 @@ func bulldozerDoc(p map[string]float64) (*Doc, error) {
 		Materials: []MaterialSpec{{Name: "ground", Friction: ptr(1.0)}, {Name: "shoe", Friction: ptr(1.0)},
 			{Name: "wheel", Friction: ptr(1.0)}, {Name: "chassis", Friction: ptr(0.5)}, {Name: "blade", Friction: ptr(0.0)},
 			{Name: "soil", Friction: ptr(0.2), Cohesion: 500}},
-		Settings: SettingsSpec{Dt: ptr(dt), Solver: ptr("spg"), Tol: ptr(1e-5), MaxIter: ptr(500)},
+		Settings: SettingsSpec{Dt: ptr(dt), Solver: ptr("spg"), Tol: ptr(1e-5), MaxIter: ptr(500), MaxRecoverySpeed: ptr(0.5)},
 		Run:      RunSpec{Duration: ptr(2.0), Trace: []int{0, 1}},
 		Bodies:   bodies,
 		Generators: []GeneratorSpec{{

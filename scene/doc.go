@@ -442,17 +442,18 @@
 // box 1.6 m wide; body 1 the blade, a compound of 6 convex hulls on an arc
 // of radius 0.8 m (concave forwards, 2.8 m wide, 400 kg, frictionless)
 // held to the chassis by a fixed joint, joint 0 (body1 the blade: its
-// reaction in reactions.csv is the chassis's force on the blade, which
-// holds off the pile). Each track (bodies 2 to 33 at y = −1.1 m, 34 to 65
-// at +1.1 m) is a sprocket, an idler and five rollers (cylinders, 250 kg
-// each, on revolute joints to the chassis) and a closed loop of 25 shoes
-// (boxes 0.3 × 0.5 × 0.05 m, 20 kg) joined end to end by revolute joints:
-// 9 on the ground, 4 round the front, 9 on top, 3 round the rear, half a
-// regular octagon whose inscribed circle is the sprocket (r = 0.362 m).
-// The sprockets are driven at speed rad/s (default 4, the paper's) by
-// revolute motors limited to torque N·m (default 20 000; 0 lifts the
-// limit, but then the first step's jump to full speed throws the vehicle
-// off the ground), and pull the tracks by friction (a cylinder has no
+// reaction in reactions.csv is the chassis's force on the blade). Each
+// track (bodies 2 to 33 at y = −1.1 m, 34 to 65 at +1.1 m) is a sprocket,
+// an idler and five rollers (cylinders, 250 kg each, on revolute joints to
+// the chassis) and a closed loop of 25 shoes (boxes 0.3 × 0.5 × 0.05 m,
+// 20 kg) joined end to end by revolute joints: 9 on the ground, 3 round
+// the front (half a regular octagon whose inscribed circle is the
+// sprocket, r = 0.362 m), 9 on top, 4 round the rear and the idler. The
+// sprockets, at the front (driven from the rear they pushed the rigid top
+// run, which buckled and whipped), are driven at speed rad/s (default 4,
+// the paper's) by revolute motors limited to torque N·m (default 20 000;
+// 0 lifts the limit, but then the first step's jump to full speed throws
+// the vehicle off the ground), and drive by friction (a cylinder has no
 // teeth); the idler is not in the paper's count. Materials, taken by the
 // pair's smaller μ and cohesion: ground and shoe μ = 1, wheel 1, chassis
 // 0.5, blade 0, soil (the ellipsoids: semi-axes 0.025, 0.02, 0.016 m,
@@ -460,12 +461,15 @@
 // The pile falls from a lattice 0.5 m ahead of the blade. h = dt (default
 // 1e-4 s, the paper's), solver spg (its diagonal preconditioner copes with
 // the mass ratios: apgd stalls at max_iter once the pile's contacts join
-// the vehicle's rows), tol 1e-5, max_iter 500, 2 s; the figure of merit is
-// chain's (joint_error: the tracks' closure; the solvers' iterations at
-// the end). The closed loops make 3 rows each redundant (the run warns).
-// What to read: trace.csv, the chassis's (body 0) speed against time
-// (1.45 m/s at the sprockets' full speed, less while it pushes); joint 0
-// in reactions.csv, the blade's load; merit.csv's joint_error.
+// the vehicle's rows), tol 1e-5, max_iter 500, max_recovery_speed
+// 0.5 m/s, 2 s; the figure of merit is chain's (joint_error: the tracks'
+// closure; the solvers' iterations at the end). The closed loops make 3
+// rows each redundant (the run warns). What to read: trace.csv, the
+// chassis's (body 0) speed against time (n = 200: 0.36 m/s at 0.1 s, then
+// 1.45 m/s, the sprockets' 4 rad/s × 0.362 m, from 0.45 s; 0.6 s take
+// 145 s on two CPU cores); joint 0 in reactions.csv, the blade's load
+// (its weight, and from about 0.5 s the pile's push, 225 N on average for
+// n = 200); merit.csv's joint_error (4e-6 m at most over those 0.6 s).
 //
 // wrecking-ball (SPG paper, benchmark B4, Fig. 6 and 7; scene/builtin_shapes.go):
 // a wall of n bricks (default 750, the paper's only figure; the sizes are
