@@ -18,6 +18,7 @@ import (
 	"golang.org/x/image/math/fixed"
 
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/geom"
 	"github.com/gpusim/gpusim/scene"
 	"github.com/gpusim/gpusim/vtk"
 )
@@ -375,6 +376,12 @@ func (p *picture) body(cam *camera, b *vtk.Body, base, light mgl64.Vec3) {
 // returns the first t > 0 and the outward normal there (body frame).
 func hit(b *vtk.Body, o, d mgl64.Vec3) (float64, mgl64.Vec3, bool) {
 	a := b.SemiAxes
+	if b.Kind == engine.Convex && b.Hull != nil {
+		return hitHull(b.Hull, o, d)
+	}
+	if b.Kind == engine.Compound && b.Parts != nil {
+		return hitParts(b.Parts.Parts, o, d)
+	}
 	switch b.Kind {
 	case engine.Capsule:
 		return hitCapsule(a[0], a[1], o, d)
@@ -614,4 +621,50 @@ func hitSide(r, h float64, o, d mgl64.Vec3) (float64, mgl64.Vec3) {
 		}
 	}
 	return math.Inf(1), mgl64.Vec3{}
+}
+
+// hitHull intersects the ray o + t·d with a convex hull (Cyrus–Beck: the
+// ray enters at the latest entry through a face plane and leaves at the
+// earliest exit; it hits when it enters before it leaves).
+func hitHull(h *geom.Hull, o, d mgl64.Vec3) (float64, mgl64.Vec3, bool) {
+	tin, tout := math.Inf(-1), math.Inf(1)
+	var n mgl64.Vec3
+	for _, f := range h.Faces {
+		num, den := f.Offset-f.Normal.Dot(o), f.Normal.Dot(d)
+		switch {
+		case den == 0:
+			if num < 0 {
+				return 0, mgl64.Vec3{}, false
+			}
+		case den < 0: // entering
+			if t := num / den; t > tin {
+				tin, n = t, f.Normal
+			}
+		default:
+			tout = math.Min(tout, num/den)
+		}
+	}
+	if tin > tout || tin <= 0 {
+		return 0, mgl64.Vec3{}, false
+	}
+	return tin, n, true
+}
+
+// hitParts intersects the ray o + t·d (body frame) with a compound's
+// parts, each in its own frame, and returns the nearest hit with its
+// normal in the body frame.
+func hitParts(parts []engine.Part, o, d mgl64.Vec3) (float64, mgl64.Vec3, bool) {
+	best, n, ok := math.Inf(1), mgl64.Vec3{}, false
+	for _, p := range parts {
+		inv := p.Rot.Conjugate()
+		pb := vtk.Body{Kind: p.Shape.Kind, SemiAxes: p.Shape.Size, Hull: p.Shape.Hull}
+		if p.Shape.Kind == engine.Sphere {
+			r := p.Shape.Size[0]
+			pb.SemiAxes = mgl64.Vec3{r, r, r}
+		}
+		if t, m, hit := hit(&pb, inv.Rotate(o.Sub(p.Pos)), inv.Rotate(d)); hit && t < best {
+			best, n, ok = t, p.Rot.Rotate(m), true
+		}
+	}
+	return best, n, ok
 }

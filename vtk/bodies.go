@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/geom"
 )
 
 // Body is one body of a frame, as a frame file holds it.
@@ -23,6 +24,11 @@ type Body struct {
 	Vel      mgl64.Vec3 // world frame (m/s)
 	Omega    mgl64.Vec3 // angular velocity, world frame (rad/s)
 	Fixed    bool
+	// Hull is a convex body's hull and Parts a compound's parts (body
+	// frame) when the frame comes from a model (Bodies); frame files do not
+	// carry them (nil).
+	Hull  *geom.Hull
+	Parts *engine.CompoundParts
 }
 
 // Radius returns the value of the "radius" array: the sphere's radius, the
@@ -57,7 +63,15 @@ func Bodies(m *engine.Model, s *engine.State) ([]Body, error) {
 			b.SemiAxes = mgl64.Vec3{r, r, r}
 		case engine.Plane:
 			b.SemiAxes = mgl64.Vec3{}
-		case engine.Compound, engine.Convex, engine.Mesh:
+		case engine.Convex:
+			r := mb.Shape.BoundingRadius()
+			b.SemiAxes = mgl64.Vec3{r, r, r}
+			b.Hull = mb.Shape.Hull
+		case engine.Compound:
+			r := mb.Shape.BoundingRadius()
+			b.SemiAxes = mgl64.Vec3{r, r, r}
+			b.Parts = mb.Shape.Compound
+		case engine.Mesh:
 			// A frame holds one glyph per body: a compound, a convex
 			// hull or a mesh is its bounding sphere about its centre of
 			// mass (its body origin).
