@@ -20,6 +20,7 @@ var (
 	_ engine.DeviceAPGD   = (*problem)(nil)
 	_ engine.DeviceJacobi = (*problem)(nil)
 	_ engine.DeviceSPG    = (*problem)(nil)
+	_ engine.RollingRows  = (*problem)(nil)
 )
 
 // DeviceIdentity names the backend's device: the index, name, UUID and

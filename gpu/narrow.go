@@ -168,5 +168,12 @@ func buildNarrow(d *Device, rows uint32) (narrowPipelines, error) {
 // its kinds always go through the host (pairHostRound: capsules and
 // cylinders with ellipsoids and boxes, capsule–cylinder,
 // cylinder–cylinder), and whether the host runs the whole collision
-// (engine.Noter).
-func (b *Backend) Notes() []string { return slices.Clone(b.dc.narrow.notes) }
+// (engine.Noter); and, for a model with rolling friction, that the
+// solvers run their host-driven iterations (see rolling).
+func (b *Backend) Notes() []string {
+	notes := slices.Clone(b.dc.narrow.notes)
+	if b.rl.on {
+		notes = append(notes, rollingNote)
+	}
+	return notes
+}

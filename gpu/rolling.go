@@ -49,6 +49,10 @@ type rolling struct {
 	scratch []float64
 }
 
+// rollingNote is the backend's note (engine.Noter) for a model with
+// rolling friction.
+const rollingNote = "gpu: rolling friction: the rolling rows run on the device, but the solvers' iterations are the engine's host-driven ones on the device's vectors (a submit per dot product), not the fused device iterations"
+
 // The modes of rolling_ops.comp.
 const (
 	rollingCoeffMode = iota

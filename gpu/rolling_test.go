@@ -3,6 +3,7 @@
 package gpu
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,6 +43,17 @@ func rollingScene() *engine.Model {
 	add(mgl64.Vec3{1, 0, z}, mgl64.Vec3{0, 0.3, 0}, mgl64.Vec3{-1, 0, 2}, mgl64.QuatIdent(), 1)
 	add(mgl64.Vec3{1.002, 0.001, 3*R - 3e-4}, mgl64.Vec3{}, mgl64.Vec3{0, 0, 5}, turn(2, mgl64.Vec3{0, 1, 1}), 1)
 	add(mgl64.Vec3{0.5, 2*R - 2e-4, z}, mgl64.Vec3{0, -0.1, 0}, mgl64.Vec3{3, 0, 0}, turn(0.7, mgl64.Vec3{1, 0, 0}), 2)
+	return m
+}
+
+// jointedRolling is enginetest.JointedModel(1) (joints of every kind, a
+// motor, a kinematic body, contacts) with rolling and spinning friction on
+// its materials: γ = [contacts | joint rows | rolling rows].
+func jointedRolling() *engine.Model {
+	m := enginetest.JointedModel(1)
+	for i := range m.Materials {
+		m.Materials[i].RollingFriction, m.Materials[i].SpinningFriction = 0.01*float64(i+1), 0.005
+	}
 	return m
 }
 
@@ -99,17 +111,21 @@ func TestRollingModelLoads(t *testing.T) {
 		if k != rr.Rolling() || k == 0 || k == con.Len() {
 			t.Fatalf("%+v: %d rolling blocks for %d contacts, %d with rolling rows (want some, not all)", mt, rr.Rolling(), con.Len(), k)
 		}
+		if !slices.Contains(gb.Notes(), rollingNote) {
+			t.Errorf("notes %q: want the rolling note", gb.Notes())
+		}
 		gb.Close()
 	}
 }
 
 // TestRollingMatchCPU: the rolling scene (and the scene with a compound,
-// which the host collides) on the Vulkan backend and on cpuref with the
+// which the host collides, and a jointed model with rolling friction) on the Vulkan backend and on cpuref with the
 // GPU's dot order, for every solver that takes rolling
 // rows (pdip refuses them: engine.ErrRollingPDIP), with warm start, over
 // several steps: the impulses (contact, rolling rows) and the states
 // equal bit for bit, and so the contact forces with their rolling and
-// spinning torques (engine.ContactForcesRolling). The device runs the
+// spinning torques (engine.ContactForcesRolling), and the warm-start data
+// (checkpoints) and a step after restoring it. The device runs the
 // rows in its LinAlg (Schur, Project, BlockDiag, AntiRelax, Sweep); the
 // solvers' iterations are the engine's host-driven ones (engine.RollingRows).
 func TestRollingMatchCPU(t *testing.T) {
@@ -119,7 +135,7 @@ func TestRollingMatchCPU(t *testing.T) {
 		name   string
 		m      *engine.Model
 		device bool
-	}{{"device-collider", rollingScene(), true}, {"host-collider", withDumbbell(t, rollingScene()), false}} {
+	}{{"device-collider", rollingScene(), true}, {"host-collider", withDumbbell(t, rollingScene()), false}, {"joints", jointedRolling(), true}} {
 		t.Run(sc.name, func(t *testing.T) { testRollingMatchCPU(t, d, sc.m, sc.device) })
 	}
 }
@@ -185,9 +201,46 @@ func testRollingMatchCPU(t *testing.T, d *Device, m *engine.Model, device bool) 
 				}
 			}
 			t.Logf("%d contacts, %d rolling blocks over 6 steps; largest rolling impulse %.3g N·m·s", contacts, blocks, big)
-			if blocks == 0 || blocks == contacts || big == 0 {
-				t.Fatal("the rolling rows were not exercised: want rolling blocks on some contacts, not all, with nonzero impulses")
+			if blocks == 0 || big == 0 {
+				t.Fatal("the rolling rows were not exercised: want rolling blocks with nonzero impulses")
 			}
+			// The warm-start memory (checkpoints): the kept rolling
+			// impulses, 3 per contact key, equal; restored into a fresh
+			// backend beside cpuref's, the next step is the same again.
+			var gw, cw engine.WarmStartData
+			if err := gb.WarmStartData(&gw); err != nil {
+				t.Fatal(err)
+			}
+			if err := cb.WarmStartData(&cw); err != nil {
+				t.Fatal(err)
+			}
+			if len(cw.Rolling) == 0 || len(gw.Rolling) != len(cw.Rolling) || enginetest.FirstDiff(gw.Rolling, cw.Rolling) >= 0 || enginetest.FirstDiff(gw.Gamma, cw.Gamma) >= 0 {
+				t.Fatalf("warm-start data: rolling %v on the GPU, %v on cpuref", gw.Rolling, cw.Rolling)
+			}
+			// (A kinematic body's motion is a function of the time,
+			// which a fresh backend starts at 0: restore models without.)
+			if slices.ContainsFunc(m.Bodies, func(b engine.Body) bool { return b.Kinematic() }) {
+				return
+			}
+			st := c.state(t)
+			gb2, err := newBackendOn(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer gb2.Close()
+			g2 := newStepper(t, gb2, m, set, false)
+			if err := gb2.SetState(&st); err != nil {
+				t.Fatal(err)
+			}
+			if err := gb2.SetWarmStartData(&cw); err != nil {
+				t.Fatal(err)
+			}
+			g2.step(t)
+			c.step(t)
+			if i := enginetest.FirstDiff(g2.impulses(), c.impulses()); i >= 0 {
+				t.Fatalf("after restoring: γ[%d] differs: %v on the GPU, %v on cpuref", i, g2.impulses()[i], c.impulses()[i])
+			}
+			sameState(t, 7, g2, c)
 			if err := gb.l.Err(); err != nil {
 				t.Fatal(err)
 			}
