@@ -293,8 +293,9 @@ func bulldozerDoc(p map[string]float64) (*Doc, error) {
 	loop := trackLoop(0)
 	inR := bdPitch / (2 * math.Tan(math.Pi/8)) // the octagon's inscribed radius
 	sprocket := [2]float64{bdPitch / 2, bdShoeT + inR}
-	// The idler: the point on the loop's mid-height line farthest from
-	// every shoe of the front, by a fine search.
+	// The idler, in the 4-shoe cap (the rear once the loop is turned):
+	// the point on the loop's mid-height line farthest from every shoe,
+	// by a fine search.
 	front := loop[9:14]
 	zMid := bdShoeT + inR
 	idler, idlerR := [2]float64{}, 0.0
