@@ -90,7 +90,7 @@ func TestKinematicSceneStep(t *testing.T) {
 		advance, steps int
 	}{
 		{"shaker", []string{"n=12"}, 15, 4},
-		{"mixer", []string{"n=3"}, 260, 3},
+		{"mixer", []string{"n=4"}, 260, 3},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sc, err := scene.LoadBuiltin(c.name, c.sets)
