@@ -69,8 +69,9 @@
 // and finite) are the rolling and spinning friction coefficients μ_r and
 // μ_s: a contact resists rolling with a torque of at most μ_r and spinning
 // about its normal with one of at most μ_s times its normal force (Project
-// Chrono's rolling contacts; the CPU backend only: the Vulkan backend
-// refuses them). A contact between two materials takes the smaller
+// Chrono's rolling contacts; both backends, every solver but pdip, which
+// refuses them; on Vulkan the solvers then run their host-driven
+// iterations). A contact between two materials takes the smaller
 // friction, the smaller cohesion, the smaller rolling and the smaller
 // spinning friction of the two (engine.CombineMaterials,
 // engine.CombineRolling).
