@@ -132,19 +132,35 @@ func (b *Backend) addRollingTorques(k int, x []float64, o *[9]float64) {
 	}
 }
 
+// rollingSide is one body of a rolling block: its index and its three
+// rows' angular parts (9 values, rows u, w, n), or i < 0 when it is
+// fixed.
+type rollingSide struct {
+	i   int
+	rot []float64
+}
+
+// rollingSides returns the bodies A and B of rolling block k (i = −1 for
+// a fixed one).
+func (b *Backend) rollingSides(k int) [2]rollingSide {
+	rl := &b.rl
+	c := int(rl.con[k])
+	s := [2]rollingSide{{int(b.con.A[c]), rl.rotA[9*k : 9*k+9]}, {int(b.con.B[c]), rl.rotB[9*k : 9*k+9]}}
+	for j := range s {
+		if b.fixed[s[j].i] {
+			s[j].i = -1
+		}
+	}
+	return s
+}
+
 // addRollingImpulse adds M⁻¹D_k x to the velocities dv of rolling block
 // k's movable bodies.
 func (b *Backend) addRollingImpulse(k int, x [3]float64, dv []float64) {
-	rl := &b.rl
-	c := int(rl.con[k])
-	for side, body := range [2]int32{b.con.A[c], b.con.B[c]} {
-		i := int(body)
-		if b.fixed[i] {
+	for _, sd := range b.rollingSides(k) {
+		i, rot := sd.i, sd.rot
+		if i < 0 {
 			continue
-		}
-		rot := rl.rotA[9*k : 9*k+9]
-		if side == 1 {
-			rot = rl.rotB[9*k : 9*k+9]
 		}
 		for j := range 3 {
 			dv[6*i+3+j] += b.invInertia[3*i+j] * (x[0]*rot[j] + x[1]*rot[3+j] + x[2]*rot[6+j])
@@ -154,17 +170,11 @@ func (b *Backend) addRollingImpulse(k int, x [3]float64, dv []float64) {
 
 // rollingDiag returns tr(N_kk)/3 of rolling block k.
 func (b *Backend) rollingDiag(k int) float64 {
-	rl := &b.rl
-	c := int(rl.con[k])
 	tr := 0.0
-	for side, body := range [2]int32{b.con.A[c], b.con.B[c]} {
-		i := int(body)
-		if b.fixed[i] {
+	for _, sd := range b.rollingSides(k) {
+		i, rot := sd.i, sd.rot
+		if i < 0 {
 			continue
-		}
-		rot := rl.rotA[9*k : 9*k+9]
-		if side == 1 {
-			rot = rl.rotB[9*k : 9*k+9]
 		}
 		for e := range 9 {
 			tr += rot[e] * rot[e] * b.invInertia[3*i+e%3]
