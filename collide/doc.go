@@ -15,19 +15,27 @@
 //     box–box, Eberly's closest point for sphere–ellipsoid, and for
 //     ellipsoid–ellipsoid and ellipsoid–box GJK/EPA (narrow_gjk.go) for a
 //     first normal refined by Newton's method on the unit sphere;
+//     capsules and cylinders (narrow_round.go) in closed form against
+//     spheres, planes and capsules, convex hulls (narrow_hull.go) and mesh
+//     triangles (narrow_mesh.go) by vertices against planes and closest
+//     points against spheres, and every other pair of them through
+//     convexPair (GJK apart, EPA overlapping) with face-clipping manifolds
+//     where a flat feature rests on a face (polyManifold, polyRound);
 //   - contact generation (collider.go, collide.go): Collider, which holds a
 //     model's constant collision data, finds a step's contacts (Collide:
 //     AABBs with speculative margins, Grid, Narrow per candidate pair,
 //     materials combined), builds the body → contact adjacency and keeps
 //     the contact keys that warm-start the next step;
-//   - compound bodies (parts.go): a body of several parts (engine.Compound)
-//     is split into its parts, each with its own AABB in the grid and its
+//   - compound bodies and meshes (parts.go): a body of several parts
+//     (engine.Compound), or a mesh of triangles (engine.Mesh), is split into
+//     its parts, each with its own AABB in the grid and its
 //     world pose (the body's pose composed with the part's); the
 //     narrowphase runs on pairs of parts of different bodies (parts of one
 //     body never pair) and reports contacts between the bodies, with their
 //     points in the body frames. A contact's warm-start key is (A, B, Sub)
 //     with Sub = part of A<<18 | part of B<<8 | its index among the
-//     contacts of that pair of parts, so contacts of different pairs of
+//     contacts of that pair of parts (with a mesh: 1<<30 | triangle<<14 |
+//     part<<4 | index), so contacts of different pairs of
 //     parts never share a key; a body of one shape is its part 0, and a
 //     model without compounds collides exactly as without this path.
 //
@@ -51,7 +59,12 @@
 //	sphere      sphereSphere      sphereEllipsoid     sphereBox    spherePlane
 //	ellipsoid                     ellipsoidEllipsoid  ellipsoidBox ellipsoidPlane
 //	box                                               boxBox       boxPlane
-//	plane                                                          planePlane (none)
+//	plane                                                          noContact (none)
+//
+// and, for the kinds appended after compound (compound and mesh have no
+// row: their parts pair), capsule, cylinder, convex and triangle: a row
+// each and a column in every row before them (sphereCapsule,
+// boxCylinder, planeConvex, capsuleTriangle, …; see pairs in narrow.go).
 //
 // docs/adding-a-shape.md says how to add a shape or a pair.
 package collide

@@ -150,7 +150,7 @@ var pairs = [numKinds][numKinds]pairFunc{
 		engine.Triangle: boxTriangle,
 	},
 	engine.Plane: {
-		engine.Plane:    planePlane,
+		engine.Plane:    noContact,
 		engine.Capsule:  planeCapsule,
 		engine.Cylinder: planeCylinder,
 		engine.Convex:   planeConvex,
@@ -356,10 +356,5 @@ func boxPlane(hb mgl64.Vec3, fb bodyFrame, _ mgl64.Vec3, fp bodyFrame, env float
 			out = append(out, ContactPoint{Normal: nn, PA: pa, PB: pa.Sub(np.Mul(g)), Phi: g})
 		}
 	}
-	return out
-}
-
-// planePlane gives no contacts: planes are fixed.
-func planePlane(_ mgl64.Vec3, _ bodyFrame, _ mgl64.Vec3, _ bodyFrame, _ float64, out []ContactPoint) []ContactPoint {
 	return out
 }

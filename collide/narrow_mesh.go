@@ -107,8 +107,9 @@ func hullTriangle(sa mgl64.Vec3, fa bodyFrame, st mgl64.Vec3, ft bodyFrame, env 
 	return polyPair(convexHull, convexTriangle, sa, fa, st, ft, env, out)
 }
 
-// noContact gives no contacts: the pairs of shapes that never meet (a
-// triangle and a plane or another triangle: fixed or kinematic both).
+// noContact gives no contacts: the pairs of shapes that never meet (two
+// planes, a triangle and a plane or another triangle: fixed or kinematic
+// both).
 func noContact(_ mgl64.Vec3, _ bodyFrame, _ mgl64.Vec3, _ bodyFrame, _ float64, out []ContactPoint) []ContactPoint {
 	return out
 }
