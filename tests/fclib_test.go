@@ -64,8 +64,6 @@ var fclibCases = []fclibCase{
 	{solver: "pdip", maxIter: 200, projGradTol: 0.5e-8, measure: "ccp_res_chrono", bound: 1e-8, known: map[string]string{
 		"Confeti-ex03-Fc3D-SBM": "as for apgd: the bound is below the measure's float64 resolution (≥ 2.4e-8 per " +
 			"component one ulp off at |γ_k| ≥ 4096, g_d = 1/162²)",
-		"NESpheres_30_1": "degenerate contacts (γ and u both ≈ 1e-7): an interior-point method converges only as the square " +
-			"root of the duality gap there, which reaches float64's floor at ccp_res_chrono ≈ 2.3e-7",
 	}},
 	{solver: "apgd-ar", maxIter: 20000, projGradTol: 1e-9, measure: "fc_err_siconos", bound: 1e-6, known: map[string]string{}},
 }
