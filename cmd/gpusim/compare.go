@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gpusim/gpusim/engine"
@@ -18,7 +19,7 @@ import (
 )
 
 func cmdCompare(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("gpusim compare", stderr, `Usage: gpusim compare PROBLEM|SCENE --solvers a,b,... [flags]
+	fs := newFlagSet("gpusim compare", stderr, `Usage: gpusim compare PROBLEM|FOLDER|SCENE --solvers a,b,... [flags]
 
 Runs each solver from γ₀ = 0 on one problem: a problem folder (see gpusim
 solve), or the problem of step --step of a scene, which is run on the CPU
@@ -37,6 +38,15 @@ time axis is the wall time of each solve spread evenly over its iterations
 (the solvers do not time single iterations). DIR defaults to
 out/compare-NAME.
 
+Over a FOLDER of problem folders (../shared/fclib, say) it runs every
+solver on every problem, each stopped at proj_grad ≤ half the last of
+--targets (check.py's ccp_res_chrono at the default g_d) or its cap
+(--max-iter, or --max-iter-of for the solvers it names), and writes
+DIR/collection.md and DIR/collection.csv: for each problem and solver the
+iterations and wall time to reach each target and check.py's measure of
+the returned γ; each problem's tables and histories are in DIR/NAME. DIR
+defaults to out/compare-FOLDER.
+
 Flags:
 `)
 	list := fs.String("solvers", "", "comma-separated solvers (default: every solver of gpusim solvers)")
@@ -44,8 +54,10 @@ Flags:
 	maxInput := fs.String("max-input-size", "", "largest scene file or file of the problem folder read, in bytes with an optional suffix (default 256M for a scene, 2G for a problem file); off: no cap")
 	var sets multi
 	fs.Var(&sets, "set", "for a scene: key=value override of a scene parameter or field (repeatable)")
+	targets := fs.String("targets", "1e-6,1e-8", "over a folder of problems: accuracies on proj_grad, falling, whose iterations and time the table gives")
+	maxIterOf := fs.String("max-iter-of", "", "over a folder of problems: per-solver iteration caps overriding --max-iter, as solver=N,...")
 	sf := addSolveFlags(fs)
-	arg, err := parseOne(fs, args, "compare takes one problem folder or scene")
+	arg, err := parseOne(fs, args, "compare takes one problem folder, a folder of them, or a scene")
 	if err != nil {
 		return err
 	}
@@ -61,6 +73,16 @@ Flags:
 	inputCap, err := bytesFlag("max-input-size", *maxInput)
 	if err != nil {
 		return err
+	}
+
+	if isCollection(arg) {
+		if set["step"] || len(sets) > 0 || set["tol"] {
+			return usageError{fmt.Errorf("--step, --set and --tol do not apply to a folder of problems (%s): each solve stops at half the last of --targets", arg)}
+		}
+		return compareCollection(arg, names, opt, *targets, *maxIterOf, inputCap, *sf.out, stdout, stderr)
+	}
+	if set["targets"] || set["max-iter-of"] {
+		return usageError{fmt.Errorf("--targets and --max-iter-of apply to a folder of problems, and %s is not one", arg)}
 	}
 
 	var p *fclib.Problem
@@ -211,4 +233,79 @@ func solverList(s string) ([]string, error) {
 		return nil, usageError{fmt.Errorf("--solvers %q names no solver", s)}
 	}
 	return names, nil
+}
+
+// isCollection reports whether path is a folder with none of a problem
+// folder's files (W.mtx, q.txt, mu.txt): a folder of problem folders
+// (fclib.CollectionProblems says whether it holds any). A problem folder
+// missing some of them is read as one, so that the error names the file.
+func isCollection(path string) bool {
+	st, err := os.Stat(path)
+	if err != nil || !st.IsDir() {
+		return false
+	}
+	for _, f := range []string{"W.mtx", "q.txt", "mu.txt"} {
+		if _, err := os.Stat(filepath.Join(path, f)); err == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// compareCollection is gpusim compare over a folder of problem folders.
+func compareCollection(dir string, names []string, opt fclib.Options, targets, maxIterOf string, inputCap int64, out string, stdout, stderr io.Writer) error {
+	co := fclib.CollectionOptions{Options: opt, MaxIterOf: map[string]int{}}
+	for _, f := range strings.Split(targets, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil {
+			return usageError{fmt.Errorf("--targets: %q is not a number", f)}
+		}
+		co.Targets = append(co.Targets, v)
+	}
+	for _, f := range strings.Split(maxIterOf, ",") {
+		if strings.TrimSpace(f) == "" {
+			continue
+		}
+		name, v, ok := strings.Cut(f, "=")
+		name = strings.TrimSpace(name)
+		it, err := strconv.Atoi(strings.TrimSpace(v))
+		if !ok || err != nil {
+			return usageError{fmt.Errorf("--max-iter-of: %q is not solver=N", f)}
+		}
+		if !slices.Contains(names, name) {
+			return usageError{fmt.Errorf("--max-iter-of: %s is not one of the solvers compared (%s)", name, strings.Join(names, ", "))}
+		}
+		co.MaxIterOf[name] = it
+	}
+	dirs, err := fclib.CollectionProblems(dir)
+	if err != nil {
+		return usageError{err}
+	}
+	if out == "" {
+		out = filepath.Join("out", "compare-"+fileName(filepath.Base(filepath.Clean(dir))))
+	}
+	co.Progress = func(problem string, nc int, solver string) {
+		fmt.Fprintf(stderr, "gpusim: %s (%d contacts): %s\n", problem, nc, solver)
+	}
+	es, err := fclib.CompareCollection(dirs, names, co, inputCap)
+	if err != nil {
+		return usageError{err}
+	}
+	if err := fclib.WriteCollection(out, es, names, co); err != nil {
+		return err
+	}
+	stdout.Write(fclib.CollectionMD(es, names, co))
+	fmt.Fprintf(stdout, "\noutputs: %s/{collection.md,collection.csv,PROBLEM/}\n", out)
+	var failed []string
+	for _, e := range es {
+		for _, r := range e.Results {
+			if r.Err != nil {
+				failed = append(failed, e.Name+"/"+r.Solver)
+			}
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("solves %s failed (see the table)", strings.Join(failed, ", "))
+	}
+	return nil
 }

@@ -200,7 +200,7 @@ func TestCompareBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"compare"}, "one problem folder or scene"},
+		{[]string{"compare"}, "one problem folder, a folder of them, or a scene"},
 		{[]string{"compare", dir, "--solvers", "apgd,nope"}, "unknown solver"},
 		{[]string{"compare", dir, "--solvers", "apgd,apgd"}, "twice"},
 		{[]string{"compare", dir, "--solvers", ","}, "names no solver"},
@@ -248,5 +248,77 @@ func TestCompareUnbounded(t *testing.T) {
 		if row[2] != "true" || row[3] != "converged" {
 			t.Errorf("N = I: table.csv row %v: want converged", row)
 		}
+	}
+}
+
+// TestCompareCollection: compare over a folder of two problem folders
+// writes collection.csv and collection.md with a row per problem and
+// solver, iterations to each target no more than the solve's and rising
+// with the accuracy, check.py's measure of each γ within the last target,
+// and each problem's own tables.
+func TestCompareCollection(t *testing.T) {
+	coll := t.TempDir()
+	for _, c := range []struct {
+		name string
+		nc   int
+	}{{"a", 2}, {"b", 4}} {
+		dir, _ := tinyProblem(t, c.nc)
+		if err := os.Rename(dir, filepath.Join(coll, c.name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	stdout := runOK(t, "compare", coll, "--solvers", "apgd,pdip", "--max-iter-of", "pdip=60", "--out", out)
+	if !strings.Contains(stdout, "| problem | nc | apgd | pdip |") {
+		t.Errorf("stdout does not show the table:\n%s", stdout)
+	}
+	rows := testfile.CSV(t, filepath.Join(out, "collection.csv"))
+	want := "problem,nc,solver,status,iterations,wall_s,iterations_1e-06,time_1e-06_s,iterations_1e-08,time_1e-08_s,ccp_res_chrono,fc_err_siconos,error"
+	if strings.Join(rows[0], ",") != want || len(rows) != 5 {
+		t.Fatalf("collection.csv: %v", rows)
+	}
+	for _, row := range rows[1:] {
+		it, _ := strconv.Atoi(row[4])
+		i6, err6 := strconv.Atoi(row[6])
+		i8, err8 := strconv.Atoi(row[8])
+		chrono, _ := strconv.ParseFloat(row[10], 64)
+		if row[3] != "converged" || err6 != nil || err8 != nil || !(i6 <= i8 && i8 <= it) || !(chrono <= 1e-8) {
+			t.Errorf("collection.csv row %v: want converged, iterations to 1e-6 ≤ to 1e-8 ≤ all, ccp_res_chrono ≤ 1e-8", row)
+		}
+	}
+	md := readLines(t, filepath.Join(out, "collection.md"))
+	if len(md) != 6 || !strings.HasPrefix(md[4], "| a | 2 |") || strings.Count(strings.Join(md, "\n"), "✓ |") != 4 {
+		t.Errorf("collection.md:\n%s", strings.Join(md, "\n"))
+	}
+	for _, p := range []string{"a", "b"} {
+		if table := testfile.CSV(t, filepath.Join(out, p, "table.csv")); len(table) != 3 {
+			t.Errorf("%s/table.csv: %v", p, table)
+		}
+	}
+}
+
+func TestCompareCollectionBadInput(t *testing.T) {
+	coll := t.TempDir()
+	dir, _ := tinyProblem(t, 2)
+	if err := os.Rename(dir, filepath.Join(coll, "a")); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"compare", coll, "--targets", "1e-8,1e-6"}, "must fall"},
+		{[]string{"compare", coll, "--targets", "x"}, `"x" is not a number`},
+		{[]string{"compare", coll, "--targets", "0"}, "positive"},
+		{[]string{"compare", coll, "--max-iter-of", "apgd"}, "not solver=N"},
+		{[]string{"compare", coll, "--solvers", "apgd", "--max-iter-of", "spg=5"}, "spg is not one of the solvers compared"},
+		{[]string{"compare", coll, "--max-iter-of", "apgd=0"}, "must be ≥ 1"},
+		{[]string{"compare", coll, "--tol", "1e-9"}, "do not apply to a folder of problems"},
+		{[]string{"compare", t.TempDir()}, "nor a folder of them"},
+		{[]string{"compare", filepath.Join(coll, "a"), "--targets", "1e-6"}, "apply to a folder of problems"},
+	}
+	for _, c := range cases {
+		args := append(append([]string{}, c.args...), "--out", t.TempDir())
+		wantUsage(t, c.args, args, c.want)
 	}
 }
