@@ -74,7 +74,77 @@ func (p *Problem) Validate() error {
 			return fmt.Errorf("fclib: problem %q: entry (%d, %d) = %v is not finite", p.Name, e.Row, e.Col, e.Val)
 		}
 	}
+	return p.checkBlocks()
+}
+
+// blockPSDTol: a diagonal block's smallest eigenvalue may fall below zero
+// by this fraction of its largest magnitude, for rounding (the FCLib
+// problems' W have global smallest eigenvalues of −5e-16 relative, and
+// one product of a block carries a few ulps).
+const blockPSDTol = 1e-10
+
+// checkBlocks reports a contact whose 3×3 diagonal block of W (its
+// symmetric part) is not positive semidefinite: a Delassus matrix DᵀM⁻¹D
+// is, and so is each of its principal blocks. On such a block the
+// objective falls without bound along the block's negative direction
+// (or the problem is not one of contact at all), and a solver could
+// otherwise report γ = 0 (a stationary point) as converged. Indefinite W
+// whose blocks are all semidefinite are not caught here (that takes an
+// eigenvalue computation of the whole matrix).
+func (p *Problem) checkBlocks() error {
+	blocks := make([][9]float64, p.NC)
+	for _, e := range p.Entries {
+		if i := e.Row / 3; e.Col/3 == i {
+			blocks[i][3*(e.Row%3)+e.Col%3] += e.Val
+		}
+	}
+	for i, b := range blocks {
+		var a [3][3]float64
+		for r := range 3 {
+			for c := range 3 {
+				a[r][c] = 0.5 * (b[3*r+c] + b[3*c+r])
+			}
+		}
+		lo, hi := symEig3Range(a)
+		if lo < -blockPSDTol*math.Max(math.Abs(lo), math.Abs(hi)) {
+			return fmt.Errorf("fclib: problem %q: contact %d: its 3×3 block of W has the eigenvalue %.3g < 0, so W is not positive semidefinite as a Delassus matrix DᵀM⁻¹D is", p.Name, i, lo)
+		}
+	}
 	return nil
+}
+
+// symEig3Range returns the smallest and largest eigenvalues of the
+// symmetric 3×3 matrix a, by cyclic Jacobi rotations (Golub and Van Loan,
+// section 8.5) until the off-diagonal part is below rounding.
+func symEig3Range(a [3][3]float64) (float64, float64) {
+	for sweep := 0; sweep < 50; sweep++ {
+		off := a[0][1]*a[0][1] + a[0][2]*a[0][2] + a[1][2]*a[1][2]
+		diag := a[0][0]*a[0][0] + a[1][1]*a[1][1] + a[2][2]*a[2][2]
+		if off <= 1e-32*diag || off == 0 {
+			break
+		}
+		for _, pq := range [3][2]int{{0, 1}, {0, 2}, {1, 2}} {
+			p, q := pq[0], pq[1]
+			if a[p][q] == 0 {
+				continue
+			}
+			theta := (a[q][q] - a[p][p]) / (2 * a[p][q])
+			t := math.Copysign(1, theta) / (math.Abs(theta) + math.Sqrt(theta*theta+1))
+			c := 1 / math.Sqrt(t*t+1)
+			s := t * c
+			for k := range 3 { // A ← JᵀAJ: columns, then rows
+				akp, akq := a[k][p], a[k][q]
+				a[k][p], a[k][q] = c*akp-s*akq, s*akp+c*akq
+			}
+			for k := range 3 {
+				apk, aqk := a[p][k], a[q][k]
+				a[p][k], a[q][k] = c*apk-s*aqk, s*apk+c*aqk
+			}
+		}
+	}
+	lo := math.Min(a[0][0], math.Min(a[1][1], a[2][2]))
+	hi := math.Max(a[0][0], math.Max(a[1][1], a[2][2]))
+	return lo, hi
 }
 
 // CCP returns the problem as an engine.Problem on the CPU, its loops on up

@@ -152,6 +152,18 @@ func randomProblem(rng *rand.Rand, nc int, cohesion bool) *Problem {
 	for i := 0; i < 4*n; i++ {
 		p.Entries = append(p.Entries, cpuref.Entry{Row: rng.IntN(n), Col: rng.IntN(n), Val: rng.NormFloat64() * math.Exp(10*rng.NormFloat64())})
 	}
+	// Diagonally dominant contact blocks (Gershgorin), as Validate wants
+	// of every block.
+	rowSum := make([]float64, n)
+	for _, e := range p.Entries {
+		if e.Row/3 == e.Col/3 {
+			rowSum[e.Row] += math.Abs(e.Val)
+			rowSum[e.Col] += math.Abs(e.Val)
+		}
+	}
+	for k, v := range rowSum {
+		p.Entries = append(p.Entries, cpuref.Entry{Row: k, Col: k, Val: 1 + 2*v})
+	}
 	for i := range p.Q {
 		p.Q[i] = rng.NormFloat64() / 3
 	}

@@ -204,6 +204,8 @@ func badInputs() []badInput {
 		{"solve: q of the wrong length", problem(goodW, "1\n2\n", goodMu), solveArgs(), []string{"p/q.txt has 2 values, want 6"}, 0},
 		{"solve: NaN in q", problem(goodW, strings.Replace(goodQ, "-1", "NaN", 1), goodMu), solveArgs(), []string{"p/q.txt:1:", "NaN"}, 0},
 		{"solve: Inf in W", problem(strings.Replace(goodW, "1 1 1\n", "1 1 Inf\n", 1), goodQ, goodMu), solveArgs(), []string{"p/W.mtx:3:", "Inf"}, 0},
+		{"solve: W not positive semidefinite", problem(strings.Replace(goodW, "4 4 1\n", "4 4 -2\n", 1), goodQ, goodMu), solveArgs(),
+			[]string{`fclib: problem "p": contact 1: its 3×3 block of W has the eigenvalue -2 < 0, so W is not positive semidefinite`}, 0},
 		{"solve: μ < 0", problem(goodW, goodQ, "0.5\n-0.1\n"), solveArgs(), []string{"p/mu.txt:2: friction coefficient -0.1 is negative"}, 0},
 		{"solve: missing W.mtx", problem("-", goodQ, goodMu), solveArgs(), []string{"p/W.mtx: no such file"}, 0},
 		{"solve: missing q.txt", problem(goodW, "-", goodMu), solveArgs(), []string{"p/q.txt: no such file"}, 0},
