@@ -286,11 +286,15 @@
 //
 // Random fields:
 //
-//	region        {"min": [x, y, z], "max": [x, y, z]} (m), required
+//	region        {"min": [x, y, z], "max": [x, y, z]} (m): a box
+//	cylinder      {"centre": [x, y, z], "radius": R, "height": H} (m): a solid
+//	              cylinder about the vertical through centre, the centre of its
+//	              bottom face (fills a cylinder container); one of region and
+//	              cylinder is required
 //	max_attempts  placement attempts per body, 1 to 1048576; default 1000
 //
 // Each body is placed uniformly at random with its bounding sphere inside
-// region, retried until its bounding sphere overlaps none of the bodies
+// the region, retried until its bounding sphere overlaps none of the bodies
 // placed before it (from "bodies", earlier generators and this one;
 // planes excepted). A body that finds no place in max_attempts is an error
 // saying how many were placed.

@@ -14,7 +14,8 @@ import (
 //     order radius, semi_axes[0..2], half_extents[0..2]), then the
 //     orientation if random_orientation (three draws);
 //   - random: the distributed sizes, the orientation, then x, y, z of each
-//     placement attempt.
+//     placement attempt (in a cylinder: x and y drawn again until they fall
+//     in its disc, then z).
 func (b *builder) generator(p string, g GeneratorSpec) error {
 	shapePath := join(p, "shape")
 	kind, err := checkShape(shapePath, g.Shape, true)
@@ -76,6 +77,9 @@ func (b *builder) generator(p string, g GeneratorSpec) error {
 	case "lattice":
 		if g.Region != nil {
 			return errAt(join(p, "region"), "applies to random generators only")
+		}
+		if g.Cylinder != nil {
+			return errAt(join(p, "cylinder"), "applies to random generators only")
 		}
 		if g.MaxAttempts != 0 {
 			return errAt(join(p, "max_attempts"), "applies to random generators only")
@@ -171,31 +175,85 @@ func (b *builder) lattice(p string, g GeneratorSpec, half float64, rng *SplitMix
 }
 
 // random places count bodies at uniform random positions such that each
-// body's bounding sphere lies inside the region and overlaps the bounding
+// body's bounding sphere lies inside the region (a box, or a vertical
+// cylinder) and overlaps the bounding
 // sphere of no body placed before it (from "bodies", earlier generators or
 // this one). Overlap is checked on a grid of bins of edge ≥ 2·rmax, rmax
 // the largest bounding radius the generator can make; earlier bodies larger
 // than that are checked one by one.
 func (b *builder) random(p string, g GeneratorSpec, rmax float64, rng *SplitMix64, draw func() (engine.Body, error)) error {
-	if g.Region == nil {
-		return errAt(join(p, "region"), "missing")
+	var lo, hi mgl64.Vec3
+	// sample sets pos to a uniform point of the region shrunk by r, the
+	// body's bounding radius, so that its bounding sphere lies inside.
+	var sample func(pos *mgl64.Vec3, r float64)
+	switch {
+	case g.Region != nil && g.Cylinder != nil:
+		return errAt(join(p, "cylinder"), "give region or cylinder, not both")
+	case g.Cylinder != nil:
+		cp := join(p, "cylinder")
+		cy := *g.Cylinder
+		if err := checkVec(join(cp, "centre"), cy.Centre); err != nil {
+			return err
+		}
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"radius", cy.Radius}, {"height", cy.Height}} {
+			if err := checkPositive(join(cp, f.name), f.v); err != nil {
+				return err
+			}
+			if !(f.v >= 2*rmax) {
+				return errAt(join(cp, f.name), "%v is too small: bodies of bounding radius %v need %v", f.v, rmax, 2*rmax)
+			}
+		}
+		c := mgl64.Vec3(cy.Centre)
+		lo = c.Sub(mgl64.Vec3{cy.Radius, cy.Radius, 0})
+		hi = c.Add(mgl64.Vec3{cy.Radius, cy.Radius, cy.Height})
+		sample = func(pos *mgl64.Vec3, r float64) {
+			// Rejection from the square: π/4 of the draws land in the
+			// disc, so 64 pairs all miss with probability (1 − π/4)^64 ≈
+			// 1e-43; the centre then stands in.
+			rr := cy.Radius - r
+			pos[0], pos[1] = c[0], c[1]
+			for range 64 {
+				u, v := 2*rng.Float64()-1, 2*rng.Float64()-1
+				if u*u+v*v <= 1 {
+					pos[0], pos[1] = c[0]+u*rr, c[1]+v*rr
+					break
+				}
+			}
+			pos[2] = c[2] + r + rng.Float64()*(cy.Height-2*r)
+		}
+	case g.Region == nil:
+		return errAt(join(p, "region"), "missing (or give cylinder)")
+	default:
+		rp := join(p, "region")
+		if err := checkVec(join(rp, "min"), g.Region.Min); err != nil {
+			return err
+		}
+		if err := checkVec(join(rp, "max"), g.Region.Max); err != nil {
+			return err
+		}
+		lo, hi = mgl64.Vec3(g.Region.Min), mgl64.Vec3(g.Region.Max)
+		for c := range 3 {
+			if math.IsInf(hi[c]-lo[c], 0) {
+				return errAt(rp, "%v to %v is too large", lo, hi)
+			}
+			if !(hi[c]-lo[c] >= 2*rmax) {
+				return errAt(rp, "%v to %v is too small: bodies of bounding radius %v need %v in every direction",
+					lo, hi, rmax, 2*rmax)
+			}
+		}
+		sample = func(pos *mgl64.Vec3, r float64) {
+			for c := range 3 {
+				pos[c] = lo[c] + r + rng.Float64()*(hi[c]-lo[c]-2*r)
+			}
+		}
 	}
-	rp := join(p, "region")
-	if err := checkVec(join(rp, "min"), g.Region.Min); err != nil {
-		return err
-	}
-	if err := checkVec(join(rp, "max"), g.Region.Max); err != nil {
-		return err
-	}
-	lo, hi := mgl64.Vec3(g.Region.Min), mgl64.Vec3(g.Region.Max)
 	extent := 0.0
 	for c := range 3 {
 		if math.IsInf(hi[c]-lo[c], 0) {
-			return errAt(rp, "%v to %v is too large", lo, hi)
-		}
-		if !(hi[c]-lo[c] >= 2*rmax) {
-			return errAt(rp, "%v to %v is too small: bodies of bounding radius %v need %v in every direction",
-				lo, hi, rmax, 2*rmax)
+			return errAt(p, "the region %v to %v is too large", lo, hi)
 		}
 		extent = math.Max(extent, hi[c]-lo[c])
 	}
@@ -279,9 +337,7 @@ func (b *builder) random(p string, g GeneratorSpec, rmax float64, rng *SplitMix6
 		r := body.Shape.BoundingRadius()
 		ok := false
 		for range attempts {
-			for c := range 3 {
-				body.Pos[c] = lo[c] + r + rng.Float64()*(hi[c]-lo[c]-2*r)
-			}
+			sample(&body.Pos, r)
 			if ok = free(body.Pos, r); ok {
 				break
 			}

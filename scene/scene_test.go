@@ -549,3 +549,68 @@ func TestSchemaKey(t *testing.T) {
 		t.Fatalf("a misspelt $schema: %v, want an unknown-field error naming it", err)
 	}
 }
+
+// TestRandomCylinder: a random generator in a cylinder places every body's
+// bounding sphere inside it, overlapping no other, spread over the whole
+// disc and height (some within two radii of the wall, of the floor and of
+// the top, bodies in all four quadrants), the same for the same seed.
+func TestRandomCylinder(t *testing.T) {
+	src := `{"materials": [{"name": "m", "friction": 0.3}],
+	  "generators": [{"type": "random", "count": 300, "seed": 5, "density": 1000, "random_orientation": true,
+	    "cylinder": {"centre": [1, 2, 0.5], "radius": 0.6, "height": 1.2},
+	    "shape": {"type": "box", "half_extents": [{"dist": "uniform", "min": 0.02, "max": 0.04}, 0.03, 0.03]}}]}`
+	sc, err := Parse([]byte(src), "cyl.json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs := sc.Model.Bodies
+	if len(bs) != 300 {
+		t.Fatalf("%d bodies", len(bs))
+	}
+	const R, H = 0.6, 1.2
+	c := mgl64.Vec3{1, 2, 0.5}
+	var nearWall, nearFloor, nearTop int
+	quadrants := map[[2]bool]int{}
+	for i, b := range bs {
+		r := b.Shape.BoundingRadius()
+		d := b.Pos.Sub(c)
+		rho := math.Hypot(d[0], d[1])
+		if rho+r > R || d[2]-r < 0 || d[2]+r > H {
+			t.Fatalf("body %d at %v (bounding radius %v) leaves the cylinder", i, b.Pos, r)
+		}
+		for j, q := range bs[:i] {
+			if b.Pos.Sub(q.Pos).Len() < r+q.Shape.BoundingRadius() {
+				t.Fatalf("bodies %d and %d overlap", j, i)
+			}
+		}
+		if R-rho-r < 2*r {
+			nearWall++
+		}
+		if d[2]-r < 2*r {
+			nearFloor++
+		}
+		if H-d[2]-r < 2*r {
+			nearTop++
+		}
+		quadrants[[2]bool{d[0] > 0, d[1] > 0}]++
+	}
+	// Uniform placement: the shell within 2 radii (≤ 0.2 m) of the wall
+	// holds ≈ 45 % of the disc's area at R − r ≈ 0.55 m, the slabs at the
+	// floor and top ≈ 10 % of the height each; 5 bodies of 300 is far
+	// below those expectations (135, 30, 30), and each quadrant expects 75.
+	if nearWall < 5 || nearFloor < 5 || nearTop < 5 || len(quadrants) != 4 {
+		t.Errorf("not spread: %d near the wall, %d near the floor, %d near the top, quadrants %v", nearWall, nearFloor, nearTop, quadrants)
+	}
+	for q, n := range quadrants {
+		if n < 40 {
+			t.Errorf("quadrant %v holds %d of 300 bodies", q, n)
+		}
+	}
+	again, err := Parse([]byte(src), "cyl.json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(again.Model.Bodies, bs) {
+		t.Error("the same seed gave other bodies")
+	}
+}

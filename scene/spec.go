@@ -164,9 +164,18 @@ type GeneratorSpec struct {
 	Origin    *Vec3    `json:"origin,omitempty"` // m
 	Jitter    float64  `json:"jitter,omitempty"` // m
 
-	// random only
-	Region      *Region `json:"region,omitempty"`
-	MaxAttempts int     `json:"max_attempts,omitempty"`
+	// random only: one of Region and Cylinder
+	Region      *Region         `json:"region,omitempty"`
+	Cylinder    *CylinderRegion `json:"cylinder,omitempty"`
+	MaxAttempts int             `json:"max_attempts,omitempty"`
+}
+
+// CylinderRegion is a solid cylinder about a vertical axis, in m: the
+// centre of its bottom face, its radius and its height.
+type CylinderRegion struct {
+	Centre Vec3    `json:"centre"`
+	Radius float64 `json:"radius"`
+	Height float64 `json:"height"`
 }
 
 // Region is an axis-aligned box, in m.
