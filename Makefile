@@ -3,7 +3,7 @@ GO      ?= go
 SCENE   ?= settle
 BIN     := bin/gpusim
 
-.PHONY: all build test test-short run bench gpu-bench bench-peers lint fmt clean shaders check-shaders fuzz soak test-slurm test-k8s
+.PHONY: all build test test-short docs-check run bench gpu-bench bench-peers lint fmt clean shaders check-shaders fuzz soak test-slurm test-k8s
 
 all: build
 
@@ -14,6 +14,12 @@ build:
 # (rolling ball, fill); a few minutes on two cores.
 test:
 	$(GO) test -count=1 -timeout 60m ./...
+
+# The figures of docs/ recomputed and compared with what the pages print
+# (tests/docs_test.go): the cheap ones run in make test too; this adds the
+# expensive ones (a few minutes).
+docs-check:
+	GPUSIM_DOCS_CHECK=all $(GO) test -count=1 -timeout 30m -run '^TestDocs' -v ./tests
 
 # Unit tests only (skips the long validation scenes).
 test-short:
