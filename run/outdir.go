@@ -188,6 +188,9 @@ func (o *outFolder) cutBack(sc *scene.Scene, opt Options) error {
 	if err := vtk.Trim(dir, step); err != nil {
 		return fmt.Errorf("run: --resume into %s: %w", dir, err)
 	}
+	if err := trimNPZ(dir, step); err != nil {
+		return fmt.Errorf("run: --resume into %s: %w", dir, err)
+	}
 	return nil
 }
 

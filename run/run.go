@@ -41,7 +41,7 @@ type Options struct {
 	OutDir string
 	// Overwrite clears OutDir of the files gpusim writes (stats.csv,
 	// trace.csv, final.csv, summary.json, run.pvd, contacts.pvd, vtk/,
-	// checkpoints/, plots/, renders, a sweep's markers) before the run; any
+	// npz/, checkpoints/, plots/, renders, a sweep's markers) before the run; any
 	// other file is left, with a notice.
 	Overwrite bool
 	// DirLocked says that the caller holds OutDir's lock (a sweep), so the
@@ -87,6 +87,9 @@ type Options struct {
 	// VTKContacts adds the contacts as line cells with their forces.
 	VTKEvery    int
 	VTKContacts bool
+	// NPZEvery, if positive, writes NumPy frames (OUT/npz/step-NNNNNNNN.npz,
+	// see NPZFile) of step 0, every NPZEvery-th step and the last step.
+	NPZEvery int
 	// Reactions writes reactions.csv (a row per joint and per fixed,
 	// plane or kinematic body and step: the force and torque a joint
 	// applies to its body1, the total contact force and torque on a
@@ -369,6 +372,15 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 			return nil, err
 		}
 	}
+	var npzFrames *npzRecorder
+	if opt.NPZEvery > 0 {
+		if npzFrames, err = newNPZRecorder(opt.OutDir, opt.NPZEvery, sim.Steps()); err != nil {
+			return nil, err
+		}
+		if err := npzFrames.frame(sim.Steps(), sim.Time(), steps, sim); err != nil {
+			return nil, err
+		}
+	}
 	var stepTimes stepTimer
 	start := time.Now()
 	var last engine.StepStats
@@ -429,6 +441,12 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 		}
 		if frames != nil {
 			if err := frames.Frame(st.Step, st.Time, steps, sim); err != nil {
+				runErr = err
+				break
+			}
+		}
+		if npzFrames != nil {
+			if err := npzFrames.frame(st.Step, st.Time, steps, sim); err != nil {
 				runErr = err
 				break
 			}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"golang.org/x/image/font"
@@ -29,7 +30,51 @@ type RenderOptions struct {
 	Width, Height int
 	// Caption is written in the top left corner.
 	Caption string
+	// Camera places the camera; nil frames Bounds (or, without Bounds,
+	// the bodies) from the front right and above with a 30° field of view.
+	Camera *Camera
+	// Bounds is the box the automatic camera frames and whose size sets
+	// the planes' squares (as vtk.PlaneSide does from the bodies); nil:
+	// the box round this frame's bodies. A movie passes the box round
+	// every frame (RunStats.Bounds), so the view does not jump.
+	Bounds *Box
+	// ColorBy is what the bodies are coloured by (default BySpeed).
+	ColorBy Quantity
+	// Range fixes the colour range [lo, hi] (lo < hi; values outside are
+	// clamped to its ends); nil: the range of this frame's movable bodies
+	// (ColorRange).
+	Range *[2]float64
+	// Force is the contact force of each body (N, Frame.Force), needed by
+	// ByForce.
+	Force []float64
 }
+
+// Camera is a camera set by hand: where it is, the point it looks at
+// (the centre of the picture, z up on the picture unless it looks
+// straight up or down, then y) and its field of view across the shorter
+// side of the picture less the colour bar's margin.
+type Camera struct {
+	Pos, Target mgl64.Vec3 // m
+	FOV         float64    // degrees, 0 < FOV < 180; 0 means 30
+}
+
+// Check reports what is wrong with the camera: a coordinate not finite,
+// the position on the target, or a field of view out of (0°, 180°).
+func (c *Camera) Check() error {
+	if !finite(c.Pos) || !finite(c.Target) {
+		return fmt.Errorf("camera position %v or target %v not finite", c.Pos, c.Target)
+	}
+	if c.Pos == c.Target {
+		return fmt.Errorf("camera position and target are the same point (%g, %g, %g)", c.Pos[0], c.Pos[1], c.Pos[2])
+	}
+	if math.IsNaN(c.FOV) || c.FOV < 0 || c.FOV >= 180 {
+		return fmt.Errorf("field of view %g°: want 0 < fov < 180", c.FOV)
+	}
+	return nil
+}
+
+// Box is an axis-aligned box, world frame (m).
+type Box struct{ Min, Max mgl64.Vec3 }
 
 // Frame is what a picture shows: the bodies, and where they came from.
 type Frame struct {
@@ -38,6 +83,14 @@ type Frame struct {
 	Source string
 	// Time is the simulated time (s), NaN when unknown.
 	Time float64
+	// Index is the frame's index in run.pvd, −1 for a frame from
+	// final.csv.
+	Index int
+	// Force is the contact force on each body (N, in the order of
+	// Bodies): the sum of |f| over its contacts, f the normal and friction
+	// force of a contact; nil until LoadForces.
+	Force []float64
+	file  string // the frame file, relative to the run's folder
 }
 
 // LoadFrame reads the bodies of a run for a picture: frame k (0-based, in
@@ -67,7 +120,7 @@ func LoadFrame(dir string, k int) (*Frame, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		return &Frame{Bodies: bs, Source: path, Time: sets[k].Time}, nil
+		return &Frame{Bodies: bs, Source: path, Time: sets[k].Time, Index: k, file: sets[k].File}, nil
 	case !errors.Is(err, os.ErrNotExist):
 		return nil, err
 	}
@@ -149,7 +202,7 @@ func loadFinal(dir string) (*Frame, error) {
 	for i := range bs {
 		bs[i].Omega = omega[i] // final.csv holds the world frame already
 	}
-	fr := &Frame{Bodies: bs, Source: finalPath + " with the shapes of " + sumPath, Time: math.NaN()}
+	fr := &Frame{Bodies: bs, Source: finalPath + " with the shapes of " + sumPath, Time: math.NaN(), Index: -1}
 	if sum.SimTime != nil {
 		fr.Time = *sum.SimTime
 	}
@@ -181,6 +234,7 @@ var (
 	wallFill   = mgl64.Vec3{120, 130, 150} // blended at wallAlpha
 	wallEdge   = color.RGBA{70, 70, 80, 255}
 	textColor  = color.RGBA{20, 20, 20, 255}
+	plainColor = mgl64.Vec3{90, 140, 200} // the bodies' colour with ByNone
 )
 
 const (
@@ -205,13 +259,37 @@ var viewDir = mgl64.Vec3{0.55, -1, 0.6}.Normalize()
 // across the shorter side.
 func newCamera(c mgl64.Vec3, r float64, w, h int) camera {
 	const fov = 30 * math.Pi / 180
-	usable := math.Min(float64(w-barMargin), float64(h))
-	f := usable / 2 / math.Tan(fov/2)
 	d := 1.08 * r / math.Sin(fov/2) // 8% margin round the bounding sphere
-	fwd := viewDir.Mul(-1)
-	right := fwd.Cross(mgl64.Vec3{0, 0, 1}).Normalize()
-	return camera{eye: c.Add(viewDir.Mul(d)), right: right, up: right.Cross(fwd), fwd: fwd,
-		f: f, cx: float64(w-barMargin) / 2, cy: float64(h) / 2, near: 1e-3 * d}
+	cam := lookAt(c.Add(viewDir.Mul(d)), viewDir.Mul(-1), 30, w, h)
+	cam.near = 1e-3 * d
+	return cam
+}
+
+// lookAt returns the camera at eye looking along fwd (unit), z up on
+// the picture (y when fwd is along z), with a field of view of fov
+// degrees across the shorter side of the picture less barMargin.
+func lookAt(eye, fwd mgl64.Vec3, fov float64, w, h int) camera {
+	usable := math.Min(float64(w-barMargin), float64(h))
+	f := usable / 2 / math.Tan(fov*math.Pi/180/2)
+	upHint := mgl64.Vec3{0, 0, 1}
+	if fwd.Cross(upHint).Len() < 1e-6 {
+		upHint = mgl64.Vec3{0, 1, 0}
+	}
+	right := fwd.Cross(upHint).Normalize()
+	return camera{eye: eye, right: right, up: right.Cross(fwd), fwd: fwd,
+		f: f, cx: float64(w-barMargin) / 2, cy: float64(h) / 2}
+}
+
+// userCamera is the camera of c in a w × h picture.
+func userCamera(c *Camera, w, h int) camera {
+	fov := c.FOV
+	if fov == 0 {
+		fov = 30
+	}
+	d := c.Target.Sub(c.Pos)
+	cam := lookAt(c.Pos, d.Normalize(), fov, w, h)
+	cam.near = 1e-4 * d.Len()
+	return cam
 }
 
 // toCamera returns the camera coordinates (right, up, depth) of p.
@@ -234,9 +312,10 @@ func (c *camera) ray(px, py int) mgl64.Vec3 {
 	return c.fwd.Add(c.right.Mul(sx)).Add(c.up.Mul(sy))
 }
 
-// frameCamera frames the bodies that are not planes (or, with planes only,
-// unit squares about the planes' points).
-func frameCamera(bs []vtk.Body, w, h int) camera {
+// Bounds returns the box round the bodies that are not planes (centres ±
+// bounding radii), or, with planes only, round unit squares about the
+// planes' points.
+func Bounds(bs []vtk.Body) Box {
 	lo := mgl64.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}
 	hi := lo.Mul(-1)
 	add := func(p mgl64.Vec3, r float64) {
@@ -254,8 +333,38 @@ func frameCamera(bs []vtk.Body, w, h int) camera {
 			add(bs[i].Pos, 0.5)
 		}
 	}
-	c := lo.Add(hi).Mul(0.5)
-	return newCamera(c, math.Max(hi.Sub(lo).Len()/2, 1e-9), w, h)
+	return Box{lo, hi}
+}
+
+// union returns the box round a and b.
+func (a Box) union(b Box) Box {
+	for k := range 3 {
+		a.Min[k], a.Max[k] = math.Min(a.Min[k], b.Min[k]), math.Max(a.Max[k], b.Max[k])
+	}
+	return a
+}
+
+// frameCamera frames the bodies that are not planes (or, with planes only,
+// unit squares about the planes' points).
+func frameCamera(bs []vtk.Body, w, h int) camera {
+	return boxCamera(Bounds(bs), w, h)
+}
+
+// AutoCamera returns the camera that Draw uses without RenderOptions.Camera
+// to frame the box b (Bounds, RunStats.Bounds): from the front right and
+// above, 30° field of view, the box's bounding sphere and an 8% margin in
+// the picture.
+func AutoCamera(b Box) Camera {
+	c := b.Min.Add(b.Max).Mul(0.5)
+	r := math.Max(b.Max.Sub(b.Min).Len()/2, 1e-9)
+	d := 1.08 * r / math.Sin(30*math.Pi/180/2)
+	return Camera{Pos: c.Add(viewDir.Mul(d)), Target: c, FOV: 30}
+}
+
+// boxCamera frames the box b.
+func boxCamera(b Box, w, h int) camera {
+	c := b.Min.Add(b.Max).Mul(0.5)
+	return newCamera(c, math.Max(b.Max.Sub(b.Min).Len()/2, 1e-9), w, h)
 }
 
 // picture is the frame buffer: colour and depth per pixel.
@@ -267,9 +376,9 @@ type picture struct {
 
 // Draw renders the bodies: spheres, ellipsoids and movable boxes ray-cast
 // per pixel with a depth buffer, lit by a light over the camera's left
-// shoulder and coloured by speed on the viridis map, with a colour bar of
-// the speed range of the movable bodies; fixed boxes and planes (the
-// container, planes as squares of vtk.PlaneSide) as translucent faces with
+// shoulder and coloured by opt.ColorBy on the viridis map, with a colour
+// bar of the range (opt.Range, or this frame's: ColorRange); fixed boxes
+// and planes (the container, planes as squares) as translucent faces with
 // dark edges.
 func Draw(bs []vtk.Body, opt RenderOptions) (*image.RGBA, error) {
 	w, h := opt.Width, opt.Height
@@ -288,28 +397,72 @@ func Draw(bs []vtk.Body, opt RenderOptions) (*image.RGBA, error) {
 			return nil, fmt.Errorf("viz: body %d: position, velocity, size or orientation not finite", b.ID)
 		}
 	}
+	if opt.ColorBy < 0 || opt.ColorBy >= numQuantities {
+		return nil, fmt.Errorf("viz: colour by %d: no such quantity", int(opt.ColorBy))
+	}
+	if opt.ColorBy == ByForce && len(opt.Force) != len(bs) {
+		return nil, fmt.Errorf("viz: colour by force: %d contact forces for %d bodies (the run's contact frames are needed)", len(opt.Force), len(bs))
+	}
+	var lo, hi float64
+	if opt.Range != nil {
+		lo, hi = opt.Range[0], opt.Range[1]
+		if !(lo < hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+			return nil, fmt.Errorf("viz: colour range [%g, %g]: want finite lo < hi", lo, hi)
+		}
+	} else {
+		lo, hi = ColorRange(opt.ColorBy, bs, opt.Force)
+	}
+	var cam camera
+	box := Bounds(bs)
+	if opt.Bounds != nil {
+		box = *opt.Bounds
+	}
+	switch {
+	case opt.Camera != nil:
+		if err := opt.Camera.Check(); err != nil {
+			return nil, fmt.Errorf("viz: %w", err)
+		}
+		cam = userCamera(opt.Camera, w, h)
+	default:
+		cam = boxCamera(box, w, h)
+	}
 	pic := &picture{w: w, h: h, img: image.NewRGBA(image.Rect(0, 0, w, h)), depth: make([]float64, w*h)}
 	for i := range pic.depth {
 		pic.depth[i] = math.Inf(1)
 		pic.img.Pix[4*i], pic.img.Pix[4*i+1], pic.img.Pix[4*i+2], pic.img.Pix[4*i+3] = background.R, background.G, background.B, 255
 	}
-	cam := frameCamera(bs, w, h)
-	lo, hi := speedRange(bs)
-	light := viewDir.Add(cam.up.Mul(0.8)).Sub(cam.right.Mul(0.5)).Normalize()
+	light := cam.fwd.Mul(-1).Add(cam.up.Mul(0.8)).Sub(cam.right.Mul(0.5)).Normalize()
 	for i := range bs {
 		b := &bs[i]
 		if b.Kind == engine.Plane || b.Kind == engine.Mesh || (b.Kind == engine.Box && b.Fixed) {
 			continue // walls and floors (a mesh is drawn by ParaView from its file)
 		}
-		u := 0.0
-		if hi > lo {
-			u = (b.Vel.Len() - lo) / (hi - lo)
+		c := plainColor
+		if opt.ColorBy != ByNone {
+			u := 0.0
+			if hi > lo {
+				u = (opt.ColorBy.value(bs, i, opt.Force) - lo) / (hi - lo)
+			}
+			c = colormap(u)
 		}
-		pic.body(&cam, b, colormap(u), light)
+		pic.body(&cam, b, c, light)
 	}
-	pic.container(&cam, vtk.ContainerPolyData(bs, vtk.PlaneSide(bs)))
-	pic.colorBar(lo, hi)
+	side := 1.0
+	if box.Min[0] <= box.Max[0] {
+		e := box.Max.Sub(box.Min)
+		side = 2 * math.Max(e[0], math.Max(e[1], e[2]))
+	}
+	pic.container(&cam, vtk.ContainerPolyData(bs, side))
+	if opt.ColorBy != ByNone {
+		pic.colorBar(opt.ColorBy, lo, hi)
+	}
 	if opt.Caption != "" {
+		// On a white band, readable over the walls.
+		for y := 6; y < min(h, 25); y++ {
+			for x := 7; x < min(w-barMargin, 13+7*len([]rune(opt.Caption))); x++ {
+				pic.blend(x, y, mgl64.Vec3{255, 255, 255}, 0.8)
+			}
+		}
 		pic.text(10, 20, opt.Caption)
 	}
 	return pic.img, nil
@@ -319,16 +472,85 @@ func finite(v mgl64.Vec3) bool {
 	return !math.IsNaN(v.Dot(v)) && !math.IsInf(v.Dot(v), 0)
 }
 
-// speedRange returns the smallest and largest speed of the bodies that
-// are neither fixed nor planes (of all bodies if every one is).
-func speedRange(bs []vtk.Body) (lo, hi float64) {
+// Quantity is what the bodies are coloured by.
+type Quantity int
+
+const (
+	BySpeed Quantity = iota // |v| (m/s)
+	ByZ                     // height of the centre of mass (m)
+	ByID                    // the body's index in the scene
+	ByForce                 // contact force: Σ|f| over the body's contacts (N), Frame.Force
+	ByNone                  // one colour, no colour bar
+	numQuantities
+)
+
+var quantityNames = [numQuantities]string{"speed", "z", "id", "force", "none"}
+
+// Quantities lists the names ParseQuantity takes.
+func Quantities() []string { return quantityNames[:] }
+
+func (q Quantity) String() string {
+	if q < 0 || q >= numQuantities {
+		return fmt.Sprintf("Quantity(%d)", int(q))
+	}
+	return quantityNames[q]
+}
+
+// ParseQuantity returns the quantity of a name of Quantities.
+func ParseQuantity(s string) (Quantity, error) {
+	for q, n := range quantityNames {
+		if s == n {
+			return Quantity(q), nil
+		}
+	}
+	return 0, fmt.Errorf("%q: want one of %s", s, strings.Join(quantityNames[:], ", "))
+}
+
+// Label returns the quantity's name and unit (SI, "" for none) as the
+// colour bar heads them.
+func (q Quantity) Label() (name, unit string) {
+	switch q {
+	case BySpeed:
+		return "speed", "m/s"
+	case ByZ:
+		return "height z", "m"
+	case ByID:
+		return "body id", ""
+	case ByForce:
+		return "contact force", "N"
+	}
+	return q.String(), ""
+}
+
+// value returns the quantity of body i.
+func (q Quantity) value(bs []vtk.Body, i int, force []float64) float64 {
+	switch q {
+	case BySpeed:
+		return bs[i].Vel.Len()
+	case ByZ:
+		return bs[i].Pos[2]
+	case ByID:
+		return float64(bs[i].ID)
+	case ByForce:
+		return force[i]
+	}
+	return 0
+}
+
+// ColorRange returns the smallest and largest value of q over the bodies
+// that are neither fixed nor planes (over all bodies if every one is);
+// force is Frame.Force for ByForce. ByNone gives 0, 0.
+func ColorRange(q Quantity, bs []vtk.Body, force []float64) (lo, hi float64) {
+	if q == ByNone {
+		return 0, 0
+	}
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for pass := 0; pass < 2 && lo > hi; pass++ {
 		for i := range bs {
 			if pass == 0 && bs[i].Fixed {
 				continue
 			}
-			s := bs[i].Vel.Len()
+			s := q.value(bs, i, force)
 			lo, hi = math.Min(lo, s), math.Max(hi, s)
 		}
 	}
@@ -340,12 +562,20 @@ func speedRange(bs []vtk.Body) (lo, hi float64) {
 func (p *picture) body(cam *camera, b *vtk.Body, base, light mgl64.Vec3) {
 	r := b.Radius()
 	q := cam.toCamera(b.Pos)
-	if q[2]-r <= cam.near {
-		return // the camera frames every body, so this is not reached
+	if q[2]+r <= cam.near {
+		return // behind the camera (one set by hand)
 	}
 	x0, y0 := math.Inf(1), math.Inf(1)
 	x1, y1 := math.Inf(-1), math.Inf(-1)
+	if q[2]-r <= cam.near {
+		// Across the camera's plane: the whole picture (the ray cast
+		// keeps what is in front).
+		x0, y0, x1, y1 = 0, 0, float64(p.w-1), float64(p.h-1)
+	}
 	for _, dx := range []float64{-r, r} {
+		if q[2]-r <= cam.near {
+			break
+		}
 		for _, dz := range []float64{-r, r} {
 			sx := cam.cx + cam.f*(q[0]+dx)/(q[2]+dz)
 			sy := cam.cy - cam.f*(q[1]-dx)/(q[2]+dz)
@@ -551,8 +781,9 @@ func (p *picture) edge(cam *camera, a, b mgl64.Vec3) {
 	}
 }
 
-// colorBar draws the viridis bar in the right margin with the speed range.
-func (p *picture) colorBar(lo, hi float64) {
+// colorBar draws the viridis bar in the right margin, headed by the
+// quantity and its unit, with lo, hi and the middle value beside it.
+func (p *picture) colorBar(q Quantity, lo, hi float64) {
 	x0 := p.w - barMargin + 20
 	top, bottom := p.h/6, p.h-p.h/6
 	for y := top; y <= bottom; y++ {
@@ -561,10 +792,25 @@ func (p *picture) colorBar(lo, hi float64) {
 			p.set(x, y, c)
 		}
 	}
-	p.text(x0-10, top-22, "speed")
-	p.text(x0-10, top-8, "(m/s)")
-	p.text(x0+24, top+5, strconv.FormatFloat(hi, 'g', 3, 64))
-	p.text(x0+24, bottom+5, strconv.FormatFloat(lo, 'g', 3, 64))
+	name, unit := q.Label()
+	p.text(x0-10, top-22, name)
+	if unit != "" {
+		p.text(x0-10, top-8, "("+unit+")")
+	}
+	p.text(x0+24, top+5, barLabel(q, hi))
+	if hi > lo {
+		p.text(x0+24, (top+bottom)/2+5, barLabel(q, (lo+hi)/2))
+	}
+	p.text(x0+24, bottom+5, barLabel(q, lo))
+}
+
+// barLabel formats a value of the colour bar: body ids as integers,
+// the rest to 3 significant digits.
+func barLabel(q Quantity, v float64) string {
+	if q == ByID && v == math.Trunc(v) && math.Abs(v) < 1e9 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
 // text writes s with its baseline at (x, y) in a 7 × 13 pixel font.

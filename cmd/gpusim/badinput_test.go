@@ -168,6 +168,7 @@ func badInputs() []badInput {
 		{"--workers -1", mini, runArgs("s.json", "--workers", "-1"), []string{"workers = -1 must be ≥ 0"}, 0},
 		{"--checkpoint -1", mini, runArgs("s.json", "--checkpoint", "-1"), []string{"--checkpoint -1"}, 0},
 		{"--vtk -1", mini, runArgs("s.json", "--vtk", "-1"), []string{"--vtk -1"}, 0},
+		{"--npz -1", mini, runArgs("s.json", "--npz", "-1"), []string{"--npz -1: want a number of steps ≥ 1"}, 0},
 		{"--dump-problem 0 DIR", mini, runArgs("s.json", "--dump-problem", "0", "d"), []string{`--dump-problem: step "0" is not a step number`}, 0},
 		{"--trace 99999", mini, runArgs("s.json", "--trace", "99999"), []string{"--trace: body id 99999 out of range [0, 2)"}, 0},
 		{"--trace x", mini, runArgs("s.json", "--trace", "x"), []string{`--trace: "x" is not a body id`}, 0},

@@ -315,6 +315,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		cpuprof  = fs.String("cpuprofile", "", "write a Go CPU profile of the run to this file")
 		vtkEvery = fs.Int("vtk", 0, "write ParaView frames (OUT/run.pvd, OUT/vtk/) of step 0, every N-th step and the last")
 		vtkCon   = fs.Bool("vtk-contacts", false, "with --vtk: also the contacts as lines with their forces (OUT/contacts.pvd)")
+		npzEvery = fs.Int("npz", 0, "write NumPy frames (OUT/npz/step-NNNNNNNN.npz: positions, orientations, velocities, contacts and their forces) of step 0, every N-th step and the last")
 		rxn      = fs.Bool("reactions", false, "write OUT/reactions.csv (joint reactions, contact force and torque on fixed, plane and kinematic bodies, per step); on without it for scenes with joints or kinematic bodies")
 		ckEvery  = fs.Int("checkpoint", 0, "write a checkpoint (OUT/checkpoints/step-NNNNNN.ckpt) every N steps; an interrupted run writes one anyway")
 		resume   = fs.String("resume", "", "continue the run saved in this checkpoint; --steps and --duration count from the run's start")
@@ -432,11 +433,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if *vtkEvery < 0 || (*vtkCon && *vtkEvery == 0) {
 		return usageError{fmt.Errorf("--vtk %d: want a number of steps ≥ 1 (and --vtk-contacts needs --vtk)", *vtkEvery)}
 	}
+	if *npzEvery < 0 {
+		return usageError{fmt.Errorf("--npz %d: want a number of steps ≥ 1 (0: none)", *npzEvery)}
+	}
 	if *vkMemory < 0 {
 		return usageError{fmt.Errorf("--vk-memory-limit %d: want a number of bytes ≥ 0", *vkMemory)}
 	}
 	opt := run.Options{Backend: *backend, Device: *device, Validation: *vkValid, VulkanMemoryLimit: *vkMemory, OutDir: *out, DumpStep: dumpStep, DumpDir: dumpDir,
-		VTKEvery: *vtkEvery, VTKContacts: *vtkCon, Reactions: *rxn, CheckpointEvery: *ckEvery, Resume: ck, Overwrite: *overwr, MaxMemory: memLimit,
+		VTKEvery: *vtkEvery, VTKContacts: *vtkCon, NPZEvery: *npzEvery, Reactions: *rxn, CheckpointEvery: *ckEvery, Resume: ck, Overwrite: *overwr, MaxMemory: memLimit,
 		Notice:   func(s string) { log.Warn(s) },
 		Progress: runProgress(stderr, log, *verbose, *quiet, *logJSON)}
 	if *cpuprof != "" {

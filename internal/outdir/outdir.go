@@ -167,6 +167,8 @@ var (
 	runDirs = map[string][]string{
 		"vtk":         {"frame-*.vtp", "contacts-*.vtp", "container.vtp", ".tmp-*"},
 		"checkpoints": {"step-*.ckpt", ".tmp-*"},
+		"npz":         {"step-*.npz", ".tmp-*"},
+		"render":      {"frame-*.png", ".tmp-*"},
 		"plots": append(plotFiles("contacts", "iterations", "residual", "wall-time", "fixed-force",
 			"trace-position", "trace-speed", "reactions-joint", "reactions-body", "merit"), ".tmp-*"),
 	}
