@@ -190,6 +190,7 @@ func (p panel) build() (*plot.Plot, error) {
 	} else {
 		pl.Y.Tick.Marker = distinctTicks{}
 	}
+	pl.X.Tick.Marker = distinctTicks{}
 	pl.Add(plotter.NewGrid())
 	for i, s := range p.lines {
 		var pts plotter.XYs
@@ -420,14 +421,13 @@ func tracePanels(tr *table) ([]panel, error) {
 	return ps, nil
 }
 
-// distinctTicks are gonum/plot's default ticks labelled with as many
-// significant digits as it takes to tell the labels apart (a body resting
-// at z = 1 m moves by nanometres, which the default labels show as 1, 1,
-// 1).
+// distinctTicks are LinearTicks labelled with as many significant digits
+// as it takes to tell the labels apart (a body resting at z = 1 m moves by
+// nanometres, which plain labels show as 1, 1, 1).
 type distinctTicks struct{}
 
 func (distinctTicks) Ticks(lo, hi float64) []plot.Tick {
-	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	ts := LinearTicks{}.Ticks(lo, hi)
 	for prec := 1; prec <= 17; prec++ {
 		seen := map[string]bool{}
 		ok := true

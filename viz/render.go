@@ -312,25 +312,41 @@ func (c *camera) ray(px, py int) mgl64.Vec3 {
 	return c.fwd.Add(c.right.Mul(sx)).Add(c.up.Mul(sy))
 }
 
-// Bounds returns the box round the bodies that are not planes (centres ±
-// bounding radii), or, with planes only, round unit squares about the
-// planes' points.
+// Bounds returns the box round the bodies that are not planes (boxes by
+// their own axis-aligned bounds, the others by centre ± bounding radius:
+// a container's thin walls have bounding spheres as wide as the walls
+// are long, which would frame a picture several times too large), or,
+// with planes only, round unit squares about the planes' points.
 func Bounds(bs []vtk.Body) Box {
 	lo := mgl64.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}
 	hi := lo.Mul(-1)
-	add := func(p mgl64.Vec3, r float64) {
+	add := func(p, e mgl64.Vec3) {
 		for k := range 3 {
-			lo[k], hi[k] = math.Min(lo[k], p[k]-r), math.Max(hi[k], p[k]+r)
+			lo[k], hi[k] = math.Min(lo[k], p[k]-e[k]), math.Max(hi[k], p[k]+e[k])
 		}
 	}
 	for i := range bs {
-		if bs[i].Kind != engine.Plane {
-			add(bs[i].Pos, bs[i].Radius())
+		b := &bs[i]
+		switch b.Kind {
+		case engine.Plane:
+		case engine.Box:
+			// Half-extents of the rotated box: Σ_j |R_kj| e_j.
+			m := b.Rot.Normalize().Mat4()
+			var e mgl64.Vec3
+			for k := range 3 {
+				for j := range 3 {
+					e[k] += math.Abs(m.At(k, j)) * b.SemiAxes[j]
+				}
+			}
+			add(b.Pos, e)
+		default:
+			r := b.Radius()
+			add(b.Pos, mgl64.Vec3{r, r, r})
 		}
 	}
 	if lo[0] > hi[0] {
 		for i := range bs {
-			add(bs[i].Pos, 0.5)
+			add(bs[i].Pos, mgl64.Vec3{0.5, 0.5, 0.5})
 		}
 	}
 	return Box{lo, hi}

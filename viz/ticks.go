@@ -57,6 +57,54 @@ func (DecadeTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
+// LinearTicks marks a linear axis at round numbers: labelled major ticks
+// every 1, 2 or 5 times a power of ten, the step that gives 4 to 10 of
+// them in range (0, 1, 2, 3, 4 over [0, 4], not gonum/plot's default
+// 0.5, 2, 3.5), and unlabelled minor ticks that split each step in 5 (or
+// 4 for a step of 2·10ᵏ). An empty or reversed range gets its ends.
+type LinearTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (LinearTicks) Ticks(lo, hi float64) []plot.Tick {
+	if math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) || !(hi > lo) {
+		return []plot.Tick{{Value: lo, Label: Number(lo)}, {Value: hi, Label: Number(hi)}}
+	}
+	p := math.Pow(10, math.Floor(math.Log10(hi-lo)))
+	step, minor := p, 5
+	// The largest step of 1, 2, 5 × 10ᵏ (down from the range's own power)
+	// that leaves at least 4 major ticks in range.
+	for _, c := range []struct {
+		m     float64
+		minor int
+	}{{5, 5}, {2, 4}, {1, 5}, {0.5, 5}, {0.2, 4}, {0.1, 5}} {
+		step, minor = c.m*p, c.minor
+		if math.Floor(hi/step)-math.Ceil(lo/step)+1 >= 4 {
+			break
+		}
+	}
+	var ts []plot.Tick
+	sub := step / float64(minor)
+	eps := 1e-9 * step
+	for i := math.Ceil((lo - eps) / sub); i*sub <= hi+eps; i++ {
+		v := i * sub
+		if math.Abs(v) < eps {
+			v = 0 // no −0 or rounding crumbs
+		}
+		if math.Mod(i, float64(minor)) == 0 {
+			// A multiple of the step: i·sub is rounded, i/minor·step is the
+			// exact multiple's nearest float.
+			v = i / float64(minor) * step
+			if v == 0 {
+				v = 0 // not −0
+			}
+			ts = append(ts, plot.Tick{Value: v, Label: Number(v)})
+		} else {
+			ts = append(ts, plot.Tick{Value: v})
+		}
+	}
+	return ts
+}
+
 func hasLabel(ts []plot.Tick) bool {
 	for _, t := range ts {
 		if t.Label != "" {

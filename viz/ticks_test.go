@@ -1,6 +1,7 @@
 package viz
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -43,6 +44,35 @@ func TestDecadeTicks(t *testing.T) {
 				t.Errorf("[%g, %g]: labels %q, want %q", c.lo, c.hi, labels, c.labels)
 				break
 			}
+		}
+	}
+}
+
+// TestLinearTicks: round steps (1, 2 or 5 × 10ᵏ), 4 to 10 labels, minor
+// ticks unlabelled, and the ends of an empty range.
+func TestLinearTicks(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi float64
+		want   []string
+	}{
+		{0, 4, []string{"0", "1", "2", "3", "4"}},
+		{0, 1.05, []string{"0", "0.2", "0.4", "0.6", "0.8", "1"}},
+		{-3, 7, []string{"-2", "0", "2", "4", "6"}},
+		{0.0012, 0.0049, []string{"0.0015", "0.002", "0.0025", "0.003", "0.0035", "0.004", "0.0045"}},
+		{0, 9999, []string{"0", "2000", "4000", "6000", "8000"}},
+		{2, 2, []string{"2", "2"}},
+	} {
+		var got []string
+		for _, tk := range (LinearTicks{}).Ticks(c.lo, c.hi) {
+			if tk.Label != "" {
+				got = append(got, tk.Label)
+			}
+			if tk.Value < c.lo-1e-12 || tk.Value > c.hi+1e-12 {
+				t.Errorf("[%g, %g]: tick %g outside", c.lo, c.hi, tk.Value)
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("[%g, %g]: labels %q, want %q", c.lo, c.hi, got, c.want)
 		}
 	}
 }
