@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/checkpoint"
 	"github.com/gpusim/gpusim/scene"
 	"github.com/gpusim/gpusim/vtk"
@@ -158,8 +159,22 @@ func TestReactionsRestingBox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := p.PointArray(vtk.ArrayReactionForce); a == nil || a.Tuples() != 2 || a.Data[5] != r[2] || p.PointArray(vtk.ArrayReactionTorque) == nil {
-		t.Errorf("frame 200: reaction arrays %+v, want body 1's force %v", a, r[:3])
+	// The frame's one point is the moving box (body 0); the fixed box is
+	// field data, its reaction in the field arrays fixed_reaction_*.
+	if a := p.PointArray(vtk.ArrayReactionForce); a == nil || a.Tuples() != 1 || p.NumPoints() != 1 || p.PointArray(vtk.ArrayReactionTorque) == nil {
+		t.Errorf("frame 200: %d points, point reaction array %+v, want 1 point and 1 tuple", p.NumPoints(), a)
+	}
+	if a := p.FieldArray(vtk.ArrayFixedReactionForce); a == nil || a.Tuples() != 1 || a.Data[2] != r[2] {
+		t.Errorf("frame 200: field array %s %+v, want body 1's force %v", vtk.ArrayFixedReactionForce, a, r[:3])
+	}
+	force, torque, err := vtk.Reactions(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// reactions.csv and the frame hold the same float64 (the csv in its
+	// shortest exact form), so they are equal.
+	if len(force) != 2 || force[1] != (mgl64.Vec3{r[0], r[1], r[2]}) || torque[1] != (mgl64.Vec3{r[3], r[4], r[5]}) || force[0] != (mgl64.Vec3{}) {
+		t.Errorf("frame 200: reactions %v, %v; want body 1's %v", force, torque, r)
 	}
 	plain := t.TempDir()
 	sum, err = Run(context.Background(), load(), Options{Backend: "cpu", OutDir: plain})

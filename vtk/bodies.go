@@ -3,6 +3,7 @@ package vtk
 import (
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
@@ -29,6 +30,9 @@ type Body struct {
 	// carry them (nil).
 	Hull  *geom.Hull
 	Parts *engine.CompoundParts
+	// Mesh is a mesh body's triangles (body frame) when the frame comes
+	// from a model; nil otherwise.
+	Mesh *geom.Mesh
 }
 
 // Radius returns the value of the "radius" array: the sphere's radius, the
@@ -77,13 +81,17 @@ func Bodies(m *engine.Model, s *engine.State) ([]Body, error) {
 			// mass (its body origin).
 			r := mb.Shape.BoundingRadius()
 			b.SemiAxes = mgl64.Vec3{r, r, r}
+			if mb.Shape.Mesh != nil {
+				b.Mesh = mb.Shape.Mesh.Source
+			}
 		}
 		bs[i] = b
 	}
 	return bs, nil
 }
 
-// The arrays of a frame file, one tuple per body (see BodiesPolyData).
+// The arrays of a frame file, one tuple per moving body (see
+// BodiesPolyData).
 const (
 	ArrayID              = "id"               // Int32, the body's index in the scene
 	ArrayShape           = "shape"            // Int32: 0 sphere, 1 ellipsoid, 2 box, 3 plane, 4 compound (semi_axes: its bounding sphere), 5 capsule, 6 cylinder (semi_axes: radius, half-height, 0), 7 convex, 8 mesh (semi_axes: the bounding sphere)
@@ -93,12 +101,36 @@ const (
 	ArrayVelocity        = "velocity"         // Float64 × 3 (m/s)
 	ArraySpeed           = "speed"            // Float64 (m/s)
 	ArrayAngularVelocity = "angular_velocity" // Float64 × 3 (rad/s), world frame
-	ArrayFixed           = "fixed"            // UInt8: 1 for fixed bodies and planes
+	// ArrayFixed (UInt8, 1 for fixed bodies and planes) is in the frames
+	// of earlier versions, which held every body; ReadBodies still reads
+	// it.
+	ArrayFixed = "fixed"
+	// The glyph arrays (see Glyph): what ParaView's Tensor Glyph filter
+	// needs to draw each body with its size and orientation.
+	ArrayGlyph       = "glyph"        // Int32: GlyphSphere, GlyphBox or GlyphCylinder
+	ArrayScale       = "scale"        // Float32 × 3 (m): the glyph's half-extents along the body's x, y, z axes
+	ArrayGlyphTensor = "glyph_tensor" // Float32 × 9: R·diag(scale) (columns one after the other), see Glyph
 )
 
-// BodiesPolyData returns a frame: one point per body at its centre of mass
-// with a vertex cell each, and the point data listed in the Array*
-// constants.
+// The field arrays of a frame file: the fixed bodies and planes, one
+// tuple each, which are not points of the frame (they do not move; they
+// are drawn from ContainerFile). ArrayFixedID and ArrayFixedShape are
+// Int32, the others Float64.
+const (
+	ArrayFixedID              = "fixed_id"
+	ArrayFixedShape           = "fixed_shape"
+	ArrayFixedSemiAxes        = "fixed_semi_axes"
+	ArrayFixedPosition        = "fixed_position"
+	ArrayFixedOrientation     = "fixed_orientation"
+	ArrayFixedVelocity        = "fixed_velocity"
+	ArrayFixedAngularVelocity = "fixed_angular_velocity"
+)
+
+// BodiesPolyData returns a frame: one point per body that is neither
+// fixed nor a plane, at its centre of mass, with a vertex cell each and
+// the point data listed in the Array* constants (glyph arrays included);
+// the fixed bodies and planes are the field data ArrayFixed*, so that
+// ReadBodies gives every body back.
 func BodiesPolyData(bs []Body) *PolyData {
 	n := len(bs)
 	p := &PolyData{Points: make([]float64, 0, 3*n)}
@@ -110,11 +142,30 @@ func BodiesPolyData(bs []Body) *PolyData {
 	vel := Array{Name: ArrayVelocity, Type: "Float64", Components: 3}
 	speed := Array{Name: ArraySpeed, Type: "Float64", Components: 1}
 	omega := Array{Name: ArrayAngularVelocity, Type: "Float64", Components: 3}
-	fixed := Array{Name: ArrayFixed, Type: "UInt8", Components: 1}
+	glyph := Array{Name: ArrayGlyph, Type: "Int32", Components: 1}
+	scale := Array{Name: ArrayScale, Type: "Float32", Components: 3}
+	tensor := Array{Name: ArrayGlyphTensor, Type: "Float32", Components: 9}
+	fid := Array{Name: ArrayFixedID, Type: "Int32", Components: 1}
+	fshape := Array{Name: ArrayFixedShape, Type: "Int32", Components: 1}
+	faxes := Array{Name: ArrayFixedSemiAxes, Type: "Float64", Components: 3}
+	fpos := Array{Name: ArrayFixedPosition, Type: "Float64", Components: 3}
+	frot := Array{Name: ArrayFixedOrientation, Type: "Float64", Components: 4}
+	fvel := Array{Name: ArrayFixedVelocity, Type: "Float64", Components: 3}
+	fomega := Array{Name: ArrayFixedAngularVelocity, Type: "Float64", Components: 3}
 	for i := range bs {
 		b := &bs[i]
+		if b.Fixed || b.Kind == engine.Plane {
+			fid.Data = append(fid.Data, float64(b.ID))
+			fshape.Data = append(fshape.Data, float64(b.Kind))
+			faxes.Data = append(faxes.Data, b.SemiAxes[:]...)
+			fpos.Data = append(fpos.Data, b.Pos[:]...)
+			frot.Data = append(frot.Data, b.Rot.W, b.Rot.V[0], b.Rot.V[1], b.Rot.V[2])
+			fvel.Data = append(fvel.Data, b.Vel[:]...)
+			fomega.Data = append(fomega.Data, b.Omega[:]...)
+			continue
+		}
+		p.Verts.Add(int64(p.NumPoints()))
 		p.Points = append(p.Points, b.Pos[:]...)
-		p.Verts.Add(int64(i))
 		id.Data = append(id.Data, float64(b.ID))
 		shape.Data = append(shape.Data, float64(b.Kind))
 		radius.Data = append(radius.Data, b.Radius())
@@ -123,19 +174,23 @@ func BodiesPolyData(bs []Body) *PolyData {
 		vel.Data = append(vel.Data, b.Vel[:]...)
 		speed.Data = append(speed.Data, b.Vel.Len())
 		omega.Data = append(omega.Data, b.Omega[:]...)
-		f := 0.0
-		if b.Fixed {
-			f = 1
-		}
-		fixed.Data = append(fixed.Data, f)
+		g, sc, t := b.Glyph()
+		glyph.Data = append(glyph.Data, float64(g))
+		scale.Data = append(scale.Data, sc[:]...)
+		tensor.Data = append(tensor.Data, t[:]...)
 	}
-	p.PointData = []Array{id, shape, radius, axes, rot, vel, speed, omega, fixed}
+	p.PointData = []Array{id, shape, radius, axes, rot, vel, speed, omega, glyph, scale, tensor}
+	if len(fid.Data) > 0 {
+		p.FieldData = []Array{fid, fshape, faxes, fpos, frot, fvel, fomega}
+	}
 	return p
 }
 
 // ReadBodies takes the bodies back out of a frame written by
-// BodiesPolyData. A missing array or a shape code out of range is an
-// error naming it.
+// BodiesPolyData, in the order of their ids: the moving bodies from the
+// points, the fixed ones from the field data (a frame of an earlier
+// version, every body a point with the array "fixed", reads too). A
+// missing array or a shape code out of range is an error naming it.
 func ReadBodies(p *PolyData) ([]Body, error) {
 	n := p.NumPoints()
 	get := func(name string, comps int) ([]float64, error) {
@@ -148,31 +203,76 @@ func ReadBodies(p *PolyData) ([]Body, error) {
 		}
 		return a.Data, nil
 	}
-	var arr [7][]float64
+	var arr [6][]float64
 	for k, spec := range []struct {
 		name  string
 		comps int
-	}{{ArrayID, 1}, {ArrayShape, 1}, {ArraySemiAxes, 3}, {ArrayOrientation, 4}, {ArrayVelocity, 3}, {ArrayAngularVelocity, 3}, {ArrayFixed, 1}} {
+	}{{ArrayID, 1}, {ArrayShape, 1}, {ArraySemiAxes, 3}, {ArrayOrientation, 4}, {ArrayVelocity, 3}, {ArrayAngularVelocity, 3}} {
 		d, err := get(spec.name, spec.comps)
 		if err != nil {
 			return nil, err
 		}
 		arr[k] = d
 	}
-	id, shape, axes, rot, vel, omega, fixed := arr[0], arr[1], arr[2], arr[3], arr[4], arr[5], arr[6]
+	var fixed []float64
+	if p.PointArray(ArrayFixed) != nil {
+		var err error
+		if fixed, err = get(ArrayFixed, 1); err != nil {
+			return nil, err
+		}
+	}
+	bs, err := readBodies("point", n, p.Points, arr, fixed)
+	if err != nil {
+		return nil, err
+	}
+	if p.FieldArray(ArrayFixedID) != nil {
+		nf := p.FieldArray(ArrayFixedID).Tuples()
+		var farr [7][]float64
+		for k, spec := range []struct {
+			name  string
+			comps int
+		}{{ArrayFixedID, 1}, {ArrayFixedShape, 1}, {ArrayFixedSemiAxes, 3}, {ArrayFixedOrientation, 4}, {ArrayFixedVelocity, 3}, {ArrayFixedAngularVelocity, 3}, {ArrayFixedPosition, 3}} {
+			a := p.FieldArray(spec.name)
+			if a == nil {
+				return nil, fmt.Errorf("vtk: field array %q missing", spec.name)
+			}
+			if a.Components != spec.comps || a.Tuples() != nf {
+				return nil, fmt.Errorf("vtk: field array %q: %d tuples of %d components, want %d of %d", spec.name, a.Tuples(), a.Components, nf, spec.comps)
+			}
+			farr[k] = a.Data
+		}
+		ones := make([]float64, nf)
+		for i := range ones {
+			ones[i] = 1
+		}
+		fb, err := readBodies("fixed body", nf, farr[6], [6][]float64(farr[:6]), ones)
+		if err != nil {
+			return nil, err
+		}
+		bs = append(bs, fb...)
+		sort.SliceStable(bs, func(i, j int) bool { return bs[i].ID < bs[j].ID })
+	}
+	return bs, nil
+}
+
+// readBodies makes n bodies from their positions and the arrays id,
+// shape, semi-axes, orientation, velocity, angular velocity, and fixed
+// (nil: none fixed).
+func readBodies(what string, n int, pos []float64, arr [6][]float64, fixed []float64) ([]Body, error) {
+	id, shape, axes, rot, vel, omega := arr[0], arr[1], arr[2], arr[3], arr[4], arr[5]
 	bs := make([]Body, n)
 	for i := range bs {
 		k := shape[i]
 		if k != math.Trunc(k) || k < 0 || k >= float64(engine.NumShapeKinds) {
-			return nil, fmt.Errorf("vtk: point %d: shape code %v is not 0 to %d", i, k, engine.NumShapeKinds-1)
+			return nil, fmt.Errorf("vtk: %s %d: shape code %v is not 0 to %d", what, i, k, engine.NumShapeKinds-1)
 		}
 		bs[i] = Body{ID: int(id[i]), Kind: engine.ShapeKind(k),
 			SemiAxes: mgl64.Vec3{axes[3*i], axes[3*i+1], axes[3*i+2]},
-			Pos:      mgl64.Vec3{p.Points[3*i], p.Points[3*i+1], p.Points[3*i+2]},
+			Pos:      mgl64.Vec3{pos[3*i], pos[3*i+1], pos[3*i+2]},
 			Rot:      mgl64.Quat{W: rot[4*i], V: mgl64.Vec3{rot[4*i+1], rot[4*i+2], rot[4*i+3]}},
 			Vel:      mgl64.Vec3{vel[3*i], vel[3*i+1], vel[3*i+2]},
 			Omega:    mgl64.Vec3{omega[3*i], omega[3*i+1], omega[3*i+2]},
-			Fixed:    fixed[i] != 0}
+			Fixed:    fixed != nil && fixed[i] != 0}
 	}
 	return bs, nil
 }

@@ -17,21 +17,87 @@ const (
 	ArrayReactionTorque = "reaction_torque" // Float64 × 3 (N·m)
 )
 
-// AddReactions appends the point arrays ArrayReactionForce and
-// ArrayReactionTorque to a frame made by BodiesPolyData, a tuple per body.
+// The reaction arrays of the fixed bodies and planes of a frame: field
+// data, one tuple per fixed body in the order of ArrayFixedID.
+const (
+	ArrayFixedReactionForce  = "fixed_reaction_force"  // Float64 × 3 (N)
+	ArrayFixedReactionTorque = "fixed_reaction_torque" // Float64 × 3 (N·m)
+)
+
+// AddReactions appends the reaction force and torque of every body
+// (indexed by body id) to a frame made by BodiesPolyData: the point
+// arrays ArrayReactionForce and ArrayReactionTorque for its moving bodies
+// and the field arrays ArrayFixedReactionForce and
+// ArrayFixedReactionTorque for its fixed ones.
 func AddReactions(p *PolyData, force, torque []mgl64.Vec3) error {
+	ids := p.PointArray(ArrayID)
+	fids := p.FieldArray(ArrayFixedID)
 	n := p.NumPoints()
-	if len(force) != n || len(torque) != n {
+	if fids != nil {
+		n += fids.Tuples()
+	}
+	if ids == nil || len(force) != n || len(torque) != n {
 		return fmt.Errorf("vtk: %d reaction forces and %d torques for %d bodies", len(force), len(torque), n)
 	}
-	f := Array{Name: ArrayReactionForce, Type: "Float64", Components: 3, Data: make([]float64, 0, 3*n)}
-	t := Array{Name: ArrayReactionTorque, Type: "Float64", Components: 3, Data: make([]float64, 0, 3*n)}
-	for i := range force {
-		f.Data = append(f.Data, force[i][:]...)
-		t.Data = append(t.Data, torque[i][:]...)
+	add := func(id *Array, fname, tname string, field bool) {
+		f := Array{Name: fname, Type: "Float64", Components: 3, Data: make([]float64, 0, 3*len(id.Data))}
+		t := Array{Name: tname, Type: "Float64", Components: 3, Data: make([]float64, 0, 3*len(id.Data))}
+		for _, v := range id.Data {
+			f.Data = append(f.Data, force[int(v)][:]...)
+			t.Data = append(t.Data, torque[int(v)][:]...)
+		}
+		if field {
+			p.FieldData = append(p.FieldData, f, t)
+		} else {
+			p.PointData = append(p.PointData, f, t)
+		}
 	}
-	p.PointData = append(p.PointData, f, t)
+	for _, id := range append([]float64{}, ids.Data...) {
+		if id < 0 || int(id) >= n {
+			return fmt.Errorf("vtk: body id %v out of range [0, %d)", id, n)
+		}
+	}
+	add(ids, ArrayReactionForce, ArrayReactionTorque, false)
+	if fids != nil {
+		for _, id := range fids.Data {
+			if id < 0 || int(id) >= n {
+				return fmt.Errorf("vtk: body id %v out of range [0, %d)", id, n)
+			}
+		}
+		add(fids, ArrayFixedReactionForce, ArrayFixedReactionTorque, true)
+	}
 	return nil
+}
+
+// Reactions reads the reaction force and torque of every body of a frame
+// back (see AddReactions), indexed by body id: the moving bodies' from
+// the point data, the fixed bodies' from the field data (or, in a frame
+// of an earlier version, every body's from the point data).
+func Reactions(p *PolyData) (force, torque []mgl64.Vec3, err error) {
+	type part struct{ id, f, t *Array }
+	parts := []part{{p.PointArray(ArrayID), p.PointArray(ArrayReactionForce), p.PointArray(ArrayReactionTorque)}}
+	if fid := p.FieldArray(ArrayFixedID); fid != nil {
+		parts = append(parts, part{fid, p.FieldArray(ArrayFixedReactionForce), p.FieldArray(ArrayFixedReactionTorque)})
+	}
+	n := 0
+	for _, q := range parts {
+		if q.id == nil || q.f == nil || q.t == nil || q.f.Components != 3 || q.t.Components != 3 || q.f.Tuples() != len(q.id.Data) || q.t.Tuples() != len(q.id.Data) {
+			return nil, nil, fmt.Errorf("vtk: the frame has no reaction arrays for its bodies")
+		}
+		n += len(q.id.Data)
+	}
+	force, torque = make([]mgl64.Vec3, n), make([]mgl64.Vec3, n)
+	for _, q := range parts {
+		for k, v := range q.id.Data {
+			i := int(v)
+			if v < 0 || i >= n {
+				return nil, nil, fmt.Errorf("vtk: body id %v out of range [0, %d)", v, n)
+			}
+			force[i] = mgl64.Vec3{q.f.Data[3*k], q.f.Data[3*k+1], q.f.Data[3*k+2]}
+			torque[i] = mgl64.Vec3{q.t.Data[3*k], q.t.Data[3*k+1], q.t.Data[3*k+2]}
+		}
+	}
+	return force, torque, nil
 }
 
 // SetReactions gives the recorder the per-body reaction force and torque

@@ -46,6 +46,7 @@ type Recorder struct {
 	con             engine.Contacts
 	gamma           []float64
 	rForce, rTorque []mgl64.Vec3 // per body, nil without reactions (SetReactions)
+	static          []bool       // per body: fixed, plane or kinematic
 }
 
 // NewRecorder prepares dir/vtk for the model's frames, written every
@@ -73,7 +74,13 @@ func NewRecorder(dir string, m *engine.Model, every int, contacts bool, from int
 			}
 		}
 	}
-	r := &Recorder{dir: dir, model: m, every: every, contacts: contacts}
+	r := &Recorder{dir: dir, model: m, every: every, contacts: contacts, static: make([]bool, len(m.Bodies))}
+	for i := range m.Bodies {
+		r.static[i] = m.Bodies[i].Static()
+	}
+	if err := WriteView(dir, m.Gravity); err != nil {
+		return nil, err
+	}
 	if from > 0 {
 		// The collections list only files that exist at every moment.
 		r.frames = earlier(filepath.Join(dir, PVD), from)
@@ -168,7 +175,7 @@ func (r *Recorder) Frame(step int, t float64, last int, sim *engine.Sim) error {
 		return err
 	}
 	if !r.container {
-		if err := WriteFile(filepath.Join(r.dir, ContainerFile), ContainerPolyData(bs, PlaneSide(bs))); err != nil {
+		if err := WriteFile(filepath.Join(r.dir, ContainerFile), FixedPolyData(bs, PlaneSide(bs))); err != nil {
 			return err
 		}
 		r.container = true
@@ -197,7 +204,7 @@ func (r *Recorder) Frame(step int, t float64, last int, sim *engine.Sim) error {
 		}
 		r.gamma = sim.Impulses(r.gamma)
 	}
-	cp, err := ContactsPolyData(&r.state, &r.con, r.gamma, sim.Settings().Dt)
+	cp, err := ContactNetworkPolyData(&r.state, &r.con, r.gamma, sim.Settings().Dt, r.static)
 	if err != nil {
 		return fmt.Errorf("vtk: frame %d: %w", step, err)
 	}

@@ -58,7 +58,10 @@ type testFile struct {
 	XMLName    xml.Name `xml:"VTKFile"`
 	Type       string   `xml:"type,attr"`
 	HeaderType string   `xml:"header_type,attr"`
-	Piece      struct {
+	FieldData  struct {
+		Arrays []testArray `xml:"DataArray"`
+	} `xml:"PolyData>FieldData"`
+	Piece struct {
 		NumberOfPoints int `xml:"NumberOfPoints,attr"`
 		NumberOfVerts  int `xml:"NumberOfVerts,attr"`
 		NumberOfLines  int `xml:"NumberOfLines,attr"`
@@ -105,6 +108,10 @@ func float64s(t *testing.T, a testArray) []float64 {
 	return v
 }
 
+// TestFrameFileHoldsTheState writes a frame of every shape kind and reads
+// it by hand: one point per moving body (the fixed boxes and the planes
+// are field data) with the arrays of the state, exactly; Decode and
+// ReadBodies then give every body back, the fixed ones included.
 func TestFrameFileHoldsTheState(t *testing.T) {
 	m, s := randomScene(13)
 	bs, err := Bodies(m, s)
@@ -119,12 +126,20 @@ func TestFrameFileHoldsTheState(t *testing.T) {
 	if err := xml.Unmarshal(buf.Bytes(), &f); err != nil {
 		t.Fatalf("frame is not XML: %v", err)
 	}
-	n := len(m.Bodies)
+	var moving, fixed []int // body ids
+	for i, b := range m.Bodies {
+		if b.Fixed || b.Shape.Kind == engine.Plane {
+			fixed = append(fixed, i)
+		} else {
+			moving = append(moving, i)
+		}
+	}
+	n := len(moving)
 	if f.Type != "PolyData" || f.HeaderType != "UInt64" || f.Piece.NumberOfPoints != n || f.Piece.NumberOfVerts != n {
 		t.Fatalf("type %q header %q points %d verts %d, want PolyData UInt64 %d %d", f.Type, f.HeaderType, f.Piece.NumberOfPoints, f.Piece.NumberOfVerts, n, n)
 	}
 	want := map[string]int{ArrayID: 1, ArrayShape: 1, ArrayRadius: 1, ArraySemiAxes: 3, ArrayOrientation: 4,
-		ArrayVelocity: 3, ArraySpeed: 1, ArrayAngularVelocity: 3, ArrayFixed: 1}
+		ArrayVelocity: 3, ArraySpeed: 1, ArrayAngularVelocity: 3, ArrayGlyph: 1, ArrayScale: 3, ArrayGlyphTensor: 9}
 	got := map[string]testArray{}
 	for _, a := range f.Piece.PointData.Arrays {
 		got[a.Name] = a
@@ -138,44 +153,58 @@ func TestFrameFileHoldsTheState(t *testing.T) {
 			t.Errorf("%q: %d components, want %d", name, a.Components, comps)
 		}
 	}
+	if _, ok := got[ArrayFixed]; ok {
+		t.Errorf("point array %q in a frame of moving bodies only", ArrayFixed)
+	}
 	// The binary arrays hold exactly the state (float64 in, float64 out).
-	if pts := float64s(t, f.Piece.Points.Arrays[0]); !slicesEqual(pts, s.Pos) {
-		t.Errorf("points differ from the positions")
-	}
-	if v := float64s(t, got[ArrayVelocity]); !slicesEqual(v, s.Vel) {
-		t.Errorf("velocity differs from the state")
-	}
-	if q := float64s(t, got[ArrayOrientation]); !slicesEqual(q, s.Rot) {
-		t.Errorf("orientation differs from the state")
-	}
+	pts := float64s(t, f.Piece.Points.Arrays[0])
+	vel, rot := float64s(t, got[ArrayVelocity]), float64s(t, got[ArrayOrientation])
 	speed, omega, axes := float64s(t, got[ArraySpeed]), float64s(t, got[ArrayAngularVelocity]), float64s(t, got[ArraySemiAxes])
-	for i, b := range m.Bodies {
-		if want := math.Sqrt(s.Vel[3*i]*s.Vel[3*i] + s.Vel[3*i+1]*s.Vel[3*i+1] + s.Vel[3*i+2]*s.Vel[3*i+2]); math.Abs(speed[i]-want) > 4e-16*want {
+	for k, i := range moving {
+		b := m.Bodies[i]
+		if !slicesEqual(pts[3*k:3*k+3], s.Pos[3*i:3*i+3]) || !slicesEqual(vel[3*k:3*k+3], s.Vel[3*i:3*i+3]) || !slicesEqual(rot[4*k:4*k+4], s.Rot[4*i:4*i+4]) {
+			t.Errorf("point %d (body %d): position, velocity or orientation differs from the state", k, i)
+		}
+		if want := math.Sqrt(s.Vel[3*i]*s.Vel[3*i] + s.Vel[3*i+1]*s.Vel[3*i+1] + s.Vel[3*i+2]*s.Vel[3*i+2]); math.Abs(speed[k]-want) > 4e-16*want {
 			// 4e-16: a few roundings of the norm of three numbers.
-			t.Errorf("body %d: speed %v, want %v", i, speed[i], want)
+			t.Errorf("body %d: speed %v, want %v", i, speed[k], want)
 		}
 		q := mgl64.Quat{W: s.Rot[4*i], V: mgl64.Vec3{s.Rot[4*i+1], s.Rot[4*i+2], s.Rot[4*i+3]}}
 		w := q.Mat4().Mul4x1(mgl64.Vec4{s.Omega[3*i], s.Omega[3*i+1], s.Omega[3*i+2], 0}).Vec3()
-		for k := range 3 {
+		for c := range 3 {
 			// 1e-14: the rotation of a unit-size vector by a quaternion
 			// and by its matrix differ by a few roundings.
-			if math.Abs(omega[3*i+k]-w[k]) > 1e-14 {
-				t.Errorf("body %d: angular velocity %v, want R·ω̄ = %v", i, omega[3*i:3*i+3], w)
+			if math.Abs(omega[3*k+c]-w[c]) > 1e-14 {
+				t.Errorf("body %d: angular velocity %v, want R·ω̄ = %v", i, omega[3*k:3*k+3], w)
 				break
 			}
 		}
 		wantAxes := b.Shape.Size
-		switch b.Shape.Kind {
-		case engine.Sphere:
+		if b.Shape.Kind == engine.Sphere {
 			wantAxes = mgl64.Vec3{b.Shape.Size[0], b.Shape.Size[0], b.Shape.Size[0]}
-		case engine.Plane:
-			wantAxes = mgl64.Vec3{}
 		}
-		if !slicesEqual(axes[3*i:3*i+3], wantAxes[:]) {
-			t.Errorf("body %d (%v): semi-axes %v, want %v", i, b.Shape.Kind, axes[3*i:3*i+3], wantAxes)
+		if !slicesEqual(axes[3*k:3*k+3], wantAxes[:]) {
+			t.Errorf("body %d (%v): semi-axes %v, want %v", i, b.Shape.Kind, axes[3*k:3*k+3], wantAxes)
 		}
 	}
-	// Decode and ReadBodies give the bodies back.
+	// The fixed bodies are the field data, in the order of their ids.
+	fid := map[string]testArray{}
+	for _, a := range f.FieldData.Arrays {
+		fid[a.Name] = a
+	}
+	if ids := fid[ArrayFixedID]; ids.Type != "Int32" || len(strings.Fields(ids.Text)) != 1 {
+		t.Errorf("field array %q: %+v", ArrayFixedID, ids)
+	}
+	if fp := float64s(t, fid[ArrayFixedPosition]); len(fp) != 3*len(fixed) {
+		t.Errorf("field array %q: %d values for %d fixed bodies", ArrayFixedPosition, len(fp), len(fixed))
+	} else {
+		for k, i := range fixed {
+			if !slicesEqual(fp[3*k:3*k+3], s.Pos[3*i:3*i+3]) {
+				t.Errorf("fixed body %d: position %v, want %v", i, fp[3*k:3*k+3], s.Pos[3*i:3*i+3])
+			}
+		}
+	}
+	// Decode and ReadBodies give every body back, in the order of ids.
 	p, err := Decode(&buf)
 	if err != nil {
 		t.Fatal(err)
@@ -184,12 +213,74 @@ func TestFrameFileHoldsTheState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(back) != len(bs) {
+		t.Fatalf("read back %d bodies, wrote %d", len(back), len(bs))
+	}
 	for i := range bs {
 		if back[i] != bs[i] {
 			t.Errorf("body %d: read back %+v, wrote %+v", i, back[i], bs[i])
 		}
 		if back[i].Fixed != (m.Bodies[i].Fixed || m.Bodies[i].Shape.Kind == engine.Plane) {
 			t.Errorf("body %d: fixed %v", i, back[i].Fixed)
+		}
+	}
+}
+
+// TestReadOldFrame reads a frame as earlier versions wrote it (every body
+// a point, with the point array "fixed" and no field data).
+func TestReadOldFrame(t *testing.T) {
+	m, s := randomScene(9)
+	bs, err := Bodies(m, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &PolyData{}
+	arr := func(name string, comps int, typ string) *Array {
+		p.PointData = append(p.PointData, Array{Name: name, Type: typ, Components: comps})
+		return &p.PointData[len(p.PointData)-1]
+	}
+	// The arrays of the old writer, in its order.
+	names := []struct {
+		name  string
+		comps int
+		typ   string
+	}{{ArrayID, 1, "Int32"}, {ArrayShape, 1, "Int32"}, {ArrayRadius, 1, "Float64"}, {ArraySemiAxes, 3, "Float64"},
+		{ArrayOrientation, 4, "Float64"}, {ArrayVelocity, 3, "Float64"}, {ArraySpeed, 1, "Float64"},
+		{ArrayAngularVelocity, 3, "Float64"}, {ArrayFixed, 1, "UInt8"}}
+	for _, a := range names {
+		arr(a.name, a.comps, a.typ)
+	}
+	for i := range bs {
+		b := &bs[i]
+		p.Points = append(p.Points, b.Pos[:]...)
+		p.Verts.Add(int64(i))
+		fixed := 0.0
+		if b.Fixed {
+			fixed = 1
+		}
+		for k, v := range [][]float64{{float64(b.ID)}, {float64(b.Kind)}, {b.Radius()}, b.SemiAxes[:],
+			{b.Rot.W, b.Rot.V[0], b.Rot.V[1], b.Rot.V[2]}, b.Vel[:], {b.Vel.Len()}, b.Omega[:], {fixed}} {
+			p.PointData[k].Data = append(p.PointData[k].Data, v...)
+		}
+	}
+	var buf bytes.Buffer
+	if err := Encode(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	q, err := Decode(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadBodies(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != len(bs) {
+		t.Fatalf("%d bodies, want %d", len(back), len(bs))
+	}
+	for i := range bs {
+		if back[i] != bs[i] {
+			t.Errorf("body %d: read %+v, wrote %+v", i, back[i], bs[i])
 		}
 	}
 }

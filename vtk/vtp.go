@@ -3,6 +3,7 @@ package vtk
 import (
 	"bufio"
 	"bytes"
+	"compress/zlib"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/xml"
@@ -71,6 +72,9 @@ type PolyData struct {
 	Points              []float64
 	Verts, Lines, Polys Cells
 	PointData, CellData []Array
+	// FieldData holds arrays of the data set as a whole, of any number of
+	// tuples (a frame keeps its fixed bodies there, see BodiesPolyData).
+	FieldData []Array
 }
 
 // NumPoints returns the number of points.
@@ -78,6 +82,9 @@ func (p *PolyData) NumPoints() int { return len(p.Points) / 3 }
 
 // NumCells returns the number of cells of every kind.
 func (p *PolyData) NumCells() int { return p.Verts.Len() + p.Lines.Len() + p.Polys.Len() }
+
+// FieldArray returns the field-data array called name, or nil.
+func (p *PolyData) FieldArray(name string) *Array { return find(p.FieldData, name) }
 
 // PointArray returns the point-data array called name, or nil.
 func (p *PolyData) PointArray(name string) *Array { return find(p.PointData, name) }
@@ -139,6 +146,11 @@ func (p *PolyData) Validate() error {
 	if err := check("point", p.PointData, p.NumPoints()); err != nil {
 		return err
 	}
+	for _, a := range p.FieldData {
+		if err := check("field", []Array{a}, a.Tuples()); err != nil {
+			return err
+		}
+	}
 	return check("cell", p.CellData, p.NumCells())
 }
 
@@ -152,25 +164,99 @@ var typeSize = map[string]int{
 // UInt64 headers). Every array is written inline in the "binary" format:
 // the base64 encoding of an 8-byte little-endian byte count followed by
 // the values, encoded together as VTK's own writer does, so the file is
-// plain XML text.
+// plain XML text. WriteFile writes the smaller form of EncodeCompressed.
 func Encode(w io.Writer, p *PolyData) error {
+	return encode(w, p, "", func(bw *bufio.Writer, a *Array, attrs string) {
+		fmt.Fprintf(bw, "<DataArray%s format=\"binary\">", attrs)
+		enc := base64.NewEncoder(base64.StdEncoding, bw)
+		enc.Write(rawArray(a))
+		enc.Close()
+		fmt.Fprintf(bw, "</DataArray>\n")
+	}, nil)
+}
+
+// BlockSize is the size (bytes) of the blocks EncodeCompressed compresses
+// one by one, as VTK's writers do (VTK's default is 32 KiB; any size
+// reads).
+const BlockSize = 1 << 16
+
+// EncodeCompressed writes p as a VTK XML PolyData file whose arrays are
+// appended raw binary data compressed with zlib (compressor
+// "vtkZLibDataCompressor", UInt64 headers), as ParaView's own writer
+// does by default: each array at its offset after the "_" of the
+// AppendedData element is the header (number of blocks, block size, size
+// of the last block when partial (else 0), compressed size of each block)
+// and the zlib streams of its blocks of BlockSize bytes. Only the part
+// before AppendedData is XML; Decode reads both forms.
+func EncodeCompressed(w io.Writer, p *PolyData) error {
+	var app bytes.Buffer
+	err := encode(w, p, ` compressor="vtkZLibDataCompressor"`, func(bw *bufio.Writer, a *Array, attrs string) {
+		fmt.Fprintf(bw, "<DataArray%s format=\"appended\" offset=\"%d\"/>\n", attrs, app.Len())
+		compressBlocks(&app, rawArray(a)[8:])
+	}, func(bw *bufio.Writer) {
+		bw.WriteString("<AppendedData encoding=\"raw\">\n_")
+		bw.Write(app.Bytes())
+		bw.WriteString("\n</AppendedData>\n")
+	})
+	return err
+}
+
+// compressBlocks appends to app the compression header and the zlib
+// streams of data cut into blocks of BlockSize bytes.
+func compressBlocks(app *bytes.Buffer, data []byte) {
+	nb := (len(data) + BlockSize - 1) / BlockSize
+	head := make([]byte, 8*(3+nb))
+	le := binary.LittleEndian
+	le.PutUint64(head, uint64(nb))
+	le.PutUint64(head[8:], BlockSize)
+	le.PutUint64(head[16:], uint64(len(data)%BlockSize))
+	var z bytes.Buffer
+	for k := range nb {
+		blk := data[k*BlockSize : min(len(data), (k+1)*BlockSize)]
+		start := z.Len()
+		zw, _ := zlib.NewWriterLevel(&z, zlib.DefaultCompression)
+		zw.Write(blk) // a bytes.Buffer does not fail
+		zw.Close()
+		le.PutUint64(head[8*(3+k):], uint64(z.Len()-start))
+	}
+	app.Write(head)
+	app.Write(z.Bytes())
+}
+
+// encode writes the XML of p, each DataArray element by array (given the
+// element's type, name, component and tuple attributes), and then tail.
+func encode(w io.Writer, p *PolyData, compressor string, array func(*bufio.Writer, *Array, string), tail func(*bufio.Writer)) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("vtk: %w", err)
 	}
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n<PolyData>\n")
-	fmt.Fprintf(bw, "<Piece NumberOfPoints=\"%d\" NumberOfVerts=\"%d\" NumberOfLines=\"%d\" NumberOfStrips=\"0\" NumberOfPolys=\"%d\">\n",
-		p.NumPoints(), p.Verts.Len(), p.Lines.Len(), p.Polys.Len())
-	arrays := func(tag string, as []Array) {
+	fmt.Fprintf(bw, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\"%s>\n<PolyData>\n", compressor)
+	arrays := func(tag string, as []Array, tuples bool) {
 		fmt.Fprintf(bw, "<%s>\n", tag)
 		for i := range as {
-			writeArray(bw, &as[i])
+			a := &as[i]
+			attrs := fmt.Sprintf(" type=\"%s\"", a.Type)
+			if a.Name != "" {
+				var b strings.Builder
+				xml.EscapeText(&b, []byte(a.Name))
+				attrs += fmt.Sprintf(" Name=\"%s\"", b.String())
+			}
+			attrs += fmt.Sprintf(" NumberOfComponents=\"%d\"", a.Components)
+			if tuples {
+				attrs += fmt.Sprintf(" NumberOfTuples=\"%d\"", a.Tuples())
+			}
+			array(bw, a, attrs)
 		}
 		fmt.Fprintf(bw, "</%s>\n", tag)
 	}
-	arrays("PointData", p.PointData)
-	arrays("CellData", p.CellData)
-	arrays("Points", []Array{{Type: "Float64", Components: 3, Data: p.Points}})
+	if len(p.FieldData) > 0 {
+		arrays("FieldData", p.FieldData, true)
+	}
+	fmt.Fprintf(bw, "<Piece NumberOfPoints=\"%d\" NumberOfVerts=\"%d\" NumberOfLines=\"%d\" NumberOfStrips=\"0\" NumberOfPolys=\"%d\">\n",
+		p.NumPoints(), p.Verts.Len(), p.Lines.Len(), p.Polys.Len())
+	arrays("PointData", p.PointData, false)
+	arrays("CellData", p.CellData, false)
+	arrays("Points", []Array{{Type: "Float64", Components: 3, Data: p.Points}}, false)
 	for _, c := range []struct {
 		tag   string
 		cells *Cells
@@ -178,9 +264,13 @@ func Encode(w io.Writer, p *PolyData) error {
 		arrays(c.tag, []Array{
 			{Name: "connectivity", Type: "Int64", Components: 1, Data: ints(c.cells.Connectivity)},
 			{Name: "offsets", Type: "Int64", Components: 1, Data: ints(c.cells.Offsets)},
-		})
+		}, false)
 	}
-	fmt.Fprintf(bw, "</Piece>\n</PolyData>\n</VTKFile>\n")
+	fmt.Fprintf(bw, "</Piece>\n</PolyData>\n")
+	if tail != nil {
+		tail(bw)
+	}
+	fmt.Fprintf(bw, "</VTKFile>\n")
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("vtk: write: %w", err)
 	}
@@ -195,24 +285,16 @@ func ints(v []int64) []float64 {
 	return f
 }
 
-func writeArray(w *bufio.Writer, a *Array) {
+// rawArray returns the 8-byte little-endian byte count of a's values
+// followed by the values.
+func rawArray(a *Array) []byte {
 	size := typeSize[a.Type]
 	raw := make([]byte, 8, 8+size*len(a.Data))
 	binary.LittleEndian.PutUint64(raw, uint64(size*len(a.Data)))
 	for _, v := range a.Data {
 		raw = appendValue(raw, a.Type, v)
 	}
-	name := ""
-	if a.Name != "" {
-		var b strings.Builder
-		xml.EscapeText(&b, []byte(a.Name))
-		name = fmt.Sprintf(" Name=\"%s\"", b.String())
-	}
-	fmt.Fprintf(w, "<DataArray type=\"%s\"%s NumberOfComponents=\"%d\" format=\"binary\">", a.Type, name, a.Components)
-	enc := base64.NewEncoder(base64.StdEncoding, w)
-	enc.Write(raw)
-	enc.Close()
-	fmt.Fprintf(w, "</DataArray>\n")
+	return raw
 }
 
 func appendValue(b []byte, typ string, v float64) []byte {
@@ -267,11 +349,11 @@ func readValue(b []byte, typ string) float64 {
 	return float64(b[0]) // UInt8
 }
 
-// WriteFile encodes p into path through a temporary file renamed into
+// WriteFile encodes p into path (EncodeCompressed) through a temporary file renamed into
 // place, so a reader never sees a partial file.
 func WriteFile(path string, p *PolyData) error {
 	var buf bytes.Buffer
-	if err := Encode(&buf, p); err != nil {
+	if err := EncodeCompressed(&buf, p); err != nil {
 		return fmt.Errorf("%w (%s)", err, path)
 	}
 	return writeAtomic(path, buf.Bytes())
@@ -294,7 +376,8 @@ type xmlFile struct {
 	HeaderType string   `xml:"header_type,attr"`
 	Compressor string   `xml:"compressor,attr"`
 	PolyData   *struct {
-		Pieces []xmlPiece `xml:"Piece"`
+		FieldData xmlArrays  `xml:"FieldData"`
+		Pieces    []xmlPiece `xml:"Piece"`
 	} `xml:"PolyData"`
 }
 
@@ -321,17 +404,29 @@ type xmlArray struct {
 	Name               string `xml:"Name,attr"`
 	NumberOfComponents string `xml:"NumberOfComponents,attr"`
 	Format             string `xml:"format,attr"`
+	Offset             string `xml:"offset,attr"`
 	Text               string `xml:",chardata"`
 }
 
 // Decode reads a VTK XML PolyData file of one piece whose arrays are
-// inline, in the "ascii" format or the uncompressed "binary" format (with
-// UInt32 or UInt64 headers, little endian). Appended data and compressed
-// files are refused with an error saying so; so is anything inconsistent
-// (sizes that disagree with the declared counts, indices out of range).
+// inline, in the "ascii" format or the uncompressed "binary" format, or
+// appended raw binary data, uncompressed or compressed with zlib
+// (vtkZLibDataCompressor, as EncodeCompressed and ParaView write it),
+// with UInt32 or UInt64 headers, little endian. Appended data encoded in
+// base64 and compressed inline arrays are refused with an error saying
+// so; so is anything inconsistent (sizes that disagree with the declared
+// counts, indices out of range).
 func Decode(r io.Reader) (*PolyData, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("vtk: read: %w", err)
+	}
+	head, app, err := splitAppended(data)
+	if err != nil {
+		return nil, err
+	}
 	var f xmlFile
-	if err := xml.NewDecoder(r).Decode(&f); err != nil {
+	if err := xml.Unmarshal(head, &f); err != nil {
 		return nil, fmt.Errorf("vtk: not a VTK XML file: %w", err)
 	}
 	if f.Type != "PolyData" || f.PolyData == nil {
@@ -340,17 +435,22 @@ func Decode(r io.Reader) (*PolyData, error) {
 	if f.ByteOrder != "" && f.ByteOrder != "LittleEndian" {
 		return nil, fmt.Errorf("vtk: byte_order %q is not supported (LittleEndian only)", f.ByteOrder)
 	}
-	if f.Compressor != "" {
-		return nil, fmt.Errorf("vtk: compressed files (%s) are not supported", f.Compressor)
+	d := &decoder{header: 4, app: app}
+	switch f.Compressor {
+	case "":
+	case "vtkZLibDataCompressor":
+		d.zlib = true
+	default:
+		return nil, fmt.Errorf("vtk: compressor %s is not supported (vtkZLibDataCompressor only)", f.Compressor)
 	}
-	header := 4
 	switch f.HeaderType {
 	case "", "UInt32":
 	case "UInt64":
-		header = 8
+		d.header = 8
 	default:
 		return nil, fmt.Errorf("vtk: header_type %q, want UInt32 or UInt64", f.HeaderType)
 	}
+
 	if len(f.PolyData.Pieces) != 1 {
 		return nil, fmt.Errorf("vtk: %d pieces, want 1", len(f.PolyData.Pieces))
 	}
@@ -362,7 +462,7 @@ func Decode(r io.Reader) (*PolyData, error) {
 	arrays := func(where string, xs []xmlArray) ([]Array, error) {
 		var as []Array
 		for _, x := range xs {
-			a, err := decodeArray(x, header)
+			a, err := decodeArray(x, d)
 			if err != nil {
 				return nil, fmt.Errorf("vtk: %s: %w", where, err)
 			}
@@ -370,7 +470,9 @@ func Decode(r io.Reader) (*PolyData, error) {
 		}
 		return as, nil
 	}
-	var err error
+	if p.FieldData, err = arrays("FieldData", f.PolyData.FieldData.Arrays); err != nil {
+		return nil, err
+	}
 	if p.PointData, err = arrays("PointData", pc.PointData.Arrays); err != nil {
 		return nil, err
 	}
@@ -428,7 +530,99 @@ func int64s(v []float64) []int64 {
 	return n
 }
 
-func decodeArray(x xmlArray, header int) (Array, error) {
+// splitAppended cuts a file with appended raw data into its XML part (the
+// text before AppendedData, closed) and the bytes after AppendedData's
+// "_"; a file without appended data is all XML (nil bytes).
+func splitAppended(data []byte) (head, app []byte, err error) {
+	i := bytes.Index(data, []byte("<AppendedData"))
+	if i < 0 {
+		return data, nil, nil
+	}
+	gt := bytes.IndexByte(data[i:], '>')
+	if gt < 0 {
+		return nil, nil, fmt.Errorf("vtk: AppendedData element not closed")
+	}
+	if tag := string(data[i : i+gt]); !strings.Contains(tag, `encoding="raw"`) {
+		return nil, nil, fmt.Errorf("vtk: %s>: only raw appended data is supported", tag)
+	}
+	rest := data[i+gt+1:]
+	u := bytes.IndexByte(rest, '_')
+	if u < 0 || len(bytes.TrimSpace(rest[:u])) != 0 {
+		return nil, nil, fmt.Errorf("vtk: AppendedData does not start with \"_\"")
+	}
+	head = append(append([]byte{}, data[:i]...), "</VTKFile>"...)
+	return head, rest[u+1:], nil
+}
+
+// decoder reads the binary arrays of a file.
+type decoder struct {
+	header int    // bytes of a header integer: 4 (UInt32) or 8 (UInt64)
+	zlib   bool   // arrays are zlib-compressed
+	app    []byte // appended raw data, after the "_"
+}
+
+func (d *decoder) uint(b []byte) uint64 {
+	if d.header == 8 {
+		return binary.LittleEndian.Uint64(b)
+	}
+	return uint64(binary.LittleEndian.Uint32(b))
+}
+
+// appended returns the bytes of the array at offset off of the appended
+// data, decompressed.
+func (d *decoder) appended(off uint64) ([]byte, error) {
+	app, hs := d.app, uint64(d.header)
+	if app == nil {
+		return nil, fmt.Errorf("format appended, but the file has no AppendedData")
+	}
+	n := uint64(len(app))
+	if off > n || n-off < hs {
+		return nil, fmt.Errorf("offset %d past the appended data (%d bytes)", off, n)
+	}
+	if !d.zlib {
+		size := d.uint(app[off:])
+		if size > n-off-hs {
+			return nil, fmt.Errorf("header says %d bytes, %d follow", size, n-off-hs)
+		}
+		return app[off+hs : off+hs+size], nil
+	}
+	if n-off < 3*hs {
+		return nil, fmt.Errorf("compression header cut short")
+	}
+	nb, bs, last := d.uint(app[off:]), d.uint(app[off+hs:]), d.uint(app[off+2*hs:])
+	if nb > (n-off)/hs-3 || last > bs || bs > 1<<30 {
+		return nil, fmt.Errorf("compression header (%d blocks of %d bytes, last %d) does not fit the data", nb, bs, last)
+	}
+	pos := off + hs*(3+nb)
+	var out []byte
+	for k := range nb {
+		cs := d.uint(app[off+hs*(3+k):])
+		if cs > n-pos {
+			return nil, fmt.Errorf("block %d: %d compressed bytes, %d left", k, cs, n-pos)
+		}
+		want := bs
+		if k == nb-1 && last != 0 {
+			want = last
+		}
+		zr, err := zlib.NewReader(bytes.NewReader(app[pos : pos+cs]))
+		if err != nil {
+			return nil, fmt.Errorf("block %d: %w", k, err)
+		}
+		blk, err := io.ReadAll(io.LimitReader(zr, int64(want)+1))
+		if err != nil {
+			return nil, fmt.Errorf("block %d: %w", k, err)
+		}
+		if uint64(len(blk)) != want {
+			return nil, fmt.Errorf("block %d: %d bytes, the header says %d", k, len(blk), want)
+		}
+		out = append(out, blk...)
+		pos += cs
+	}
+	return out, nil
+}
+
+func decodeArray(x xmlArray, d *decoder) (Array, error) {
+	header := d.header
 	a := Array{Name: x.Name, Type: x.Type, Components: 1}
 	size, ok := typeSize[x.Type]
 	if !ok {
@@ -451,6 +645,9 @@ func decodeArray(x xmlArray, header int) (Array, error) {
 			a.Data = append(a.Data, v)
 		}
 	case "binary":
+		if d.zlib {
+			return a, fmt.Errorf("array %q: compressed inline arrays are not supported (appended or uncompressed only)", x.Name)
+		}
 		raw, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(x.Text), ""))
 		if err != nil {
 			return a, fmt.Errorf("array %q: bad base64: %w", x.Name, err)
@@ -473,7 +670,24 @@ func decodeArray(x xmlArray, header int) (Array, error) {
 			a.Data[i] = readValue(raw[i*size:], x.Type)
 		}
 	case "appended":
-		return a, fmt.Errorf("array %q: appended data is not supported (inline ascii or binary only)", x.Name)
+		if d.app == nil {
+			return a, fmt.Errorf("array %q: format appended, but the file has no AppendedData", x.Name)
+		}
+		off, err := strconv.ParseUint(x.Offset, 10, 64)
+		if err != nil {
+			return a, fmt.Errorf("array %q: appended data offset %q is not a whole number", x.Name, x.Offset)
+		}
+		raw, err := d.appended(off)
+		if err != nil {
+			return a, fmt.Errorf("array %q: %w", x.Name, err)
+		}
+		if len(raw)%size != 0 {
+			return a, fmt.Errorf("array %q: %d bytes is not a whole number of %s values", x.Name, len(raw), x.Type)
+		}
+		a.Data = make([]float64, len(raw)/size)
+		for i := range a.Data {
+			a.Data[i] = readValue(raw[i*size:], x.Type)
+		}
 	default:
 		return a, fmt.Errorf("array %q: unknown format %q", x.Name, x.Format)
 	}

@@ -162,7 +162,7 @@ func (l *Lock) Release() error {
 // Names of what gpusim writes into a run folder: files, folders, and the
 // files gpusim writes inside those folders (patterns of filepath.Match).
 var (
-	runFiles = []string{"stats.csv", "trace.csv", "reactions.csv", "merit.csv", "final.csv", "summary.json", "run.pvd", "contacts.pvd",
+	runFiles = []string{"stats.csv", "trace.csv", "reactions.csv", "merit.csv", "final.csv", "summary.json", "run.pvd", "contacts.pvd", "view.py",
 		"render.png", "render-frame-*.png", "DONE", "FAILED", ".tmp-*"}
 	runDirs = map[string][]string{
 		"vtk":         {"frame-*.vtp", "contacts-*.vtp", "container.vtp", ".tmp-*"},
