@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/gpusim/gpusim/cpuref"
+	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/engine/enginetest"
 	"github.com/gpusim/gpusim/fclib"
 )
 
@@ -89,6 +91,47 @@ func TestDocsRollingBall(t *testing.T) {
 	}
 	// Printed to 4 decimals (m).
 	checkFigure(t, "rolling ball, apgd: highest centre (m)", top, docNumber(t, doc, `centre up to ([0-9.]+) m`), 0.5e-4)
+}
+
+// TestDocsShapes: docs/validation.md's shape rows — the cylinder's and
+// the capsule's speed after rolling down the incline (printed to 9
+// decimals, m/s) and the cylinder's stop time and distance sliding on its
+// face (4 and 5 decimals), computed as TestRollingDownIncline and
+// TestCylinderSlidesOnFace do, on the CPU backend.
+func TestDocsShapes(t *testing.T) {
+	const doc = "validation.md"
+	cyl, _, _, _ := rollDownIncline(t, engine.CylinderShape(0.2, 0.3), cpuref.New(0))
+	checkFigure(t, "cylinder down the incline: v (m/s)", cyl,
+		docNumber(t, doc, `solid\s+cylinder \(r = 0\.2 m[^)]*\) reaches\s+v = ([0-9.]+) m/s`), 0.5e-9)
+	cap, _, _, _ := rollDownIncline(t, engine.CapsuleShape(0.2, 0.3), cpuref.New(0))
+	checkFigure(t, "capsule down the incline: v (m/s)", cap,
+		docNumber(t, doc, `a capsule of the same r and h, on its two end balls, ([0-9.]+) m/s`), 0.5e-9)
+	stopped, x := slideOnFace(t, cpuref.New(0))
+	checkFigure(t, "cylinder sliding on its face: stop (s)", stopped,
+		docNumber(t, doc, `four points of its rim, stops at ([0-9.]+) s`), 0.5e-4)
+	checkFigure(t, "cylinder sliding on its face: distance (m)", x,
+		docNumber(t, doc, `the first step after it\) after\s+([0-9.]+) m`), 0.5e-5)
+}
+
+// TestDocsRollingFriction: docs/validation.md's rolling and spinning
+// friction rows — "all five solvers" stop at the printed time (5
+// decimals, s) after the printed distance (6 decimals, m) or angle (5
+// decimals, rad), computed by enginetest's RollingBallStops and
+// SpinningBallStops on the CPU backend for each solver.
+func TestDocsRollingFriction(t *testing.T) {
+	const doc = "validation.md"
+	stop := docNumber(t, doc, `All five\s+solvers \(apgd, apgd-ar, gs, jacobi, spg\): stop at ([0-9.]+) s`)
+	dist := docNumber(t, doc, `the step containing t\*: [^)]*\) after ([0-9.]+) m`)
+	spin := docNumber(t, doc, `All five solvers: ([0-9.]+) s \(\|Δ\|`)
+	angle := docNumber(t, doc, `turned ([0-9.]+) rad \(analytic`)
+	for _, s := range []string{"apgd", "apgd-ar", "gs", "jacobi", "spg"} {
+		ts, x := enginetest.RollingBallStops(t, s, cpuref.New(0))
+		checkFigure(t, s+": rolling ball stops (s)", ts, stop, 0.5e-5)
+		checkFigure(t, s+": rolling ball's distance (m)", x, dist, 0.5e-6)
+		ts, a := enginetest.SpinningBallStops(t, s, cpuref.New(0))
+		checkFigure(t, s+": spinning ball stops (s)", ts, spin, 0.5e-5)
+		checkFigure(t, s+": spinning ball's angle (rad)", a, angle, 0.5e-5)
+	}
 }
 
 // fclibCell is one cell of docs/solvers.md's FCLib table.

@@ -44,8 +44,7 @@ func exactSettings(h float64) engine.Settings {
 // the slope (its x component below 1e-9: the two points share the load
 // symmetrically).
 func TestRollingDownIncline(t *testing.T) {
-	const theta, h, steps = 20 * math.Pi / 180, 0.005, 100
-	lying := mgl64.QuatRotate(math.Pi/2, mgl64.Vec3{1, 0, 0}) // body z along world −y
+	const theta, h, steps = 20 * math.Pi / 180, 0.005, 100 // rollDownIncline's
 	cases := []struct {
 		name  string
 		shape engine.Shape
@@ -55,26 +54,16 @@ func TestRollingDownIncline(t *testing.T) {
 	}
 	forEachBackend(t, func(t *testing.T, newBackend func() engine.Backend) {
 		for _, c := range cases {
-			r := c.shape.Size[0]
-			b := engine.Body{Shape: c.shape, Rot: lying, Pos: mgl64.Vec3{0, 0, r}}
-			b.SetMass(3)
-			m := inclined(b, theta, 0.5)
-			j := b.Inertia[2]
-			a := 9.81 * math.Sin(theta) / (1 + j/(b.Mass*r*r))
-			sim := newSim(t, m, exactSettings(h), newBackend())
-			last, st := stepFor(t, sim, steps)
-			v := vec3(st.Vel, 0)
-			w := quat(st.Rot, 0).Rotate(vec3(st.Omega, 0))
-			want := a * last.Time
-			t.Logf("%s: v = %.9f m/s after %.3f s, want a·t = %.9f (relative error %.1e; a = %.6f m/s², (2/3)g sin θ = %.6f); slip %.1e m/s",
-				c.name, v[0], last.Time, want, (v[0]-want)/want, a, 2.0/3*9.81*math.Sin(theta), v[0]-r*w[1])
-			if math.Abs(v[0]-want) > 1e-6*want {
-				t.Errorf("%s: speed %.9f m/s, want %.9f", c.name, v[0], want)
+			v, want, slip, ax := rollDownIncline(t, c.shape, newBackend())
+			t.Logf("%s: v = %.9f m/s after %.3f s, want a·t = %.9f (relative error %.1e; (2/3)g sin θ·t = %.9f); slip %.1e m/s",
+				c.name, v, h*steps, want, (v-want)/want, 2.0/3*9.81*math.Sin(theta)*h*steps, slip)
+			if math.Abs(v-want) > 1e-6*want {
+				t.Errorf("%s: speed %.9f m/s, want %.9f", c.name, v, want)
 			}
-			if slip := v[0] - r*w[1]; math.Abs(slip) > 1e-6 {
+			if math.Abs(slip) > 1e-6 {
 				t.Errorf("%s: slip v − rω = %.3g m/s", c.name, slip)
 			}
-			if ax := quat(st.Rot, 0).Rotate(mgl64.Vec3{0, 0, 1}); math.Abs(ax[0]) > 1e-9 {
+			if math.Abs(ax[0]) > 1e-9 {
 				t.Errorf("%s: axis %v turned from across the slope", c.name, ax)
 			}
 		}
@@ -88,6 +77,27 @@ func TestRollingDownIncline(t *testing.T) {
 	})
 }
 
+// rollDownIncline lets a body of shape (a cylinder or capsule of mass 3
+// kg lying across the slope) roll from rest down TestRollingDownIncline's
+// 20° incline (μ = 0.5) for 100 steps of 5 ms, and returns its speed
+// along the slope, the analytic a·t with a = g sin θ/(1 + J/mr²), the
+// slip v − rω of its contact line and its axis at the end.
+func rollDownIncline(t *testing.T, shape engine.Shape, be engine.Backend) (v, want, slip float64, axis mgl64.Vec3) {
+	t.Helper()
+	const theta, h, steps = 20 * math.Pi / 180, 0.005, 100
+	lying := mgl64.QuatRotate(math.Pi/2, mgl64.Vec3{1, 0, 0}) // body z along world −y
+	r := shape.Size[0]
+	b := engine.Body{Shape: shape, Rot: lying, Pos: mgl64.Vec3{0, 0, r}}
+	b.SetMass(3)
+	m := inclined(b, theta, 0.5)
+	a := 9.81 * math.Sin(theta) / (1 + b.Inertia[2]/(b.Mass*r*r))
+	sim := newSim(t, m, exactSettings(h), be)
+	last, st := stepFor(t, sim, steps)
+	vel := vec3(st.Vel, 0)
+	w := quat(st.Rot, 0).Rotate(vec3(st.Omega, 0))
+	return vel[0], a * last.Time, vel[0] - r*w[1], quat(st.Rot, 0).Rotate(mgl64.Vec3{0, 0, 1})
+}
+
 // TestCylinderSlidesOnFace: a cylinder standing on its face, launched at
 // v0 = 2 m/s on a plane with μ = 0.3, slides on the four points of its rim
 // (cylinderPlane), decelerating at μg, and stops at t = v0/(μg) after
@@ -99,24 +109,8 @@ func TestRollingDownIncline(t *testing.T) {
 func TestCylinderSlidesOnFace(t *testing.T) {
 	const v0, mu, g, h = 2.0, 0.3, 9.81, 0.004
 	forEachBackend(t, func(t *testing.T, newBackend func() engine.Backend) {
-		b := engine.Body{Shape: engine.CylinderShape(0.3, 0.2), Rot: mgl64.QuatIdent(), Pos: mgl64.Vec3{0, 0, 0.2}, Vel: mgl64.Vec3{v0, 0, 0}}
-		b.SetMass(5)
-		m := inclined(b, 0, mu)
-		sim := newSim(t, m, exactSettings(h), newBackend())
 		tStop := v0 / (mu * g)
-		var st engine.State
-		stopped := -1.0
-		for k := 0; k < int(tStop/h)+20; k++ {
-			s := step(t, sim)
-			readState(t, sim, &st)
-			if stopped < 0 && vec3(st.Vel, 0).Len() < 1e-9 {
-				stopped = s.Time
-			}
-			if ax := quat(st.Rot, 0).Rotate(mgl64.Vec3{0, 0, 1}); math.Hypot(ax[0], ax[1]) > 1e-9 {
-				t.Fatalf("t = %.3f s: axis %v tipped", s.Time, ax)
-			}
-		}
-		x := st.Pos[0]
+		stopped, x := slideOnFace(t, newBackend())
 		t.Logf("stopped at %.4f s (v0/(μg) = %.4f s) after %.5f m (v0²/(2μg) = %.5f m)", stopped, tStop, x, v0*v0/(2*mu*g))
 		if stopped < tStop || stopped > tStop+h*(1+1e-9) {
 			t.Errorf("stopped at %.5f s, want the first step after %.5f s", stopped, tStop)
@@ -125,6 +119,32 @@ func TestCylinderSlidesOnFace(t *testing.T) {
 			t.Errorf("slid %.6f m, want %.6f ± %.4f", x, d, v0*h)
 		}
 	})
+}
+
+// slideOnFace runs TestCylinderSlidesOnFace's cylinder (r = 0.3 m,
+// h = 0.2 m, 5 kg, v0 = 2 m/s, μ = 0.3, steps of 4 ms) until 20 steps past
+// v0/(μg) and returns the time of the first step that ends at rest and the
+// distance slid; the test fails if the axis tips by more than 1e-9 rad.
+func slideOnFace(t *testing.T, be engine.Backend) (stopped, x float64) {
+	t.Helper()
+	var v0, mu, g, h = 2.0, 0.3, 9.81, 0.004
+	b := engine.Body{Shape: engine.CylinderShape(0.3, 0.2), Rot: mgl64.QuatIdent(), Pos: mgl64.Vec3{0, 0, 0.2}, Vel: mgl64.Vec3{v0, 0, 0}}
+	b.SetMass(5)
+	sim := newSim(t, inclined(b, 0, mu), exactSettings(h), be)
+	var st engine.State
+	stopped = -1.0
+	n := int(v0/(mu*g)/h) + 20 // float64 constants, truncated at run time
+	for k := 0; k < n; k++ {
+		s := step(t, sim)
+		readState(t, sim, &st)
+		if stopped < 0 && vec3(st.Vel, 0).Len() < 1e-9 {
+			stopped = s.Time
+		}
+		if ax := quat(st.Rot, 0).Rotate(mgl64.Vec3{0, 0, 1}); math.Hypot(ax[0], ax[1]) > 1e-9 {
+			t.Fatalf("t = %.3f s: axis %v tipped", s.Time, ax)
+		}
+	}
+	return stopped, st.Pos[0]
 }
 
 // TestShapesResting: capsules and cylinders placed at rest on planes,

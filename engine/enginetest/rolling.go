@@ -69,8 +69,8 @@ var RollingSolvers = []string{"apgd", "apgd-ar", "gs", "jacobi", "spg"}
 // with v = 0 ends in [t*, t* + h), the tolerance on the stop time is h.
 // The position advances by h·v_k with the speed at the end of each step,
 // so d = Σ h v_k = d* − v0 h/2 + O(|a| h²): the tolerance on the
-// distance is v0·h.
-func RollingBallStops(t *testing.T, solver string, be engine.Backend) {
+// distance is v0·h. It returns the stop time and the distance.
+func RollingBallStops(t *testing.T, solver string, be engine.Backend) (stop, dist float64) {
 	t.Helper()
 	const R, m, v0, mu, mur, g, h = 0.1, 1.0, 1.0, 0.5, 0.01, 9.81, 1e-3
 	inertia := 2.0 / 5 * m * R * R
@@ -127,6 +127,7 @@ func RollingBallStops(t *testing.T, solver string, be engine.Backend) {
 	if math.Abs(x-dStop) > v0*h {
 		t.Errorf("distance %.6f m, want %.6f ± v0·h = %.g m", x, dStop, v0*h)
 	}
+	return ts, x
 }
 
 // SpinningBallStops runs, with solver on be, a ball (R = 0.1 m, m = 1 kg, I = 2/5 m R²)
@@ -137,13 +138,14 @@ func RollingBallStops(t *testing.T, solver string, be engine.Backend) {
 // at t* = I ω0/(μ_s m g) = 0.40775 s. As for the rolling ball, each
 // converged step removes exactly μ_s m g h/I of spin, so the first step
 // with ω = 0 ends in [t*, t* + h): the tolerance is h. The spin angle
-// reached is I ω0²/(2 μ_s m g) − ω0 h/2 + O(h²): tolerance ω0·h.
-func SpinningBallStops(t *testing.T, solver string, be engine.Backend) {
+// reached is I ω0²/(2 μ_s m g) − ω0 h/2 + O(h²): tolerance ω0·h. It
+// returns the stop time and the angle turned.
+func SpinningBallStops(t *testing.T, solver string, be engine.Backend) (stop, angle float64) {
 	t.Helper()
 	const R, m, w0, mu, mus, g, h = 0.1, 1.0, 10.0, 0.5, 0.01, 9.81, 1e-3
 	inertia := 2.0 / 5 * m * R * R
 	tStop := inertia * w0 / (mus * m * g)
-	angle := inertia * w0 * w0 / (2 * mus * m * g)
+	want := inertia * w0 * w0 / (2 * mus * m * g)
 	mdl := BallOnPlane(R, m, mgl64.Vec3{}, mgl64.Vec3{0, 0, w0}, mu, 0, mus)
 	sim, err := engine.NewSim(mdl, RollingSettings(h, solver), be)
 	if err != nil {
@@ -172,11 +174,12 @@ func SpinningBallStops(t *testing.T, solver string, be engine.Backend) {
 			t.Fatalf("the spinning ball drifts at %.3g m/s", v)
 		}
 	}
-	t.Logf("%s: stop at %.5f s (analytic %.5f s, |Δ| %.2g s), angle %.5f rad (analytic %.5f rad)", solver, ts, tStop, math.Abs(ts-tStop), turned, angle)
+	t.Logf("%s: stop at %.5f s (analytic %.5f s, |Δ| %.2g s), angle %.5f rad (analytic %.5f rad)", solver, ts, tStop, math.Abs(ts-tStop), turned, want)
 	if ts < tStop-1e-9 || ts > tStop+h {
 		t.Errorf("stop time %.6f s, want in [%.6f, %.6f]", ts, tStop, tStop+h)
 	}
-	if math.Abs(turned-angle) > w0*h {
-		t.Errorf("angle %.6f rad, want %.6f ± ω0·h", turned, angle)
+	if math.Abs(turned-want) > w0*h {
+		t.Errorf("angle %.6f rad, want %.6f ± ω0·h", turned, want)
 	}
+	return ts, turned
 }
