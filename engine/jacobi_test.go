@@ -283,3 +283,47 @@ func TestNonFinite(t *testing.T) {
 		}
 	}
 }
+
+// countSchur counts the products with N.
+type countSchur struct {
+	engine.Problem
+	calls int
+}
+
+func (p *countSchur) Schur(dst, x engine.Vec) {
+	p.calls++
+	p.Problem.Schur(dst, x)
+}
+
+// TestNoStoppingTest: with Tol = 0 and no history nothing reads the
+// iterations' residuals, so Jacobi and Gauss–Seidel compute only the last
+// one: the same iterate (equal bits), residual and objective as a solve
+// that records every iteration, with Gauss–Seidel taking 2 products with N
+// (the guess's and the last iterate's) instead of 1 + MaxIter; a product
+// that turns NaN is still an error, at the end.
+func TestNoStoppingTest(t *testing.T) {
+	const iters = 7
+	for _, name := range []string{"jacobi", "gs"} {
+		full := &countSchur{Problem: coupledPair(t)}
+		gFull, stFull := runSolver(t, name, full, engine.SolveOptions{MaxIter: iters, Gd: confGd, History: true})
+		bare := &countSchur{Problem: coupledPair(t)}
+		gBare, stBare := runSolver(t, name, bare, engine.SolveOptions{MaxIter: iters, Gd: confGd})
+		for i := range gFull {
+			if math.Float64bits(gFull[i]) != math.Float64bits(gBare[i]) {
+				t.Errorf("%s: γ[%d] = %v without the per-iteration residual, %v with it", name, i, gBare[i], gFull[i])
+			}
+		}
+		if stBare.Iterations != iters || stBare.Residual != stFull.Residual || stBare.Objective != stFull.Objective || stBare.Converged {
+			t.Errorf("%s: stats %+v, want those of %+v (less the history)", name, stBare, stFull)
+		}
+		t.Logf("%s: %d products with N with the history, %d without", name, full.calls, bare.calls)
+		if name == "gs" && (full.calls != 1+iters || bare.calls != 2) {
+			t.Errorf("gs: %d and %d products with N, want %d and 2", full.calls, bare.calls, 1+iters)
+		}
+		s, _ := engine.NewSolver(name)
+		p := coupledPair(t)
+		if _, err := s.Solve(&nanSchur{Problem: p, after: 1}, p.NewVec(6), engine.SolveOptions{MaxIter: iters, Gd: confGd}); err == nil {
+			t.Errorf("%s: NaN from the second product, no stopping test: no error", name)
+		}
+	}
+}
