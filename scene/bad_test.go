@@ -60,6 +60,13 @@ func TestBadFiles(t *testing.T) {
 		"negative_rolling_friction.json":  {"materials[0].rolling_friction: -0.01 must be ≥ 0 and finite"},
 		"negative_spinning_friction.json": {"materials[0].spinning_friction: -0.002 must be ≥ 0 and finite"},
 		"rolling_friction_range.json":     {"materials[0].rolling_friction", "1e999 is out of range"},
+		"scale_negative.json":             {"generators[0].scale: -1 must be positive and finite"},
+		"scale_min_max.json":              {"generators[0].scale.max: 1 is less than min 2"},
+		"scale_zero_min.json":             {"generators[0].scale.min: 0 must be positive and finite"},
+		"scale_unknown_distribution.json": {`generators[0].scale.dist: unknown distribution "gamma" (want uniform or normal)`},
+		"scale_range.json":                {"generators[0].scale: number 1e999 is out of range"},
+		"scale_overflow.json":             {"generators[0].scale: makes a shape out of range", "+Inf"},
+		"scale_lattice_overlap.json":      {"generators[0].spacing: 0.3 is less than 0.4, twice the largest half-size"},
 	}
 	files, err := filepath.Glob("testdata/bad/*.json")
 	if err != nil {

@@ -5,17 +5,22 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/geom"
 )
 
 // generator appends the bodies of one generator. Every random number comes
 // from one SplitMix64 stream seeded with g.Seed, drawn body by body:
 //
 //   - lattice: the jitter of x, y and z, then the distributed sizes (in the
-//     order radius, semi_axes[0..2], half_extents[0..2]), then the
-//     orientation if random_orientation (three draws);
-//   - random: the distributed sizes, the orientation, then x, y, z of each
-//     placement attempt (in a cylinder: x and y drawn again until they fall
-//     in its disc, then z).
+//     order radius, half_height, semi_axes[0..2], half_extents[0..2]),
+//     then the scale if it is a distribution, then the orientation if
+//     random_orientation (three draws);
+//   - random: the distributed sizes, the scale if it is a distribution,
+//     the orientation, then x, y, z of each placement attempt (in a
+//     cylinder: x and y drawn again until they fall in its disc, then z).
+//
+// A fixed size or scale takes no draw, so a document without "scale"
+// draws exactly as before it existed.
 func (b *builder) generator(p string, g GeneratorSpec) error {
 	shapePath := join(p, "shape")
 	kind, err := checkShape(shapePath, g.Shape, true)
@@ -35,22 +40,52 @@ func (b *builder) generator(p string, g GeneratorSpec) error {
 	if err != nil {
 		return err
 	}
+	scalePath := join(p, "scale")
+	scale := Size{Value: 1}
+	if g.Scale != nil {
+		if err := checkSize(scalePath, *g.Scale, true); err != nil {
+			return err
+		}
+		scale = *g.Scale
+	}
 	sizes, paths := sizesOf(shapePath, g.Shape)
 	upper := make([]float64, len(sizes))
+	lower := make([]float64, len(sizes))
 	for i, s := range sizes {
-		upper[i] = s.upper()
+		upper[i], lower[i] = s.upper(), s.lower()
+		if g.Scale != nil {
+			upper[i] *= scale.upper()
+			lower[i] *= scale.lower()
+		}
 	}
-	// The largest body the generator can make. A convex shape's points
-	// are one hull for every body, placed at its centre of mass in its
-	// principal frame.
-	largest := makeShape(kind, upper)
+	// The largest and the smallest body the generator can make. A convex
+	// shape's points are one hull for every body, placed at its centre of
+	// mass in its principal frame, and scaled by the body's scale.
+	largest, smallest := makeShape(kind, upper), makeShape(kind, lower)
+	var hull engine.Shape // a convex generator's hull at scale 1
 	if kind == engine.Convex {
-		if largest, _, _, err = convexShape(shapePath, g.Shape); err != nil {
+		if hull, _, _, err = convexShape(shapePath, g.Shape); err != nil {
+			return err
+		}
+		largest, smallest = scaleConvex(hull, scale.upper()), scaleConvex(hull, scale.lower())
+	}
+	if g.Scale != nil {
+		// The scaled sizes may leave the range of float64.
+		for _, extreme := range []engine.Shape{largest, smallest} {
+			if err := extreme.Validate(); err != nil {
+				return errAt(scalePath, "makes a shape out of range: %v", err)
+			}
+		}
+		if err := setMass(p, &engine.Body{Shape: smallest}, g.Mass, g.Density); err != nil {
 			return err
 		}
 	}
 	if err := setMass(p, &engine.Body{Shape: largest}, g.Mass, g.Density); err != nil {
 		return err
+	}
+	fixed := hull // the hull of every body when the scale is a number
+	if kind == engine.Convex && scale.Dist == "" {
+		fixed = scaleConvex(hull, scale.Value)
 	}
 	rotate := g.RandomOrientation && kind != engine.Sphere
 	rng := &SplitMix64{State: uint64(g.Seed)}
@@ -63,9 +98,22 @@ func (b *builder) generator(p string, g GeneratorSpec) error {
 					s.Mean, s.Std, s.Min, s.Max, normalTries)
 			}
 		}
+		k, ok := scale.sample(rng)
+		if !ok {
+			return engine.Body{}, errAt(scalePath, "the normal distribution (mean %v, std %v) gave no value in [%v, %v] in %d draws",
+				scale.Mean, scale.Std, scale.Min, scale.Max, normalTries)
+		}
+		if g.Scale != nil {
+			for i := range v {
+				v[i] *= k
+			}
+		}
 		body := engine.Body{Shape: makeShape(kind, v), Rot: mgl64.QuatIdent(), Material: mat}
 		if kind == engine.Convex {
-			body.Shape = largest
+			body.Shape = fixed
+			if scale.Dist != "" {
+				body.Shape = scaleConvex(hull, k)
+			}
 		}
 		if rotate {
 			body.Rot = randomRotation(rng)
@@ -88,8 +136,16 @@ func (b *builder) generator(p string, g GeneratorSpec) error {
 		half := largest.BoundingRadius()
 		if !rotate {
 			half = math.Max(largest.Size[0], math.Max(largest.Size[1], largest.Size[2]))
-			if largest.Kind == engine.Capsule {
+			switch largest.Kind {
+			case engine.Capsule:
 				half = largest.Size[0] + largest.Size[1]
+			case engine.Convex:
+				// The largest coordinate of a vertex: the hull's
+				// bounding box about its centre of mass.
+				half = 0
+				for _, v := range largest.Hull.Verts {
+					half = math.Max(half, math.Max(math.Abs(v[0]), math.Max(math.Abs(v[1]), math.Abs(v[2]))))
+				}
 			}
 		}
 		return b.lattice(p, g, half, rng, draw)
@@ -350,4 +406,24 @@ func (b *builder) random(p string, g GeneratorSpec, rmax float64, rng *SplitMix6
 		b.model.Bodies = append(b.model.Bodies, body)
 	}
 	return nil
+}
+
+// scaleConvex returns convex shape sh (its hull in its principal frame,
+// centred on its centre of mass) scaled by k > 0 about that centre: every
+// vertex and face offset times k, the normals and the topology unchanged.
+// The hull of points scaled by k about any origin is this hull, with its
+// centre of mass scaled by k about that origin and the same principal
+// frame: volume k³, inertia k⁵ at a fixed density. k = 1 returns sh.
+func scaleConvex(sh engine.Shape, k float64) engine.Shape {
+	if k == 1 {
+		return sh
+	}
+	h := &geom.Hull{Verts: make([]mgl64.Vec3, len(sh.Hull.Verts)), Faces: make([]geom.Face, len(sh.Hull.Faces))}
+	for i, v := range sh.Hull.Verts {
+		h.Verts[i] = v.Mul(k)
+	}
+	for i, f := range sh.Hull.Faces {
+		h.Faces[i] = geom.Face{Verts: f.Verts, Normal: f.Normal, Offset: f.Offset * k}
+	}
+	return engine.ConvexShape(h)
 }

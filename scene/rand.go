@@ -79,3 +79,11 @@ func randomRotation(r *SplitMix64) mgl64.Quat {
 func scaleQuat(q mgl64.Quat, s float64) mgl64.Quat {
 	return mgl64.Quat{W: q.W * s, V: q.V.Mul(s)}
 }
+
+// lower is the smallest value the size can take.
+func (s Size) lower() float64 {
+	if s.Dist == "" {
+		return s.Value
+	}
+	return s.Min
+}

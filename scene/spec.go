@@ -157,6 +157,11 @@ type GeneratorSpec struct {
 	Material          string    `json:"material,omitempty"`
 	RandomOrientation bool      `json:"random_orientation,omitempty"`
 	Seed              Seed      `json:"seed,omitempty"`
+	// Scale multiplies every length of each body's shape (its sizes, on
+	// top of their own distributions; a convex hull's points about the
+	// frame they are given in): a number, or a distribution drawn per
+	// body. nil is 1, with no draw.
+	Scale *Size `json:"scale,omitempty"`
 
 	// lattice only
 	Spacing   *float64 `json:"spacing,omitempty"` // m
