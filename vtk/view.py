@@ -1,20 +1,24 @@
 # view.py: the ParaView picture of a gpusim run, written by gpusim beside
-# run.pvd. Run it with ParaView's Python:
+# run.pvd. Run it with ParaView's Python (ParaView 5.10 or later):
 #
 #   pvpython view.py                    # a window (needs a display)
 #   pvpython --force-offscreen-rendering view.py --png run.png
-#                                       # a picture, no display needed
+#                                       # a picture, no window
+#   xvfb-run -a pvpython view.py --png run.png
+#                                       # the same without a display where
+#                                       # ParaView needs X (Debian's)
 #   pvpython view.py --state view.pvsm  # a state for paraview --state
 #
 # It shows the last frame (--frame K for frame K of run.pvd, from 0;
 # negative counts from the end): every moving body as its shape (spheres,
 # ellipsoids, boxes, capsules and cylinders, with their sizes and
-# orientations, from the arrays glyph and glyph_tensor) coloured by speed,
-# the fixed bodies and planes (vtk/container.vtp) as translucent surfaces,
-# and, when the run wrote contacts (contacts.pvd), the contact network:
-# a tube between the centres of every two bodies in contact, its width and
-# colour the normal force (the grains are then drawn translucent; see
-# --opacity).
+# orientations, from the arrays glyph and glyph_tensor; other shapes as
+# their bounding spheres) coloured by speed, the fixed bodies and planes
+# (vtk/container.vtp) as translucent surfaces, and, when the run wrote
+# contacts (contacts.pvd), the contact network: a tube between the centres
+# of every two bodies in contact, its width and colour the normal force
+# (the bodies are then drawn translucent; see --opacity). The camera
+# frames the bodies.
 import argparse
 import math
 import os
@@ -71,15 +75,38 @@ contacts = os.path.join(here, "contacts.pvd")
 network = os.path.exists(contacts) and not args.no_contacts
 opacity = args.opacity if args.opacity is not None else (0.3 if network else 1.0)
 
+# The shown frame on this side: its glyph codes, and the bounds and radii
+# of its bodies (for the camera and the tubes).
+from paraview import servermanager  # noqa: E402
+
+frames.UpdatePipeline(t)
+data = servermanager.Fetch(frames)
+codes, radii, lo3, hi3 = set(), [], [math.inf] * 3, [-math.inf] * 3
+if data is not None and data.GetNumberOfPoints() > 0:
+    pd = data.GetPointData()
+    glyph, radius = pd.GetArray("glyph"), pd.GetArray("radius")
+    if glyph is None or radius is None:
+        sys.exit("view.py: %s has no arrays glyph and radius: a frame of an older gpusim? Run it again" % pvd)
+    for i in range(data.GetNumberOfPoints()):
+        codes.add(int(glyph.GetValue(i)))
+        r = radius.GetValue(i)
+        radii.append(r)
+        x = data.GetPoint(i)
+        for k in range(3):
+            lo3[k] = min(lo3[k], x[k] - r)
+            hi3[k] = max(hi3[k], x[k] + r)
+
 speed_lut = GetColorTransferFunction("speed")
 speed_lut.ApplyPreset("Viridis (matplotlib)", True)
-frames.UpdatePipeline(t)
 lo, hi = frames.PointData["speed"].GetRange() if "speed" in frames.PointData.keys() else (0.0, 1.0)
 speed_lut.RescaleTransferFunction(lo, hi if hi > lo else lo + 1e-9)
 
-# One Tensor Glyph per glyph code (vtk.GlyphSphere, GlyphBox,
+# One Tensor Glyph per glyph code present (vtk.GlyphSphere, GlyphBox,
 # GlyphCylinder): the unit shape x drawn at centre + glyph_tensor·x.
+shown = []
 for code, kind in ((0, "Sphere"), (1, "Box"), (2, "Cylinder")):
+    if code not in codes:
+        continue
     part = Threshold(registrationName="glyph %d" % code, Input=frames)
     part.Scalars = ["POINTS", "glyph"]
     part.LowerThreshold = code - 0.5
@@ -109,7 +136,9 @@ for code, kind in ((0, "Sphere"), (1, "Box"), (2, "Cylinder")):
     ColorBy(d, ("POINTS", "speed"))
     d.LookupTable = speed_lut
     d.Opacity = opacity
-    d.SetScalarBarVisibility(view, code == 0)
+    shown.append(d)
+if shown:
+    shown[0].SetScalarBarVisibility(view, True)
 
 bar = GetScalarBar(speed_lut, view)
 bar.Title = "speed (m/s)"
@@ -133,14 +162,8 @@ if network:
     pts = CellDatatoPointData(registrationName="contact points", Input=net)
     # Tube radius: a fifth of the median body radius, up to 3 times that
     # for the largest normal force.
-    import statistics
-    from paraview import servermanager
-    data = servermanager.Fetch(frames)
-    radii = []
-    if data is not None and data.GetPointData().GetArray("radius") is not None:
-        a = data.GetPointData().GetArray("radius")
-        radii = [a.GetValue(i) for i in range(a.GetNumberOfTuples())]
-    r0 = 0.2 * statistics.median(radii) if radii else 0.01
+    radii.sort()
+    r0 = 0.2 * radii[len(radii) // 2] if radii else 0.01
     tube = Tube(registrationName="contact network", Input=pts)
     tube.Scalars = ["POINTS", "normal_force"]
     tube.VaryRadius = "By Scalar"
@@ -161,8 +184,9 @@ if network:
     fbar.WindowLocation = "Upper Right Corner"
 
 # Camera: from 30° above the horizon, turned 35° about the vertical, the
-# whole scene in view.
-view.ResetCamera(False)
+# bodies (not the container) filling the view. The first Render of
+# paraview.simple resets the camera to the whole scene, so it comes first.
+Render(view)
 u = UP
 n = math.sqrt(sum(c * c for c in u)) or 1.0
 u = [c / n for c in u]
@@ -176,12 +200,19 @@ x = [c / n for c in x]
 y = [u[1] * x[2] - u[2] * x[1], u[2] * x[0] - u[0] * x[2], u[0] * x[1] - u[1] * x[0]]
 el, az = math.radians(30), math.radians(35)
 dirn = [math.cos(el) * (-math.sin(az) * x[k] - math.cos(az) * y[k]) + math.sin(el) * u[k] for k in range(3)]
-focal = list(view.CameraFocalPoint)
-dist = math.sqrt(sum((view.CameraPosition[k] - focal[k]) ** 2 for k in range(3)))
+if radii:
+    focal = [(lo3[k] + hi3[k]) / 2 for k in range(3)]
+else:
+    view.ResetCamera(False)
+    focal = list(view.CameraFocalPoint)
 view.CameraFocalPoint = focal
-view.CameraPosition = [focal[k] + dist * dirn[k] for k in range(3)]
+view.CameraPosition = [focal[k] + dirn[k] for k in range(3)]
 view.CameraViewUp = u
-view.ResetCamera(False)
+if radii:
+    view.ResetCamera(lo3[0], hi3[0], lo3[1], hi3[1], lo3[2], hi3[2])
+    GetActiveCamera().Dolly(0.85)  # a margin around them
+else:
+    view.ResetCamera(False)
 Render(view)
 
 if args.state:
