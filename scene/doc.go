@@ -174,7 +174,8 @@
 //
 // The normal distribution is truncated to [min, max] by drawing again (at
 // most 1000 times per size, then an error); min > 0 and max ≥ min are
-// required for both.
+// required for both. A generator's scale (see generators) multiplies every
+// length of the shape on top of that, convex hulls included.
 //
 // # convex shapes
 //
@@ -188,9 +189,12 @@
 // principal frame (exact polyhedral mass properties): position pos + rot·c,
 // orientation rot ⊗ q, omega q⁻¹·omega, and "inertia" is refused. A
 // generator may make convex bodies: every body has the same hull, placed
-// at its centre of mass. A hull resting on a plane rests on its vertices
-// there; on a box or another hull on the corners of the two faces'
-// overlap.
+// at its centre of mass, times the generator's scale (the points scaled
+// about their frame's origin: the centre of mass scales with them, the
+// principal frame is the same, the volume is s³ and the inertia s⁵ times
+// the unscaled hull's at a fixed density). A hull resting on a plane rests
+// on its vertices there; on a box or another hull on the corners of the
+// two faces' overlap.
 //
 // # meshes
 //
@@ -261,19 +265,35 @@
 //	                    spheres); default false
 //	seed                seed of the generator's SplitMix64 stream: an
 //	                    integer or a string such as "0x5EED5EED"; default 0
+//	scale               factor on every length of each body's shape: a
+//	                    number > 0 or a distribution (as a size's, min > 0),
+//	                    drawn per body; default 1
+//
+// scale multiplies the whole shape: a sphere's radius, an ellipsoid's
+// semi-axes, a box's half-extents, a capsule's or a cylinder's radius and
+// half_height (each after its own draw, if it is a distribution), and a
+// convex hull's points about the origin of the frame they are given in
+// (see convex shapes). With density the mass follows the volume (s³);
+// with mass every body keeps the given mass and its inertia scales with
+// s². Compounds are not made by generators.
 //
 // All the generator's random numbers come, in a fixed order, from its own
 // SplitMix64 stream (bench/settle.md), so a document always builds the same
 // bodies. lattice: per body the jitter of x, y, z, then the distributed
-// sizes (radius, or semi_axes / half_extents in order), then the
-// orientation (three draws). random: per body the sizes, the orientation,
-// then x, y, z of each placement attempt.
+// sizes (radius, half_height, or semi_axes / half_extents in order), then
+// the scale if it is a distribution (one draw, or pairs for a normal one as
+// for a size), then the orientation (three draws). random: per body the
+// sizes, the scale, the orientation, then x, y, z of each placement
+// attempt. A size or a scale given as a number takes no draw, so adding
+// "scale": 1 (or any number) to a document leaves its draws as they were.
 //
 // Lattice fields (exactly the rule of bench/settle.md):
 //
 //	spacing      lattice spacing (m); default 2.1 × the largest half-size
-//	             (the bounding radius with random_orientation); an error if
-//	             less than twice that
+//	             (the bounding radius with random_orientation; a convex
+//	             hull's largest vertex coordinate about its centre of mass
+//	             without), of the largest body: each size's max times the
+//	             scale's max; an error if less than twice that
 //	max_per_row  cap on the bodies per row nx (0: none); default 0
 //	origin       centre of the bottom layer (m); default [0, 0, 0]
 //	jitter       amplitude of the uniform jitter per coordinate (m); default 0
@@ -293,11 +313,12 @@
 //	              cylinder is required
 //	max_attempts  placement attempts per body, 1 to 1048576; default 1000
 //
-// Each body is placed uniformly at random with its bounding sphere inside
-// the region, retried until its bounding sphere overlaps none of the bodies
-// placed before it (from "bodies", earlier generators and this one;
-// planes excepted). A body that finds no place in max_attempts is an error
-// saying how many were placed.
+// Each body is placed uniformly at random with its bounding sphere (of its
+// own drawn sizes and scale) inside the region, retried until its bounding
+// sphere overlaps none of the bodies placed before it (from "bodies",
+// earlier generators and this one; planes excepted); the region must hold
+// the largest body (each size's max times the scale's max). A body that
+// finds no place in max_attempts is an error saying how many were placed.
 //
 // # containers
 //
