@@ -352,17 +352,33 @@ const (
 	ArrayGap           = "gap"            // Float64 (m): Φ, negative when the bodies overlap
 )
 
-// ContactsPolyData returns one line cell per contact from its point on body
-// A to its point on body B, both in the world frame at the state s, with
-// cell data "body" (A, B), normal_force, friction_force, normal and gap;
-// gamma holds the impulses (N·s, n, u, w per contact) of a step of length
-// h (s). The contact points are stored in the bodies' frames, so they move
-// with the bodies: for contacts found at the start of a step and a state
-// at its end they are the points carried along by the step's motion.
-func ContactsPolyData(s *engine.State, c *engine.Contacts, gamma []float64, h float64) (*PolyData, error) {
+// More cell arrays of a contacts file, one tuple per contact.
+const (
+	// ArrayForce: the force of the contact on body B (on A: its
+	// opposite), world frame, Float64 × 3 (N): (γ_n n + γ_u u + γ_w w)/h
+	// in the contact frame of engine.TangentBasis.
+	ArrayForce = "force"
+	// ArrayContactPoint: the contact point, world frame, Float64 × 3 (m):
+	// the midpoint of the contact's points on A and on B.
+	ArrayContactPoint = "point"
+)
+
+// ContactNetworkPolyData returns the contact network of a frame: one line
+// cell per contact from the centre of body A to the centre of body B at
+// the state s (the force network a granular material carries), with cell
+// data "body" (A, B), normal_force, friction_force, force, normal, gap and
+// point; gamma holds the impulses (N·s, n, u, w per contact, then any
+// joint and rolling rows, which are not read) of a step of length h (s).
+// A body with static[i] set (fixed, plane, kinematic; nil: none) ends its
+// contacts' lines at the contact point on it instead of its centre, which
+// can be far away (a wall's or a plane's). The contact points are stored
+// in the bodies' frames, so they move with the bodies: for contacts found
+// at the start of a step and a state at its end they are the points
+// carried along by the step's motion.
+func ContactNetworkPolyData(s *engine.State, c *engine.Contacts, gamma []float64, h float64, static []bool) (*PolyData, error) {
 	nc := c.Len()
-	if len(gamma) != 3*nc {
-		return nil, fmt.Errorf("vtk: %d contacts but %d impulse components (want %d)", nc, len(gamma), 3*nc)
+	if len(gamma) < 3*nc {
+		return nil, fmt.Errorf("vtk: %d contacts but %d impulse components (want at least %d)", nc, len(gamma), 3*nc)
 	}
 	if nc > 0 && !(h > 0) {
 		return nil, fmt.Errorf("vtk: step length %v must be positive", h)
@@ -371,34 +387,50 @@ func ContactsPolyData(s *engine.State, c *engine.Contacts, gamma []float64, h fl
 	body := Array{Name: ArrayBodyID, Type: "Int32", Components: 2}
 	fn := Array{Name: ArrayNormalForce, Type: "Float64", Components: 1}
 	ft := Array{Name: ArrayFrictionForce, Type: "Float64", Components: 1}
+	force := Array{Name: ArrayForce, Type: "Float64", Components: 3}
 	normal := Array{Name: ArrayNormal, Type: "Float64", Components: 3}
 	gap := Array{Name: ArrayGap, Type: "Float64", Components: 1}
-	world := func(b int32, local []float64) (mgl64.Vec3, error) {
+	point := Array{Name: ArrayContactPoint, Type: "Float64", Components: 3}
+	// end returns the line's end on body b (its centre, or for a static
+	// body the contact point) and the contact point on it.
+	end := func(b int32, local []float64) (mgl64.Vec3, mgl64.Vec3, error) {
 		if b < 0 || int(b) >= s.Len() {
-			return mgl64.Vec3{}, fmt.Errorf("vtk: contact body %d out of range [0, %d)", b, s.Len())
+			return mgl64.Vec3{}, mgl64.Vec3{}, fmt.Errorf("vtk: contact body %d out of range [0, %d)", b, s.Len())
 		}
 		i := int(b)
+		x := mgl64.Vec3{s.Pos[3*i], s.Pos[3*i+1], s.Pos[3*i+2]}
 		q := mgl64.Quat{W: s.Rot[4*i], V: mgl64.Vec3{s.Rot[4*i+1], s.Rot[4*i+2], s.Rot[4*i+3]}}
-		return mgl64.Vec3{s.Pos[3*i], s.Pos[3*i+1], s.Pos[3*i+2]}.Add(q.Rotate(mgl64.Vec3{local[0], local[1], local[2]})), nil
+		pt := x.Add(q.Rotate(mgl64.Vec3{local[0], local[1], local[2]}))
+		if i < len(static) && static[i] {
+			return pt, pt, nil
+		}
+		return x, pt, nil
 	}
 	for i := range nc {
-		a, err := world(c.A[i], c.PA[3*i:3*i+3])
+		a, pa, err := end(c.A[i], c.PA[3*i:3*i+3])
 		if err != nil {
 			return nil, err
 		}
-		b, err := world(c.B[i], c.PB[3*i:3*i+3])
+		b, pb, err := end(c.B[i], c.PB[3*i:3*i+3])
 		if err != nil {
 			return nil, err
 		}
+		mid := pa.Add(pb).Mul(0.5)
+		point.Data = append(point.Data, mid[:]...)
 		p.Points = append(p.Points, a[:]...)
 		p.Points = append(p.Points, b[:]...)
 		p.Lines.Add(int64(2*i), int64(2*i+1))
+		n := mgl64.Vec3{c.Normal[3*i], c.Normal[3*i+1], c.Normal[3*i+2]}
+		u, w := engine.TangentBasis(n)
+		g := gamma[3*i : 3*i+3]
+		f := n.Mul(g[0] / h).Add(u.Mul(g[1] / h)).Add(w.Mul(g[2] / h))
 		body.Data = append(body.Data, float64(c.A[i]), float64(c.B[i]))
-		fn.Data = append(fn.Data, gamma[3*i]/h)
-		ft.Data = append(ft.Data, math.Hypot(gamma[3*i+1], gamma[3*i+2])/h)
-		normal.Data = append(normal.Data, c.Normal[3*i:3*i+3]...)
+		fn.Data = append(fn.Data, g[0]/h)
+		ft.Data = append(ft.Data, math.Hypot(g[1], g[2])/h)
+		force.Data = append(force.Data, f[:]...)
+		normal.Data = append(normal.Data, n[:]...)
 		gap.Data = append(gap.Data, c.Phi[i])
 	}
-	p.CellData = []Array{body, fn, ft, normal, gap}
+	p.CellData = []Array{body, fn, ft, force, normal, gap, point}
 	return p, nil
 }

@@ -7,24 +7,34 @@
 //   - run.pvd: the collection of the body frames with their simulated
 //     times; ParaView opens it as an animation;
 //   - vtk/frame-SSSSSS.vtp (SSSSSS: the step, 0 for the initial state): one
-//     point per body at its centre of mass, with a vertex cell each and the
-//     point arrays id, shape (0 sphere, 1 ellipsoid, 2 box, 3 plane),
-//     radius, semi_axes, orientation (quaternion w, x, y, z), velocity,
-//     speed, angular_velocity (world frame) and fixed (see the Array*
-//     constants); planes and container walls are points too, so point k is
-//     body k of the scene; a run that reports reactions (reactions.csv)
-//     adds reaction_force and reaction_torque (see ArrayReactionForce);
-//   - vtk/container.vtp: the fixed boxes as six quadrilaterals each and
-//     every plane as a square (edge: PlaneSide) around its point, written
-//     once from the initial state, with cell array body;
+//     point per moving body (neither fixed nor a plane) at its centre of
+//     mass, with a vertex cell each and the point arrays id (the body's
+//     index in the scene), shape, radius, semi_axes, orientation
+//     (quaternion w, x, y, z), velocity, speed, angular_velocity (world
+//     frame), and for glyphs glyph (the unit shape: 0 sphere, 1 box, 2
+//     cylinder), scale (half-extents along the body axes) and
+//     glyph_tensor (R·diag(scale), see Body.Glyph); the fixed bodies and
+//     planes are its field data fixed_* (see ArrayFixedID), so that
+//     ReadBodies gives every body back; a run that reports reactions
+//     (reactions.csv) adds reaction_force and reaction_torque, and
+//     fixed_reaction_force and fixed_reaction_torque for the fixed bodies
+//     (see AddReactions);
+//   - vtk/container.vtp: the fixed bodies and planes as polygons (boxes as
+//     six quadrilaterals, every plane as a square of edge PlaneSide around
+//     its point, the other shapes as their surfaces: FixedPolyData),
+//     written once from the initial state, with cell array body;
 //   - with contacts (--vtk-contacts), contacts.pvd and
-//     vtk/contacts-SSSSSS.vtp: a line cell per contact from its point on
-//     body A to its point on body B, with cell arrays body (A, B),
-//     normal_force (γ_n/h, N), friction_force (N), normal and gap (m).
+//     vtk/contacts-SSSSSS.vtp: the contact network, a line cell per
+//     contact from the centre of body A to the centre of body B (to the
+//     contact point on a fixed, plane or kinematic body), with cell arrays
+//     body (A, B), normal_force (γ_n/h, N), friction_force (N), force (N,
+//     on B, world frame), normal, gap (m) and point (the contact point);
+//   - view.py: a ParaView script that shows the run (ViewFile).
 //
-// Arrays are written inline in VTK's "binary" format (base64 of a UInt64
-// byte count and the little-endian values), so every file is plain XML
-// that encoding/xml reads. Files are written to a temporary name and
-// renamed into place, and the collections are rewritten after every
-// frame, so an interrupted run is still whole.
+// Files are written with their arrays zlib-compressed in raw appended data
+// (EncodeCompressed: ParaView's own default form); Decode reads that, and
+// the inline ascii and base64 forms (Encode), which earlier versions
+// wrote. Files are written to a temporary name and renamed into place, and
+// the collections are rewritten after every frame, so an interrupted run
+// is still whole.
 package vtk

@@ -1,7 +1,6 @@
 package vtk
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -148,71 +147,4 @@ func FixedPolyData(bs []Body, side float64) *PolyData {
 		}
 	}
 	return p
-}
-
-// ArrayForce is the cell array of a contacts file with the force of each
-// contact on body B (on A: its opposite), world frame: Float64 × 3 (N),
-// (γ_n n + γ_u u + γ_w w)/h in the contact frame of engine.TangentBasis.
-const ArrayForce = "force"
-
-// ContactNetworkPolyData returns the contact network of a frame: one line
-// cell per contact from the centre of body A to the centre of body B at
-// the state s (the force network a granular material carries), with cell
-// data "body" (A, B), normal_force, friction_force, force, normal and gap
-// (see ContactsPolyData for gamma and h). A body with static[i] set
-// (fixed, plane, kinematic; nil: none) ends its contacts' lines at the
-// contact point on it instead of its centre, which can be far away (a
-// wall's or a plane's).
-func ContactNetworkPolyData(s *engine.State, c *engine.Contacts, gamma []float64, h float64, static []bool) (*PolyData, error) {
-	nc := c.Len()
-	if len(gamma) < 3*nc {
-		return nil, fmt.Errorf("vtk: %d contacts but %d impulse components (want %d)", nc, len(gamma), 3*nc)
-	}
-	if nc > 0 && !(h > 0) {
-		return nil, fmt.Errorf("vtk: step length %v must be positive", h)
-	}
-	p := &PolyData{Points: make([]float64, 0, 6*nc)}
-	body := Array{Name: ArrayBodyID, Type: "Int32", Components: 2}
-	fn := Array{Name: ArrayNormalForce, Type: "Float64", Components: 1}
-	ft := Array{Name: ArrayFrictionForce, Type: "Float64", Components: 1}
-	force := Array{Name: ArrayForce, Type: "Float64", Components: 3}
-	normal := Array{Name: ArrayNormal, Type: "Float64", Components: 3}
-	gap := Array{Name: ArrayGap, Type: "Float64", Components: 1}
-	end := func(b int32, local []float64) (mgl64.Vec3, error) {
-		if b < 0 || int(b) >= s.Len() {
-			return mgl64.Vec3{}, fmt.Errorf("vtk: contact body %d out of range [0, %d)", b, s.Len())
-		}
-		i := int(b)
-		x := mgl64.Vec3{s.Pos[3*i], s.Pos[3*i+1], s.Pos[3*i+2]}
-		if i < len(static) && static[i] {
-			q := mgl64.Quat{W: s.Rot[4*i], V: mgl64.Vec3{s.Rot[4*i+1], s.Rot[4*i+2], s.Rot[4*i+3]}}
-			x = x.Add(q.Rotate(mgl64.Vec3{local[0], local[1], local[2]}))
-		}
-		return x, nil
-	}
-	for i := range nc {
-		a, err := end(c.A[i], c.PA[3*i:3*i+3])
-		if err != nil {
-			return nil, err
-		}
-		b, err := end(c.B[i], c.PB[3*i:3*i+3])
-		if err != nil {
-			return nil, err
-		}
-		p.Points = append(p.Points, a[:]...)
-		p.Points = append(p.Points, b[:]...)
-		p.Lines.Add(int64(2*i), int64(2*i+1))
-		n := mgl64.Vec3{c.Normal[3*i], c.Normal[3*i+1], c.Normal[3*i+2]}
-		u, w := engine.TangentBasis(n)
-		g := gamma[3*i : 3*i+3]
-		f := n.Mul(g[0] / h).Add(u.Mul(g[1] / h)).Add(w.Mul(g[2] / h))
-		body.Data = append(body.Data, float64(c.A[i]), float64(c.B[i]))
-		fn.Data = append(fn.Data, g[0]/h)
-		ft.Data = append(ft.Data, math.Hypot(g[1], g[2])/h)
-		force.Data = append(force.Data, f[:]...)
-		normal.Data = append(normal.Data, n[:]...)
-		gap.Data = append(gap.Data, c.Phi[i])
-	}
-	p.CellData = []Array{body, fn, ft, force, normal, gap}
-	return p, nil
 }

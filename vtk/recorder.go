@@ -17,8 +17,9 @@ const (
 	ContactsPVD = "contacts.pvd"
 	// Dir holds the frame files.
 	Dir = "vtk"
-	// ContainerFile holds the fixed boxes and the planes, written once
-	// from the initial state (they do not move).
+	// ContainerFile holds the fixed bodies and the planes as surfaces
+	// (FixedPolyData), written once from the initial state (they do not
+	// move).
 	ContainerFile = "vtk/container.vtp"
 )
 

@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/xml"
+	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -297,25 +299,33 @@ func slicesEqual(a, b []float64) bool {
 	return true
 }
 
-// TestContactLines checks the ends of a contact's line and its forces on
-// a case worked by hand: sphere A (r = 0.5) at the origin, sphere B above
-// it at (0, 0, 1) turned a quarter turn about x, touching at (0, 0, 0.5).
-func TestContactLines(t *testing.T) {
+// TestContactNetwork checks the contact network on a case worked by hand:
+// sphere A (body 0, r = 0.5) at the origin, sphere B (body 1) above it at
+// (0, 0, 1) turned a quarter turn about x, touching at (0, 0, 0.5), and
+// A resting on a plane (body 2, static) through (3, 4, −0.5). The first
+// line joins the two centres, the second runs from the contact point on
+// the plane to A's centre; the forces are the impulses over h.
+func TestContactNetwork(t *testing.T) {
 	var s engine.State
-	s.Resize(2)
-	s.Rot[0], s.Rot[4] = 1, math.Cos(math.Pi/4)
+	s.Resize(3)
+	s.Rot[0], s.Rot[4], s.Rot[8] = 1, math.Cos(math.Pi/4), 1
 	s.Rot[5] = math.Sin(math.Pi / 4) // R_x(90°): y → z, z → −y
 	s.Pos[5] = 1
+	s.Pos[6], s.Pos[7], s.Pos[8] = 3, 4, -0.5
 	var c engine.Contacts
-	c.Resize(1)
+	c.Resize(2)
 	c.A[0], c.B[0] = 0, 1
 	copy(c.Normal, []float64{0, 0, 1})
 	copy(c.PA, []float64{0, 0, 0.5})
 	copy(c.PB, []float64{0, -0.5, 0}) // R_x(90°)·(0, −0.5, 0) = (0, 0, −0.5)
 	c.Phi[0] = -1e-4
+	c.A[1], c.B[1] = 2, 0
+	copy(c.Normal[3:], []float64{0, 0, 1})
+	copy(c.PA[3:], []float64{-3, -4, 0}) // (0, 0, −0.5) on the plane
+	copy(c.PB[3:], []float64{0, 0, -0.5})
 	h := 0.01
-	gamma := []float64{0.0981, 0.03, -0.04}
-	p, err := ContactsPolyData(&s, &c, gamma, h)
+	gamma := []float64{0.0981, 0.03, -0.04, 0.2, 0, 0, 7} // 7: a joint row, not read
+	p, err := ContactNetworkPolyData(&s, &c, gamma, h, []bool{false, false, true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,33 +337,50 @@ func TestContactLines(t *testing.T) {
 	if err := xml.Unmarshal(buf.Bytes(), &f); err != nil {
 		t.Fatalf("contacts file is not XML: %v", err)
 	}
-	if f.Piece.NumberOfPoints != 2 || f.Piece.NumberOfLines != 1 || f.Piece.NumberOfVerts != 0 {
-		t.Fatalf("points %d lines %d verts %d, want 2 1 0", f.Piece.NumberOfPoints, f.Piece.NumberOfLines, f.Piece.NumberOfVerts)
+	if f.Piece.NumberOfPoints != 4 || f.Piece.NumberOfLines != 2 || f.Piece.NumberOfVerts != 0 {
+		t.Fatalf("points %d lines %d verts %d, want 4 2 0", f.Piece.NumberOfPoints, f.Piece.NumberOfLines, f.Piece.NumberOfVerts)
 	}
 	pts := float64s(t, f.Piece.Points.Arrays[0])
-	want := []float64{0, 0, 0.5, 0, 0, 0.5}
-	for k := range want {
-		// 1e-15: cos and sin of π/4 and the rotation round at the last bit.
-		if math.Abs(pts[k]-want[k]) > 1e-15 {
-			t.Fatalf("line ends %v, want %v", pts, want)
-		}
+	if want := []float64{0, 0, 0, 0, 0, 1, 0, 0, -0.5, 0, 0, 0}; !slicesEqual(pts, want) {
+		t.Fatalf("line ends %v, want %v", pts, want)
 	}
 	cells := map[string]testArray{}
 	for _, a := range f.Piece.CellData.Arrays {
 		cells[a.Name] = a
 	}
-	if fn := float64s(t, cells[ArrayNormalForce]); fn[0] != gamma[0]/h {
-		t.Errorf("normal force %v, want γ_n/h = %v", fn[0], gamma[0]/h)
+	if fn := float64s(t, cells[ArrayNormalForce]); fn[0] != gamma[0]/h || fn[1] != gamma[3]/h {
+		t.Errorf("normal forces %v, want γ_n/h = %v, %v", fn, gamma[0]/h, gamma[3]/h)
 	}
-	if ft := float64s(t, cells[ArrayFrictionForce]); math.Abs(ft[0]-5) > 1e-14 {
+	if ft := float64s(t, cells[ArrayFrictionForce]); math.Abs(ft[0]-5) > 1e-14 || ft[1] != 0 {
 		// ‖(0.03, −0.04)‖/0.01 = 5 N; 1e-14: roundings of hypot and the division.
-		t.Errorf("friction force %v, want 5", ft[0])
+		t.Errorf("friction forces %v, want 5, 0", ft)
+	}
+	force := float64s(t, cells[ArrayForce])
+	n := mgl64.Vec3{0, 0, 1}
+	u, w := engine.TangentBasis(n)
+	want := n.Mul(gamma[0] / h).Add(u.Mul(gamma[1] / h)).Add(w.Mul(gamma[2] / h))
+	for k := range 3 {
+		// 1e-14: the same sum in the same order, up to the last bit.
+		if math.Abs(force[k]-want[k]) > 1e-14 || math.Abs(force[3+k]-[]float64{0, 0, 20}[k]) > 1e-14 {
+			t.Fatalf("forces %v, want %v and (0, 0, 20)", force, want)
+		}
+	}
+	pt := float64s(t, cells[ArrayContactPoint])
+	for k, v := range []float64{0, 0, 0.5, 0, 0, -0.5} {
+		// 1e-15: cos and sin of π/4 and the rotation round at the last bit.
+		if math.Abs(pt[k]-v) > 1e-15 {
+			t.Fatalf("contact points %v, want (0, 0, 0.5) and (0, 0, −0.5)", pt)
+		}
 	}
 	if g := float64s(t, cells[ArrayGap]); g[0] != c.Phi[0] {
 		t.Errorf("gap %v, want %v", g[0], c.Phi[0])
 	}
-	if _, err := ContactsPolyData(&s, &c, gamma[:2], h); err == nil {
-		t.Error("impulses of the wrong length accepted")
+	if _, err := ContactNetworkPolyData(&s, &c, gamma[:5], h, nil); err == nil {
+		t.Error("too few impulses accepted")
+	}
+	c.B[1] = 3
+	if _, err := ContactNetworkPolyData(&s, &c, gamma, h, nil); err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Errorf("a contact with body 3 of 3: %v", err)
 	}
 }
 
@@ -633,4 +660,147 @@ func TestRecorderResumed(t *testing.T) {
 	if len(sets) != 3 || sets[0].File != FrameFile(0) || sets[1].File != FrameFile(4) || sets[2].File != FrameFile(8) {
 		t.Errorf("run.pvd after resuming: %+v, want frames 0, 4, 8", sets)
 	}
+}
+
+// TestCompressed writes arrays of every type in EncodeCompressed's form,
+// one spanning several blocks with a partial last one, one of exactly one
+// block and an empty one, checks the file's header attributes and the
+// compression header of an array by hand, and reads it back with Decode.
+func TestCompressed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	n := 3*BlockSize/24 + 5 // points: 3 blocks of Float64 × 3 and 120 bytes
+	p := &PolyData{Points: make([]float64, 3*n)}
+	for i := range p.Points {
+		p.Points[i] = rng.NormFloat64()
+	}
+	for i := range n {
+		p.Verts.Add(int64(i))
+	}
+	for _, typ := range []string{"Float64", "Float32", "Int64", "Int32", "UInt8"} {
+		a := Array{Name: "a " + typ, Type: typ, Components: 1, Data: make([]float64, n)}
+		for i := range a.Data {
+			a.Data[i] = float64(rng.IntN(200))
+			if typ[0] == 'F' {
+				a.Data[i] += 0.5
+			}
+		}
+		p.PointData = append(p.PointData, a)
+	}
+	p.FieldData = []Array{
+		{Name: "one block", Type: "Float64", Components: 1, Data: make([]float64, BlockSize/8)},
+		{Name: "empty", Type: "Int32", Components: 1},
+	}
+	var buf bytes.Buffer
+	if err := EncodeCompressed(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	head := string(data[:bytes.Index(data, []byte("<AppendedData"))])
+	for _, want := range []string{`compressor="vtkZLibDataCompressor"`, `header_type="UInt64"`, `format="appended"`} {
+		if !strings.Contains(head, want) {
+			t.Errorf("file head has no %s", want)
+		}
+	}
+	if !bytes.Contains(data, []byte("<AppendedData encoding=\"raw\">\n_")) {
+		t.Error("no raw AppendedData")
+	}
+	// The points' array: its compression header is number of blocks,
+	// block size, size of the partial last block, then the compressed
+	// sizes, which add up to the zlib data that follows.
+	app := data[bytes.Index(data, []byte("\n_"))+2:]
+	off := strings.Index(head, `NumberOfComponents="3" format="appended" offset="`)
+	var at int
+	fmt.Sscanf(head[off+len(`NumberOfComponents="3" format="appended" offset="`):], "%d", &at)
+	le := binary.LittleEndian
+	nb, bs, last := le.Uint64(app[at:]), le.Uint64(app[at+8:]), le.Uint64(app[at+16:])
+	if nb != 4 || bs != BlockSize || last != uint64(24*n)%BlockSize {
+		t.Errorf("points: header %d blocks of %d, last %d; want 4 of %d, last %d", nb, bs, last, BlockSize, 24*n%BlockSize)
+	}
+	back, err := Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slicesEqual(back.Points, p.Points) || back.Verts.Len() != n {
+		t.Error("points or vertices differ")
+	}
+	for _, as := range [][2][]Array{{p.PointData, back.PointData}, {p.FieldData, back.FieldData}} {
+		if len(as[0]) != len(as[1]) {
+			t.Fatalf("%d arrays read, %d written", len(as[1]), len(as[0]))
+		}
+		for k := range as[0] {
+			w, g := as[0][k], as[1][k]
+			// Float32 holds x.5 for x < 200 exactly.
+			if g.Name != w.Name || g.Type != w.Type || len(g.Data) != len(w.Data) || (len(w.Data) > 0 && !slicesEqual(g.Data, w.Data)) {
+				t.Errorf("array %q: read %s × %d, wrote %s × %d, or the values differ", w.Name, g.Type, len(g.Data), w.Type, len(w.Data))
+			}
+		}
+	}
+	var plain bytes.Buffer
+	if err := Encode(&plain, p); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("compressed %d bytes, inline base64 %d", buf.Len(), plain.Len())
+}
+
+// TestDecodeRejectsCompressed: broken compressed files are errors that
+// say what is wrong, never panics.
+func TestDecodeRejectsCompressed(t *testing.T) {
+	m, s := randomScene(40)
+	bs, err := Bodies(m, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := EncodeCompressed(&buf, BodiesPolyData(bs)); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	if _, err := Decode(bytes.NewReader(good)); err != nil {
+		t.Fatalf("good file refused: %v", err)
+	}
+	app := bytes.Index(good, []byte("\n_")) + 2
+	flip := append([]byte{}, good...)
+	flip[len(flip)-40] ^= 0xff // inside the last array's zlib stream
+	cases := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"cut", good[:app+100], "cut short"},
+		{"no appended data", good[:bytes.Index(good, []byte("<AppendedData"))], "not a VTK XML file"},
+		{"flipped byte", flip, "block"},
+		{"lz4", bytes.Replace(good, []byte("vtkZLibDataCompressor"), []byte("vtkLZ4DataCompressor"), 1), "vtkLZ4DataCompressor"},
+		{"base64", bytes.Replace(good, []byte(`encoding="raw"`), []byte(`encoding="base64"`), 1), "raw"},
+		{"offset", bytes.Replace(good, []byte(`offset="0"`), []byte(`offset="99999999"`), 1), "offset"},
+		{"UInt32 header", bytes.Replace(good, []byte(`header_type="UInt64"`), []byte(`header_type="UInt32"`), 1), "array"},
+	}
+	for _, c := range cases {
+		_, err := Decode(bytes.NewReader(c.data))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one mentioning %q", c.name, err, c.want)
+		}
+	}
+}
+
+// FuzzDecode: Decode never panics, whatever the bytes, and what it reads
+// is a valid PolyData. The seeds are a frame in both forms.
+func FuzzDecode(f *testing.F) {
+	m, s := randomScene(5)
+	bs, _ := Bodies(m, s)
+	for _, enc := range []func(io.Writer, *PolyData) error{Encode, EncodeCompressed} {
+		var buf bytes.Buffer
+		if err := enc(&buf, BodiesPolyData(bs)); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(buf.Bytes())
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := Decode(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		if err := p.Validate(); err != nil {
+			t.Fatalf("Decode gave an invalid PolyData: %v", err)
+		}
+	})
 }

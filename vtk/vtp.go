@@ -164,7 +164,8 @@ var typeSize = map[string]int{
 // UInt64 headers). Every array is written inline in the "binary" format:
 // the base64 encoding of an 8-byte little-endian byte count followed by
 // the values, encoded together as VTK's own writer does, so the file is
-// plain XML text. WriteFile writes the smaller form of EncodeCompressed.
+// plain XML text. WriteFile writes the smaller form of EncodeCompressed
+// instead.
 func Encode(w io.Writer, p *PolyData) error {
 	return encode(w, p, "", func(bw *bufio.Writer, a *Array, attrs string) {
 		fmt.Fprintf(bw, "<DataArray%s format=\"binary\">", attrs)
