@@ -17,6 +17,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/geom"
 )
 
 // randomScene returns a model of every shape kind and a random state for
@@ -803,4 +804,66 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("Decode gave an invalid PolyData: %v", err)
 		}
 	})
+}
+
+// TestFixedPolyData checks the surfaces of fixed bodies other than boxes
+// and planes: every point of a turned sphere, ellipsoid, cylinder and
+// capsule lies on the body's surface (the capsule's: the cylinder around
+// it), a convex hull and a mesh keep their faces, each polygon names its
+// body, and moving bodies are left out.
+func TestFixedPolyData(t *testing.T) {
+	q := mgl64.QuatRotate(0.7, mgl64.Vec3{1, 2, 3}.Normalize())
+	hull, err := geom.NewHull([]mgl64.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mesh := &geom.Mesh{Verts: []mgl64.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}, Tris: [][3]int32{{0, 1, 2}}}
+	at := func(id int, k engine.ShapeKind, axes mgl64.Vec3) Body {
+		return Body{ID: id, Kind: k, SemiAxes: axes, Pos: mgl64.Vec3{1, -2, 3}, Rot: q, Fixed: true}
+	}
+	bs := []Body{
+		at(0, engine.Sphere, mgl64.Vec3{0.3, 0.3, 0.3}),
+		at(1, engine.Ellipsoid, mgl64.Vec3{0.1, 0.2, 0.4}),
+		at(2, engine.Cylinder, mgl64.Vec3{0.1, 0.3, 0}),
+		at(3, engine.Capsule, mgl64.Vec3{0.1, 0.3, 0}),
+		at(4, engine.Convex, mgl64.Vec3{1, 1, 1}),
+		at(5, engine.Mesh, mgl64.Vec3{1, 1, 1}),
+		{ID: 6, Kind: engine.Sphere, SemiAxes: mgl64.Vec3{1, 1, 1}, Rot: mgl64.QuatIdent()}, // moving: left out
+	}
+	bs[4].Hull, bs[5].Mesh = hull, mesh
+	p := FixedPolyData(bs, 1)
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	body := p.CellArray(ArrayBodyID)
+	polys := map[int]int{}
+	for c := range p.Polys.Len() {
+		id := int(body.Data[c])
+		polys[id]++
+		b := bs[id]
+		for _, k := range p.Polys.Cell(c) {
+			x := q.Conjugate().Rotate(mgl64.Vec3{p.Points[3*k], p.Points[3*k+1], p.Points[3*k+2]}.Sub(b.Pos))
+			var off float64 // distance from the surface, relative
+			a := b.SemiAxes
+			switch b.Kind {
+			case engine.Sphere, engine.Ellipsoid:
+				off = math.Sqrt(x[0]*x[0]/(a[0]*a[0])+x[1]*x[1]/(a[1]*a[1])+x[2]*x[2]/(a[2]*a[2])) - 1
+			case engine.Cylinder, engine.Capsule:
+				h := a[1]
+				if b.Kind == engine.Capsule {
+					h += a[0]
+				}
+				off = math.Max(math.Abs(math.Hypot(x[0], x[1])/a[0]-1), math.Abs(math.Abs(x[2])/h-1))
+			default: // hull and mesh vertices, here all of a unit size
+				off = math.Min(x.Len(), math.Abs(x.Len()-1))
+			}
+			// 1e-12: the roundings of a rotation and its inverse.
+			if math.Abs(off) > 1e-12 {
+				t.Fatalf("body %d (%v): point %v (body frame) is %g off its surface", id, b.Kind, x, off)
+			}
+		}
+	}
+	if polys[4] != 4 || polys[5] != 1 || polys[6] != 0 || polys[0] < 100 || polys[2] != 26 {
+		t.Errorf("polygons per body %v: want 4 for the tetrahedron, 1 for the mesh, none for the moving body, 26 for a cylinder", polys)
+	}
 }
