@@ -40,6 +40,8 @@ type Sim struct {
 	problem  Problem
 	// reactions is BodyReactions' scratch (reaction.go).
 	reactions bodyReactions
+	// from is what Grow checks a new model against (grow.go).
+	from grownFrom
 }
 
 // NewSim validates the model and settings and loads them into the backend.
@@ -57,7 +59,7 @@ func NewSim(m *Model, s Settings, b Backend) (*Sim, error) {
 	if err := b.Load(m, &s); err != nil {
 		return nil, err
 	}
-	return &Sim{settings: s, backend: b, solver: solver, h: s.Dt}, nil
+	return &Sim{settings: s, backend: b, solver: solver, h: s.Dt, from: newGrownFrom(m)}, nil
 }
 
 // Settings returns the settings in use.
