@@ -13,7 +13,8 @@ const (
 	// GlyphSphere: a sphere of radius 1 (spheres, ellipsoids, and the
 	// bounding sphere of a compound, a convex hull or a mesh).
 	GlyphSphere = 0
-	// GlyphBox: a cube of edge 2 centred on the origin (boxes).
+	// GlyphBox: a cube of edge 2 centred on the origin (boxes, and the
+	// box around a convex hull).
 	GlyphBox = 1
 	// GlyphCylinder: a cylinder of radius 1 and height 2 about the
 	// glyph's y axis, VTK's cylinder source (capsules, drawn as cylinders
@@ -26,7 +27,9 @@ const (
 // body's x, y, z axes: the radius three times for a sphere, the
 // semi-axes of an ellipsoid, the half-extents of a box, (r, r, h + r) for
 // a capsule and (r, r, h) for a cylinder of radius r and half-height h,
-// the bounding radius three times for the other shapes) and its tensor
+// for a convex hull the box of its largest |coordinate| along each body
+// axis (a box's hull: the box), the bounding radius three times for the
+// other shapes and a hull-less convex body) and its tensor
 // T = R·diag(scale)·G, written column after column (component 3j + i is
 // T_ij, the order in which VTK's tensor glyph reads a 9-component
 // array): the unit glyph's point x lies at centre + T·x. G is the
@@ -44,6 +47,18 @@ func (b *Body) Glyph() (glyph int, scale mgl64.Vec3, tensor [9]float64) {
 		glyph, scale = GlyphCylinder, mgl64.Vec3{b.SemiAxes[0], b.SemiAxes[0], b.SemiAxes[1]}
 	case engine.Plane:
 		glyph = GlyphSphere
+	case engine.Convex:
+		if b.Hull == nil {
+			r := b.Radius()
+			glyph, scale = GlyphSphere, mgl64.Vec3{r, r, r}
+			break
+		}
+		glyph = GlyphBox
+		for _, v := range b.Hull.Verts {
+			for k := range 3 {
+				scale[k] = math.Max(scale[k], math.Abs(v[k]))
+			}
+		}
 	default:
 		r := b.Radius()
 		glyph, scale = GlyphSphere, mgl64.Vec3{r, r, r}

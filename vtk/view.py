@@ -12,13 +12,13 @@
 # It shows the last frame (--frame K for frame K of run.pvd, from 0;
 # negative counts from the end): every moving body as its shape (spheres,
 # ellipsoids, boxes, capsules and cylinders, with their sizes and
-# orientations, from the arrays glyph and glyph_tensor; other shapes as
-# their bounding spheres) coloured by speed, the fixed bodies and planes
-# (vtk/container.vtp) as translucent surfaces, and, when the run wrote
-# contacts (contacts.pvd), the contact network: a tube between the centres
-# of every two bodies in contact, its width and colour the normal force
-# (the bodies are then drawn translucent; see --opacity). The camera
-# frames the bodies.
+# orientations, from the arrays glyph and glyph_tensor; convex hulls as
+# the box around them, other shapes as their bounding spheres) coloured by
+# speed, the fixed bodies and planes (vtk/container.vtp) as translucent
+# surfaces, and, when the run wrote contacts (contacts.pvd), the contact
+# network: a tube between the centres of every two bodies in contact, its
+# width and colour the normal force (the bodies are then drawn
+# translucent; see --opacity). The camera frames the bodies.
 import argparse
 import math
 import os

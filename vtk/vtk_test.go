@@ -867,3 +867,29 @@ func TestFixedPolyData(t *testing.T) {
 		t.Errorf("polygons per body %v: want 4 for the tetrahedron, 1 for the mesh, none for the moving body, 26 for a cylinder", polys)
 	}
 }
+
+// TestGlyphConvex: a convex hull's glyph is the box of its largest
+// coordinates along the body axes, turned with the body.
+func TestGlyphConvex(t *testing.T) {
+	hull, err := geom.NewHull([]mgl64.Vec3{{-0.1, -0.2, -0.3}, {0.1, -0.2, -0.3}, {-0.1, 0.2, -0.3}, {-0.1, -0.2, 0.4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := mgl64.QuatRotate(0.7, mgl64.Vec3{1, 2, 3}.Normalize())
+	b := Body{Kind: engine.Convex, SemiAxes: mgl64.Vec3{0.5, 0.5, 0.5}, Rot: q, Hull: hull}
+	g, scale, tensor := b.Glyph()
+	if g != GlyphBox || scale != (mgl64.Vec3{0.1, 0.2, 0.4}) {
+		t.Fatalf("glyph %d scale %v, want box (%d) of (0.1, 0.2, 0.4)", g, scale, GlyphBox)
+	}
+	for j := range 3 {
+		var e mgl64.Vec3
+		e[j] = scale[j]
+		want := q.Rotate(e)
+		for i := range 3 {
+			// 1e-15: a rotation by the quaternion and by its matrix.
+			if math.Abs(tensor[3*j+i]-want[i]) > 1e-15 {
+				t.Fatalf("tensor column %d %v, want R·scale_j e_j = %v", j, tensor[3*j:3*j+3], want)
+			}
+		}
+	}
+}
