@@ -225,7 +225,8 @@ func TestParaViewView(t *testing.T) {
 
 // glyphScript applies view.py's Tensor Glyph (the same settings) to each
 // frame file given with its glyph type and prints the bounds of the
-// glyphs as JSON, one line per file.
+// glyphs as JSON, one line per file; it writes each frame back as
+// ParaView's XML writer does (zlib, raw appended data) to FILE.pv.vtp.
 const glyphScript = `import json, sys
 from paraview.simple import *
 from paraview import servermanager
@@ -247,13 +248,15 @@ for path, kind in zip(sys.argv[1::2], sys.argv[2::2]):
         g.GlyphType.Resolution = 96
     g.UpdatePipeline()
     print("BOUNDS " + json.dumps(list(servermanager.Fetch(g).GetBounds())))
+    SaveData(path + ".pv.vtp", proxy=src, CompressorType="ZLib", DataMode="Appended", EncodeAppendedData=0)
 `
 
 // TestParaViewGlyphs writes frames (vtk.WriteFile: zlib-compressed
 // appended data) of a turned box, cylinder, capsule and ellipsoid,
 // glyphs them in ParaView as view.py does and compares the glyphs'
 // bounds with the bodies' own: ParaView reads the compressed files, and
-// glyph_tensor gives every shape its size and orientation.
+// glyph_tensor gives every shape its size and orientation. The frames
+// ParaView writes back read with vtk.ReadBodies as the same bodies.
 func TestParaViewGlyphs(t *testing.T) {
 	pv := newPVPython(t)
 	dir := t.TempDir()
@@ -294,6 +297,19 @@ func TestParaViewGlyphs(t *testing.T) {
 	}
 	if len(got) != len(bodies) {
 		t.Fatalf("%d bounds for %d frames:\n%s", len(got), len(bodies), tail(log, 4000))
+	}
+	for i, c := range bodies {
+		p, err := vtk.ReadFile(args[2*i] + ".pv.vtp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := vtk.ReadBodies(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(back) != 1 || back[0] != c.b {
+			t.Errorf("ParaView's copy of the %v frame reads as %+v, want %+v", c.b.Kind, back, c.b)
+		}
 	}
 	r := q.Mat4()
 	for i, c := range bodies {

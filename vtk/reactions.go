@@ -39,32 +39,31 @@ func AddReactions(p *PolyData, force, torque []mgl64.Vec3) error {
 	if ids == nil || len(force) != n || len(torque) != n {
 		return fmt.Errorf("vtk: %d reaction forces and %d torques for %d bodies", len(force), len(torque), n)
 	}
-	add := func(id *Array, fname, tname string, field bool) {
-		f := Array{Name: fname, Type: "Float64", Components: 3, Data: make([]float64, 0, 3*len(id.Data))}
-		t := Array{Name: tname, Type: "Float64", Components: 3, Data: make([]float64, 0, 3*len(id.Data))}
+	for _, id := range []*Array{ids, fids} {
+		if id == nil {
+			continue
+		}
+		for _, v := range id.Data {
+			if v < 0 || int(v) >= n {
+				return fmt.Errorf("vtk: body id %v out of range [0, %d)", v, n)
+			}
+		}
+	}
+	// arrays returns the force and torque arrays of the bodies ids.
+	arrays := func(id *Array, fname, tname string) (f, t Array) {
+		f = Array{Name: fname, Type: "Float64", Components: 3, Data: make([]float64, 0, 3*len(id.Data))}
+		t = Array{Name: tname, Type: "Float64", Components: 3, Data: make([]float64, 0, 3*len(id.Data))}
 		for _, v := range id.Data {
 			f.Data = append(f.Data, force[int(v)][:]...)
 			t.Data = append(t.Data, torque[int(v)][:]...)
 		}
-		if field {
-			p.FieldData = append(p.FieldData, f, t)
-		} else {
-			p.PointData = append(p.PointData, f, t)
-		}
+		return f, t
 	}
-	for _, id := range append([]float64{}, ids.Data...) {
-		if id < 0 || int(id) >= n {
-			return fmt.Errorf("vtk: body id %v out of range [0, %d)", id, n)
-		}
-	}
-	add(ids, ArrayReactionForce, ArrayReactionTorque, false)
+	f, t := arrays(ids, ArrayReactionForce, ArrayReactionTorque)
+	p.PointData = append(p.PointData, f, t)
 	if fids != nil {
-		for _, id := range fids.Data {
-			if id < 0 || int(id) >= n {
-				return fmt.Errorf("vtk: body id %v out of range [0, %d)", id, n)
-			}
-		}
-		add(fids, ArrayFixedReactionForce, ArrayFixedReactionTorque, true)
+		f, t := arrays(fids, ArrayFixedReactionForce, ArrayFixedReactionTorque)
+		p.FieldData = append(p.FieldData, f, t)
 	}
 	return nil
 }
