@@ -38,7 +38,7 @@ func TestBadFiles(t *testing.T) {
 		"negative_seed.json":              {"generators[0].seed: -1 is not an integer"},
 		"cylinder_and_region.json":        {"generators[0].cylinder: give region or cylinder, not both"},
 		"cylinder_too_thin.json":          {"generators[0].cylinder.radius: 0.05 is too small: bodies of bounding radius 0.1 need 0.2"},
-		"cylinder_in_lattice.json":        {"generators[0].cylinder: applies to random generators only"},
+		"cylinder_in_lattice.json":        {"generators[0].cylinder: applies to random and pour generators only"},
 		"random_full.json":                {"generators[0]: placed", "of 500 bodies", "enlarge the region or reduce count"},
 		"unknown_solver.json":             {`unknown solver "gauss-seidel"`},
 		"unknown_container.json":          {`containers[0].type: unknown container "cone"`},
@@ -67,6 +67,13 @@ func TestBadFiles(t *testing.T) {
 		"scale_range.json":                {"generators[0].scale: number 1e999 is out of range"},
 		"scale_overflow.json":             {"generators[0].scale: makes a shape out of range", "+Inf"},
 		"scale_lattice_overlap.json":      {"generators[0].spacing: 0.3 is less than 0.4, twice the largest half-size"},
+		"pour_rate.json":                  {"generators[0].rate: 0 must be positive and finite (bodies per second)"},
+		"pour_start.json":                 {"generators[0].start: -1 must be ≥ 0"},
+		"pour_region_small.json":          {"generators[0].region", "is too small: bodies of bounding radius 0.1 need 0.2"},
+		"pour_no_region.json":             {"generators[0].region: missing (or give cylinder)"},
+		"pour_crowded.json":               {"generators[0]: body", "found no free spot in 100 attempts", "enlarge the region or lower rate"},
+		"pour_rate_in_random.json":        {"generators[0].rate: applies to pour generators only"},
+		"pour_velocity.json":              {"generators[0].velocity: expected an array of 3 values, got 2"},
 	}
 	files, err := filepath.Glob("testdata/bad/*.json")
 	if err != nil {

@@ -120,6 +120,12 @@ func (d *Doc) buildScene(source string, lim limits) (*Scene, error) {
 			return nil, err
 		}
 	}
+	if err := b.placePours(); err != nil {
+		return nil, err
+	}
+	if len(b.model.Bodies) == 0 {
+		return nil, fmt.Errorf("the scene has no body at t = 0 (its pour bodies enter later): add a body or a container, or start a pour at 0")
+	}
 	for i, j := range r.Joints {
 		if err := b.joint(index("joints", i), j); err != nil {
 			return nil, err
@@ -128,13 +134,13 @@ func (d *Doc) buildScene(source string, lim limits) (*Scene, error) {
 	if err := b.model.Validate(); err != nil {
 		return nil, err
 	}
-	if !slices.ContainsFunc(b.model.Bodies, func(b engine.Body) bool { return !b.Fixed }) {
+	if len(b.entering) == 0 && !slices.ContainsFunc(b.model.Bodies, func(b engine.Body) bool { return !b.Fixed }) {
 		return nil, fmt.Errorf("the scene has no movable bodies (all %d are fixed): nothing would move", len(b.model.Bodies))
 	}
 	if err := settings.Validate(); err != nil {
 		return nil, err
 	}
-	if err := checkRun(r.Run, len(b.model.Bodies), settings.Dt); err != nil {
+	if err := checkRun(r.Run, len(b.model.Bodies)+len(b.entering), settings.Dt); err != nil {
 		return nil, err
 	}
 	if err := checkMerit(r.Merit, len(b.model.Bodies)); err != nil {
@@ -158,6 +164,8 @@ func (d *Doc) buildScene(source string, lim limits) (*Scene, error) {
 		Steps:       r.Run.Steps,
 		Trace:       append([]int{}, r.Run.Trace...),
 		Doc:         r,
+		Entering:    b.entering,
+		EntryTimes:  b.entryTimes,
 	}, nil
 }
 
@@ -316,6 +324,13 @@ type builder struct {
 	mats  map[string]int
 	names []string
 	dir   string // the scene file's folder, for mesh files
+	// pours make the pour generators' bodies after the containers
+	// (pour.go); pending counts them until then; entering and
+	// entryTimes are those that enter after t = 0.
+	pours      []func() ([]pourBody, error)
+	pending    int
+	entering   []engine.Body
+	entryTimes []float64
 }
 
 func checkPositive(path string, v float64) error {
@@ -405,7 +420,7 @@ func (b *builder) material(path, name string) (int, error) {
 
 // room checks that n more bodies fit in the body limit.
 func (b *builder) room(path string, n int) error {
-	if n > b.lim.bodies-len(b.model.Bodies) {
+	if n > b.lim.bodies-len(b.model.Bodies)-b.pending {
 		return errAt(path, "too many bodies: a scene may hold at most %d", b.lim.bodies)
 	}
 	return nil

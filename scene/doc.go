@@ -254,9 +254,9 @@
 // # generators
 //
 // A generator makes count (≥ 1) bodies of one shape and material, with no
-// velocity. Common fields:
+// velocity (a pour's: its velocity). Common fields:
 //
-//	type                "lattice" or "random", required
+//	type                "lattice", "random" or "pour", required
 //	count               number of bodies, required, ≥ 1
 //	shape               required; sizes may be distributions; no planes
 //	mass, density       exactly one, per body (density makes mass follow size)
@@ -284,7 +284,7 @@
 // the scale if it is a distribution (one draw, or pairs for a normal one as
 // for a size), then the orientation (three draws). random: per body the
 // sizes, the scale, the orientation, then x, y, z of each placement
-// attempt. A size or a scale given as a number takes no draw, so adding
+// attempt; pour: as random. A size or a scale given as a number takes no draw, so adding
 // "scale": 1 (or any number) to a document leaves its draws as they were.
 //
 // Lattice fields (exactly the rule of bench/settle.md):
@@ -320,9 +320,38 @@
 // the largest body (each size's max times the scale's max). A body that
 // finds no place in max_attempts is an error saying how many were placed.
 //
+// Pour fields (a stream of bodies entering over time, as Chrono's and
+// LIGGGHTS' pour and insertion generators): region or cylinder and
+// max_attempts as for random, and
+//
+//	rate      bodies per second, required, > 0
+//	start     entry time of the first body (s), ≥ 0; default 0
+//	velocity  [x, y, z], every body's velocity as it enters (m/s); default 0
+//
+// Body k (0-based) is due at start + k/rate. Pour bodies come after all the
+// other bodies of the scene, containers included, in entry order (by time;
+// several pours interleave, a tie in generator order), so the ids of the
+// others do not depend on any pour. Their spots are drawn when the scene is
+// built, in order, each uniform in the region as random's and retried until
+// its bounding sphere overlaps none of the W − 1 pour bodies before it, W = ⌈rate·t⌉ + 1
+// (at most count) the bodies due while one moves clear of its spot: t
+// solves ½|g|t² + v_g·t = 2·rmax (v_g the velocity along gravity, rmax the
+// largest bounding radius; t = 2·rmax/|velocity| without gravity, and W =
+// count if nothing moves the bodies). A body that finds no such spot in
+// max_attempts is an error. Scene.Model holds the bodies present at t = 0
+// (a pour body due at t ≤ 0 last); Scene.Entering and Scene.EntryTimes hold
+// the others, and package run adds them as they fall due (see run): after
+// the step that reaches a body's time, it enters unless its bounding sphere
+// overlaps a movable body present, in which case it and the ones after it
+// wait. Other bodies (the walls) are not checked: keep the region clear
+// of them, as a random generator's. A
+// traced body (run.trace may name a pour body) has rows from its entry on;
+// merit.bodies must be present at t = 0. A scene made from a run's state
+// (scenes --from) cannot keep a pour yet.
+//
 // # containers
 //
-// Fixed walls, added after all other bodies.
+// Fixed walls, added after all other bodies but a pour's.
 //
 //	{"type": "box", "inner_min": [-2, -2, 0], "inner_max": [2, 2, 4],
 //	 "thickness": 0.2, "lid": false, "material": "default"}

@@ -25,7 +25,10 @@ import (
 // same run bit for bit.
 func FromState(doc *Doc, m *engine.Model, st *engine.State) (*Doc, error) {
 	explicit := len(doc.Bodies)
-	for _, g := range doc.Generators {
+	for i, g := range doc.Generators {
+		if g.Type == "pour" {
+			return nil, fmt.Errorf("scene: generators[%d] is a pour, whose bodies come after the containers': a scene from a state cannot keep them yet", i)
+		}
 		explicit += g.Count
 	}
 	if explicit > len(m.Bodies) {

@@ -123,14 +123,17 @@ func (b *builder) generator(p string, g GeneratorSpec) error {
 
 	switch g.Type {
 	case "lattice":
+		if err := pourOnly(p, g); err != nil {
+			return err
+		}
 		if g.Region != nil {
-			return errAt(join(p, "region"), "applies to random generators only")
+			return errAt(join(p, "region"), "applies to random and pour generators only")
 		}
 		if g.Cylinder != nil {
-			return errAt(join(p, "cylinder"), "applies to random generators only")
+			return errAt(join(p, "cylinder"), "applies to random and pour generators only")
 		}
 		if g.MaxAttempts != 0 {
-			return errAt(join(p, "max_attempts"), "applies to random generators only")
+			return errAt(join(p, "max_attempts"), "applies to random and pour generators only")
 		}
 		// Half-size of the largest body along the lattice axes.
 		half := largest.BoundingRadius()
@@ -149,7 +152,7 @@ func (b *builder) generator(p string, g GeneratorSpec) error {
 			}
 		}
 		return b.lattice(p, g, half, rng, draw)
-	case "random":
+	case "random", "pour":
 		for _, f := range []struct {
 			name  string
 			given bool
@@ -158,11 +161,30 @@ func (b *builder) generator(p string, g GeneratorSpec) error {
 				return errAt(join(p, f.name), "applies to lattice generators only")
 			}
 		}
+		if g.Type == "pour" {
+			return b.pourSpec(p, g, largest.BoundingRadius(), rng, draw)
+		}
+		if err := pourOnly(p, g); err != nil {
+			return err
+		}
 		return b.random(p, g, largest.BoundingRadius(), rng, draw)
 	case "":
-		return errAt(join(p, "type"), "missing (want lattice or random)")
+		return errAt(join(p, "type"), "missing (want lattice, random or pour)")
 	}
-	return errAt(join(p, "type"), "unknown generator %q (want lattice or random)", g.Type)
+	return errAt(join(p, "type"), "unknown generator %q (want lattice, random or pour)", g.Type)
+}
+
+// pourOnly refuses the fields of pour generators in another generator.
+func pourOnly(p string, g GeneratorSpec) error {
+	for _, f := range []struct {
+		name  string
+		given bool
+	}{{"rate", g.Rate != 0}, {"start", g.Start != nil}, {"velocity", g.Velocity != nil}} {
+		if f.given {
+			return errAt(join(p, f.name), "applies to pour generators only")
+		}
+	}
+	return nil
 }
 
 // latticeRow is the number of bodies per lattice row: the smallest nx with
@@ -238,73 +260,9 @@ func (b *builder) lattice(p string, g GeneratorSpec, half float64, rng *SplitMix
 // the largest bounding radius the generator can make; earlier bodies larger
 // than that are checked one by one.
 func (b *builder) random(p string, g GeneratorSpec, rmax float64, rng *SplitMix64, draw func() (engine.Body, error)) error {
-	var lo, hi mgl64.Vec3
-	// sample sets pos to a uniform point of the region shrunk by r, the
-	// body's bounding radius, so that its bounding sphere lies inside.
-	var sample func(pos *mgl64.Vec3, r float64)
-	switch {
-	case g.Region != nil && g.Cylinder != nil:
-		return errAt(join(p, "cylinder"), "give region or cylinder, not both")
-	case g.Cylinder != nil:
-		cp := join(p, "cylinder")
-		cy := *g.Cylinder
-		if err := checkVec(join(cp, "centre"), cy.Centre); err != nil {
-			return err
-		}
-		for _, f := range []struct {
-			name string
-			v    float64
-		}{{"radius", cy.Radius}, {"height", cy.Height}} {
-			if err := checkPositive(join(cp, f.name), f.v); err != nil {
-				return err
-			}
-			if !(f.v >= 2*rmax) {
-				return errAt(join(cp, f.name), "%v is too small: bodies of bounding radius %v need %v", f.v, rmax, 2*rmax)
-			}
-		}
-		c := mgl64.Vec3(cy.Centre)
-		lo = c.Sub(mgl64.Vec3{cy.Radius, cy.Radius, 0})
-		hi = c.Add(mgl64.Vec3{cy.Radius, cy.Radius, cy.Height})
-		sample = func(pos *mgl64.Vec3, r float64) {
-			// Rejection from the square: π/4 of the draws land in the
-			// disc, so 64 pairs all miss with probability (1 − π/4)^64 ≈
-			// 1e-43; the centre then stands in.
-			rr := cy.Radius - r
-			pos[0], pos[1] = c[0], c[1]
-			for range 64 {
-				u, v := 2*rng.Float64()-1, 2*rng.Float64()-1
-				if u*u+v*v <= 1 {
-					pos[0], pos[1] = c[0]+u*rr, c[1]+v*rr
-					break
-				}
-			}
-			pos[2] = c[2] + r + rng.Float64()*(cy.Height-2*r)
-		}
-	case g.Region == nil:
-		return errAt(join(p, "region"), "missing (or give cylinder)")
-	default:
-		rp := join(p, "region")
-		if err := checkVec(join(rp, "min"), g.Region.Min); err != nil {
-			return err
-		}
-		if err := checkVec(join(rp, "max"), g.Region.Max); err != nil {
-			return err
-		}
-		lo, hi = mgl64.Vec3(g.Region.Min), mgl64.Vec3(g.Region.Max)
-		for c := range 3 {
-			if math.IsInf(hi[c]-lo[c], 0) {
-				return errAt(rp, "%v to %v is too large", lo, hi)
-			}
-			if !(hi[c]-lo[c] >= 2*rmax) {
-				return errAt(rp, "%v to %v is too small: bodies of bounding radius %v need %v in every direction",
-					lo, hi, rmax, 2*rmax)
-			}
-		}
-		sample = func(pos *mgl64.Vec3, r float64) {
-			for c := range 3 {
-				pos[c] = lo[c] + r + rng.Float64()*(hi[c]-lo[c]-2*r)
-			}
-		}
+	lo, hi, sample, err := placement(p, g, rmax, rng)
+	if err != nil {
+		return err
 	}
 	extent := 0.0
 	for c := range 3 {
@@ -406,6 +364,80 @@ func (b *builder) random(p string, g GeneratorSpec, rmax float64, rng *SplitMix6
 		b.model.Bodies = append(b.model.Bodies, body)
 	}
 	return nil
+}
+
+// placement checks the region (a box) or the cylinder of a random or pour
+// generator for bodies of bounding radius up to rmax and returns its
+// bounding box and a function that sets pos to a uniform point of the
+// region shrunk by r, the body's bounding radius, so that its bounding
+// sphere lies inside: x, y, z from rng in a box; in a cylinder x and y
+// drawn again until they fall in its disc, then z.
+func placement(p string, g GeneratorSpec, rmax float64, rng *SplitMix64) (lo, hi mgl64.Vec3, sample func(pos *mgl64.Vec3, r float64), err error) {
+	switch {
+	case g.Region != nil && g.Cylinder != nil:
+		return lo, hi, nil, errAt(join(p, "cylinder"), "give region or cylinder, not both")
+	case g.Cylinder != nil:
+		cp := join(p, "cylinder")
+		cy := *g.Cylinder
+		if err := checkVec(join(cp, "centre"), cy.Centre); err != nil {
+			return lo, hi, nil, err
+		}
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"radius", cy.Radius}, {"height", cy.Height}} {
+			if err := checkPositive(join(cp, f.name), f.v); err != nil {
+				return lo, hi, nil, err
+			}
+			if !(f.v >= 2*rmax) {
+				return lo, hi, nil, errAt(join(cp, f.name), "%v is too small: bodies of bounding radius %v need %v", f.v, rmax, 2*rmax)
+			}
+		}
+		c := mgl64.Vec3(cy.Centre)
+		lo = c.Sub(mgl64.Vec3{cy.Radius, cy.Radius, 0})
+		hi = c.Add(mgl64.Vec3{cy.Radius, cy.Radius, cy.Height})
+		sample = func(pos *mgl64.Vec3, r float64) {
+			// Rejection from the square: π/4 of the draws land in the
+			// disc, so 64 pairs all miss with probability (1 − π/4)^64 ≈
+			// 1e-43; the centre then stands in.
+			rr := cy.Radius - r
+			pos[0], pos[1] = c[0], c[1]
+			for range 64 {
+				u, v := 2*rng.Float64()-1, 2*rng.Float64()-1
+				if u*u+v*v <= 1 {
+					pos[0], pos[1] = c[0]+u*rr, c[1]+v*rr
+					break
+				}
+			}
+			pos[2] = c[2] + r + rng.Float64()*(cy.Height-2*r)
+		}
+	case g.Region == nil:
+		return lo, hi, nil, errAt(join(p, "region"), "missing (or give cylinder)")
+	default:
+		rp := join(p, "region")
+		if err := checkVec(join(rp, "min"), g.Region.Min); err != nil {
+			return lo, hi, nil, err
+		}
+		if err := checkVec(join(rp, "max"), g.Region.Max); err != nil {
+			return lo, hi, nil, err
+		}
+		lo, hi = mgl64.Vec3(g.Region.Min), mgl64.Vec3(g.Region.Max)
+		for c := range 3 {
+			if math.IsInf(hi[c]-lo[c], 0) {
+				return lo, hi, nil, errAt(rp, "%v to %v is too large", lo, hi)
+			}
+			if !(hi[c]-lo[c] >= 2*rmax) {
+				return lo, hi, nil, errAt(rp, "%v to %v is too small: bodies of bounding radius %v need %v in every direction",
+					lo, hi, rmax, 2*rmax)
+			}
+		}
+		sample = func(pos *mgl64.Vec3, r float64) {
+			for c := range 3 {
+				pos[c] = lo[c] + r + rng.Float64()*(hi[c]-lo[c]-2*r)
+			}
+		}
+	}
+	return lo, hi, sample, nil
 }
 
 // scaleConvex returns convex shape sh (its hull in its principal frame,

@@ -31,6 +31,14 @@ type Scene struct {
 	// box container, nil if it has none; package run counts the movable
 	// bodies that end outside it as escaped.
 	Domain *Region
+	// Entering holds the bodies of pour generators that enter after
+	// t = 0, in entry order: Entering[k] is body len(Model.Bodies) + k and
+	// is due at EntryTimes[k] (s, > 0, nondecreasing). Model holds the
+	// bodies present at t = 0, pour bodies due at t ≤ 0 last; ModelWith(n)
+	// is the model with the first n bodies, EntersAt(t) the number due by
+	// t. Both nil without a pour generator.
+	Entering   []engine.Body
+	EntryTimes []float64
 	// Doc is the fully resolved document the scene was built from:
 	// parameters and overrides applied, defaults of name, gravity, settings
 	// and run filled in, generators not expanded. Dump writes it.

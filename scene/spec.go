@@ -149,7 +149,7 @@ type PartSpec struct {
 
 // GeneratorSpec is one entry of "generators": many bodies from one rule.
 type GeneratorSpec struct {
-	Type              string    `json:"type"` // lattice or random
+	Type              string    `json:"type"` // lattice, random or pour
 	Count             int       `json:"count"`
 	Shape             ShapeSpec `json:"shape"`
 	Mass              *float64  `json:"mass,omitempty"`    // kg per body
@@ -169,10 +169,17 @@ type GeneratorSpec struct {
 	Origin    *Vec3    `json:"origin,omitempty"` // m
 	Jitter    float64  `json:"jitter,omitempty"` // m
 
-	// random only: one of Region and Cylinder
+	// random and pour: one of Region and Cylinder
 	Region      *Region         `json:"region,omitempty"`
 	Cylinder    *CylinderRegion `json:"cylinder,omitempty"`
 	MaxAttempts int             `json:"max_attempts,omitempty"`
+
+	// pour only: bodies per second (> 0), the first body's entry time (s,
+	// ≥ 0; nil is 0) and the bodies' velocity as they enter (m/s; nil is
+	// zero).
+	Rate     float64  `json:"rate,omitempty"`
+	Start    *float64 `json:"start,omitempty"`
+	Velocity *Vec3    `json:"velocity,omitempty"`
 }
 
 // CylinderRegion is a solid cylinder about a vertical axis, in m: the
