@@ -79,7 +79,8 @@ FUZZTIME ?= 300000x
 # times a narrowphase call: FuzzHull runs a tenth of the executions.
 FUZZTIME_HULL ?= 30000x
 FUZZ_TARGETS := ./scene:FuzzParse ./fclib:FuzzReadMatrixMarket ./collide:FuzzNarrow ./checkpoint:FuzzCheckpoint \
-	./shaders/internal/spirv:FuzzReflect ./geom:FuzzHull:$(FUZZTIME_HULL) ./geom:FuzzReadOBJ ./geom:FuzzReadSTL
+	./shaders/internal/spirv:FuzzReflect ./geom:FuzzHull:$(FUZZTIME_HULL) ./geom:FuzzReadOBJ ./geom:FuzzReadSTL \
+	./vtk:FuzzDecode
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; rest=$${t#*:}; name=$${rest%%:*}; ft=$(FUZZTIME); \
