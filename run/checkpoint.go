@@ -14,7 +14,9 @@ import (
 
 // Resume reads the checkpoint at path and rebuilds the scene of its run:
 // the model from the checkpoint's scene document (which must rebuild to
-// the model the run stepped, by checkpoint.ModelHash), and the settings,
+// the model the run started from, by checkpoint.ModelHash; with a pour,
+// the state holds the bodies that had entered, and Run continues with
+// the scene's first that many, scene.Scene.ModelWith), and the settings,
 // length (Steps, Duration: counted from the start of the original run)
 // and traced bodies the run had. Run the scene with Options.Resume set to
 // the checkpoint to continue the run after the checkpoint's step.
@@ -27,7 +29,10 @@ func Resume(path string) (*scene.Scene, *checkpoint.Checkpoint, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("checkpoint %s: its scene document: %w", path, err)
 	}
-	if n := len(sc.Model.Bodies); n != ck.State.Len() {
+	if n := len(sc.Model.Bodies); n != ck.State.Len() && (len(sc.Entering) == 0 || ck.State.Len() < n || ck.State.Len() > sc.TotalBodies()) {
+		if len(sc.Entering) > 0 {
+			return nil, nil, fmt.Errorf("checkpoint %s: the scene document builds %d bodies at the start and %d in all (a pour), the state holds %d", path, n, sc.TotalBodies(), ck.State.Len())
+		}
 		return nil, nil, fmt.Errorf("checkpoint %s: the scene document builds %d bodies, the state holds %d", path, n, ck.State.Len())
 	}
 	if checkpoint.ModelHash(&sc.Model) != ck.Model {
@@ -35,7 +40,9 @@ func Resume(path string) (*scene.Scene, *checkpoint.Checkpoint, error) {
 	}
 	sc.Settings = ck.Settings
 	sc.Steps, sc.Duration = ck.Steps, ck.Duration
-	sc.Trace = append([]int{}, ck.Trace...)
+	if len(sc.Entering) == 0 {
+		sc.Trace = append([]int{}, ck.Trace...)
+	} // else the document's run.trace is the run's (header)
 	sc.Params = ck.Params
 	return sc, ck, nil
 }
@@ -70,6 +77,7 @@ func (c *checkpointer) write(sim *engine.Sim) (string, error) {
 	c.ck.Step = sim.Steps()
 	c.ck.Settings = sim.Settings()
 	ws, err := sim.Snapshot(&c.ck.State, &c.warm)
+	c.ck.Trace = present(c.sc.Trace, c.ck.State.Len(), nil)
 	if errors.Is(err, engine.ErrNoWarmStartData) {
 		if !c.warned && c.notice != nil {
 			c.notice(fmt.Sprintf("checkpoints hold no warm-start data (%v): a run resumed from them starts its first solve from zero impulses", err))
@@ -90,7 +98,16 @@ func (c *checkpointer) header() error {
 		if sc.Doc == nil {
 			return fmt.Errorf("run: %s: the scene has no document to write into a checkpoint", sc.Source)
 		}
-		doc, err := scene.Dump(sc.Doc)
+		d := sc.Doc
+		if len(sc.Entering) > 0 {
+			// A checkpoint's trace ids must be bodies of its state: with a
+			// pour, the document carries the run's trace, bodies still to
+			// enter included, and Resume takes it from there.
+			dc := *sc.Doc
+			dc.Run.Trace = append([]int{}, sc.Trace...)
+			d = &dc
+		}
+		doc, err := scene.Dump(d)
 		if err != nil {
 			return err
 		}

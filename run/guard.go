@@ -80,10 +80,11 @@ type snapshot struct {
 	ws    *engine.WarmStartData // &warm or nil
 }
 
-// newGuard sets the guard domain from the scene's model and length and
-// takes the sim's current state as the last good one.
+// newGuard sets the guard domain from the scene's model (with the bodies
+// of a pour, at their spots) and length and takes the sim's current state
+// as the last good one.
 func newGuard(sc *scene.Scene, sim *engine.Sim) (*guard, error) {
-	m := &sc.Model
+	m := sc.ModelWith(sc.TotalBodies())
 	g := &guard{skip: make([]bool, len(m.Bodies))}
 	inf := math.Inf(1)
 	g.lo, g.hi = mgl64.Vec3{inf, inf, inf}, mgl64.Vec3{-inf, -inf, -inf}
@@ -130,6 +131,15 @@ func (g *guard) take(sim *engine.Sim) error {
 		ws, err = nil, nil
 	}
 	sn.ws = ws
+	return err
+}
+
+// retake makes the sim's current state the last good one (after bodies
+// entered: the state of the step just checked, with them).
+func (g *guard) retake(sim *engine.Sim) error {
+	g.next = 1 - g.next
+	err := g.take(sim)
+	g.next = 1 - g.next
 	return err
 }
 
@@ -215,6 +225,7 @@ func (c *checkpointer) writeGood(sim *engine.Sim, sn *snapshot) (string, error) 
 	c.ck.Step = sn.step
 	c.ck.Settings = sim.Settings()
 	c.ck.State.CopyFrom(&sn.state)
+	c.ck.Trace = present(c.sc.Trace, c.ck.State.Len(), nil)
 	c.ck.Warm = sn.ws // not changed after the run stops
 	return c.save()
 }

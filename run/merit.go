@@ -129,7 +129,7 @@ func newMeterOf(sc *scene.Scene) *meter {
 	spec := sc.Doc.Merit
 	m := &meter{spec: spec, model: &sc.Model, h: sc.Settings.Dt}
 	mask := func(ids []int) []bool {
-		in := make([]bool, len(sc.Model.Bodies))
+		in := make([]bool, sc.TotalBodies()) // pour bodies too, as they enter
 		for _, id := range ids {
 			in[id] = true
 		}

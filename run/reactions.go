@@ -79,6 +79,16 @@ func newReactions(m *engine.Model) *reactions {
 	return r
 }
 
+// grow follows the model's bodies after some entered (a pour): they are
+// movable, so they have no reaction of their own.
+func (r *reactions) grow() {
+	for len(r.slot) < len(r.model.Bodies) {
+		r.slot = append(r.slot, -1)
+	}
+	r.force = append(r.force, make([]mgl64.Vec3, len(r.model.Bodies)-len(r.force))...)
+	r.torque = append(r.torque, make([]mgl64.Vec3, len(r.model.Bodies)-len(r.torque))...)
+}
+
 // update takes the reactions of the sim's last step (step) and adds them
 // to the summary and the per-body arrays.
 func (r *reactions) update(sim *engine.Sim, step int) error {

@@ -135,8 +135,11 @@ type Summary struct {
 	Settings engine.Settings `json:"settings"`
 	Envelope float64         `json:"envelope_m"`
 	Bodies   int             `json:"bodies"`
-	Steps    int             `json:"steps"`
-	SimTime  float64         `json:"sim_time_s"`
+	// BodiesTotal, for a scene with a pour, is the number of bodies once
+	// all have entered; Bodies is then the number that had at the end.
+	BodiesTotal int     `json:"bodies_total,omitempty"`
+	Steps       int     `json:"steps"`
+	SimTime     float64 `json:"sim_time_s"`
 	// Wall-clock figures (s).
 	WallSeconds       float64 `json:"wall_s"`
 	StepSecondsMedian float64 `json:"step_s_median"`
@@ -280,14 +283,26 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 		return nil, fmt.Errorf("%s: %w", sc.Source, err)
 	}
 	for _, id := range sc.Trace {
-		if id < 0 || id >= len(sc.Model.Bodies) {
-			return nil, fmt.Errorf("trace: body id %d out of range [0, %d)", id, len(sc.Model.Bodies))
+		if id < 0 || id >= sc.TotalBodies() {
+			return nil, fmt.Errorf("trace: body id %d out of range [0, %d)", id, sc.TotalBodies())
 		}
 	}
-	if err := CheckMemory(len(sc.Model.Bodies), opt.Backend, opt.MaxMemory); err != nil {
+	if err := CheckMemory(sc.TotalBodies(), opt.Backend, opt.MaxMemory); err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.Source, err) // before any output folder is made
 	}
-	sim, be, notice, err := OpenBackend(opt.Backend, opt, &sc.Model, sc.Settings)
+	// cur is the scene with the bodies in the run: those of sc.Model, and
+	// those of a pour that have entered (a resumed run's, its
+	// checkpoint's), whose Model the pourer grows.
+	cur := *sc
+	if opt.Resume != nil {
+		n := opt.Resume.State.Len()
+		if n < len(sc.Model.Bodies) || n > sc.TotalBodies() {
+			return nil, fmt.Errorf("%s: the checkpoint's state holds %d bodies, the scene %d at the start and %d in all", sc.Source, n, len(sc.Model.Bodies), sc.TotalBodies())
+		}
+		cur.Model = *sc.ModelWith(n)
+	}
+	pour := newPourer(sc, &cur.Model, opt.Notice)
+	sim, be, notice, err := OpenBackend(opt.Backend, opt, &cur.Model, sc.Settings)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.Source, err)
 	}
@@ -308,7 +323,7 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 		if err := restore(sim, opt.Resume, Steps(sc), opt.Notice); err != nil {
 			return nil, err
 		}
-	} else if err := checkStartOverlap(&sc.Model, be); err != nil {
+	} else if err := checkStartOverlap(&cur.Model, be); err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.Source, err)
 	}
 	grd, err := newGuard(sc, sim)
@@ -327,7 +342,7 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 	defer w.close()
 	var rx *reactions
 	if wantReactions(sc, opt) {
-		rx = newReactions(&sc.Model)
+		rx = newReactions(&cur.Model)
 		if err := w.openReactions(of.reactionsEnd); err != nil {
 			return nil, err
 		}
@@ -336,7 +351,7 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 	if opt.Resume != nil {
 		resumeStep = opt.Resume.Step
 	}
-	mt, err := newMeter(sc, opt.OutDir, resumeStep)
+	mt, err := newMeter(&cur, opt.OutDir, resumeStep)
 	if err != nil {
 		return nil, err
 	}
@@ -350,7 +365,10 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 		return nil, errors.New("run: dump step without a folder")
 	}
 	sum := &Summary{Scene: sc.Name, Source: sc.Source, Description: sc.Description, Params: sc.Params,
-		Backend: be.Name(), Settings: sc.Settings, Bodies: len(sc.Model.Bodies), Doc: sc.Doc}
+		Backend: be.Name(), Settings: sc.Settings, Bodies: len(cur.Model.Bodies), Doc: sc.Doc}
+	if len(sc.Entering) > 0 {
+		sum.BodiesTotal = sc.TotalBodies()
+	}
 	if cb, ok := be.(engine.Enveloper); ok {
 		sum.Envelope = cb.Envelope()
 	}
@@ -362,7 +380,7 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 	var state engine.State
 	var frames *vtk.Recorder
 	if opt.VTKEvery > 0 {
-		if frames, err = vtk.NewRecorder(opt.OutDir, &sc.Model, opt.VTKEvery, opt.VTKContacts, sim.Steps()); err != nil {
+		if frames, err = vtk.NewRecorder(opt.OutDir, &cur.Model, opt.VTKEvery, opt.VTKContacts, sim.Steps()); err != nil {
 			return nil, err
 		}
 		if rx != nil {
@@ -381,6 +399,7 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 			return nil, err
 		}
 	}
+	var traced []int // the traced bodies present
 	var stepTimes stepTimer
 	start := time.Now()
 	var last engine.StepStats
@@ -415,7 +434,7 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 		if st.Contacts > 0 && sc.Settings.Tol > 0 && !st.Solve.Converged {
 			sum.NotConverged++
 		}
-		if err := w.stats(st, len(sc.Model.Bodies)); err != nil {
+		if err := w.stats(st, len(cur.Model.Bodies)); err != nil {
 			runErr = err
 			break
 		}
@@ -434,7 +453,8 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 			break
 		}
 		if len(sc.Trace) > 0 {
-			if err := w.trace(st.Step, st.Time, sc.Trace, &grd.good().state); err != nil {
+			traced = present(sc.Trace, len(cur.Model.Bodies), traced)
+			if err := w.trace(st.Step, st.Time, traced, &grd.good().state); err != nil {
 				runErr = err
 				break
 			}
@@ -447,6 +467,12 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 		}
 		if npzFrames != nil {
 			if err := npzFrames.frame(st.Step, st.Time, steps, sim); err != nil {
+				runErr = err
+				break
+			}
+		}
+		if len(sc.Entering) > 0 {
+			if err := enter(pour, sim, grd, rx, frames); err != nil {
 				runErr = err
 				break
 			}
@@ -485,7 +511,8 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 	if err := be.ReadContacts(&con); err != nil {
 		return nil, errors.Join(runErr, err)
 	}
-	sum.Final = finalFigures(sc, &state, &con, last)
+	sum.Bodies = state.Len()
+	sum.Final = finalFigures(&cur, &state, &con, last)
 	if !stepFailed {
 		if sum.Merit, err = mt.finish(sim); err != nil {
 			return nil, errors.Join(runErr, err)
@@ -505,6 +532,29 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 		runErr = opt.AtEnd(sim)
 	}
 	return sum, runErr
+}
+
+// enter lets a pour's due bodies in after a step (pourer) and brings the
+// guard's last good state, the reactions and the frames' model up to
+// them.
+func enter(pour *pourer, sim *engine.Sim, grd *guard, rx *reactions, frames *vtk.Recorder) error {
+	grew, err := pour.enter(sim, &grd.good().state)
+	if err != nil || !grew {
+		return err
+	}
+	if err := grd.retake(sim); err != nil {
+		return err
+	}
+	if rx != nil {
+		rx.grow()
+	}
+	if frames != nil {
+		frames.SetModel(pour.model)
+		if rx != nil {
+			frames.SetReactions(rx.force, rx.torque)
+		}
+	}
+	return nil
 }
 
 // dumpProblem writes the problem of the step just taken (see

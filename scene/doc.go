@@ -344,7 +344,10 @@
 // the step that reaches a body's time, it enters unless its bounding sphere
 // overlaps a movable body present, in which case it and the ones after it
 // wait. Other bodies (the walls) are not checked: keep the region clear
-// of them, as a random generator's. A
+// of them, as a random generator's. A region little taller than the bodies (a
+// layer, as the insertion volumes of LIGGGHTS) lets each body leave it
+// as it falls; in a deeper one a spot low in the region may be held by a
+// body falling through it, and the pour waits. A
 // traced body (run.trace may name a pour body) has rows from its entry on;
 // merit.bodies must be present at t = 0. A scene made from a run's state
 // (scenes --from) cannot keep a pour yet.

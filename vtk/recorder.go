@@ -101,6 +101,16 @@ func NewRecorder(dir string, m *engine.Model, every int, contacts bool, from int
 	return r, nil
 }
 
+// SetModel replaces the model the frames draw by m, the model with bodies
+// appended (a pour: engine.Sim.Grow), from the next frame on.
+func (r *Recorder) SetModel(m *engine.Model) {
+	r.model = m
+	r.static = r.static[:0]
+	for i := range m.Bodies {
+		r.static = append(r.static, m.Bodies[i].Static())
+	}
+}
+
 // Trim removes from the run folder dir the frame and contacts files of
 // steps after step and their entries in run.pvd and contacts.pvd (which
 // are rewritten if they exist): a run resumed from a checkpoint of step
