@@ -26,5 +26,15 @@
 // one step as a problem folder of package fclib, for gpusim solve, gpusim
 // compare and shared/fclib/check.py.
 //
+// A scene with a pour (scene.Scene.Entering) starts with the bodies present
+// at t = 0 and adds the others after the steps at whose end they fall due
+// (engine.Sim.Grow; pourer says in what order and when one waits):
+// stats.csv's bodies column counts the bodies each step ran with,
+// trace.csv has a traced body's rows from its entry on, final.csv and
+// --vtk/--npz frames hold the bodies entered, summary.json's bodies of
+// bodies_total says how many entered, and a checkpoint holds the bodies
+// entered, from which a resumed run continues with the scene's first that
+// many.
+//
 // The CLI is a thin user of this package.
 package run

@@ -328,29 +328,33 @@
 //	start     entry time of the first body (s), ≥ 0; default 0
 //	velocity  [x, y, z], every body's velocity as it enters (m/s); default 0
 //
-// Body k (0-based) is due at start + k/rate. Pour bodies come after all the
-// other bodies of the scene, containers included, in entry order (by time;
-// several pours interleave, a tie in generator order), so the ids of the
-// others do not depend on any pour. Their spots are drawn when the scene is
-// built, in order, each uniform in the region as random's and retried until
-// its bounding sphere overlaps none of the W − 1 pour bodies before it, W = ⌈rate·t⌉ + 1
-// (at most count) the bodies due while one moves clear of its spot: t
-// solves ½|g|t² + v_g·t = 2·rmax (v_g the velocity along gravity, rmax the
-// largest bounding radius; t = 2·rmax/|velocity| without gravity, and W =
-// count if nothing moves the bodies). A body that finds no such spot in
-// max_attempts is an error. Scene.Model holds the bodies present at t = 0
-// (a pour body due at t ≤ 0 last); Scene.Entering and Scene.EntryTimes hold
-// the others, and package run adds them as they fall due (see run): after
-// the step that reaches a body's time, it enters unless its bounding sphere
-// overlaps a movable body present, in which case it and the ones after it
-// wait. Other bodies (the walls) are not checked: keep the region clear
-// of them, as a random generator's. A region little taller than the bodies (a
-// layer, as the insertion volumes of LIGGGHTS) lets each body leave it
-// as it falls; in a deeper one a spot low in the region may be held by a
-// body falling through it, and the pour waits. A
-// traced body (run.trace may name a pour body) has rows from its entry on;
-// merit.bodies must be present at t = 0. A scene made from a run's state
-// (scenes --from) cannot keep a pour yet.
+// Body k (0-based) is due at start + k/rate. Pour bodies come after all
+// the other bodies of the scene, containers included, in entry order (by
+// time; several pours interleave, a tie in generator order), so the ids of
+// the others do not depend on any pour. Their spots are drawn when the
+// scene is built (per body: sizes, scale, orientation, then the placement
+// attempts, as random's), each uniform in the region and retried until
+// its bounding sphere overlaps none of the W − 1 bodies of the same pour
+// before it, W = ⌈rate·t⌉ + 1 (at most count) the bodies due while one
+// moves clear of its spot: t solves ½|g|t² + v_g·t = 2·rmax (v_g the
+// velocity along gravity, rmax the largest bounding radius; t =
+// 2·rmax/|velocity| without gravity, and W = count if nothing moves the
+// bodies). A body that finds no such spot in max_attempts is an error.
+// Pours are placed each on its own: give two pours disjoint regions.
+//
+// Scene.Model holds the bodies present at t = 0 (a pour body due at t ≤ 0
+// last); Scene.Entering and Scene.EntryTimes hold the others, and package
+// run adds them as they fall due: after the step that reaches a body's
+// time, it enters unless its bounding sphere overlaps that of a movable
+// body present, in which case it and the ones after it wait (first in,
+// first out). Fixed, plane and kinematic bodies are not checked: keep the
+// region clear of the walls, as a random generator's. A region little
+// taller than the bodies (a layer, as LIGGGHTS' insertion volumes) lets
+// each body leave it as it falls; in a deeper one a spot low in the region
+// may be held by a body falling through it, and the pour waits. run.trace
+// may name a pour body (its rows start at its entry); merit.bodies must be
+// present at t = 0. A scene made from a run's state (scenes --from) cannot
+// keep a pour yet.
 //
 // # containers
 //
