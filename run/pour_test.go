@@ -232,3 +232,22 @@ func TestPourResume(t *testing.T) {
 		}
 	}
 }
+
+// TestPourAtEnd: a run with AtEnd lets no body enter after its last step,
+// so that AtEnd sees that step's problem (Sim.Grow drops it).
+func TestPourAtEnd(t *testing.T) {
+	sc := loadPour(t, "run.steps=10")
+	sum, err := Run(context.Background(), sc, Options{Backend: "cpu", OutDir: t.TempDir(), AtEnd: func(sim *engine.Sim) error {
+		if sim.Problem() == nil {
+			t.Error("AtEnd: no problem of the last step")
+		}
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 5 walls and the bodies due by the end of step 9 (18 ms): 0 … 18.
+	if sum.Bodies != 5+19 {
+		t.Errorf("%d bodies at the end, want 24", sum.Bodies)
+	}
+}

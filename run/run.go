@@ -471,7 +471,9 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 				break
 			}
 		}
-		if len(sc.Entering) > 0 {
+		// AtEnd reads the last step's problem, which Grow drops: no body
+		// enters after the last step of such a run.
+		if len(sc.Entering) > 0 && (opt.AtEnd == nil || st.Step < steps) {
 			if err := enter(pour, sim, grd, rx, frames); err != nil {
 				runErr = err
 				break
