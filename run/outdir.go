@@ -99,23 +99,34 @@ func openOutDir(sc *scene.Scene, opt Options) (*outFolder, error) {
 // an error.
 func (o *outFolder) cutBack(sc *scene.Scene, opt Options) error {
 	dir, step := opt.OutDir, opt.Resume.Step
-	bodies := len(sc.Model.Bodies)
+	// With a pour the body count grows during the run: from the scene's
+	// t = 0 model (bodies) to all of them (total).
+	bodies, total := len(sc.Model.Bodies), sc.TotalBodies()
 	conflict := func(format string, a ...any) error {
 		return &InputError{fmt.Errorf("run: --resume into %s: %s: %w; --overwrite replaces them, or choose another --out",
 			dir, fmt.Sprintf(format, a...), ErrHasOutputs)}
 	}
 	if data, err := os.ReadFile(filepath.Join(dir, "summary.json")); err == nil {
 		var s struct {
-			Scene  string `json:"scene"`
-			Bodies int    `json:"bodies"`
+			Scene       string `json:"scene"`
+			Bodies      int    `json:"bodies"`
+			BodiesTotal int    `json:"bodies_total"`
 		}
-		if json.Unmarshal(data, &s) == nil && (s.Scene != sc.Name || s.Bodies != bodies) {
-			return conflict("summary.json is of a run of %s with %d bodies, the checkpoint of %s with %d", s.Scene, s.Bodies, sc.Name, bodies)
+		if json.Unmarshal(data, &s) == nil {
+			switch {
+			case total == bodies && (s.Scene != sc.Name || s.Bodies != bodies):
+				return conflict("summary.json is of a run of %s with %d bodies, the checkpoint of %s with %d", s.Scene, s.Bodies, sc.Name, bodies)
+			case total > bodies && (s.Scene != sc.Name || s.BodiesTotal != total):
+				return conflict("summary.json is of a run of %s with %d bodies in all, the checkpoint of %s with %d", s.Scene, max(s.Bodies, s.BodiesTotal), sc.Name, total)
+			}
 		}
 	}
 	statsPath := filepath.Join(dir, "stats.csv")
 	end, last, err := rowsUpTo(statsPath, statsHeader, step, func(f []string) error {
-		if n, err := strconv.Atoi(f[2]); err != nil || n != bodies {
+		if n, err := strconv.Atoi(f[2]); err != nil || n < bodies || n > total {
+			if total > bodies {
+				return fmt.Errorf("a row of %s bodies, the checkpoint's scene has %d to %d", f[2], bodies, total)
+			}
 			return fmt.Errorf("a row of %s bodies, the checkpoint has %d", f[2], bodies)
 		}
 		return nil

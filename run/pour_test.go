@@ -230,6 +230,23 @@ func TestPourResume(t *testing.T) {
 		if strings.Join(resStats, "\n") != strings.Join(fullStats[k:], "\n") {
 			t.Errorf("warm %s: resumed stats.csv rows differ from steps %d…%d of the unsplit run", warm, k+1, n)
 		}
+		// Resumed in its own folder, whose summary.json and stats.csv
+		// rows hold fewer bodies than the scene's total (and more than
+		// its t = 0 model): it goes on there, to the same end.
+		rsc, ck, err = Resume(filepath.Join(split, "checkpoints", checkpoint.FileName(k)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rsc.Steps = n
+		if _, err := Run(context.Background(), rsc, Options{Backend: "cpu", OutDir: split, Resume: ck}); err != nil {
+			t.Fatalf("warm %s: resumed into its own folder: %v", warm, err)
+		}
+		if got := readFile(t, filepath.Join(split, "final.csv")); !bytes.Equal(got, want) {
+			t.Errorf("warm %s: final.csv of the run resumed in place differs from the unsplit run's", warm)
+		}
+		if got := statsRows(t, filepath.Join(split, "stats.csv")); strings.Join(got, "\n") != strings.Join(fullStats, "\n") {
+			t.Errorf("warm %s: stats.csv of the run resumed in place differs from the unsplit run's", warm)
+		}
 	}
 }
 

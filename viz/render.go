@@ -171,10 +171,16 @@ func loadFinal(dir string) (*Frame, error) {
 			return nil, fmt.Errorf("viz: %s: column %d is %q, want %q", finalPath, i+1, rows[0][i], h)
 		}
 	}
-	n := len(sc.Model.Bodies)
-	if len(rows)-1 != n {
-		return nil, fmt.Errorf("viz: %s has %d bodies, the scene in %s has %d", finalPath, len(rows)-1, sumPath, n)
+	// A scene with a pour generator has len(Model.Bodies) bodies at t = 0
+	// and up to TotalBodies by the end: final.csv holds those that entered.
+	n := len(rows) - 1
+	if n < len(sc.Model.Bodies) || n > sc.TotalBodies() {
+		if sc.TotalBodies() == len(sc.Model.Bodies) {
+			return nil, fmt.Errorf("viz: %s has %d bodies, the scene in %s has %d", finalPath, n, sumPath, len(sc.Model.Bodies))
+		}
+		return nil, fmt.Errorf("viz: %s has %d bodies, the scene in %s has %d to %d (bodies entering)", finalPath, n, sumPath, len(sc.Model.Bodies), sc.TotalBodies())
 	}
+	model := sc.ModelWith(n)
 	var s engine.State
 	s.Resize(n)
 	omega := make([]mgl64.Vec3, n)
@@ -195,7 +201,7 @@ func loadFinal(dir string) (*Frame, error) {
 		copy(s.Vel[3*r:], v[8:11])
 		omega[r] = mgl64.Vec3{v[11], v[12], v[13]}
 	}
-	bs, err := vtk.Bodies(&sc.Model, &s)
+	bs, err := vtk.Bodies(model, &s)
 	if err != nil {
 		return nil, err
 	}

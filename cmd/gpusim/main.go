@@ -413,7 +413,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if set["trace"] {
-		ids, err := parseIDs(*trace, len(sc.Model.Bodies))
+		ids, err := parseIDs(*trace, sc.TotalBodies()) // pour bodies too
 		if err != nil {
 			return usageError{fmt.Errorf("--trace: %w", err)}
 		}

@@ -256,3 +256,29 @@ func TestRenderBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderPour: a run whose bodies enter over time (a pour generator)
+// is drawn from final.csv, which holds more bodies than the scene's model
+// at t = 0: every entered body, with the shapes of the pour.
+func TestRenderPour(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errOut := runCLI(t, "run", filepath.Join("..", "..", "examples", "pour.json"), "--steps", "60",
+		"--out", dir, "--backend", "cpu", "--quiet"); code != exitOK {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := runCLI(t, "render", dir, "--width", "320", "--height", "240")
+	if code != exitOK {
+		t.Fatalf("render: exit %d: %s", code, errOut)
+	}
+	// examples/pour.json has 6 bodies at t = 0 (the container); after 60
+	// steps grains have entered, so final.csv has more rows than the
+	// scene's model: the case this test is for.
+	final := string(readFileT(t, filepath.Join(dir, "final.csv")))
+	if n := strings.Count(final, "\n") - 1; n <= 6 {
+		t.Fatalf("final.csv has %d bodies: no grain entered in 60 steps, the test checks nothing", n)
+	}
+	if !strings.HasPrefix(out, filepath.Join(dir, "render.png")) {
+		t.Errorf("render printed %q, want it to name render.png", out)
+	}
+	testfile.PNG(t, filepath.Join(dir, "render.png"))
+}
