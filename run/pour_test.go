@@ -3,7 +3,6 @@ package run
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"github.com/gpusim/gpusim/checkpoint"
 	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/internal/testfile"
 	"github.com/gpusim/gpusim/scene"
 )
 
@@ -43,20 +43,6 @@ func loadPour(t *testing.T, sets ...string) *scene.Scene {
 	return sc
 }
 
-func readCSV(t *testing.T, path string) [][]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rows
-}
-
 // TestPourRun: every body of the pour enters (5 walls and 200 spheres
 // in final.csv, summary's bodies and bodies_total 205); stats.csv's
 // bodies column grows from 6 (the walls and the sphere due at t = 0) to
@@ -72,10 +58,10 @@ func TestPourRun(t *testing.T) {
 	if sum.Bodies != 205 || sum.BodiesTotal != 205 {
 		t.Fatalf("summary: %d bodies of %d, want 205 of 205", sum.Bodies, sum.BodiesTotal)
 	}
-	if final := readCSV(t, filepath.Join(dir, "final.csv")); len(final) != 1+205 {
+	if final := testfile.CSV(t, filepath.Join(dir, "final.csv")); len(final) != 1+205 {
 		t.Fatalf("final.csv has %d rows, want a header and 205", len(final))
 	}
-	stats := readCSV(t, filepath.Join(dir, "stats.csv"))
+	stats := testfile.CSV(t, filepath.Join(dir, "stats.csv"))
 	prev := 0
 	for i, row := range stats[1:] {
 		n, err := strconv.Atoi(row[2])
@@ -94,7 +80,7 @@ func TestPourRun(t *testing.T) {
 	}
 	// Body 105 is pour body 100, due at 0.1 s: it enters after step 50.
 	var first105 int
-	for _, row := range readCSV(t, filepath.Join(dir, "trace.csv"))[1:] {
+	for _, row := range testfile.CSV(t, filepath.Join(dir, "trace.csv"))[1:] {
 		if row[2] == "105" && first105 == 0 {
 			first105, _ = strconv.Atoi(row[0])
 		}

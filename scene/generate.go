@@ -349,14 +349,7 @@ func (b *builder) random(p string, g GeneratorSpec, rmax float64, rng *SplitMix6
 			return err
 		}
 		r := body.Shape.BoundingRadius()
-		ok := false
-		for range attempts {
-			sample(&body.Pos, r)
-			if ok = free(body.Pos, r); ok {
-				break
-			}
-		}
-		if !ok {
+		if !place(&body.Pos, r, attempts, sample, free) {
 			return errAt(p, "placed %d of %d bodies (body %d found no free place in %d attempts); enlarge the region or reduce count",
 				n, g.Count, n, attempts)
 		}
@@ -458,4 +451,17 @@ func scaleConvex(sh engine.Shape, k float64) engine.Shape {
 		h.Faces[i] = geom.Face{Verts: f.Verts, Normal: f.Normal, Offset: f.Offset * k}
 	}
 	return engine.ConvexShape(h)
+}
+
+// place draws positions with sample for a body of bounding radius r until
+// free accepts one, at most attempts times; it reports whether one was
+// found (left in pos).
+func place(pos *mgl64.Vec3, r float64, attempts int, sample func(*mgl64.Vec3, float64), free func(mgl64.Vec3, float64) bool) bool {
+	for range attempts {
+		sample(pos, r)
+		if free(*pos, r) {
+			return true
+		}
+	}
+	return false
 }

@@ -69,14 +69,7 @@ func (b *builder) pourSpec(p string, g GeneratorSpec, rmax float64, rng *SplitMi
 				return nil, err
 			}
 			r := body.Shape.BoundingRadius()
-			ok := false
-			for range attempts {
-				sample(&body.Pos, r)
-				if ok = free(body.Pos, r); ok {
-					break
-				}
-			}
-			if !ok {
+			if !place(&body.Pos, r, attempts, sample, free) {
 				return nil, errAt(p, "body %d found no free spot in %d attempts among the %d bodies before it that are still in the region at rate %v; enlarge the region or lower rate",
 					k, attempts, min(k, window-1), g.Rate)
 			}
