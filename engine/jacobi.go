@@ -157,23 +157,20 @@ func iterate(name string, p Problem, gamma, nx, tmp Vec, opt SolveOptions, omega
 	if err != nil {
 		return st, err
 	}
-	if !(opt.Tol > 0) && !opt.History && res >= opt.Tol {
-		// No stopping test and no history: the iterations' residuals are
-		// never read, so only the last is computed (Gauss–Seidel then
-		// skips a product with N per sweep, about half its work; Jacobi
-		// needs Nγ for its update anyway). The iterates are those of the
-		// loop below; a non-finite one shows at the end.
+	if !needNx && !(opt.Tol > 0) && !opt.History && res >= opt.Tol {
+		// Gauss–Seidel with no stopping test and no history: the
+		// iterations' residuals are never read, so only the last is
+		// computed, which skips a product with N per sweep (about half a
+		// sweep's work). The iterates are those of the loop below; a
+		// non-finite one shows at the end. (Jacobi needs Nγ for its update
+		// anyway, and its device iterations, DeviceJacobi, stop at the
+		// first non-finite residual as the loop below does.)
 		for k := 0; k < opt.MaxIter; k++ {
 			update()
-			if needNx {
-				p.Schur(nx, gamma)
-			}
 			st.Iterations = k + 1
 		}
 		if st.Iterations > 0 {
-			if !needNx {
-				p.Schur(nx, gamma)
-			}
+			p.Schur(nx, gamma)
 			if res, f, err = progress(name, p, gamma, nx, tmp, opt.Gd, st.Iterations); err != nil {
 				return st, err
 			}
