@@ -65,11 +65,12 @@ func TestBuiltinFiles(t *testing.T) {
 // few steps and fewer generated bodies. A file not listed runs whole for
 // the same few steps.
 var shrink = map[string][]string{
-	"settle.json":   {"generators.0.count=100"},
-	"fill.json":     {"generators.0.count=100"},
-	"pressure.json": {"generators.0.count=81"},
-	"hopper.json":   {"generators.0.count=200"},
-	"crater.json":   {"generators.0.count=500"},
+	"settle.json":     {"generators.0.count=100"},
+	"fill.json":       {"generators.0.count=100"},
+	"pressure.json":   {"generators.0.count=81"},
+	"hopper.json":     {"generators.0.count=200"},
+	"crater.json":     {"generators.0.count=500"},
+	"crater/bed.json": {"generators.0.count=500"},
 }
 
 // Every example file loads and runs a few steps on the CPU path; the final
@@ -79,7 +80,12 @@ func TestExamplesRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, file := range files {
+	// The scenes of the studies in folders too (not sweeps/: sweep files).
+	more, err := filepath.Glob("crater/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range append(files, more...) {
 		if strings.HasSuffix(file, ".schema.json") {
 			continue
 		}
