@@ -35,7 +35,9 @@ RHOG=2500; MU=0.3
 HERE=$(cd "$(dirname "$0")" && pwd)
 PY="python3 $HERE/crater.py"
 mkdir -p "$OUT"
-BIN=$(mktemp -d)/gpusim
+BINDIR=$(mktemp -d)
+trap 'rm -rf "$BINDIR"' EXIT
+BIN=$BINDIR/gpusim
 go build -o "$BIN" ./cmd/gpusim
 G="$BIN"
 
