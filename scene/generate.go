@@ -271,12 +271,9 @@ func (b *builder) random(p string, g GeneratorSpec, rmax float64, rng *SplitMix6
 		}
 		extent = math.Max(extent, hi[c]-lo[c])
 	}
-	attempts := g.MaxAttempts
-	if attempts == 0 {
-		attempts = defaultAttempts
-	}
-	if attempts < 1 || attempts > b.lim.attempts {
-		return errAt(join(p, "max_attempts"), "%d must be in [1, %d]", attempts, b.lim.attempts)
+	attempts, err := b.maxAttempts(p, g)
+	if err != nil {
+		return err
 	}
 
 	// At most 2²⁰ bins per axis keep bin indices small for any region.
@@ -451,6 +448,19 @@ func scaleConvex(sh engine.Shape, k float64) engine.Shape {
 		h.Faces[i] = geom.Face{Verts: f.Verts, Normal: f.Normal, Offset: f.Offset * k}
 	}
 	return engine.ConvexShape(h)
+}
+
+// maxAttempts returns a random or pour generator's max_attempts, the
+// default for 0, or an error outside [1, the builder's limit].
+func (b *builder) maxAttempts(p string, g GeneratorSpec) (int, error) {
+	attempts := g.MaxAttempts
+	if attempts == 0 {
+		attempts = defaultAttempts
+	}
+	if attempts < 1 || attempts > b.lim.attempts {
+		return 0, errAt(join(p, "max_attempts"), "%d must be in [1, %d]", attempts, b.lim.attempts)
+	}
+	return attempts, nil
 }
 
 // place draws positions with sample for a body of bounding radius r until

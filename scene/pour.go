@@ -39,12 +39,9 @@ func (b *builder) pourSpec(p string, g GeneratorSpec, rmax float64, rng *SplitMi
 	if err != nil {
 		return err
 	}
-	attempts := g.MaxAttempts
-	if attempts == 0 {
-		attempts = defaultAttempts
-	}
-	if attempts < 1 || attempts > b.lim.attempts {
-		return errAt(join(p, "max_attempts"), "%d must be in [1, %d]", attempts, b.lim.attempts)
+	attempts, err := b.maxAttempts(p, g)
+	if err != nil {
+		return err
 	}
 	if last := start + float64(g.Count-1)/g.Rate; math.IsInf(last, 0) {
 		return errAt(join(p, "start"), "%v: the last body's entry time overflows", start)
