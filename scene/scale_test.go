@@ -126,7 +126,8 @@ func TestConvexScale(t *testing.T) {
 				t.Errorf("body %d turned: %v", i, b.Rot)
 			}
 			checkScaledHull(t, i, b, s, rho, q)
-			// Volume s³, inertia s⁵ at a fixed density.
+			// Volume s³, inertia s⁵ at a fixed density; 1e-12 relative as
+			// in checkScaledHull (the volume's sums round at 1e-15).
 			if want := rho * unit.Volume() * s * s * s; math.Abs(b.Mass-want) > 1e-12*want {
 				t.Errorf("body %d: mass %v, want %v × s³", i, b.Mass, want)
 			}
@@ -146,6 +147,8 @@ func TestConvexScale(t *testing.T) {
 				}
 			}
 		}
+		// 1e-12 m: the spacing and the lattice positions are a few
+		// products of numbers of order 1 (rounding ~1e-16 m).
 		if d, want := bs[1].Pos[0]-bs[0].Pos[0], 2.1*1.5*maxCoord(unit); math.Abs(d-want) > 1e-12 {
 			t.Errorf("spacing %v, want 2.1 × the largest body's half-size %v", d, want)
 		}
@@ -180,6 +183,8 @@ func TestConvexScale(t *testing.T) {
 		for i, b := range bs {
 			// The body's scale, read off its hull's radius.
 			s := b.Shape.Hull.Radius() / r1
+			// 1e-15 relative: the radius ratio recovers s to a rounding
+			// or two of the scaled vertices.
 			if s < 0.6*(1-1e-15) || s > 1.4*(1+1e-15) {
 				t.Fatalf("body %d: scale %v outside [0.6, 1.4]", i, s)
 			}
@@ -222,6 +227,8 @@ func TestConvexScale(t *testing.T) {
 			}
 			want := unit.UnitInertia().Mul(0.5 * s * s)
 			for j := range 3 {
+				// 1e-12 relative: the unit inertia times 0.5 s², a few
+				// roundings (as checkScaledHull's mass).
 				if math.Abs(b.Inertia[j]-want[j]) > 1e-12*want[j] {
 					t.Errorf("body %d (scale %v): inertia %v, want %v", i, s, b.Inertia, want)
 				}
