@@ -193,59 +193,33 @@ func BodiesPolyData(bs []Body) *PolyData {
 // missing array or a shape code out of range is an error naming it.
 func ReadBodies(p *PolyData) ([]Body, error) {
 	n := p.NumPoints()
-	get := func(name string, comps int) ([]float64, error) {
-		a := p.PointArray(name)
-		if a == nil {
-			return nil, fmt.Errorf("vtk: point array %q missing", name)
-		}
-		if a.Components != comps || a.Tuples() != n {
-			return nil, fmt.Errorf("vtk: point array %q: %d tuples of %d components, want %d of %d", name, a.Tuples(), a.Components, n, comps)
-		}
-		return a.Data, nil
-	}
-	var arr [6][]float64
-	for k, spec := range []struct {
-		name  string
-		comps int
-	}{{ArrayID, 1}, {ArrayShape, 1}, {ArraySemiAxes, 3}, {ArrayOrientation, 4}, {ArrayVelocity, 3}, {ArrayAngularVelocity, 3}} {
-		d, err := get(spec.name, spec.comps)
-		if err != nil {
-			return nil, err
-		}
-		arr[k] = d
-	}
-	var fixed []float64
-	if p.PointArray(ArrayFixed) != nil {
-		var err error
-		if fixed, err = get(ArrayFixed, 1); err != nil {
-			return nil, err
-		}
-	}
-	bs, err := readBodies("point", n, p.Points, arr, fixed)
+	pa, err := bodyArrays("point", p.PointData, n, ArrayID, ArrayShape, ArraySemiAxes, ArrayOrientation, ArrayVelocity, ArrayAngularVelocity)
 	if err != nil {
 		return nil, err
 	}
-	if p.FieldArray(ArrayFixedID) != nil {
-		nf := p.FieldArray(ArrayFixedID).Tuples()
-		var farr [7][]float64
-		for k, spec := range []struct {
-			name  string
-			comps int
-		}{{ArrayFixedID, 1}, {ArrayFixedShape, 1}, {ArrayFixedSemiAxes, 3}, {ArrayFixedOrientation, 4}, {ArrayFixedVelocity, 3}, {ArrayFixedAngularVelocity, 3}, {ArrayFixedPosition, 3}} {
-			a := p.FieldArray(spec.name)
-			if a == nil {
-				return nil, fmt.Errorf("vtk: field array %q missing", spec.name)
-			}
-			if a.Components != spec.comps || a.Tuples() != nf {
-				return nil, fmt.Errorf("vtk: field array %q: %d tuples of %d components, want %d of %d", spec.name, a.Tuples(), a.Components, nf, spec.comps)
-			}
-			farr[k] = a.Data
+	var fixed []float64
+	if p.PointArray(ArrayFixed) != nil {
+		f, err := bodyArrays("point", p.PointData, n, ArrayFixed)
+		if err != nil {
+			return nil, err
+		}
+		fixed = f[0]
+	}
+	bs, err := readBodies("point", n, p.Points, [6][]float64(pa), fixed)
+	if err != nil {
+		return nil, err
+	}
+	if fid := p.FieldArray(ArrayFixedID); fid != nil {
+		nf := fid.Tuples()
+		fa, err := bodyArrays("field", p.FieldData, nf, ArrayFixedID, ArrayFixedShape, ArrayFixedSemiAxes, ArrayFixedOrientation, ArrayFixedVelocity, ArrayFixedAngularVelocity, ArrayFixedPosition)
+		if err != nil {
+			return nil, err
 		}
 		ones := make([]float64, nf)
 		for i := range ones {
 			ones[i] = 1
 		}
-		fb, err := readBodies("fixed body", nf, farr[6], [6][]float64(farr[:6]), ones)
+		fb, err := readBodies("fixed body", nf, fa[6], [6][]float64(fa[:6]), ones)
 		if err != nil {
 			return nil, err
 		}
@@ -253,6 +227,31 @@ func ReadBodies(p *PolyData) ([]Body, error) {
 		sort.SliceStable(bs, func(i, j int) bool { return bs[i].ID < bs[j].ID })
 	}
 	return bs, nil
+}
+
+// bodyComponents is the number of components of each body array of a
+// frame, point or field data.
+var bodyComponents = map[string]int{
+	ArrayID: 1, ArrayShape: 1, ArraySemiAxes: 3, ArrayOrientation: 4, ArrayVelocity: 3, ArrayAngularVelocity: 3, ArrayFixed: 1,
+	ArrayFixedID: 1, ArrayFixedShape: 1, ArrayFixedSemiAxes: 3, ArrayFixedOrientation: 4, ArrayFixedVelocity: 3, ArrayFixedAngularVelocity: 3, ArrayFixedPosition: 3,
+}
+
+// bodyArrays returns the data of the named arrays of as (the "point" or
+// "field" data of a frame), each n tuples of its bodyComponents; a
+// missing array or one of another size is an error naming it.
+func bodyArrays(where string, as []Array, n int, names ...string) ([][]float64, error) {
+	d := make([][]float64, len(names))
+	for k, name := range names {
+		a, comps := find(as, name), bodyComponents[name]
+		if a == nil {
+			return nil, fmt.Errorf("vtk: %s array %q missing", where, name)
+		}
+		if a.Components != comps || a.Tuples() != n {
+			return nil, fmt.Errorf("vtk: %s array %q: %d tuples of %d components, want %d of %d", where, name, a.Tuples(), a.Components, n, comps)
+		}
+		d[k] = a.Data
+	}
+	return d, nil
 }
 
 // readBodies makes n bodies from their positions and the arrays id,
