@@ -69,3 +69,15 @@ func ResidentBytes(t testing.TB) int64 {
 	t.Skip("no VmRSS in /proc/self/status")
 	return 0
 }
+
+// Missing ends a test that needs something this machine lacks (a program,
+// a Python module, a privilege): it skips with why, except where the
+// environment variable CI is "true", where .ci/run has installed what the
+// tests need and a missing piece is a broken install step: there it fails.
+func Missing(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatal(why + " (CI=true: .ci/run should have installed it)")
+	}
+	t.Skip(why)
+}
