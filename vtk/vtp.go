@@ -191,9 +191,12 @@ const BlockSize = 1 << 16
 // before AppendedData is XML; Decode reads both forms.
 func EncodeCompressed(w io.Writer, p *PolyData) error {
 	var app bytes.Buffer
+	// One compressor for every block of the file: a zlib.Writer holds
+	// some hundreds of kilobytes, and Reset starts the same stream anew.
+	zw, _ := zlib.NewWriterLevel(nil, zlib.DefaultCompression) // the level is valid
 	err := encode(w, p, ` compressor="vtkZLibDataCompressor"`, func(bw *bufio.Writer, a *Array, attrs string) {
 		fmt.Fprintf(bw, "<DataArray%s format=\"appended\" offset=\"%d\"/>\n", attrs, app.Len())
-		compressBlocks(&app, rawArray(a)[8:])
+		compressBlocks(&app, rawArray(a)[8:], zw)
 	}, func(bw *bufio.Writer) {
 		bw.WriteString("<AppendedData encoding=\"raw\">\n_")
 		bw.Write(app.Bytes())
@@ -203,8 +206,8 @@ func EncodeCompressed(w io.Writer, p *PolyData) error {
 }
 
 // compressBlocks appends to app the compression header and the zlib
-// streams of data cut into blocks of BlockSize bytes.
-func compressBlocks(app *bytes.Buffer, data []byte) {
+// streams of data cut into blocks of BlockSize bytes, compressed by zw.
+func compressBlocks(app *bytes.Buffer, data []byte, zw *zlib.Writer) {
 	nb := (len(data) + BlockSize - 1) / BlockSize
 	head := make([]byte, 8*(3+nb))
 	le := binary.LittleEndian
@@ -215,7 +218,7 @@ func compressBlocks(app *bytes.Buffer, data []byte) {
 	for k := range nb {
 		blk := data[k*BlockSize : min(len(data), (k+1)*BlockSize)]
 		start := z.Len()
-		zw, _ := zlib.NewWriterLevel(&z, zlib.DefaultCompression)
+		zw.Reset(&z)
 		zw.Write(blk) // a bytes.Buffer does not fail
 		zw.Close()
 		le.PutUint64(head[8*(3+k):], uint64(z.Len()-start))
