@@ -223,29 +223,21 @@ func TestParaViewView(t *testing.T) {
 	}
 }
 
-// glyphScript applies view.py's Tensor Glyph (the same settings) to each
-// frame file given with its glyph type and prints the bounds of the
-// glyphs as JSON, one line per file; it writes each frame back as
-// ParaView's XML writer does (zlib, raw appended data) to FILE.pv.vtp.
-const glyphScript = `import json, sys
+// glyphScript imports view.py (argv[1]) and applies its Tensor Glyph
+// (tensor_glyph, with round sides of 96 sides instead of view.py's 24)
+// to each frame file given after it with its glyph type, and prints the
+// bounds of the glyphs as JSON, one line per file; it writes each frame
+// back as ParaView's XML writer does (zlib, raw appended data) to
+// FILE.pv.vtp.
+const glyphScript = `import importlib.util, json, sys
 from paraview.simple import *
 from paraview import servermanager
-for path, kind in zip(sys.argv[1::2], sys.argv[2::2]):
+spec = importlib.util.spec_from_file_location("view", sys.argv[1])
+view = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(view)
+for path, kind in zip(sys.argv[2::2], sys.argv[3::2]):
     src = XMLPolyDataReader(FileName=[path])
-    g = TensorGlyph(Input=src, GlyphType=kind)
-    g.Tensors = ["POINTS", "glyph_tensor"]
-    g.ExtractEigenvalues = 0
-    g.ScaleFactor = 1.0
-    if kind == "Sphere":
-        g.GlyphType.Radius = 1.0
-        g.GlyphType.ThetaResolution = 96
-        g.GlyphType.PhiResolution = 96
-    elif kind == "Box":
-        g.GlyphType.XLength = g.GlyphType.YLength = g.GlyphType.ZLength = 2.0
-    else:
-        g.GlyphType.Radius = 1.0
-        g.GlyphType.Height = 2.0
-        g.GlyphType.Resolution = 96
+    g = view.tensor_glyph(src, kind, sides=96)
     g.UpdatePipeline()
     print("BOUNDS " + json.dumps(list(servermanager.Fetch(g).GetBounds())))
     SaveData(path + ".pv.vtp", proxy=src, CompressorType="ZLib", DataMode="Appended", EncodeAppendedData=0)
@@ -270,7 +262,11 @@ func TestParaViewGlyphs(t *testing.T) {
 		{vtk.Body{Kind: engine.Capsule, SemiAxes: mgl64.Vec3{0.1, 0.3, 0}}, "Cylinder"},
 		{vtk.Body{Kind: engine.Ellipsoid, SemiAxes: mgl64.Vec3{0.1, 0.2, 0.4}}, "Sphere"},
 	}
-	var args []string
+	viewPy := filepath.Join(dir, vtk.ViewFile)
+	if err := os.WriteFile(viewPy, []byte(vtk.ViewScript(mgl64.Vec3{0, 0, 1})), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{viewPy}
 	for i := range bodies {
 		b := &bodies[i].b
 		b.ID, b.Pos, b.Rot = 7, mgl64.Vec3{1, -2, 3}, q
@@ -299,7 +295,7 @@ func TestParaViewGlyphs(t *testing.T) {
 		t.Fatalf("%d bounds for %d frames:\n%s", len(got), len(bodies), tail(log, 4000))
 	}
 	for i, c := range bodies {
-		p, err := vtk.ReadFile(args[2*i] + ".pv.vtp")
+		p, err := vtk.ReadFile(args[1+2*i] + ".pv.vtp")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -338,9 +334,11 @@ func TestParaViewGlyphs(t *testing.T) {
 		}
 		for k := range 3 {
 			lo, hi := got[i][2*k], got[i][2*k+1]
-			// 1e-3 m: the glyphs are polygons of 96 sides, whose extent
-			// falls short of the smooth shape's by up to a(1 − cos(π/96))
-			// = 5e-5 m for a ≤ 0.1 m, and their points are Float32.
+			// 1e-3 m: the glyphs' round sides are polygons of 96 sides
+			// (the sphere's meridians of 64 points), whose extent falls
+			// short of the smooth shape's by up to a(1 − cos(π/63)) =
+			// 5e-4 m for the largest semi-axis a = 0.4 m, and their
+			// points are Float32.
 			if math.Abs(lo-(b.Pos[k]-ext[k])) > 1e-3 || math.Abs(hi-(b.Pos[k]+ext[k])) > 1e-3 {
 				t.Errorf("%v: glyph bounds along axis %d [%.4f, %.4f], the body's [%.4f, %.4f]", b.Kind, k, lo, hi, b.Pos[k]-ext[k], b.Pos[k]+ext[k])
 			}
