@@ -60,11 +60,18 @@ type npzRecorder struct {
 	dir   string
 	every int
 	from  int
-	state engine.State
 	con   engine.Contacts
 	gamma []float64
-	f     []float64 // scratch for the float arrays
-	i     []int64   // and the int arrays
+	// Scratch kept from frame to frame: the float and int arrays, their
+	// bytes, the world-frame spins and contact forces, and the buffer
+	// each array is written through (npyio writes a matrix 8 bytes at a
+	// time).
+	f     []float64
+	i     []int64
+	b     []byte
+	omega []mgl64.Vec3
+	force []mgl64.Vec3
+	bw    *bufio.Writer
 }
 
 // newNPZRecorder prepares dir/npz for frames every every steps (≥ 1) of a
@@ -102,9 +109,10 @@ func trimNPZ(dir string, step int) error {
 }
 
 // frame writes the frame of step (0 before the first step) at simulated
-// time t (s) if it is due: step 0, a multiple of every, or last. It reads
-// the state, the contacts and the last step's impulses from sim.
-func (r *npzRecorder) frame(step int, t float64, last int, sim *engine.Sim) error {
+// time t (s) if it is due: step 0, a multiple of every, or last. st is
+// the sim's state after the step (the run's guard has read it); the
+// contacts and the last step's impulses it reads from sim.
+func (r *npzRecorder) frame(step int, t float64, last int, sim *engine.Sim, st *engine.State) error {
 	if step != 0 && step%r.every != 0 && step != last {
 		return nil
 	}
@@ -114,20 +122,16 @@ func (r *npzRecorder) frame(step int, t float64, last int, sim *engine.Sim) erro
 			return nil // the resumed run's frame (see newNPZRecorder)
 		}
 	}
-	be := sim.Backend()
-	if err := be.ReadState(&r.state); err != nil {
-		return fmt.Errorf("run: NumPy frame %d: %w", step, err)
-	}
 	r.con.Resize(0)
 	r.gamma = r.gamma[:0]
 	if sim.Steps() > 0 {
-		if err := be.ReadContacts(&r.con); err != nil {
+		if err := sim.Backend().ReadContacts(&r.con); err != nil {
 			return fmt.Errorf("run: NumPy frame %d: %w", step, err)
 		}
 		r.gamma = sim.Impulses(r.gamma)
 	}
 	err := atomicfile.Write(path, func(w *bufio.Writer) error {
-		return r.encode(w, step, t, &r.state, &r.con, r.gamma, sim.Settings().Dt)
+		return r.encode(w, step, t, st, &r.con, r.gamma, sim.Settings().Dt)
 	})
 	if err != nil {
 		return fmt.Errorf("run: NumPy frame %d: %w", step, err)
@@ -155,11 +159,15 @@ func (r *npzRecorder) encode(w io.Writer, step int, t float64, s *engine.State, 
 		if err != nil {
 			return err
 		}
-		bw := bufio.NewWriterSize(e, 1<<16)
-		if err := write(bw); err != nil {
+		if r.bw == nil {
+			r.bw = bufio.NewWriterSize(e, 1<<16)
+		} else {
+			r.bw.Reset(e)
+		}
+		if err := write(r.bw); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		return bw.Flush()
+		return r.bw.Flush()
 	}
 	// floats writes the rows×cols array at(i, k) (cols 0: the vector
 	// at(i, 0)).
@@ -170,7 +178,7 @@ func (r *npzRecorder) encode(w io.Writer, step int, t float64, s *engine.State, 
 				r.f = append(r.f, at(i, k))
 			}
 		}
-		return put(name, func(e io.Writer) error { return writeFloats(e, r.f, rows, cols) })
+		return put(name, func(e io.Writer) error { return r.writeFloats(e, rows, cols) })
 	}
 	ints := func(name string, rows, cols int, at func(i, k int) int64) error {
 		r.i = r.i[:0]
@@ -179,21 +187,20 @@ func (r *npzRecorder) encode(w io.Writer, step int, t float64, s *engine.State, 
 				r.i = append(r.i, at(i, k))
 			}
 		}
-		return put(name, func(e io.Writer) error { return writeInts(e, r.i, rows, cols) })
+		return put(name, func(e io.Writer) error { return r.writeInts(e, rows, cols) })
 	}
-	quat := func(i int) mgl64.Quat {
-		return mgl64.Quat{W: s.Rot[4*i], V: mgl64.Vec3{s.Rot[4*i+1], s.Rot[4*i+2], s.Rot[4*i+3]}}
-	}
-	// omega: R·ω̄ as writers.body computes it for final.csv.
-	omega := make([]mgl64.Vec3, n)
+	// omega: final.csv's (writers.body).
+	r.omega = r.omega[:0]
 	for i := range n {
-		omega[i] = quat(i).Rotate(mgl64.Vec3{s.Omega[3*i], s.Omega[3*i+1], s.Omega[3*i+2]})
+		r.omega = append(r.omega, worldOmega(s, i))
 	}
+	omega := r.omega
 	world := func(b int32, local []float64) mgl64.Vec3 {
 		i := int(b)
-		return mgl64.Vec3{s.Pos[3*i], s.Pos[3*i+1], s.Pos[3*i+2]}.Add(quat(i).Rotate(mgl64.Vec3{local[0], local[1], local[2]}))
+		return mgl64.Vec3{s.Pos[3*i], s.Pos[3*i+1], s.Pos[3*i+2]}.Add(bodyQuat(s, i).Rotate(mgl64.Vec3{local[0], local[1], local[2]}))
 	}
-	force := make([]mgl64.Vec3, nc)
+	r.force = append(r.force[:0], make([]mgl64.Vec3, nc)...)
+	force := r.force
 	for k := range nc {
 		nrm := mgl64.Vec3{c.Normal[3*k], c.Normal[3*k+1], c.Normal[3*k+2]}
 		u, v := engine.TangentBasis(nrm)
@@ -240,33 +247,33 @@ func (r *npzRecorder) encode(w io.Writer, step int, t float64, s *engine.State, 
 	return zw.Close()
 }
 
-// writeFloats writes the .npy of data as a rows×cols float64 array (cols
+// writeFloats writes the .npy of r.f as a rows×cols float64 array (cols
 // 0: a vector of rows). A matrix of rows goes through npyio as a
 // mat.Dense, which it writes with the matrix's shape and without looking
 // at each element; an empty one or a vector is written by writeNPY, as
 // npyio writes an empty slice as a scalar without data (shape (), which
 // numpy cannot read) and finds the type of a slice element by element,
 // seconds for a million.
-func writeFloats(w io.Writer, data []float64, rows, cols int) error {
+func (r *npzRecorder) writeFloats(w io.Writer, rows, cols int) error {
 	if rows > 0 && cols > 0 {
-		return npy.Write(w, mat.NewDense(rows, cols, data))
+		return npy.Write(w, mat.NewDense(rows, cols, r.f))
 	}
-	b := make([]byte, 8*len(data))
-	for i, v := range data {
-		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v))
+	r.b = r.b[:0]
+	for _, v := range r.f {
+		r.b = binary.LittleEndian.AppendUint64(r.b, math.Float64bits(v))
 	}
-	return writeNPY(w, "<f8", rows, cols, b)
+	return writeNPY(w, "<f8", rows, cols, r.b)
 }
 
-// writeInts writes the .npy of data as a rows×cols int64 array (cols 0: a
+// writeInts writes the .npy of r.i as a rows×cols int64 array (cols 0: a
 // vector) with writeNPY (npyio takes seconds for a million ints: see
 // writeFloats).
-func writeInts(w io.Writer, data []int64, rows, cols int) error {
-	b := make([]byte, 8*len(data))
-	for i, v := range data {
-		binary.LittleEndian.PutUint64(b[8*i:], uint64(v))
+func (r *npzRecorder) writeInts(w io.Writer, rows, cols int) error {
+	r.b = r.b[:0]
+	for _, v := range r.i {
+		r.b = binary.LittleEndian.AppendUint64(r.b, uint64(v))
 	}
-	return writeNPY(w, "<i8", rows, cols, b)
+	return writeNPY(w, "<i8", rows, cols, r.b)
 }
 
 // writeNPY writes an .npy file (format 1.0, its header padded to 64

@@ -395,7 +395,7 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 		if npzFrames, err = newNPZRecorder(opt.OutDir, opt.NPZEvery, sim.Steps()); err != nil {
 			return nil, err
 		}
-		if err := npzFrames.frame(sim.Steps(), sim.Time(), steps, sim); err != nil {
+		if err := npzFrames.frame(sim.Steps(), sim.Time(), steps, sim, &grd.good().state); err != nil {
 			return nil, err
 		}
 	}
@@ -466,7 +466,7 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 			}
 		}
 		if npzFrames != nil {
-			if err := npzFrames.frame(st.Step, st.Time, steps, sim); err != nil {
+			if err := npzFrames.frame(st.Step, st.Time, steps, sim, &grd.good().state); err != nil {
 				runErr = err
 				break
 			}

@@ -177,11 +177,21 @@ func (w *writers) body(s *engine.State, i int) {
 	for k := 0; k < 3; k++ {
 		w.f(s.Vel[3*i+k])
 	}
-	q := mgl64.Quat{W: s.Rot[4*i], V: mgl64.Vec3{s.Rot[4*i+1], s.Rot[4*i+2], s.Rot[4*i+3]}}
-	om := q.Rotate(mgl64.Vec3{s.Omega[3*i], s.Omega[3*i+1], s.Omega[3*i+2]})
+	om := worldOmega(s, i)
 	for k := 0; k < 3; k++ {
 		w.f(om[k])
 	}
+}
+
+// bodyQuat returns body i's orientation in s.
+func bodyQuat(s *engine.State, i int) mgl64.Quat {
+	return mgl64.Quat{W: s.Rot[4*i], V: mgl64.Vec3{s.Rot[4*i+1], s.Rot[4*i+2], s.Rot[4*i+3]}}
+}
+
+// worldOmega returns body i's angular velocity in the world frame, R·ω̄,
+// as final.csv, trace.csv and the NumPy frames hold it.
+func worldOmega(s *engine.State, i int) mgl64.Vec3 {
+	return bodyQuat(s, i).Rotate(mgl64.Vec3{s.Omega[3*i], s.Omega[3*i+1], s.Omega[3*i+2]})
 }
 
 func (w *writers) trace(step int, t float64, ids []int, s *engine.State) error {
