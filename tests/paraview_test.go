@@ -141,8 +141,8 @@ func tail(b []byte, n int) []byte {
 // TestParaViewView runs settle (64 spheres, 40 steps) with --vtk and
 // --vtk-contacts, then the view.py it writes beside run.pvd in the real
 // ParaView (pvpython view.py --png FILE --size 480x360), and checks the
-// picture: it has the asked size, most of it is not the white
-// background, and the colour bars of the two colour maps are drawn
+// picture: it has the asked size, some of it is coloured (the bodies),
+// and the colour bars of the two colour maps are drawn
 // (pixels of viridis's two ends for speed, of inferno's middle for the
 // normal force), which they are only when ParaView read the frames'
 // arrays speed and normal_force.
@@ -187,14 +187,13 @@ func TestParaViewView(t *testing.T) {
 	}{{"viridis low end (speed bar)", [3]float64{0.267, 0.005, 0.329}, 0},
 		{"viridis high end (speed bar)", [3]float64{0.993, 0.906, 0.144}, 0},
 		{"inferno middle (normal force bar)", [3]float64{0.735, 0.216, 0.330}, 0}}
-	bg := [3]float64{1, 1, 1} // view.py's background
-	other, coloured := 0, 0
+	// Not counted: the pixels that differ from view.py's white
+	// background, which are all of them, the translucent container
+	// round the camera tinting even a picture without bodies.
+	coloured := 0
 	for y := range 360 {
 		for x := range 480 {
 			c := rgb(x, y)
-			if !near(c, bg, 0.02) {
-				other++
-			}
 			if max(c[0], c[1], c[2])-min(c[0], c[1], c[2]) > 0.25 {
 				coloured++ // grey walls and white background are not
 			}
@@ -205,12 +204,7 @@ func TestParaViewView(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d of %d pixels differ from the white background, %d are coloured; colour-map pixels %+v", other, 480*360, coloured, marks)
-	// A quarter: the bodies fill the middle of the view (the camera
-	// frames them), the container and the bars the rest.
-	if other < 480*360/4 {
-		t.Errorf("only %d of %d pixels differ from the background: a blank picture", other, 480*360)
-	}
+	t.Logf("%d of %d pixels are coloured; colour-map pixels %+v", coloured, 480*360, marks)
 	// The bodies are drawn at opacity 0.3 over the network and grey
 	// walls: 3 % of the pixels are coloured here; a third of that.
 	if coloured < 480*360/100 {
