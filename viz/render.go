@@ -260,17 +260,6 @@ type camera struct {
 // in front (−y), to the right (+x) and above (+z).
 var viewDir = mgl64.Vec3{0.55, -1, 0.6}.Normalize()
 
-// newCamera frames the sphere (centre c, radius r) in a w × h picture
-// with barMargin pixels on the right kept free, z up, 30° field of view
-// across the shorter side.
-func newCamera(c mgl64.Vec3, r float64, w, h int) camera {
-	const fov = 30 * math.Pi / 180
-	d := 1.08 * r / math.Sin(fov/2) // 8% margin round the bounding sphere
-	cam := lookAt(c.Add(viewDir.Mul(d)), viewDir.Mul(-1), 30, w, h)
-	cam.near = 1e-3 * d
-	return cam
-}
-
 // lookAt returns the camera at eye looking along fwd (unit), z up on
 // the picture (y when fwd is along z), with a field of view of fov
 // degrees across the shorter side of the picture less barMargin.
@@ -366,27 +355,31 @@ func (a Box) union(b Box) Box {
 	return a
 }
 
-// frameCamera frames the bodies that are not planes (or, with planes only,
-// unit squares about the planes' points).
-func frameCamera(bs []vtk.Body, w, h int) camera {
-	return boxCamera(Bounds(bs), w, h)
-}
-
 // AutoCamera returns the camera that Draw uses without RenderOptions.Camera
 // to frame the box b (Bounds, RunStats.Bounds): from the front right and
 // above, 30° field of view, the box's bounding sphere and an 8% margin in
 // the picture.
 func AutoCamera(b Box) Camera {
-	c := b.Min.Add(b.Max).Mul(0.5)
-	r := math.Max(b.Max.Sub(b.Min).Len()/2, 1e-9)
-	d := 1.08 * r / math.Sin(30*math.Pi/180/2)
+	c, d := autoView(b)
 	return Camera{Pos: c.Add(viewDir.Mul(d)), Target: c, FOV: 30}
 }
 
-// boxCamera frames the box b.
+// autoView returns the centre of the box b and the distance from it of
+// the automatic camera: its bounding sphere in a 30° field of view with
+// an 8% margin.
+func autoView(b Box) (c mgl64.Vec3, d float64) {
+	c = b.Min.Add(b.Max).Mul(0.5)
+	r := math.Max(b.Max.Sub(b.Min).Len()/2, 1e-9)
+	return c, 1.08 * r / math.Sin(30*math.Pi/180/2)
+}
+
+// boxCamera frames the box b in a w × h picture with barMargin pixels on
+// the right kept free (AutoCamera), z up.
 func boxCamera(b Box, w, h int) camera {
-	c := b.Min.Add(b.Max).Mul(0.5)
-	return newCamera(c, math.Max(b.Max.Sub(b.Min).Len()/2, 1e-9), w, h)
+	c, d := autoView(b)
+	cam := lookAt(c.Add(viewDir.Mul(d)), viewDir.Mul(-1), 30, w, h)
+	cam.near = 1e-3 * d
+	return cam
 }
 
 // picture is the frame buffer: colour and depth per pixel.

@@ -184,7 +184,7 @@ func TestDrawColoursAndDepth(t *testing.T) {
 	if b := img.Bounds(); b.Dx() != w || b.Dy() != h {
 		t.Fatalf("size %v, want %d × %d", b, w, h)
 	}
-	cam := frameCamera(bs, w, h)
+	cam := boxCamera(Bounds(bs), w, h)
 	at := func(p mgl64.Vec3) color.RGBA {
 		x, y := cam.project(cam.toCamera(p))
 		return img.RGBAAt(int(x), int(y))
