@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 
@@ -118,19 +119,11 @@ func (s *Sim) Grow(m *Model) error {
 		return fmt.Errorf("grow: backend %s cannot set the body state", s.backend.Name())
 	}
 	var old State
-	if err := s.backend.ReadState(&old); err != nil {
-		return fmt.Errorf("grow: %w", err)
-	}
-	var ws *WarmStartData
-	var noWarm error
-	if s.settings.WarmStart {
-		if wb, ok := s.backend.(WarmStartSaver); ok {
-			ws = new(WarmStartData)
-			if err := wb.WarmStartData(ws); err != nil {
-				return fmt.Errorf("grow: %w", err)
-			}
-		} else {
-			noWarm = fmt.Errorf("grow: %s: %w", s.backend.Name(), ErrNoWarmStartData)
+	ws, noWarm := s.Snapshot(&old, new(WarmStartData))
+	if noWarm != nil {
+		noWarm = fmt.Errorf("grow: %w", noWarm)
+		if !errors.Is(noWarm, ErrNoWarmStartData) {
+			return noWarm
 		}
 	}
 	settings := s.settings
