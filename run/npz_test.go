@@ -161,10 +161,17 @@ func TestRunWritesNPZ(t *testing.T) {
 				t.Errorf("step %d contact %d: bodies %d, %d", k, c, a, b)
 			}
 			nrm := mgl64.Vec3{f.normal[3*c], f.normal[3*c+1], f.normal[3*c+2]}
+			// 1e-12: the collider normalises n, which leaves |n| − 1 a
+			// few ulps (~1e-16); the bound is far above that and far below
+			// any normal that is not a unit vector.
 			if d := nrm.Len() - 1; d > 1e-12 || d < -1e-12 {
 				t.Errorf("step %d contact %d: |normal| = %v", k, c, nrm.Len())
 			}
 			fc := mgl64.Vec3{f.force[3*c], f.force[3*c+1], f.force[3*c+2]}
+			// force·n = (γ_n n·n + γ_u u·n + γ_w w·n)/h is γ_n/h up to
+			// rounding (n, u, w orthonormal to ~1e-16): 1e-9 relative
+			// (absolute below 1 N) is far above that and catches a force
+			// built in another frame or scaled by other than 1/h.
 			if d := fc.Dot(nrm) - f.fn[3*c]; d > 1e-9*(1+fc.Len()) || d < -1e-9*(1+fc.Len()) {
 				t.Errorf("step %d contact %d: force·normal %v, normal component %v", k, c, fc.Dot(nrm), f.fn[3*c])
 			}
