@@ -576,9 +576,6 @@ func (d *decoder) uint(b []byte) uint64 {
 // data, decompressed.
 func (d *decoder) appended(off uint64) ([]byte, error) {
 	app, hs := d.app, uint64(d.header)
-	if app == nil {
-		return nil, fmt.Errorf("format appended, but the file has no AppendedData")
-	}
 	n := uint64(len(app))
 	if off > n || n-off < hs {
 		return nil, fmt.Errorf("offset %d past the appended data (%d bytes)", off, n)
@@ -659,20 +656,12 @@ func decodeArray(x xmlArray, d *decoder) (Array, error) {
 		if len(raw) < header {
 			return a, fmt.Errorf("array %q: %d bytes, shorter than its %d-byte header", x.Name, len(raw), header)
 		}
-		var n uint64
-		if header == 8 {
-			n = binary.LittleEndian.Uint64(raw)
-		} else {
-			n = uint64(binary.LittleEndian.Uint32(raw))
-		}
+		n := d.uint(raw)
 		raw = raw[header:]
 		if n != uint64(len(raw)) || n%uint64(size) != 0 {
 			return a, fmt.Errorf("array %q: header says %d bytes, %d follow (%s values are %d bytes)", x.Name, n, len(raw), x.Type, size)
 		}
-		a.Data = make([]float64, len(raw)/size)
-		for i := range a.Data {
-			a.Data[i] = readValue(raw[i*size:], x.Type)
-		}
+		a.Data = readValues(raw, x.Type)
 	case "appended":
 		if d.app == nil {
 			return a, fmt.Errorf("array %q: format appended, but the file has no AppendedData", x.Name)
@@ -688,10 +677,7 @@ func decodeArray(x xmlArray, d *decoder) (Array, error) {
 		if len(raw)%size != 0 {
 			return a, fmt.Errorf("array %q: %d bytes is not a whole number of %s values", x.Name, len(raw), x.Type)
 		}
-		a.Data = make([]float64, len(raw)/size)
-		for i := range a.Data {
-			a.Data[i] = readValue(raw[i*size:], x.Type)
-		}
+		a.Data = readValues(raw, x.Type)
 	default:
 		return a, fmt.Errorf("array %q: unknown format %q", x.Name, x.Format)
 	}
@@ -699,6 +685,17 @@ func decodeArray(x xmlArray, d *decoder) (Array, error) {
 		return a, fmt.Errorf("array %q: %d values is not a multiple of its %d components", x.Name, len(a.Data), a.Components)
 	}
 	return a, nil
+}
+
+// readValues returns the values of type typ in raw, a whole number of
+// them.
+func readValues(raw []byte, typ string) []float64 {
+	size := typeSize[typ]
+	v := make([]float64, len(raw)/size)
+	for i := range v {
+		v[i] = readValue(raw[i*size:], typ)
+	}
+	return v
 }
 
 // ReadFile decodes the PolyData file at path.
