@@ -399,7 +399,7 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 			return nil, err
 		}
 	}
-	var traced []int // the traced bodies present
+	traced := present(sc.Trace, len(cur.Model.Bodies), nil) // the traced bodies present
 	var stepTimes stepTimer
 	start := time.Now()
 	var last engine.StepStats
@@ -453,7 +453,6 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 			break
 		}
 		if len(sc.Trace) > 0 {
-			traced = present(sc.Trace, len(cur.Model.Bodies), traced)
 			if err := w.trace(st.Step, st.Time, traced, &grd.good().state); err != nil {
 				runErr = err
 				break
@@ -474,9 +473,13 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 		// AtEnd reads the last step's problem, which Grow drops: no body
 		// enters after the last step of such a run.
 		if len(sc.Entering) > 0 && (opt.AtEnd == nil || st.Step < steps) {
-			if err := enter(pour, sim, grd, rx, frames); err != nil {
+			grew, err := enter(pour, sim, grd, rx, frames)
+			if err != nil {
 				runErr = err
 				break
+			}
+			if grew {
+				traced = present(sc.Trace, len(cur.Model.Bodies), traced)
 			}
 		}
 		if opt.Progress != nil {
@@ -538,14 +541,14 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 
 // enter lets a pour's due bodies in after a step (pourer) and brings the
 // guard's last good state, the reactions and the frames' model up to
-// them.
-func enter(pour *pourer, sim *engine.Sim, grd *guard, rx *reactions, frames *vtk.Recorder) error {
+// them; it returns whether any entered.
+func enter(pour *pourer, sim *engine.Sim, grd *guard, rx *reactions, frames *vtk.Recorder) (bool, error) {
 	grew, err := pour.enter(sim, &grd.good().state)
 	if err != nil || !grew {
-		return err
+		return false, err
 	}
 	if err := grd.retake(sim); err != nil {
-		return err
+		return false, err
 	}
 	if rx != nil {
 		rx.grow()
@@ -556,7 +559,7 @@ func enter(pour *pourer, sim *engine.Sim, grd *guard, rx *reactions, frames *vtk
 			frames.SetReactions(rx.force, rx.torque)
 		}
 	}
-	return nil
+	return true, nil
 }
 
 // dumpProblem writes the problem of the step just taken (see
