@@ -29,11 +29,12 @@ func Resume(path string) (*scene.Scene, *checkpoint.Checkpoint, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("checkpoint %s: its scene document: %w", path, err)
 	}
-	if n := len(sc.Model.Bodies); n != ck.State.Len() && (len(sc.Entering) == 0 || ck.State.Len() < n || ck.State.Len() > sc.TotalBodies()) {
+	// Without a pour, TotalBodies is n and the state must hold n bodies.
+	if n, k := len(sc.Model.Bodies), ck.State.Len(); k < n || k > sc.TotalBodies() {
 		if len(sc.Entering) > 0 {
-			return nil, nil, fmt.Errorf("checkpoint %s: the scene document builds %d bodies at the start and %d in all (a pour), the state holds %d", path, n, sc.TotalBodies(), ck.State.Len())
+			return nil, nil, fmt.Errorf("checkpoint %s: the scene document builds %d bodies at the start and %d in all (a pour), the state holds %d", path, n, sc.TotalBodies(), k)
 		}
-		return nil, nil, fmt.Errorf("checkpoint %s: the scene document builds %d bodies, the state holds %d", path, n, ck.State.Len())
+		return nil, nil, fmt.Errorf("checkpoint %s: the scene document builds %d bodies, the state holds %d", path, n, k)
 	}
 	if checkpoint.ModelHash(&sc.Model) != ck.Model {
 		return nil, nil, fmt.Errorf("checkpoint %s: the scene document builds a model (shapes, masses, materials, forces) other than the one the run stepped; was the checkpoint written by another version of gpusim?", path)
