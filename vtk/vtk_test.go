@@ -893,3 +893,16 @@ func TestGlyphConvex(t *testing.T) {
 		}
 	}
 }
+
+// TestViewScriptUp: ViewScript writes the scene's up direction (unit,
+// opposite to gravity) into view.py's UP line, which it finds by its
+// exact text in view.py; a zero up leaves z.
+func TestViewScriptUp(t *testing.T) {
+	s := ViewScript(mgl64.Vec3{0, 9.81, 0})
+	if !strings.Contains(s, "\nUP = (0, 1, 0)\n") || strings.Contains(s, "UP = (0.0, 0.0, 1.0)") {
+		t.Errorf("ViewScript(0, 9.81, 0): no line UP = (0, 1, 0) in place of view.py's UP = (0.0, 0.0, 1.0)")
+	}
+	if s := ViewScript(mgl64.Vec3{}); !strings.Contains(s, "\nUP = (0, 0, 1)\n") {
+		t.Errorf("ViewScript(0): no line UP = (0, 0, 1)")
+	}
+}
