@@ -470,9 +470,10 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 				break
 			}
 		}
-		// AtEnd reads the last step's problem, which Grow drops: no body
-		// enters after the last step of such a run.
-		if len(sc.Entering) > 0 && (opt.AtEnd == nil || st.Step < steps) {
+		// Only a pour with bodies still to enter is checked. AtEnd reads
+		// the last step's problem, which Grow drops: no body enters after
+		// the last step of such a run.
+		if len(cur.Model.Bodies) < sc.TotalBodies() && (opt.AtEnd == nil || st.Step < steps) {
 			grew, err := enter(pour, sim, grd, rx, frames)
 			if err != nil {
 				runErr = err
