@@ -132,26 +132,36 @@ const (
 // the fixed bodies and planes are the field data ArrayFixed*, so that
 // ReadBodies gives every body back.
 func BodiesPolyData(bs []Body) *PolyData {
-	n := len(bs)
+	// The arrays are made to size: a recorder calls this every frame.
+	nf := 0
+	for i := range bs {
+		if bs[i].Fixed || bs[i].Kind == engine.Plane {
+			nf++
+		}
+	}
+	n := len(bs) - nf
+	array := func(name, typ string, comps, tuples int) Array {
+		return Array{Name: name, Type: typ, Components: comps, Data: make([]float64, 0, comps*tuples)}
+	}
 	p := &PolyData{Points: make([]float64, 0, 3*n)}
-	id := Array{Name: ArrayID, Type: "Int32", Components: 1}
-	shape := Array{Name: ArrayShape, Type: "Int32", Components: 1}
-	radius := Array{Name: ArrayRadius, Type: "Float64", Components: 1}
-	axes := Array{Name: ArraySemiAxes, Type: "Float64", Components: 3}
-	rot := Array{Name: ArrayOrientation, Type: "Float64", Components: 4}
-	vel := Array{Name: ArrayVelocity, Type: "Float64", Components: 3}
-	speed := Array{Name: ArraySpeed, Type: "Float64", Components: 1}
-	omega := Array{Name: ArrayAngularVelocity, Type: "Float64", Components: 3}
-	glyph := Array{Name: ArrayGlyph, Type: "Int32", Components: 1}
-	scale := Array{Name: ArrayScale, Type: "Float32", Components: 3}
-	tensor := Array{Name: ArrayGlyphTensor, Type: "Float32", Components: 9}
-	fid := Array{Name: ArrayFixedID, Type: "Int32", Components: 1}
-	fshape := Array{Name: ArrayFixedShape, Type: "Int32", Components: 1}
-	faxes := Array{Name: ArrayFixedSemiAxes, Type: "Float64", Components: 3}
-	fpos := Array{Name: ArrayFixedPosition, Type: "Float64", Components: 3}
-	frot := Array{Name: ArrayFixedOrientation, Type: "Float64", Components: 4}
-	fvel := Array{Name: ArrayFixedVelocity, Type: "Float64", Components: 3}
-	fomega := Array{Name: ArrayFixedAngularVelocity, Type: "Float64", Components: 3}
+	id := array(ArrayID, "Int32", 1, n)
+	shape := array(ArrayShape, "Int32", 1, n)
+	radius := array(ArrayRadius, "Float64", 1, n)
+	axes := array(ArraySemiAxes, "Float64", 3, n)
+	rot := array(ArrayOrientation, "Float64", 4, n)
+	vel := array(ArrayVelocity, "Float64", 3, n)
+	speed := array(ArraySpeed, "Float64", 1, n)
+	omega := array(ArrayAngularVelocity, "Float64", 3, n)
+	glyph := array(ArrayGlyph, "Int32", 1, n)
+	scale := array(ArrayScale, "Float32", 3, n)
+	tensor := array(ArrayGlyphTensor, "Float32", 9, n)
+	fid := array(ArrayFixedID, "Int32", 1, nf)
+	fshape := array(ArrayFixedShape, "Int32", 1, nf)
+	faxes := array(ArrayFixedSemiAxes, "Float64", 3, nf)
+	fpos := array(ArrayFixedPosition, "Float64", 3, nf)
+	frot := array(ArrayFixedOrientation, "Float64", 4, nf)
+	fvel := array(ArrayFixedVelocity, "Float64", 3, nf)
+	fomega := array(ArrayFixedAngularVelocity, "Float64", 3, nf)
 	for i := range bs {
 		b := &bs[i]
 		if b.Fixed || b.Kind == engine.Plane {
