@@ -23,10 +23,10 @@ type grownFrom struct {
 
 func newGrownFrom(m *Model) grownFrom {
 	g := grownFrom{
-		kind:      make([]ShapeKind, len(m.Bodies)),
-		mass:      make([]float64, len(m.Bodies)),
-		fixed:     make([]bool, len(m.Bodies)),
-		material:  make([]int, len(m.Bodies)),
+		kind:      make([]ShapeKind, 0, len(m.Bodies)),
+		mass:      make([]float64, 0, len(m.Bodies)),
+		fixed:     make([]bool, 0, len(m.Bodies)),
+		material:  make([]int, 0, len(m.Bodies)),
 		materials: append([]Material(nil), m.Materials...),
 		gravity:   m.Gravity,
 		joints:    append([]Joint(nil), m.Joints...),
@@ -35,10 +35,10 @@ func newGrownFrom(m *Model) grownFrom {
 	return g
 }
 
-// add records bodies (the first len(g.kind) of them are already there).
+// add records the bodies after the first len(g.kind), which are there
+// already (check has compared them).
 func (g *grownFrom) add(bodies []Body) {
-	g.kind, g.mass, g.fixed, g.material = g.kind[:0], g.mass[:0], g.fixed[:0], g.material[:0]
-	for i := range bodies {
+	for i := len(g.kind); i < len(bodies); i++ {
 		b := &bodies[i]
 		g.kind = append(g.kind, b.Shape.Kind)
 		g.mass = append(g.mass, b.Mass)
