@@ -19,6 +19,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/internal/testfile"
 	"github.com/gpusim/gpusim/vtk"
 )
 
@@ -37,11 +38,7 @@ func newPVPython(t *testing.T) *pvpython {
 	t.Helper()
 	path, err := exec.LookPath("pvpython")
 	if err != nil {
-		msg := "pvpython (ParaView's Python) is not installed: " + err.Error()
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg + "; on Debian: apt-get install paraview python3-paraview xvfb")
+		testfile.Missing(t, "pvpython (ParaView's Python) is not installed: "+err.Error()+"; on Debian: apt-get install paraview python3-paraview xvfb")
 	}
 	return &pvpython{path: path}
 }
@@ -82,11 +79,7 @@ func startXvfb(t *testing.T) string {
 	t.Helper()
 	path, err := exec.LookPath("Xvfb")
 	if err != nil {
-		msg := "pvpython cannot render offscreen here and Xvfb is not installed: " + err.Error()
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg + "; on Debian: apt-get install xvfb")
+		testfile.Missing(t, "pvpython cannot render offscreen here and Xvfb is not installed: "+err.Error()+"; on Debian: apt-get install xvfb")
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
