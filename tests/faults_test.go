@@ -135,10 +135,12 @@ func sameAsUnsplit(t *testing.T, got, want string) {
 }
 
 // lastCheckpoint returns the path and step of the newest checkpoint in
-// dir/checkpoints, after checking that every checkpoint there reads.
+// dir/checkpoints, after checking that every checkpoint there reads. A
+// temporary file that a kill cut in the middle of its write (".tmp-*",
+// never renamed to step-*.ckpt) is not a checkpoint.
 func lastCheckpoint(t *testing.T, dir string) (string, int) {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, "checkpoints", "*"))
+	files, _ := filepath.Glob(filepath.Join(dir, "checkpoints", "step-*.ckpt"))
 	path, step := "", -1
 	for _, f := range files {
 		ck, err := checkpoint.Read(f)
@@ -218,6 +220,9 @@ func TestFaultKill(t *testing.T) {
 				t.Errorf("resume: stderr %q; want a notice that the killed run's lock was taken over", stderr)
 			}
 			sameAsUnsplit(t, out, ref)
+			if tmps, _ := filepath.Glob(filepath.Join(out, "checkpoints", ".tmp-*")); len(tmps) > 0 {
+				t.Errorf("the resume left the killed run's temporary files: %v", tmps)
+			}
 			a, _ := os.ReadFile(filepath.Join(out, "reactions.csv"))
 			b, _ := os.ReadFile(filepath.Join(ref, "reactions.csv"))
 			if len(b) == 0 || !bytes.Equal(a, b) {

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -107,6 +108,7 @@ func Acquire(dir string, shared bool, notice func(string)) (*Lock, error) {
 		if old := readHolder(f); old != "" && notice != nil {
 			notice(fmt.Sprintf("%s: taking over the lock of a gpusim process that ended without releasing it (%s)", dir, old))
 		}
+		removeTemps(dir)
 		host, _ := os.Hostname()
 		line := fmt.Sprintf("pid %d on host %s, started %s: %s\n", os.Getpid(), host,
 			time.Now().UTC().Format(time.RFC3339), strings.Join(os.Args, " "))
@@ -116,6 +118,21 @@ func Acquire(dir string, shared bool, notice func(string)) (*Lock, error) {
 		return l, nil
 	}
 	return nil, fmt.Errorf("lock %s: the lock file keeps being replaced", path)
+}
+
+// removeTemps removes the temporary files (".tmp-*") that a gpusim process
+// killed in the middle of an atomic write left in dir and in gpusim's
+// folders there. Only an exclusive holder calls it: no other gpusim process
+// writes into dir then, so every such file is a dead writer's.
+func removeTemps(dir string) {
+	for _, d := range append([]string{""}, slices.Sorted(maps.Keys(runDirs))...) {
+		fs, _ := filepath.Glob(filepath.Join(dir, d, ".tmp-*"))
+		for _, f := range fs {
+			if fi, err := os.Lstat(f); err == nil && fi.Mode().IsRegular() {
+				os.Remove(f) // best effort: a file left is never read as a result
+			}
+		}
+	}
 }
 
 // flock is syscall.Flock on f, retried when a signal interrupts it.

@@ -77,6 +77,46 @@ func TestLockStale(t *testing.T) {
 	}
 }
 
+// The temporary files of atomic writes that a killed run cut are removed
+// by the next exclusive holder; a shared holder (which may share the folder
+// with a live writer) leaves them, and so does anyone with other files.
+func TestLockRemovesTemps(t *testing.T) {
+	dir := t.TempDir()
+	temps := []string{".tmp-stats.csv123", "checkpoints/.tmp-step-000070.ckpt456", "vtk/.tmp-frame-000001.vtp7"}
+	keep := []string{"checkpoints/step-000060.ckpt", "notes/.tmp-mine", ".tmpfile"}
+	for _, f := range append(append([]string{}, temps...), keep...) {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sh, err := Acquire(dir, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh.Release()
+	for _, f := range temps {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("a shared holder removed %s", f)
+		}
+	}
+	ex, err := Acquire(dir, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ex.Release()
+	for _, f := range temps {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("%s left after an exclusive Acquire", f)
+		}
+	}
+	for _, f := range keep {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s removed: %v", f, err)
+		}
+	}
+}
+
 func TestContentsAndClear(t *testing.T) {
 	dir := t.TempDir()
 	for _, f := range []string{"stats.csv", "final.csv", "summary.json", "run.pvd", "notes.txt", "vtk/frame-000000.vtp",
