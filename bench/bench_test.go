@@ -75,15 +75,15 @@ func TestBenchQuickMatrix(t *testing.T) {
 	text := md.String()
 	for _, col := range []string{"step median", "collide", "build", "solve", "integrate", "iterations (mean)", "residual last",
 		"residual median", "submits / step", "submits / iteration", "allocated B / step", "mallocs / step", "peak RSS",
-		"bytes / body", "device memory", "bodies × steps / s", "max penetration", "mean height", "escaped"} {
+		"bytes / body", "device memory", "bodies × steps / s", "max penetration", "mean height", "escaped", "workers", "max speed (m/s)", "speed-up"} {
 		if !strings.Contains(text, "| "+col) {
 			t.Errorf("bench.md has no column %q", col)
 		}
 	}
 	for _, c := range cases {
-		// A row in each of the three tables.
-		if n := strings.Count(text, "| "+c.Name+" | cpu |"); n != 3 {
-			t.Errorf("bench.md has %d rows of %s, want 3", n, c.Name)
+		// A row in each of the four tables.
+		if n := strings.Count(text, "| "+c.Name+" | cpu |"); n != 4 {
+			t.Errorf("bench.md has %d rows of %s, want 4", n, c.Name)
 		}
 	}
 }

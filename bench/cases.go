@@ -30,8 +30,8 @@ const (
 type Case struct {
 	Name string
 	Kind Kind
-	// Scene is a built-in scene's name, or "ellipsoids" for the scene file
-	// embedded in this package.
+	// Scene is a built-in scene's name, "ellipsoids" for the scene file
+	// embedded in this package, or "file:PATH" for a scene file.
 	Scene string
 	// Sets are --set overrides of the scene (parameters or paths).
 	Sets []string
@@ -46,6 +46,9 @@ var ellipsoidsJSON []byte
 func (c Case) Load() (*scene.Scene, error) {
 	if c.Scene == "ellipsoids" {
 		return scene.Parse(ellipsoidsJSON, "bench:ellipsoids", c.Sets)
+	}
+	if path, ok := strings.CutPrefix(c.Scene, "file:"); ok {
+		return scene.LoadFile(path, c.Sets)
 	}
 	return scene.LoadBuiltin(c.Scene, c.Sets)
 }
@@ -135,10 +138,24 @@ func Mechanism(scene string, n int) Case {
 		Sets: []string{fmt.Sprintf("n=%d", n)}, Warmup: 5, Steps: 20}
 }
 
+// File returns the case "file:PATH": the scene file at PATH (a settled bed
+// that `gpusim scenes --from` printed from a run's end, say), 2 warm-up
+// steps and 5 measured, with the file's settings.
+func File(path string) Case {
+	return Case{Name: "file:" + path, Kind: KindOther, Scene: "file:" + path, Warmup: 2, Steps: 5}
+}
+
 // Lookup finds a case of the matrix (full or quick) or of the scaling
-// series by name, a Bed case "bed-N" (N from 1 to 100 000 000), or a
-// Mechanism case "SCENE-N" (N from 1 to 100 000 000).
+// series by name, a Bed case "bed-N" (N from 1 to 100 000 000), a
+// Mechanism case "SCENE-N" (N from 1 to 100 000 000), or a File case
+// "file:PATH".
 func Lookup(name string) (Case, error) {
+	if path, ok := strings.CutPrefix(name, "file:"); ok {
+		if path == "" {
+			return Case{}, fmt.Errorf("bench: case %q: want file:PATH with PATH a scene file", name)
+		}
+		return File(path), nil
+	}
 	if rest, ok := strings.CutPrefix(name, "bed-"); ok {
 		n, err := strconv.Atoi(rest)
 		if err != nil || n < 1 || n > 100_000_000 {

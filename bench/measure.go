@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -23,6 +24,9 @@ type Request struct {
 	// Steps and Warmup override the case's when Steps > 0 and Warmup ≥ 0.
 	Steps  int `json:"steps"`
 	Warmup int `json:"warmup"`
+	// Workers, when > 0, overrides the scene's settings.workers (the CPU
+	// path's goroutines; the Vulkan backend's host work).
+	Workers int `json:"workers,omitempty"`
 	// Baseline measures a process that only opens the backend (Case is
 	// ignored): its peak resident memory is subtracted from each case's
 	// (Result.BytesPerBody).
@@ -52,6 +56,15 @@ type Result struct {
 	MaxIter int `json:"max_iter"`
 	Warmup  int `json:"warmup_steps"`
 	Steps   int `json:"steps"`
+	// Workers is the worker count the case ran with: settings.workers, or
+	// GOMAXPROCS where that is 0.
+	Workers int `json:"workers"`
+	// StartMaxSpeed (m/s) and StartMaxPenetration (m) say how settled the
+	// state was when the measured steps began (after the warm-up): the
+	// largest speed of a movable body and the deepest overlap among the
+	// last warm-up step's contacts (0 without warm-up: no contacts yet).
+	StartMaxSpeed       float64 `json:"start_max_speed_m_s"`
+	StartMaxPenetration float64 `json:"start_max_penetration_m"`
 
 	Step      Phase `json:"step"`
 	Collide   Phase `json:"collide"`
@@ -127,6 +140,9 @@ func Measure(req Request) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bench: case %s: %w", c.Name, err)
 	}
+	if req.Workers > 0 {
+		sc.Settings.Workers = req.Workers
+	}
 	be, _, err := run.NewBackend(req.Backend, req.Device, false, sc.Settings.Workers)
 	if err != nil {
 		return nil, fmt.Errorf("bench: case %s: %w", c.Name, err)
@@ -144,7 +160,10 @@ func Measure(req Request) (*Result, error) {
 	}
 	s := sc.Settings
 	res := &Result{Case: c.Name, Kind: c.Kind, Backend: be.Name(), Dt: s.Dt, Solver: s.Solver, Tol: s.Tol,
-		MaxIter: s.MaxIter, Warmup: c.Warmup, Steps: c.Steps}
+		MaxIter: s.MaxIter, Warmup: c.Warmup, Steps: c.Steps, Workers: s.Workers}
+	if res.Workers <= 0 {
+		res.Workers = runtime.GOMAXPROCS(0)
+	}
 	for _, b := range sc.Model.Bodies {
 		if !b.Fixed && b.Shape.Kind != engine.Plane {
 			res.Bodies++
@@ -161,6 +180,9 @@ func Measure(req Request) (*Result, error) {
 		if _, err := sim.Step(); err != nil {
 			return nil, fmt.Errorf("bench: case %s: warm-up %w", c.Name, err)
 		}
+	}
+	if res.StartMaxSpeed, res.StartMaxPenetration, err = settledness(be, &sc.Model); err != nil {
+		return nil, fmt.Errorf("bench: case %s: %w", c.Name, err)
 	}
 	stats := make([]engine.StepStats, 0, c.Steps)
 	runtime.GC()
@@ -193,6 +215,27 @@ func Measure(req Request) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// settledness returns the largest speed of a movable body of m in the
+// backend's state and the deepest overlap (−Φ) among its contacts.
+func settledness(be engine.Backend, m *engine.Model) (speed, depth float64, err error) {
+	var state engine.State
+	var con engine.Contacts
+	if err := errors.Join(be.ReadState(&state), be.ReadContacts(&con)); err != nil {
+		return 0, 0, err
+	}
+	for i := 0; i < state.Len() && i < len(m.Bodies); i++ {
+		if m.Bodies[i].Fixed {
+			continue
+		}
+		v := state.Vel[3*i : 3*i+3]
+		speed = max(speed, math.Sqrt(v[0]*v[0]+v[1]*v[1]+v[2]*v[2]))
+	}
+	for _, phi := range con.Phi {
+		depth = max(depth, -phi)
+	}
+	return speed, depth, nil
 }
 
 // summarise fills the per-step figures of res from the measured steps.

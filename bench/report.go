@@ -51,6 +51,10 @@ type Config struct {
 	Device   string
 	// Steps and Warmup override every case's when Steps > 0 and Warmup ≥ 0.
 	Steps, Warmup int
+	// Workers, if set, measures every case on the CPU path once per worker
+	// count (settings.workers), one after the other, for the speed-up
+	// table; the Vulkan backend runs each case once, at the scene's count.
+	Workers []int
 	// Exec carries out one request; gpusim bench runs each in a fresh
 	// process so that its peak memory is its own.
 	Exec func(Request) (*Result, error)
@@ -73,21 +77,27 @@ func Run(cfg Config) (*Report, error) {
 			return nil, fmt.Errorf("bench: baseline process on %s: %w", backend, err)
 		}
 		rep.Machine.Backends = append(rep.Machine.Backends, base.Backend)
+		workers := []int{0}
+		if backend == "cpu" && len(cfg.Workers) > 0 {
+			workers = cfg.Workers
+		}
 		for _, c := range cfg.Cases {
-			r, err := cfg.Exec(Request{Case: c.Name, Backend: backend, Device: cfg.Device, Steps: cfg.Steps, Warmup: cfg.Warmup})
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s on %s: %w", c.Name, backend, err))
-				r = &Result{Case: c.Name, Kind: c.Kind, Backend: base.Backend, Error: err.Error()}
-			} else {
-				r.BaselineRSS = base.PeakRSS
-				if r.Bodies > 0 {
-					r.BytesPerBody = float64(r.PeakRSS-r.BaselineRSS) / float64(r.Bodies)
+			for _, w := range workers {
+				r, err := cfg.Exec(Request{Case: c.Name, Backend: backend, Device: cfg.Device, Steps: cfg.Steps, Warmup: cfg.Warmup, Workers: w})
+				if err != nil {
+					errs = append(errs, fmt.Errorf("%s on %s: %w", c.Name, backend, err))
+					r = &Result{Case: c.Name, Kind: c.Kind, Backend: base.Backend, Workers: w, Error: err.Error()}
+				} else {
+					r.BaselineRSS = base.PeakRSS
+					if r.Bodies > 0 {
+						r.BytesPerBody = float64(r.PeakRSS-r.BaselineRSS) / float64(r.Bodies)
+					}
 				}
+				if cfg.Progress != nil {
+					cfg.Progress(r)
+				}
+				rep.Results = append(rep.Results, *r)
 			}
-			if cfg.Progress != nil {
-				cfg.Progress(r)
-			}
-			rep.Results = append(rep.Results, *r)
 		}
 	}
 	rep.Fits = Fits(rep.Results)
@@ -99,6 +109,7 @@ func Run(cfg Config) (*Report, error) {
 type Fit struct {
 	Backend   string   `json:"backend"`
 	Kind      Kind     `json:"kind"`
+	Workers   int      `json:"workers"`
 	Cases     []string `json:"cases"`
 	Exponent  float64  `json:"exponent"`
 	Intercept float64  `json:"intercept"`
@@ -149,19 +160,20 @@ func Fits(rs []Result) []Fit {
 	type key struct {
 		backend string
 		kind    Kind
+		workers int
 	}
 	var keys []key
 	for _, r := range rs {
-		k := key{r.Backend, r.Kind}
+		k := key{r.Backend, r.Kind, r.Workers}
 		if r.Error == "" && r.Kind != KindOther && !slices.Contains(keys, k) {
 			keys = append(keys, k)
 		}
 	}
 	for _, k := range keys {
-		f := Fit{Backend: k.backend, Kind: k.kind}
+		f := Fit{Backend: k.backend, Kind: k.kind, Workers: k.workers}
 		var x, y []float64
 		for _, r := range rs {
-			if r.Backend == k.backend && r.Kind == k.kind && r.Error == "" {
+			if r.Backend == k.backend && r.Kind == k.kind && r.Workers == k.workers && r.Error == "" {
 				f.Cases = append(f.Cases, r.Case)
 				x = append(x, r.ContactsMean)
 				y = append(y, r.Step.Mean)
@@ -227,6 +239,19 @@ func machine() Machine {
 	return m
 }
 
+// fewestWorkers returns the row of rs for x's case and backend with the
+// fewest workers.
+func fewestWorkers(rs []Result, x Result) *Result {
+	var best *Result
+	for i := range rs {
+		r := &rs[i]
+		if r.Case == x.Case && r.Backend == x.Backend && (best == nil || r.Workers < best.Workers) {
+			best = r
+		}
+	}
+	return best
+}
+
 // WriteJSON writes the report as indented JSON.
 func (r *Report) WriteJSON(w io.Writer) error {
 	data, err := json.MarshalIndent(r, "", "  ")
@@ -290,11 +315,23 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			x.MaxIter, x.ContactsEnd, x.IterationsLast, x.MaxPenetration, x.MeanHeight, esc)
 	}
 
+	b.WriteString("\n### Start of the measured steps, and workers\n\nHow settled the state was when the measured steps began (after the warm-up): the largest speed of a " +
+		"movable body and the deepest overlap among the last warm-up step's contacts; the workers the case ran with (settings.workers, GOMAXPROCS for 0), and " +
+		"the speed-up, the median step of the same case and backend on the fewest workers measured over this row's.\n\n")
+	b.WriteString("| case | backend | workers | max speed (m/s) | max penetration (m) | speed-up |\n| --- | --- | ---: | ---: | ---: | ---: |\n")
+	for _, x := range ok {
+		up := "–"
+		if base := fewestWorkers(ok, x); base != nil && base.Workers < x.Workers && x.Step.Median > 0 {
+			up = fmt.Sprintf("%.2f× (over %d)", base.Step.Median/x.Step.Median, base.Workers)
+		}
+		fmt.Fprintf(b, "| %s | %s | %d | %.3g | %.3g | %s |\n", x.Case, x.Backend, x.Workers, x.StartMaxSpeed, x.StartMaxPenetration, up)
+	}
+
 	if len(r.Fits) > 0 {
 		b.WriteString("\n### Scaling\n\nLeast-squares fit of ln(mean time per step) against ln(mean contacts per step): time ∝ contacts^exponent.\n\n")
-		b.WriteString("| backend | rows | cases | exponent | R² |\n| --- | --- | --- | ---: | ---: |\n")
+		b.WriteString("| backend | rows | workers | cases | exponent | R² |\n| --- | --- | ---: | --- | ---: | ---: |\n")
 		for _, f := range r.Fits {
-			fmt.Fprintf(b, "| %s | %s | %s | %.3f | %.4f |\n", f.Backend, f.Kind, strings.Join(f.Cases, ", "), f.Exponent, f.R2)
+			fmt.Fprintf(b, "| %s | %s | %d | %s | %.3f | %.4f |\n", f.Backend, f.Kind, f.Workers, strings.Join(f.Cases, ", "), f.Exponent, f.R2)
 		}
 	}
 	notes := false

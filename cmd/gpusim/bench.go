@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -34,6 +35,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		out      = fs.String("out", "out/bench", "output folder: bench.md and bench.json")
 		quick    = fs.Bool("quick", false, "the CI-sized matrix: tiny N, 2 steps")
 		scaling  = fs.Bool("scaling", false, "the scaling series instead of the matrix: settle from a settled-like state, N = 1000 … 64 000")
+		workers  = fs.String("workers", "", "comma-separated worker counts: measure every case on the CPU path with each (settings.workers) and report the speed-up over the fewest")
 		device   = fs.String("device", "", "Vulkan device: index, UUID (GPU-…), PCI address or name substring; default: the best GPU among those CUDA_VISIBLE_DEVICES leaves visible")
 	)
 	fs.Usage = func() {
@@ -68,6 +70,10 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	ws, err := parseWorkers(*workers)
+	if err != nil {
+		return usageError{err}
+	}
 	bes, err := pickBackends(*backends, stderr)
 	if err != nil {
 		return err
@@ -78,15 +84,15 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg := bench.Config{Backends: bes, Cases: chosen, Device: *device, Steps: *steps, Warmup: *warmup,
+	cfg := bench.Config{Backends: bes, Cases: chosen, Device: *device, Steps: *steps, Warmup: *warmup, Workers: ws,
 		Exec: func(req bench.Request) (*bench.Result, error) { return execCase(ctx, self, req) },
 		Progress: func(r *bench.Result) {
 			if r.Error != "" {
 				fmt.Fprintf(stderr, "%-14s %-28s failed: %s\n", r.Case, r.Backend, r.Error)
 				return
 			}
-			fmt.Fprintf(stderr, "%-14s %-28s %6d bodies  %9.3g ms/step (median)  %.3g bytes/body\n",
-				r.Case, r.Backend, r.Bodies, 1e3*r.Step.Median, r.BytesPerBody)
+			fmt.Fprintf(stderr, "%-14s %-28s %6d bodies  %2d workers  %9.3g ms/step (median)  %.3g bytes/body\n",
+				r.Case, r.Backend, r.Bodies, r.Workers, 1e3*r.Step.Median, r.BytesPerBody)
 		}}
 	rep, runErr := bench.Run(cfg)
 	if rep == nil {
@@ -98,6 +104,26 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "wrote %s and %s\n", filepath.Join(*out, "bench.md"), filepath.Join(*out, "bench.json"))
 	return runErr
+}
+
+// parseWorkers parses --workers: distinct whole numbers from 1 to 1024,
+// in the order given; empty gives none (each scene's own count).
+func parseWorkers(list string) ([]int, error) {
+	if strings.TrimSpace(list) == "" {
+		return nil, nil
+	}
+	var ws []int
+	for _, f := range strings.Split(list, ",") {
+		w, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || w < 1 || w > 1024 {
+			return nil, fmt.Errorf("--workers: %q is not a worker count from 1 to 1024", strings.TrimSpace(f))
+		}
+		if slices.Contains(ws, w) {
+			return nil, fmt.Errorf("--workers: %d given twice", w)
+		}
+		ws = append(ws, w)
+	}
+	return ws, nil
 }
 
 func caseNames(cs []bench.Case) string {
@@ -131,12 +157,12 @@ func pickCases(all []bench.Case, list string, quick bool) ([]bench.Case, error) 
 			// Any case of the matrix or the series, bed-N or SCENE-N.
 			if c, err := bench.Lookup(name); err == nil {
 				out, found = append(out, c), true
-			} else if strings.HasPrefix(name, "bed-") || isMechanism(name) {
+			} else if strings.HasPrefix(name, "bed-") || strings.HasPrefix(name, "file:") || isMechanism(name) {
 				return nil, fmt.Errorf("--cases: %w", err)
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("--cases: no case %q here (have %s, or bed-N, or %s-N)", name, caseNames(all), strings.Join(bench.MechanismScenes, "-N, "))
+			return nil, fmt.Errorf("--cases: no case %q here (have %s, or bed-N, file:PATH, or %s-N)", name, caseNames(all), strings.Join(bench.MechanismScenes, "-N, "))
 		}
 	}
 	return out, nil
@@ -182,6 +208,9 @@ func pickBackends(list string, stderr io.Writer) ([]string, error) {
 // result.
 func execCase(ctx context.Context, self string, req bench.Request) (*bench.Result, error) {
 	args := []string{"bench-case", "--backend", req.Backend, "--steps", strconv.Itoa(req.Steps), "--warmup", strconv.Itoa(req.Warmup)}
+	if req.Workers > 0 {
+		args = append(args, "--workers", strconv.Itoa(req.Workers))
+	}
 	if req.Baseline {
 		args = append(args, "--baseline")
 	} else {
@@ -218,6 +247,7 @@ func cmdBenchCase(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&req.Device, "device", "", "Vulkan device")
 	fs.IntVar(&req.Steps, "steps", 0, "measured steps (0: the case's)")
 	fs.IntVar(&req.Warmup, "warmup", -1, "warm-up steps (-1: the case's)")
+	fs.IntVar(&req.Workers, "workers", 0, "settings.workers (0: the scene's)")
 	fs.BoolVar(&req.Baseline, "baseline", false, "only open the backend and report the peak memory")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -30,6 +30,10 @@ func TestBenchBadFlags(t *testing.T) {
 		{[]string{"--out", ""}, "--out"},
 		{[]string{"extra"}, "no arguments"},
 		{[]string{"--nope"}, "not defined"},
+		{[]string{"--workers", "0"}, "not a worker count"},
+		{[]string{"--workers", "1,x"}, `"x" is not a worker count`},
+		{[]string{"--workers", "2,2"}, "2 given twice"},
+		{[]string{"--cases", "file:"}, "file:PATH"},
 	} {
 		code, _, errOut := runCLI(t, append([]string{"bench"}, c.args...)...)
 		if code != exitUsage || !strings.Contains(errOut, c.want) {
@@ -39,6 +43,11 @@ func TestBenchBadFlags(t *testing.T) {
 	code, _, errOut := runCLI(t, "bench-case", "--case", "nope")
 	if code != exitFailure || !strings.Contains(errOut, `no case "nope"`) {
 		t.Errorf("gpusim bench-case --case nope: exit %d, %q", code, errOut)
+	}
+	missing := filepath.Join(t.TempDir(), "none.json")
+	code, _, errOut = runCLI(t, "bench-case", "--case", "file:"+missing)
+	if code != exitFailure || !strings.Contains(errOut, missing) {
+		t.Errorf("gpusim bench-case --case file:%s: exit %d, %q; want a failure naming the file", missing, code, errOut)
 	}
 }
 
@@ -55,7 +64,7 @@ func TestBenchQuickCPU(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	out := filepath.Join(dir, "out")
-	cmd := exec.Command(bin, "bench", "--quick", "--backends", "cpu", "--out", out)
+	cmd := exec.Command(bin, "bench", "--quick", "--backends", "cpu", "--workers", "1,2", "--out", out)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("gpusim bench --quick: %v\n%s", err, b)
 	}
@@ -68,12 +77,17 @@ func TestBenchQuickCPU(t *testing.T) {
 		t.Fatalf("bench.json: %v", err)
 	}
 	quick := bench.Matrix(true)
-	if len(rep.Results) != len(quick) || !strings.HasPrefix(rep.Command, "gpusim bench --quick") {
-		t.Fatalf("bench.json: %d results for %d cases, command %q", len(rep.Results), len(quick), rep.Command)
+	if len(rep.Results) != 2*len(quick) || !strings.HasPrefix(rep.Command, "gpusim bench --quick") {
+		t.Fatalf("bench.json: %d results for %d cases at 2 worker counts, command %q", len(rep.Results), len(quick), rep.Command)
 	}
 	for i, r := range rep.Results {
-		if r.Case != quick[i].Name || r.Error != "" || r.Steps != 2 || !(r.Step.Median > 0) || !(r.PeakRSS > 0) || !(r.BaselineRSS > 0) {
+		if r.Case != quick[i/2].Name || r.Workers != 1+i%2 || r.Error != "" || r.Steps != 2 || !(r.Step.Median > 0) || !(r.PeakRSS > 0) || !(r.BaselineRSS > 0) {
 			t.Errorf("result %d: %+v", i, r)
+		}
+		// The quick cases start with 1 warm-up step or none: the state
+		// then is at most a step of free fall from rest, 9.81 m/s² · 0.01 s.
+		if !(r.StartMaxSpeed >= 0 && r.StartMaxSpeed <= 9.81*0.01*float64(r.Warmup)+1e-12) {
+			t.Errorf("result %d (%s, warm-up %d): start max speed %g m/s", i, r.Case, r.Warmup, r.StartMaxSpeed)
 		}
 	}
 	md, err := os.ReadFile(filepath.Join(out, "bench.md"))
@@ -83,6 +97,9 @@ func TestBenchQuickCPU(t *testing.T) {
 	for _, c := range quick {
 		if !strings.Contains(string(md), "| "+c.Name+" | cpu |") {
 			t.Errorf("bench.md has no row of %s", c.Name)
+		}
+		if !strings.Contains(string(md), "| "+c.Name+" | cpu | 2 |") || !strings.Contains(string(md), "(over 1)") {
+			t.Errorf("bench.md has no speed-up row of %s on 2 workers", c.Name)
 		}
 	}
 }
