@@ -327,6 +327,20 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(b, "| %s | %s | %d | %.3g | %.3g | %s |\n", x.Case, x.Backend, x.Workers, x.StartMaxSpeed, x.StartMaxPenetration, up)
 	}
 
+	traffic := false
+	for _, x := range ok {
+		if x.TrafficPerContactIteration <= 0 {
+			continue
+		}
+		if !traffic {
+			b.WriteString("\n### Device traffic (model)\n\nBytes per contact and APGD iteration by gpu's traffic model (gpu/traffic.go: every access a trip " +
+				"to device memory, an upper bound) at the case's bodies per contact, and the rate it implies: model bytes × mean contacts × mean iterations / " +
+				"median solve time.\n\n| case | backend | bytes / contact-iteration | implied rate (GB/s) |\n| --- | --- | ---: | ---: |\n")
+			traffic = true
+		}
+		fmt.Fprintf(b, "| %s | %s | %.0f | %.3g |\n", x.Case, x.Backend, x.TrafficPerContactIteration, x.TrafficRate/1e9)
+	}
+
 	if len(r.Fits) > 0 {
 		b.WriteString("\n### Scaling\n\nLeast-squares fit of ln(mean time per step) against ln(mean contacts per step): time ∝ contacts^exponent.\n\n")
 		b.WriteString("| backend | rows | workers | cases | exponent | R² |\n| --- | --- | ---: | --- | ---: | ---: |\n")

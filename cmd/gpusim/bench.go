@@ -36,6 +36,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		quick    = fs.Bool("quick", false, "the CI-sized matrix: tiny N, 2 steps")
 		scaling  = fs.Bool("scaling", false, "the scaling series instead of the matrix: settle from a settled-like state, N = 1000 … 64 000")
 		workers  = fs.String("workers", "", "comma-separated worker counts: measure every case on the CPU path with each (settings.workers) and report the speed-up over the fewest")
+		traffic  = fs.Bool("traffic", false, "print the device APGD iteration's traffic model (bytes per contact, kernel by kernel) and the time per step it predicts for a bed of 1 000 000 spheres, and exit")
 		device   = fs.String("device", "", "Vulkan device: index, UUID (GPU-…), PCI address or name substring; default: the best GPU among those CUDA_VISIBLE_DEVICES leaves visible")
 	)
 	fs.Usage = func() {
@@ -49,6 +50,12 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(pos) > 0 {
 		return usageError{fmt.Errorf("bench takes no arguments, got %q", pos)}
+	}
+	if *traffic {
+		// The H200's bed-1000000 (docs/bench-gpu.md): 2 980 000 contacts.
+		const bodies, contacts = 1_000_000, 2_980_000
+		fmt.Fprintf(stdout, "Device APGD iteration, bodies per contact %d/%d:\n\n", bodies, contacts)
+		return gpu.WriteTrafficModel(stdout, float64(bodies)/contacts, contacts, gpu.DatasheetBandwidths)
 	}
 	if *steps < 0 {
 		return usageError{fmt.Errorf("--steps %d must be ≥ 1 (0: each case's)", *steps)}

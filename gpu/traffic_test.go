@@ -1,0 +1,71 @@
+package gpu
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/gpusim/gpusim/shaders"
+)
+
+// TestTrafficModel checks the traffic model against the kernels' reflected
+// bindings: every kernel exists, every access names one of its bindings,
+// a write is never to a binding the kernel declares readonly and a read
+// never from a writeonly one, and every binding the kernel may write is
+// counted as written (a write the model forgot).
+func TestTrafficModel(t *testing.T) {
+	for _, k := range APGDIterationTraffic() {
+		m, ok := shaders.Lookup(k.Kernel)
+		if !ok {
+			t.Errorf("%s: no such kernel", k.Kernel)
+			continue
+		}
+		written := map[uint32]bool{}
+		for _, a := range k.Accesses {
+			var found *shaders.Binding
+			for i := range m.Bindings {
+				if m.Bindings[i].Binding == a.Binding {
+					found = &m.Bindings[i]
+				}
+			}
+			switch {
+			case found == nil:
+				t.Errorf("%s: binding %d (%s) does not exist", k.Kernel, a.Binding, a.Name)
+			case a.Write && found.ReadOnly:
+				t.Errorf("%s: binding %d (%s) is readonly but counted as written", k.Kernel, a.Binding, a.Name)
+			case !a.Write && found.WriteOnly:
+				t.Errorf("%s: binding %d (%s) is writeonly but counted as read", k.Kernel, a.Binding, a.Name)
+			}
+			if a.Write {
+				written[a.Binding] = true
+			}
+		}
+		for _, b := range m.Bindings {
+			// apgd_contact_velocity writes g only with withG, which the
+			// iteration's product does not set; the scalar buffer's
+			// writes are a few bytes (apgd_sum's dots).
+			if b.ReadOnly || written[b.Binding] || (k.Kernel == "apgd_contact_velocity" && b.Binding == 1) ||
+				(k.Kernel == "apgd_dot" && b.Binding == 0) {
+				continue
+			}
+			t.Errorf("%s: binding %d may be written but the model counts no write", k.Kernel, b.Binding)
+		}
+	}
+	// The sum at 1/3 body per contact (a settled bed: 3 contacts per body).
+	// Each term is the model's: 88 (step) + 344 + 100/3 (body impulse) +
+	// 344 (contact velocity) + 120 + 112 + 96 + 264 (next: 11 vectors of 3,
+	// best included).
+	want := 88 + 344 + 100.0/3 + 344 + 120 + 112 + 96 + 264
+	// The model sums its terms in another order: 1e-12 relative covers
+	// the rounding of a dozen float64 additions.
+	if got := APGDBytesPerContactIteration(1.0 / 3); math.Abs(got-want) > 1e-12*want {
+		t.Errorf("bytes per contact-iteration %g, want %g", got, want)
+	}
+	var b strings.Builder
+	if err := WriteTrafficModel(&b, 1.0/3, 2_980_000, DatasheetBandwidths); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "| **total** | one iteration | **1401** |") {
+		t.Errorf("table:\n%s", b.String())
+	}
+}
