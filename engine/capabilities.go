@@ -28,6 +28,32 @@ type WarmStartSaver interface {
 	SetWarmStartData(w *WarmStartData) error
 }
 
+// StateGuard is implemented by backends that hold the body state on a
+// device and can check it there and keep a copy of it, so that a run's
+// guard (package run), which checks the state after every step and keeps
+// the last state that passed, reads the state back only when an output
+// needs it. Implemented by gpu; on cpuref the state is in host memory and
+// the guard checks it there with GuardOffenders.
+type StateGuard interface {
+	// SetGuardLimits sets what CheckState checks against: the device
+	// keeps a copy (Skip for len(l.Skip) bodies, as many as the model
+	// may grow to), made once.
+	SetGuardLimits(l *GuardLimits) error
+	// CheckState checks the body state after the last step against the
+	// limits on the device and fills r as GuardReportOf(GuardOffenders)
+	// would; it submits pending work and reads back the counts (and the
+	// ids when a body failed), not the state.
+	CheckState(r *GuardReport) error
+	// KeepState makes the current body state, and with warm the
+	// warm-start memory (WarmStartSaver), the kept copy: a device-side
+	// copy, recorded with the next step's work.
+	KeepState(warm bool) error
+	// ReadKept copies the kept body state into s and, when w is not nil,
+	// the kept warm-start memory into w as WarmStartData would have at the
+	// time of KeepState (it must have been kept with warm).
+	ReadKept(s *State, w *WarmStartData) error
+}
+
 // Submitter is implemented by backends that talk to a device: Submits is
 // the number of submit-and-wait round trips so far, from which Sim fills
 // StepStats.Submits (0 for other backends). Implemented by gpu.

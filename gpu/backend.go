@@ -86,6 +86,7 @@ type Backend struct {
 	kin      kinematics
 	jt       joints
 	rl       rolling
+	grd      guardState // engine.StateGuard (guard.go)
 	settings engine.Settings
 	n        int  // bodies
 	nc       int  // contacts
@@ -186,6 +187,7 @@ func (b *Backend) release() error {
 	b.dc.release()
 	b.jt.release()
 	b.rl.release()
+	b.grd.release()
 	bufs := append(b.bodyBuffers(), &b.a, &b.b, &b.normal, &b.pa, &b.pb, &b.phi, &b.mu, &b.cohesion,
 		&b.basis, &b.rhoA, &b.rhoB, &b.coh, &b.r, &b.adj, &b.prevGamma, &b.partial[0], &b.partial[1], &b.partial[2], &b.force3)
 	for _, p := range bufs {

@@ -333,6 +333,9 @@ func (b *Buffer) move(op string, off int64, host []byte) error {
 		return nil
 	}
 	toDevice := op == "write"
+	if !toDevice {
+		b.d.readBack += n
+	}
 	if b.mapped != nil {
 		dev := unsafe.Slice((*byte)(unsafe.Add(b.mapped, off)), n)
 		if toDevice {

@@ -57,6 +57,7 @@ type Device struct {
 	buffers    map[*Buffer]struct{}
 	batches    map[*Batch]struct{}
 	submits    int
+	readBack   int64 // bytes downloaded by Buffer reads (ReadBackBytes)
 	lost       error // the ErrDeviceLost error, once seen
 	memLimit   int64 // Options.MemoryLimit
 	closed     bool

@@ -533,6 +533,50 @@ func (a GsSweepArgs) AppendPush(b []byte) []byte {
 	return b
 }
 
+// GuardCheckArgs are the push constants of guard_check.comp (64 bytes).
+type GuardCheckArgs struct {
+	Lox    float64 // double lox, byte 0
+	Loy    float64 // double loy, byte 8
+	Loz    float64 // double loz, byte 16
+	Hix    float64 // double hix, byte 24
+	Hiy    float64 // double hiy, byte 32
+	Hiz    float64 // double hiz, byte 40
+	Speed2 float64 // double speed2, byte 48
+	N      uint32  // uint n, byte 56
+	Mode   uint32  // uint mode, byte 60
+}
+
+// Kernel returns "guard_check".
+func (GuardCheckArgs) Kernel() string { return "guard_check" }
+
+// AppendPush appends the 64 bytes of the block to b.
+func (a GuardCheckArgs) AppendPush(b []byte) []byte {
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Lox))
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Loy))
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Loz))
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Hix))
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Hiy))
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Hiz))
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Speed2))
+	b = binary.LittleEndian.AppendUint32(b, a.N)
+	b = binary.LittleEndian.AppendUint32(b, a.Mode)
+	return b
+}
+
+// GuardKeepArgs are the push constants of guard_keep.comp (4 bytes).
+type GuardKeepArgs struct {
+	N uint32 // uint n, byte 0
+}
+
+// Kernel returns "guard_keep".
+func (GuardKeepArgs) Kernel() string { return "guard_keep" }
+
+// AppendPush appends the 4 bytes of the block to b.
+func (a GuardKeepArgs) AppendPush(b []byte) []byte {
+	b = binary.LittleEndian.AppendUint32(b, a.N)
+	return b
+}
+
 // IntegrateArgs are the push constants of integrate.comp (12 bytes).
 type IntegrateArgs struct {
 	H float64 // double h, byte 0

@@ -730,6 +730,48 @@ var GsSweep = Module{
 //go:embed gs_sweep.spv
 var gs_sweepSPIRV string
 
+// GuardCheck is guard_check.comp: the guard's check of the body state on the device (the
+// gpu backend's engine.StateGuard), engine.GuardOffenders' loop with its
+// lists cut to their first K = 8 ids:
+var GuardCheck = Module{
+	Name:  "guard_check",
+	SPIRV: guard_checkSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer},
+		{Binding: 1, Kind: StorageBuffer},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{256, 1, 1},
+	PushSize:  64,
+	Args:      GuardCheckArgs{},
+}
+
+//go:embed guard_check.spv
+var guard_checkSPIRV string
+
+// GuardKeep is guard_keep.comp: dst_i = src_i for i in [0, n), 32-bit words: the device-side
+// copies of the gpu backend's guard (engine.StateGuard's KeepState and
+// the kept copy it reads back), of float64 (2 words each, every bit kept:
+// NaN payloads, signed zeros) and uint32 buffers alike.
+var GuardKeep = Module{
+	Name:  "guard_keep",
+	SPIRV: guard_keepSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{256, 1, 1},
+	PushSize:  4,
+	Args:      GuardKeepArgs{},
+}
+
+//go:embed guard_keep.spv
+var guard_keepSPIRV string
+
 // Integrate is integrate.comp: the end of the time step for every movable body i (eqs. 5 and
 // 8 of the APGD paper, cpuref's Integrate): v = vfree + dv with
 // dv = M⁻¹Dγ from body_impulse, x += h·v, and q ← q ⊗ exp(½hω̄)
@@ -1077,5 +1119,5 @@ var sumSPIRV string
 
 // All returns every module, by name.
 func All() []Module {
-	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBig, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, GsSweep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, JointOps, JointRows, MulElem, Project, RollingOps, SpgScalar, SpgVec, Sum}
+	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBig, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, GsSweep, GuardCheck, GuardKeep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, JointOps, JointRows, MulElem, Project, RollingOps, SpgScalar, SpgVec, Sum}
 }

@@ -1,0 +1,380 @@
+//go:build linux && cgo && (amd64 || arm64)
+
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/shaders"
+)
+
+// ReadBackBytes returns the bytes read back from the device's buffers so
+// far (Buffer reads: state, contacts, counts, scalars), host-visible ones
+// included.
+func (d *Device) ReadBackBytes() int64 { return d.readBack }
+
+// ReadBackBytes returns the bytes read back from the backend's device so
+// far (see Device.ReadBackBytes). Reach it with an
+// interface{ ReadBackBytes() int64 } assertion on the engine.Backend that
+// New returns.
+func (b *Backend) ReadBackBytes() int64 { return b.d.readBack }
+
+const (
+	// guardChunk is the number of bodies one workgroup of guard_check
+	// checks, guardStride the uint32 of its partial results per chunk.
+	guardChunk  = 2048
+	guardStride = 32
+	// guardWords is the size of guard_check's report in uint32: three
+	// counts, then GuardReportIDs ids of each kind.
+	guardWords = 3 + 3*engine.GuardReportIDs
+	// guardNoID fills the report's id slots past the count.
+	guardNoID = 0xFFFFFFFF
+)
+
+// guardState is the backend's engine.StateGuard: guard_check's limits
+// (push constants and the skip buffer, uint32 per body of the largest
+// model SetGuardLimits was given) and buffers (partial: guardStride
+// uint32 per chunk of guardChunk bodies; report: guardWords uint32,
+// host-visible), and the kept copy that KeepState makes with guard_keep:
+// pos, rot, vel, omega of n bodies (layouts and units as the body
+// buffers) and, when warm, the warm-start memory as WarmStartData reads
+// it (keys: prevA, prevB, prevSub, np uint32 each; gamma: 3np float64;
+// joints: the joint rows' impulses when jwarm; rolling: 3np float64 when
+// rkept).
+type guardState struct {
+	check, keep *Kernel
+	args        shaders.GuardCheckArgs
+	nskip       int // bodies with a skip flag
+	skip        *Buffer
+	partial     *Buffer
+	report      *Buffer
+
+	pos, rot, vel, omega   *Buffer
+	keys                   [3]*Buffer
+	gamma, joints, rolling *Buffer
+	n                      int  // bodies kept
+	kept                   bool // KeepState has run
+	warm                   bool // the warm-start memory was kept
+	np                     int  // contact keys kept
+	jrows                  int  // joint rows kept (when jwarm)
+	jwarm, rkept           bool // joint and rolling impulses kept
+}
+
+// buffers lists the guard's buffers.
+func (g *guardState) buffers() []**Buffer {
+	return []**Buffer{&g.skip, &g.partial, &g.report, &g.pos, &g.rot, &g.vel, &g.omega,
+		&g.keys[0], &g.keys[1], &g.keys[2], &g.gamma, &g.joints, &g.rolling}
+}
+
+// release frees the guard's buffers (the kernels go with the device).
+func (g *guardState) release() {
+	for _, p := range g.buffers() {
+		if *p != nil {
+			(*p).Release()
+			*p = nil
+		}
+	}
+	*g = guardState{}
+}
+
+// guardKernels builds guard_check and guard_keep on first use.
+func (b *Backend) guardKernels() error {
+	g := &b.grd
+	for _, k := range []struct {
+		k **Kernel
+		m shaders.Module
+	}{{&g.check, shaders.GuardCheck}, {&g.keep, shaders.GuardKeep}} {
+		if *k.k != nil {
+			continue
+		}
+		var err error
+		if *k.k, err = b.d.Kernel(k.m); err != nil {
+			return fmt.Errorf("gpu: guard: %w", err)
+		}
+	}
+	return nil
+}
+
+// speedThreshold returns the largest float64 s with √s ≤ m (Go's
+// correctly rounded math.Sqrt), so that for every float64 s ≥ 0, s > t
+// exactly when math.Sqrt(s) > m: guard_check compares squared speeds with
+// it and needs no square root of its own (GLSL's double sqrt need not be
+// correctly rounded). −Inf for a negative m (every speed exceeds it), NaN
+// for NaN (none does), +Inf for +Inf.
+func speedThreshold(m float64) float64 {
+	switch {
+	case math.IsNaN(m), math.IsInf(m, 1):
+		return m
+	case m < 0:
+		return math.Inf(-1)
+	}
+	t := math.Min(m*m, math.MaxFloat64)
+	for t > 0 && math.Sqrt(t) > m {
+		t = math.Nextafter(t, math.Inf(-1))
+	}
+	for t < math.MaxFloat64 && math.Sqrt(math.Nextafter(t, math.Inf(1))) <= m {
+		t = math.Nextafter(t, math.Inf(1))
+	}
+	return t
+}
+
+// SetGuardLimits implements engine.StateGuard: it uploads the skip flags
+// and keeps the domain and the squared speed bound (speedThreshold) as
+// guard_check's push constants.
+func (b *Backend) SetGuardLimits(l *engine.GuardLimits) error {
+	b.mustLoad("SetGuardLimits")
+	if err := b.guardKernels(); err != nil {
+		return err
+	}
+	if err := b.sync(); err != nil {
+		return fmt.Errorf("gpu: guard limits: %w", err)
+	}
+	g := &b.grd
+	skip := make([]uint32, len(l.Skip))
+	for i, s := range l.Skip {
+		if s {
+			skip[i] = 1
+		}
+	}
+	if g.skip == nil {
+		var err error
+		if g.skip, err = b.d.NewBuffer(0); err != nil {
+			return fmt.Errorf("gpu: guard limits: %w", err)
+		}
+	}
+	if err := g.skip.Grow(4 * int64(len(skip))); err != nil {
+		return fmt.Errorf("gpu: guard limits: %w", err)
+	}
+	if err := g.skip.WriteUint32(0, skip); err != nil {
+		return fmt.Errorf("gpu: guard limits: %w", err)
+	}
+	if g.report == nil {
+		var err error
+		if g.report, err = b.d.NewHostBuffer(4 * guardWords); err != nil {
+			return fmt.Errorf("gpu: guard limits: %w", err)
+		}
+	}
+	g.args = shaders.GuardCheckArgs{Lox: l.Lo[0], Loy: l.Lo[1], Loz: l.Lo[2], Hix: l.Hi[0], Hiy: l.Hi[1], Hiz: l.Hi[2],
+		Speed2: speedThreshold(l.MaxSpeed)}
+	g.nskip = len(skip)
+	return nil
+}
+
+// CheckState implements engine.StateGuard: guard_check's two passes,
+// recorded after the pending work and submitted with it; it reads back
+// the three counts (12 bytes), and the ids (96 bytes) only when a body
+// failed.
+func (b *Backend) CheckState(r *engine.GuardReport) error {
+	b.mustLoad("CheckState")
+	g := &b.grd
+	if g.report == nil {
+		return errors.New("gpu: check state: no guard limits (SetGuardLimits)")
+	}
+	if b.n > g.nskip {
+		return fmt.Errorf("gpu: check state: %d bodies, guard limits for %d", b.n, g.nskip)
+	}
+	*r = engine.GuardReport{}
+	if b.n == 0 {
+		return b.sync()
+	}
+	nch := (b.n + guardChunk - 1) / guardChunk
+	if need := 4 * guardStride * int64(nch); g.partial == nil || need > g.partial.Size() {
+		// Only CheckState binds partial, and it always submits; but a
+		// Grow that reallocates must not meet a pending batch.
+		if err := b.sync(); err != nil {
+			return err
+		}
+		if g.partial == nil {
+			var err error
+			if g.partial, err = b.d.NewBuffer(need); err != nil {
+				return fmt.Errorf("gpu: check state: %w", err)
+			}
+		} else if err := g.partial.Grow(need); err != nil {
+			return fmt.Errorf("gpu: check state: %w", err)
+		}
+	}
+	l := b.l
+	args := g.args
+	args.N = uint32(b.n)
+	groups := [3]uint32{uint32(min(nch, int(b.d.Info.MaxWorkgroupCount[0]))), 1, 1}
+	bufs := []*Buffer{g.report, g.partial, b.pos, b.rot, b.vel, b.omega, g.skip}
+	l.record(g.check, groups, args, bufs...)
+	args.Mode = 1
+	l.record(g.check, [3]uint32{1, 1, 1}, args, bufs...)
+	if err := b.sync(); err != nil {
+		return err
+	}
+	var counts [3]uint32
+	if err := g.report.ReadUint32(counts[:], 0); err != nil {
+		return fmt.Errorf("gpu: check state: %w", err)
+	}
+	r.NonFinite, r.Fast, r.Out = int(counts[0]), int(counts[1]), int(counts[2])
+	if !r.Failed() {
+		return nil
+	}
+	ids := make([]uint32, guardWords-3)
+	if err := g.report.ReadUint32(ids, 3); err != nil {
+		return fmt.Errorf("gpu: check state: %w", err)
+	}
+	k := engine.GuardReportIDs
+	for j, dst := range []*[]int{&r.NonFiniteIDs, &r.FastIDs, &r.OutIDs} {
+		for _, id := range ids[k*j : k*(j+1)] {
+			if id == guardNoID {
+				break
+			}
+			*dst = append(*dst, int(id))
+		}
+	}
+	return nil
+}
+
+// keptBuffer returns *p with room for size bytes, made or grown as needed
+// (the caller has submitted pending work when it may grow).
+func (b *Backend) keptBuffer(p **Buffer, size int64) error {
+	if *p == nil {
+		var err error
+		*p, err = b.d.NewBuffer(size)
+		return err
+	}
+	return (*p).Grow(size)
+}
+
+// KeepState implements engine.StateGuard: guard_keep copies the body
+// buffers, and with warm the warm-start memory (see guardState), into the
+// kept buffers, recorded into the open batch, not submitted. Kept buffers
+// that must grow are grown after a submit of the pending work.
+func (b *Backend) KeepState(warm bool) error {
+	b.mustLoad("KeepState")
+	if err := b.guardKernels(); err != nil {
+		return err
+	}
+	g := &b.grd
+	n := int64(b.n)
+	c := &b.dc
+	np := int64(0)
+	jwarm, rkept := false, false
+	if warm {
+		np = int64(c.np)
+		jwarm = b.jt.warm
+		rkept = b.rl.on && b.rl.kept && np > 0
+	}
+	type cp struct {
+		dst   **Buffer
+		src   *Buffer
+		bytes int64
+	}
+	cps := []cp{{&g.pos, b.pos, 24 * n}, {&g.rot, b.rot, 32 * n}, {&g.vel, b.vel, 24 * n}, {&g.omega, b.omega, 24 * n}}
+	if warm {
+		cps = append(cps, cp{&g.keys[0], c.prevA, 4 * np}, cp{&g.keys[1], c.prevB, 4 * np}, cp{&g.keys[2], c.prevSub, 4 * np},
+			cp{&g.gamma, b.prevGamma, 24 * np})
+		if jwarm {
+			cps = append(cps, cp{&g.joints, b.jt.prev, 8 * int64(b.jt.Rows)})
+		}
+		if rkept {
+			cps = append(cps, cp{&g.rolling, b.rl.prev, 24 * np})
+		}
+	}
+	synced := false
+	for _, x := range cps {
+		if *x.dst != nil && x.bytes <= (*x.dst).Size() {
+			continue
+		}
+		if !synced {
+			if err := b.sync(); err != nil {
+				return fmt.Errorf("gpu: keep state: %w", err)
+			}
+			synced = true
+		}
+		if err := b.keptBuffer(x.dst, x.bytes); err != nil {
+			return fmt.Errorf("gpu: keep state: %w", err)
+		}
+	}
+	l := b.l
+	for _, x := range cps {
+		words := x.bytes / 4
+		if words > math.MaxUint32 {
+			return fmt.Errorf("gpu: keep state: a buffer of %d bytes is too large to copy", x.bytes)
+		}
+		if words == 0 {
+			continue
+		}
+		l.record(g.keep, l.groups(g.keep, int(words)), shaders.GuardKeepArgs{N: uint32(words)}, *x.dst, x.src)
+	}
+	if err := l.Err(); err != nil {
+		return err
+	}
+	g.kept, g.warm, g.n, g.np, g.jwarm, g.jrows, g.rkept = true, warm, b.n, int(np), jwarm, b.jt.Rows, rkept
+	return nil
+}
+
+// ReadKept implements engine.StateGuard: it submits pending work (the
+// copies of the last KeepState among it) and reads the kept buffers.
+func (b *Backend) ReadKept(s *engine.State, w *engine.WarmStartData) error {
+	b.mustLoad("ReadKept")
+	g := &b.grd
+	if !g.kept {
+		return errors.New("gpu: read kept state: nothing kept (KeepState)")
+	}
+	if w != nil && !g.warm {
+		return errors.New("gpu: read kept state: the warm-start memory was not kept")
+	}
+	if err := b.sync(); err != nil {
+		return fmt.Errorf("gpu: read kept state: %w", err)
+	}
+	s.Resize(g.n)
+	for _, r := range []struct {
+		dst []float64
+		src *Buffer
+	}{{s.Pos, g.pos}, {s.Rot, g.rot}, {s.Vel, g.vel}, {s.Omega, g.omega}} {
+		if err := r.src.ReadFloat64(r.dst, 0); err != nil {
+			return fmt.Errorf("gpu: read kept state: %w", err)
+		}
+	}
+	if w == nil {
+		return nil
+	}
+	// As WarmStartData reads the live buffers.
+	m := g.np
+	keys := make([]uint32, m)
+	for j, dst := range []*[]int32{&w.A, &w.B, &w.Sub} {
+		*dst = (*dst)[:0]
+		if m == 0 {
+			continue
+		}
+		if err := g.keys[j].ReadUint32(keys, 0); err != nil {
+			return fmt.Errorf("gpu: read kept warm-start data: %w", err)
+		}
+		for _, v := range keys {
+			*dst = append(*dst, int32(v))
+		}
+	}
+	w.Joints = w.Joints[:0]
+	if g.jwarm {
+		w.Joints = append(w.Joints, make([]float64, g.jrows)...)
+		if err := g.joints.ReadFloat64(w.Joints, 0); err != nil {
+			return fmt.Errorf("gpu: read kept warm-start data: %w", err)
+		}
+	}
+	w.Rolling = w.Rolling[:0]
+	if g.rkept {
+		w.Rolling = append(w.Rolling, make([]float64, 3*m)...)
+		if err := g.rolling.ReadFloat64(w.Rolling, 0); err != nil {
+			return fmt.Errorf("gpu: read kept warm-start data: %w", err)
+		}
+	}
+	if cap(w.Gamma) < 3*m {
+		w.Gamma = make([]float64, 3*m)
+	}
+	w.Gamma = w.Gamma[:3*m]
+	if m > 0 {
+		if err := g.gamma.ReadFloat64(w.Gamma, 0); err != nil {
+			return fmt.Errorf("gpu: read kept warm-start data: %w", err)
+		}
+	}
+	return nil
+}
+
+var _ engine.StateGuard = (*Backend)(nil)
