@@ -160,6 +160,12 @@ type Summary struct {
 	InterruptedAt *int `json:"interrupted_at_step,omitempty"`
 	// Checkpoint is the last checkpoint the run wrote.
 	Checkpoint string `json:"checkpoint,omitempty"`
+	// StepReadBackBytes is, on a device backend, the bytes read back from
+	// the device over the steps (gpu.Backend.ReadBackBytes): by the steps
+	// themselves (collision counts, solver scalars), the guard and the
+	// outputs written after each step; not the reads at the start and end
+	// of the run.
+	StepReadBackBytes int64 `json:"step_read_back_bytes,omitempty"`
 	// End-of-run figures.
 	Final Final `json:"final"`
 	// Merit is the scene's figure of merit (merit.go), if it names one.
@@ -401,6 +407,11 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 	}
 	traced := present(sc.Trace, len(cur.Model.Bodies), nil) // the traced bodies present
 	var stepTimes stepTimer
+	rb, _ := be.(interface{ ReadBackBytes() int64 })
+	var readBack0 int64
+	if rb != nil {
+		readBack0 = rb.ReadBackBytes()
+	}
 	start := time.Now()
 	var last engine.StepStats
 	var runErr error
@@ -495,6 +506,9 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 			}
 			sum.Checkpoint = path
 		}
+	}
+	if rb != nil {
+		sum.StepReadBackBytes = rb.ReadBackBytes() - readBack0
 	}
 	runErr = ckp.finish(ctx, sim, sum, runErr)
 	sum.WallSeconds = time.Since(start).Seconds()
