@@ -48,11 +48,7 @@ func (e *GuardError) Error() string {
 // state that passed, with its warm-start data, so that a run that fails a
 // check can end with the outputs and a checkpoint of its last good step.
 //
-// It checks every step, on every backend, at the cost of one Sim.Snapshot
-// per step (ReadState, and the warm-start data when warm start is on): on
-// settle n=1000, 0.014 ms of a 50 ms step on the CPU path; on lavapipe
-// 1.25 ms of 716 ms, 1.29 ms of 610 ms with warm start. The last good
-// snapshot is kept by swapping two buffers, not by copying. The checks:
+// The checks (engine.GuardOffenders), every step, on every backend:
 //   - every position, quaternion, velocity and angular velocity is finite
 //     (non-finite impulses γ show up here: v = M⁻¹(k + Dγ));
 //   - no body moves faster than maxSpeed = (guard domain's longest edge)/h,
@@ -61,14 +57,35 @@ func (e *GuardError) Error() string {
 //     diverged solve shows as impulses, and so velocities, out of scale);
 //   - every non-plane body's centre lies in the guard domain
 //     (GuardDomainScale).
+//
+// On a backend that is an engine.StateGuard (gpu) the state stays on the
+// device: the backend checks it there and reads back the counts of
+// offending bodies (12 bytes a step), and keeps the last good state (and
+// warm-start memory) in device buffers by a device-side copy; good reads
+// that copy back only when an output needs it (trace rows, NumPy frames,
+// a pour's entries, the end of a failed run). A failed check reads the
+// failed state back once and checks it on the host, so that the error is
+// the host check's. On other backends (cpuref, a wrapped backend) it
+// takes a Sim.Snapshot per step (ReadState, and the warm-start data when
+// warm start is on) and checks it on the host: on settle n=1000, 0.014 ms
+// of a 50 ms step on the CPU path. The last good snapshot is kept by
+// swapping two buffers, not by copying.
 type guard struct {
 	lo, hi   mgl64.Vec3
 	maxSpeed float64
 	skip     []bool // planes: no centre to check
 	// snaps[next] receives the state after a step; snaps[1-next] holds the
-	// last good one.
+	// last good one. With a device guard, snaps[1-next] holds what good
+	// read back of the kept state, snaps[next] the failed state.
 	snaps [2]snapshot
 	next  int
+
+	dev  engine.StateGuard // nil: the host check
+	warm bool              // with dev: keep the warm-start memory
+	// With dev: the step of the kept state, and whether snaps[1-next]
+	// holds it (and its warm-start data).
+	kept               int
+	haveState, haveWSD bool
 }
 
 // snapshot is the state of a run after a step and, with warm start on and
@@ -114,11 +131,23 @@ func newGuard(sc *scene.Scene, sim *engine.Sim) (*guard, error) {
 		g.hi[k] += grow
 	}
 	g.maxSpeed = (edge + 2*grow) / h
-	if err := g.take(sim); err != nil {
-		return nil, err
+	if dev, ok := sim.Backend().(engine.StateGuard); ok {
+		lim := g.limits()
+		if err := dev.SetGuardLimits(&lim); err != nil {
+			return nil, err
+		}
+		g.dev, g.warm = dev, sim.Settings().WarmStart
 	}
 	g.next = 1
+	if err := g.retake(sim); err != nil {
+		return nil, err
+	}
 	return g, nil
+}
+
+// limits returns the guard's limits.
+func (g *guard) limits() engine.GuardLimits {
+	return engine.GuardLimits{Lo: g.lo, Hi: g.hi, MaxSpeed: g.maxSpeed, Skip: g.skip}
 }
 
 // take reads the sim's state (and warm-start data, where there is some)
@@ -134,63 +163,125 @@ func (g *guard) take(sim *engine.Sim) error {
 	return err
 }
 
-// retake makes the sim's current state the last good one (after bodies
-// entered: the state of the step just checked, with them).
+// keep makes the sim's current state the kept one on the device.
+func (g *guard) keep(sim *engine.Sim) error {
+	if err := g.dev.KeepState(g.warm); err != nil {
+		return err
+	}
+	g.kept, g.haveState, g.haveWSD = sim.Steps(), false, false
+	return nil
+}
+
+// retake makes the sim's current state the last good one (at the start;
+// after bodies entered: the state of the step just checked, with them).
 func (g *guard) retake(sim *engine.Sim) error {
+	if g.dev != nil {
+		return g.keep(sim)
+	}
 	g.next = 1 - g.next
 	err := g.take(sim)
 	g.next = 1 - g.next
 	return err
 }
 
-// good returns the last state that passed the checks.
-func (g *guard) good() *snapshot { return &g.snaps[1-g.next] }
+// good returns the last state that passed the checks, and its warm-start
+// data when withWarm is set (sn.ws is nil when there are none). With a
+// device guard it reads the kept copy back the first time it is asked
+// for after a check.
+func (g *guard) good(withWarm bool) (*snapshot, error) {
+	sn := &g.snaps[1-g.next]
+	if g.dev == nil {
+		return sn, nil
+	}
+	sn.step = g.kept
+	switch {
+	case withWarm && g.warm && !g.haveWSD:
+		if err := g.dev.ReadKept(&sn.state, &sn.warm); err != nil {
+			return nil, err
+		}
+		sn.ws = &sn.warm
+		g.haveState, g.haveWSD = true, true
+	case !g.haveState:
+		if err := g.dev.ReadKept(&sn.state, nil); err != nil {
+			return nil, err
+		}
+		sn.ws = nil
+		g.haveState = true
+	}
+	if !g.warm {
+		sn.ws = nil
+	}
+	return sn, nil
+}
 
-// check reads the state after the sim's last step and checks it. On
-// success that state becomes the last good one; on failure it returns a
-// *GuardError and the last good state stays.
+// state returns the last good state (good without warm-start data).
+func (g *guard) state() (*engine.State, error) {
+	sn, err := g.good(false)
+	if err != nil {
+		return nil, err
+	}
+	return &sn.state, nil
+}
+
+// check checks the state after the sim's last step. On success that
+// state becomes the last good one; on failure it returns a *GuardError
+// and the last good state stays.
 func (g *guard) check(sim *engine.Sim) error {
+	if g.dev != nil {
+		return g.checkDevice(sim)
+	}
 	if err := g.take(sim); err != nil {
 		return err
 	}
-	step := sim.Steps()
-	s := &g.snaps[g.next].state
-	var nonFinite, fast, out []int
-	for i := 0; i < s.Len(); i++ {
-		if !finite(s.Pos[3*i:3*i+3]) || !finite(s.Rot[4*i:4*i+4]) || !finite(s.Vel[3*i:3*i+3]) || !finite(s.Omega[3*i:3*i+3]) {
-			nonFinite = append(nonFinite, i)
-			continue
-		}
-		if math.Sqrt(s.Vel[3*i]*s.Vel[3*i]+s.Vel[3*i+1]*s.Vel[3*i+1]+s.Vel[3*i+2]*s.Vel[3*i+2]) > g.maxSpeed {
-			fast = append(fast, i)
-			continue
-		}
-		if g.skip[i] {
-			continue
-		}
-		for k := 0; k < 3; k++ {
-			if p := s.Pos[3*i+k]; p < g.lo[k] || p > g.hi[k] {
-				out = append(out, i)
-				break
-			}
-		}
-	}
-	switch {
-	case len(nonFinite) > 0:
-		return &GuardError{Step: step, Reason: "the state is not finite", Bodies: nonFinite, detail: g.list(nonFinite)}
-	case len(fast) > 0:
-		return &GuardError{Step: step, Reason: fmt.Sprintf("bodies faster than %.3g m/s, the guard domain's size per step: the solver diverged", g.maxSpeed),
-			Bodies: fast, detail: g.list(fast)}
-	case len(out) > 0:
-		return &GuardError{Step: step, Reason: fmt.Sprintf("bodies outside the guard domain %.4g…%.4g m", g.lo, g.hi), Bodies: out, detail: g.list(out)}
+	if err := g.verdict(sim.Steps(), &g.snaps[g.next].state); err != nil {
+		return err
 	}
 	g.next = 1 - g.next
 	return nil
 }
 
+// checkDevice is check with a device guard: the backend checks the
+// state; a failed state is read back and checked on the host for the
+// error, the same as the host check's.
+func (g *guard) checkDevice(sim *engine.Sim) error {
+	var r engine.GuardReport
+	if err := g.dev.CheckState(&r); err != nil {
+		return err
+	}
+	if !r.Failed() {
+		return g.keep(sim)
+	}
+	s := &g.snaps[g.next].state
+	if err := sim.Backend().ReadState(s); err != nil {
+		return err
+	}
+	if err := g.verdict(sim.Steps(), s); err != nil {
+		return err
+	}
+	return fmt.Errorf("run: step %d: the device's guard check found %d non-finite, %d too fast and %d out-of-domain bodies (%v, %v, %v), the host's none in the same state",
+		sim.Steps(), r.NonFinite, r.Fast, r.Out, r.NonFiniteIDs, r.FastIDs, r.OutIDs)
+}
+
+// verdict checks s, the state after step step: a *GuardError naming the
+// offending bodies of the first kind that has any, or nil.
+func (g *guard) verdict(step int, s *engine.State) error {
+	lim := g.limits()
+	nonFinite, fast, out := engine.GuardOffenders(s, &lim)
+	switch {
+	case len(nonFinite) > 0:
+		return &GuardError{Step: step, Reason: "the state is not finite", Bodies: nonFinite, detail: list(s, nonFinite)}
+	case len(fast) > 0:
+		return &GuardError{Step: step, Reason: fmt.Sprintf("bodies faster than %.3g m/s, the guard domain's size per step: the solver diverged", g.maxSpeed),
+			Bodies: fast, detail: list(s, fast)}
+	case len(out) > 0:
+		return &GuardError{Step: step, Reason: fmt.Sprintf("bodies outside the guard domain %.4g…%.4g m", g.lo, g.hi), Bodies: out, detail: list(s, out)}
+	}
+	return nil
+}
+
 // list names the first few bodies of ids with their positions and
-// velocities in the failed state.
-func (g *guard) list(ids []int) string {
+// velocities in the failed state s.
+func list(s *engine.State, ids []int) string {
 	const shown = 5
 	var b strings.Builder
 	for j, i := range ids {
@@ -201,20 +292,10 @@ func (g *guard) list(ids []int) string {
 		if j > 0 {
 			b.WriteString("; ")
 		}
-		s := &g.snaps[g.next].state
 		fmt.Fprintf(&b, "body %d at (%.4g, %.4g, %.4g) m moving (%.4g, %.4g, %.4g) m/s", i,
 			s.Pos[3*i], s.Pos[3*i+1], s.Pos[3*i+2], s.Vel[3*i], s.Vel[3*i+1], s.Vel[3*i+2])
 	}
 	return b.String()
-}
-
-func finite(v []float64) bool {
-	for _, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return false
-		}
-	}
-	return true
 }
 
 // writeGood writes a checkpoint of the guard's last good state.
@@ -234,7 +315,10 @@ func (c *checkpointer) writeGood(sim *engine.Sim, sn *snapshot) (string, error) 
 // guard): it writes a checkpoint of the last good step, makes the summary
 // count the steps up to it and returns runErr naming the checkpoint.
 func (g *guard) stop(sim *engine.Sim, ckp *checkpointer, sum *Summary, runErr error) error {
-	sn := g.good()
+	sn, err := g.good(true)
+	if err != nil {
+		return errors.Join(runErr, fmt.Errorf("run: the last good state: %w", err))
+	}
 	sum.Steps, sum.SimTime = sn.step, float64(sn.step)*sim.Settings().Dt
 	path, err := ckp.writeGood(sim, sn)
 	if err != nil {

@@ -149,51 +149,64 @@ func TestGuardStopsRunawayBody(t *testing.T) {
 // TestGuardNonFinite steps a sim once, then puts a NaN into one body's
 // velocity and an Inf into another's position (as a diverged solve would
 // leave them) and checks that the guard names both bodies and keeps the
-// state of the step before as the last good one. (A force that overflows
-// at once, 1e300 N on 1e-10 kg, is caught earlier: the collision envelope
-// of the body is not finite and the run fails before step 1.)
+// state of the step before as the last good one, on the CPU path (the
+// host check) and on Vulkan (the device check, and the kept state read
+// back). (A force that overflows at once, 1e300 N on 1e-10 kg, is caught
+// earlier: the collision envelope of the body is not finite and the run
+// fails before step 1.)
 func TestGuardNonFinite(t *testing.T) {
-	sc := pushedScene(t, 0, 10, false)
-	sim, be := newTestSim(t, sc)
-	defer be.Close()
-	g, err := newGuard(sc, sim)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := sim.Step(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.check(sim); err != nil {
-		t.Fatalf("step 1 of a sphere resting on a plane: %v", err)
-	}
-	var bad engine.State
-	if err := be.ReadState(&bad); err != nil {
-		t.Fatal(err)
-	}
-	want := append([]float64{}, bad.Pos...)
-	if _, err := sim.Step(); err != nil {
-		t.Fatal(err)
-	}
-	if err := be.ReadState(&bad); err != nil {
-		t.Fatal(err)
-	}
-	bad.Vel[3*0+2] = math.NaN()
-	bad.Pos[3*1] = math.Inf(1)
-	if err := be.(engine.StateSetter).SetState(&bad); err != nil {
-		t.Fatal(err)
-	}
-	err = g.check(sim)
-	var ge *GuardError
-	if !errors.As(err, &ge) || ge.Step != 2 || len(ge.Bodies) != 2 || ge.Bodies[0] != 0 || ge.Bodies[1] != 1 {
-		t.Fatalf("guard: %v; want a guard error at step 2 for bodies 0 and 1", err)
-	}
-	for _, s := range []string{"step 2: the state is not finite (2 bodies)", "body 0 at", "NaN", "body 1 at (+Inf"} {
-		if !strings.Contains(err.Error(), s) {
-			t.Errorf("error %q does not contain %q", err, s)
-		}
-	}
-	if sn := g.good(); sn.step != 1 || !slices.Equal(sn.state.Pos, want) {
-		t.Errorf("last good: step %d, positions %v; want step 1, %v", sn.step, sn.state.Pos, want)
+	for _, backend := range []string{"cpu", "vulkan"} {
+		t.Run(backend, func(t *testing.T) {
+			sc := pushedScene(t, 0, 10, false)
+			sim, be := newBackendSim(t, sc, backend)
+			defer be.Close()
+			g, err := newGuard(sc, sim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (g.dev != nil) != (backend == "vulkan") {
+				t.Fatalf("backend %s: device guard %v", backend, g.dev != nil)
+			}
+			if _, err := sim.Step(); err != nil {
+				t.Fatal(err)
+			}
+			if err := g.check(sim); err != nil {
+				t.Fatalf("step 1 of a sphere resting on a plane: %v", err)
+			}
+			var bad engine.State
+			if err := be.ReadState(&bad); err != nil {
+				t.Fatal(err)
+			}
+			want := append([]float64{}, bad.Pos...)
+			if _, err := sim.Step(); err != nil {
+				t.Fatal(err)
+			}
+			if err := be.ReadState(&bad); err != nil {
+				t.Fatal(err)
+			}
+			bad.Vel[3*0+2] = math.NaN()
+			bad.Pos[3*1] = math.Inf(1)
+			if err := be.(engine.StateSetter).SetState(&bad); err != nil {
+				t.Fatal(err)
+			}
+			err = g.check(sim)
+			var ge *GuardError
+			if !errors.As(err, &ge) || ge.Step != 2 || len(ge.Bodies) != 2 || ge.Bodies[0] != 0 || ge.Bodies[1] != 1 {
+				t.Fatalf("guard: %v; want a guard error at step 2 for bodies 0 and 1", err)
+			}
+			for _, s := range []string{"step 2: the state is not finite (2 bodies)", "body 0 at", "NaN", "body 1 at (+Inf"} {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("error %q does not contain %q", err, s)
+				}
+			}
+			sn, err := g.good(true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sn.step != 1 || !slices.Equal(sn.state.Pos, want) {
+				t.Errorf("last good: step %d, positions %v; want step 1, %v", sn.step, sn.state.Pos, want)
+			}
+		})
 	}
 }
 
@@ -240,7 +253,21 @@ func statsSteps(t *testing.T, path string) []int {
 
 func newTestSim(t *testing.T, sc *scene.Scene) (*engine.Sim, engine.Backend) {
 	t.Helper()
-	be := cpuref.New(1)
+	return newBackendSim(t, sc, "cpu")
+}
+
+// newBackendSim loads sc into a new backend of kind "cpu" or "vulkan"
+// (skipped with -short or without a Vulkan device).
+func newBackendSim(t *testing.T, sc *scene.Scene, kind string) (*engine.Sim, engine.Backend) {
+	t.Helper()
+	var be engine.Backend = cpuref.New(1)
+	if kind == "vulkan" {
+		skipVulkan(t)
+		var err error
+		if be, err = gpu.New(gpu.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	sim, err := engine.NewSim(&sc.Model, sc.Settings, be)
 	if err != nil {
 		t.Fatal(err)
@@ -360,5 +387,164 @@ func TestStepErrorEndsRun(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "final.csv")); err != nil {
 		t.Errorf("final.csv: %v", err)
+	}
+}
+
+// skipVulkan skips a Vulkan test with -short (about 1 s per run on
+// lavapipe) or without a Vulkan device, unless GPUSIM_REQUIRE_VULKAN=1
+// makes the latter a failure.
+func skipVulkan(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("Vulkan: about 1 s per run on lavapipe; skipped with -short")
+	}
+	if _, err := gpu.Devices(); err != nil {
+		if os.Getenv("GPUSIM_REQUIRE_VULKAN") == "1" {
+			t.Fatal(err)
+		}
+		t.Skipf("no Vulkan: %v", err)
+	}
+}
+
+// TestGuardVulkanMatchesCPU runs the scenes of TestGuardStopsRunawayBody
+// (a body leaves the guard domain at step 10; warm start on, so the
+// checkpoint holds warm-start data) and TestGuardStopsDivergence (a body
+// too fast at step 1) on both backends, with a trace, NumPy frames every
+// 3 steps and checkpoints every 4, and checks that the Vulkan run, whose
+// guard checks and keeps the state on the device, ends as the CPU run
+// does: the same guard error (step, reason, bodies, message), the same
+// summary steps, the same trace.csv, final.csv, frames and checkpoints
+// (states and warm-start data) bit for bit: two spheres and a plane have
+// at most a few contacts, fewer than a reduction chunk of 2048, which
+// both backends sum in the same order.
+func TestGuardVulkanMatchesCPU(t *testing.T) {
+	skipVulkan(t)
+	for _, c := range []struct {
+		name  string
+		force float64
+		steps int
+	}{{"runaway", 8000 + 9.81, 40}, {"divergence", 1e7, 10}} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var errs [2]*GuardError
+			var sums [2]*Summary
+			for i, backend := range []string{"cpu", "vulkan"} {
+				out := filepath.Join(dir, backend)
+				sum, err := Run(context.Background(), pushedScene(t, c.force, c.steps, true),
+					Options{Backend: backend, OutDir: out, NPZEvery: 3, CheckpointEvery: 4})
+				if !errors.As(err, &errs[i]) {
+					t.Fatalf("%s: run ended with %v, want a guard error", backend, err)
+				}
+				sums[i] = sum
+			}
+			ce, ve := errs[0], errs[1]
+			if ce.Step != ve.Step || ce.Reason != ve.Reason || !slices.Equal(ce.Bodies, ve.Bodies) || ce.Error() != ve.Error() {
+				t.Errorf("guard errors differ:\ncpu    %v\nvulkan %v", ce, ve)
+			}
+			if sums[0].Steps != sums[1].Steps || filepath.Base(sums[0].Checkpoint) != filepath.Base(sums[1].Checkpoint) {
+				t.Errorf("summaries: cpu %d steps, checkpoint %s; vulkan %d steps, checkpoint %s",
+					sums[0].Steps, sums[0].Checkpoint, sums[1].Steps, sums[1].Checkpoint)
+			}
+			files := func(backend string) []string {
+				var names []string
+				root := filepath.Join(dir, backend)
+				for _, pat := range []string{"trace.csv", "final.csv", "npz/*", "checkpoints/*"} {
+					m, err := filepath.Glob(filepath.Join(root, pat))
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, p := range m {
+						rel, _ := filepath.Rel(root, p)
+						names = append(names, rel)
+					}
+				}
+				return names
+			}
+			cf, vf := files("cpu"), files("vulkan")
+			if !slices.Equal(cf, vf) {
+				t.Fatalf("outputs differ: cpu %v, vulkan %v", cf, vf)
+			}
+			for _, f := range cf {
+				if filepath.Ext(f) == ".ckpt" {
+					cc, err := checkpoint.Read(filepath.Join(dir, "cpu", f))
+					if err != nil {
+						t.Fatal(err)
+					}
+					vc, err := checkpoint.Read(filepath.Join(dir, "vulkan", f))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if cc.Step != vc.Step || !sameState(&cc.State, &vc.State) || (cc.Warm != nil) != (vc.Warm != nil) ||
+						cc.Warm != nil && (!slices.Equal(cc.Warm.A, vc.Warm.A) || !slices.Equal(cc.Warm.Gamma, vc.Warm.Gamma)) {
+						t.Errorf("%s differs: cpu step %d, vulkan step %d", f, cc.Step, vc.Step)
+					}
+					continue
+				}
+				if !bytes.Equal(readFile(t, filepath.Join(dir, "cpu", f)), readFile(t, filepath.Join(dir, "vulkan", f))) {
+					t.Errorf("%s differs", f)
+				}
+			}
+		})
+	}
+}
+
+func sameState(a, b *engine.State) bool {
+	return slices.Equal(a.Pos, b.Pos) && slices.Equal(a.Rot, b.Rot) && slices.Equal(a.Vel, b.Vel) && slices.Equal(a.Omega, b.Omega)
+}
+
+// readBackCounter hides a device backend's StateGuard (and every other
+// optional capability but ReadBackBytes), so that the run's guard reads
+// the state back every step as on the CPU path.
+type readBackCounter struct {
+	engine.Backend
+	rb interface{ ReadBackBytes() int64 }
+}
+
+func (b readBackCounter) ReadBackBytes() int64 { return b.rb.ReadBackBytes() }
+
+// TestGuardReadBack: a Vulkan run of 20 steps of settle (205 bodies, a
+// state of 21 kB) without per-step outputs reads back a few hundred bytes
+// a step, independent of the number of bodies: the guard's 12 bytes of
+// counts, FixedForce's 24, the collision counts and APGD's scalars; with
+// a trace, or with the host's guard, it reads the whole state every step.
+func TestGuardReadBack(t *testing.T) {
+	skipVulkan(t)
+	const steps = 20
+	sc, err := scene.LoadBuiltin("settle", []string{"n=200", fmt.Sprintf("run.steps=%d", steps)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(sc.Model.Bodies)
+	state := int64(8 * 13 * n) // pos, rot, vel, omega: 13 float64 a body
+	perStep := func(name string, sc *scene.Scene, opt Options) int64 {
+		t.Helper()
+		opt.Backend, opt.OutDir = "vulkan", filepath.Join(t.TempDir(), "run")
+		sum, err := Run(context.Background(), sc, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Steps != steps || sum.StepReadBackBytes == 0 {
+			t.Fatalf("%s: %d steps, %d bytes read back", name, sum.Steps, sum.StepReadBackBytes)
+		}
+		b := sum.StepReadBackBytes / steps
+		t.Logf("%s: %d bytes read back per step (the state: %d bytes)", name, b, state)
+		return b
+	}
+	// 1 KiB: the run reads 690 bytes a step on settle n=1000 (measured:
+	// 12 of the guard's counts, 24 of FixedForce, the collision counts
+	// and the scalars of APGD's 100 iterations), the same for any n.
+	if b := perStep("no outputs", sc, Options{}); b > 1024 {
+		t.Errorf("without outputs: %d bytes read back per step, want at most 1024", b)
+	}
+	traced := *sc
+	traced.Trace = []int{0, 7}
+	if b := perStep("trace", &traced, Options{}); b < state {
+		t.Errorf("with a trace: %d bytes read back per step, want at least the state's %d", b, state)
+	}
+	host := Options{wrapBackend: func(b engine.Backend) engine.Backend {
+		return readBackCounter{Backend: b, rb: b.(interface{ ReadBackBytes() int64 })}
+	}}
+	if b := perStep("host guard", sc, host); b < state {
+		t.Errorf("with the host's guard: %d bytes read back per step, want at least the state's %d", b, state)
 	}
 }

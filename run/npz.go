@@ -108,12 +108,19 @@ func trimNPZ(dir string, step int) error {
 	return nil
 }
 
+// due reports whether frame writes the frame of step (of a run of last
+// steps): step 0, a multiple of every, or the last.
+func (r *npzRecorder) due(step, last int) bool {
+	return step == 0 || step%r.every == 0 || step == last
+}
+
 // frame writes the frame of step (0 before the first step) at simulated
 // time t (s) if it is due: step 0, a multiple of every, or last. st is
-// the sim's state after the step (the run's guard has read it); the
+// the sim's state after the step (the run's guard has it); the
 // contacts and the last step's impulses it reads from sim.
+
 func (r *npzRecorder) frame(step int, t float64, last int, sim *engine.Sim, st *engine.State) error {
-	if step != 0 && step%r.every != 0 && step != last {
+	if !r.due(step, last) {
 		return nil
 	}
 	path := filepath.Join(r.dir, filepath.FromSlash(NPZFile(step)))

@@ -35,13 +35,20 @@ func newPourer(sc *scene.Scene, model *engine.Model, notice func(string)) *poure
 	return &pourer{sc: sc, model: model, n0: len(sc.Model.Bodies), notice: notice}
 }
 
-// enter lets in the bodies due after the sim's last step, st being the
-// state after it, and returns whether any entered; p.model then holds
-// them.
-func (p *pourer) enter(sim *engine.Sim, st *engine.State) (bool, error) {
+// enter lets in the bodies due after the sim's last step, state giving
+// the state after it (called only when a body is due), and returns
+// whether any entered; p.model then holds them.
+func (p *pourer) enter(sim *engine.Sim, state func() (*engine.State, error)) (bool, error) {
 	n := len(p.model.Bodies)
 	t := sim.Time()
 	due := p.sc.EntersAt(t + 1e-6*sim.Settings().Dt)
+	if due <= n {
+		return false, nil
+	}
+	st, err := state()
+	if err != nil {
+		return false, err
+	}
 	k := n
 	for ; k < due; k++ {
 		if p.blocked(k, n, st) {

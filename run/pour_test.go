@@ -111,7 +111,7 @@ func TestPourEntryClear(t *testing.T) {
 			t.Fatal(err)
 		}
 		n := len(cur.Model.Bodies)
-		if _, err := p.enter(sim, &st); err != nil {
+		if _, err := p.enter(sim, func() (*engine.State, error) { return &st, nil }); err != nil {
 			t.Fatal(err)
 		}
 		if err := sim.Backend().ReadState(&st); err != nil {

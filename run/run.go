@@ -401,7 +401,11 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 		if npzFrames, err = newNPZRecorder(opt.OutDir, opt.NPZEvery, sim.Steps()); err != nil {
 			return nil, err
 		}
-		if err := npzFrames.frame(sim.Steps(), sim.Time(), steps, sim, &grd.good().state); err != nil {
+		gs, err := grd.state()
+		if err != nil {
+			return nil, err
+		}
+		if err := npzFrames.frame(sim.Steps(), sim.Time(), steps, sim, gs); err != nil {
 			return nil, err
 		}
 	}
@@ -464,7 +468,12 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 			break
 		}
 		if len(sc.Trace) > 0 {
-			if err := w.trace(st.Step, st.Time, traced, &grd.good().state); err != nil {
+			gs, err := grd.state()
+			if err != nil {
+				runErr = err
+				break
+			}
+			if err := w.trace(st.Step, st.Time, traced, gs); err != nil {
 				runErr = err
 				break
 			}
@@ -475,8 +484,13 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 				break
 			}
 		}
-		if npzFrames != nil {
-			if err := npzFrames.frame(st.Step, st.Time, steps, sim, &grd.good().state); err != nil {
+		if npzFrames != nil && npzFrames.due(st.Step, steps) {
+			gs, err := grd.state()
+			if err != nil {
+				runErr = err
+				break
+			}
+			if err := npzFrames.frame(st.Step, st.Time, steps, sim, gs); err != nil {
 				runErr = err
 				break
 			}
@@ -523,7 +537,11 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 		sum.StepSecondsMedian = stepTimes.median()
 	}
 	if stepFailed {
-		state = grd.good().state
+		gs, err := grd.state()
+		if err != nil {
+			return nil, errors.Join(runErr, err)
+		}
+		state.CopyFrom(gs)
 	} else if err := be.ReadState(&state); err != nil {
 		return nil, errors.Join(runErr, err)
 	}
@@ -558,7 +576,7 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 // guard's last good state, the reactions and the frames' model up to
 // them; it returns whether any entered.
 func enter(pour *pourer, sim *engine.Sim, grd *guard, rx *reactions, frames *vtk.Recorder) (bool, error) {
-	grew, err := pour.enter(sim, &grd.good().state)
+	grew, err := pour.enter(sim, grd.state)
 	if err != nil || !grew {
 		return false, err
 	}
