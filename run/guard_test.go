@@ -492,15 +492,22 @@ func sameState(a, b *engine.State) bool {
 	return slices.Equal(a.Pos, b.Pos) && slices.Equal(a.Rot, b.Rot) && slices.Equal(a.Vel, b.Vel) && slices.Equal(a.Omega, b.Omega)
 }
 
-// readBackCounter hides a device backend's StateGuard (and every other
-// optional capability but ReadBackBytes), so that the run's guard reads
-// the state back every step as on the CPU path.
-type readBackCounter struct {
+// hostGuarded hides a gpu backend's StateGuard, so that the run's guard
+// reads the state back and checks it on the host every step, as on the
+// CPU path; it keeps ReadBackBytes, StateSetter and WarmStartSaver (which
+// checkpoints, resumes and a pour's Grow need).
+type hostGuarded struct {
 	engine.Backend
-	rb interface{ ReadBackBytes() int64 }
+	g *gpu.Backend
 }
 
-func (b readBackCounter) ReadBackBytes() int64 { return b.rb.ReadBackBytes() }
+func (b hostGuarded) SetState(s *engine.State) error                 { return b.g.SetState(s) }
+func (b hostGuarded) WarmStartData(w *engine.WarmStartData) error    { return b.g.WarmStartData(w) }
+func (b hostGuarded) SetWarmStartData(w *engine.WarmStartData) error { return b.g.SetWarmStartData(w) }
+func (b hostGuarded) ReadBackBytes() int64                           { return b.g.ReadBackBytes() }
+
+// hostGuard is the Options.wrapBackend of hostGuarded.
+func hostGuard(b engine.Backend) engine.Backend { return hostGuarded{b, b.(*gpu.Backend)} }
 
 // TestGuardReadBack: a Vulkan run of 20 steps of settle (205 bodies, a
 // state of 21 kB) without per-step outputs reads back a few hundred bytes
@@ -541,10 +548,36 @@ func TestGuardReadBack(t *testing.T) {
 	if b := perStep("trace", &traced, Options{}); b < state {
 		t.Errorf("with a trace: %d bytes read back per step, want at least the state's %d", b, state)
 	}
-	host := Options{wrapBackend: func(b engine.Backend) engine.Backend {
-		return readBackCounter{Backend: b, rb: b.(interface{ ReadBackBytes() int64 })}
-	}}
-	if b := perStep("host guard", sc, host); b < state {
+	if b := perStep("host guard", sc, Options{wrapBackend: hostGuard}); b < state {
 		t.Errorf("with the host's guard: %d bytes read back per step, want at least the state's %d", b, state)
+	}
+}
+
+// TestGuardPourVulkan runs 40 steps of the pour scene (two spheres enter
+// a step; bodies 3 and 105 traced), warm start on, with NumPy frames every 10 steps
+// and a checkpoint at step 20, on Vulkan with the device's guard and with
+// the host's: the guard changes no output (trace.csv, final.csv, the
+// frames and the checkpoint byte for byte).
+func TestGuardPourVulkan(t *testing.T) {
+	skipVulkan(t)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		wrap func(engine.Backend) engine.Backend
+	}{{"device", nil}, {"host", hostGuard}} {
+		sc := loadPour(t, "run.steps=40", "settings.warm_start=true")
+		sum, err := Run(context.Background(), sc, Options{Backend: "vulkan", OutDir: filepath.Join(dir, c.name), NPZEvery: 10, CheckpointEvery: 20, wrapBackend: c.wrap})
+		if err != nil {
+			t.Fatalf("%s guard: %v", c.name, err)
+		}
+		// 5 walls and the spheres due by step 40's end, 2 a step.
+		if sum.Bodies != 5+2*40+1 {
+			t.Fatalf("%s guard: %d bodies at the end, want %d", c.name, sum.Bodies, 5+2*40+1)
+		}
+	}
+	for _, f := range []string{"trace.csv", "final.csv", "npz/step-00000000.npz", "npz/step-00000020.npz", "npz/step-00000040.npz", "checkpoints/" + checkpoint.FileName(20)} {
+		if !bytes.Equal(readFile(t, filepath.Join(dir, "device", f)), readFile(t, filepath.Join(dir, "host", f))) {
+			t.Errorf("%s differs between the device's guard and the host's", f)
+		}
 	}
 }
