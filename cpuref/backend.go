@@ -52,6 +52,8 @@ type Backend struct {
 	// Warm start: the last step's impulses (keys: see collide.Collider).
 	prevGamma []float64
 
+	col colouring // the gs sweep's contact colouring (colour.go)
+
 	jt joints  // joint rows and kinematic bodies (joint.go)
 	rl rolling // rolling and spinning friction rows (rolling.go)
 

@@ -19,9 +19,10 @@ func (b *Backend) SetContacts(con *engine.Contacts) {
 
 // collided points the backend's views of the Collider (n, fixed, gravity,
 // con, adjOff, adj) at its current data, which Load and Collide may have
-// reallocated.
+// reallocated, and marks the gs colouring stale.
 func (b *Backend) collided() {
 	c := &b.Collider
+	b.col.valid = false
 	b.n, b.fixed, b.gravity, b.con = c.Bodies(), c.Fixed(), c.Gravity(), c.Contacts()
 	b.adjOff, b.adj = c.Adjacency()
 }

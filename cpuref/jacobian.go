@@ -26,6 +26,7 @@ func TangentBasis(n mgl64.Vec3) (u, w mgl64.Vec3) { return engine.TangentBasis(n
 // (the latter integrated implicitly: see freeVelocity).
 func (b *Backend) Build(h float64) (engine.Problem, error) {
 	b.h = h
+	b.col.valid = false // the first Sweep colours the contacts (colour.go)
 	b.freeVelocity(h)
 	nc := b.con.Len()
 	b.basis = resizeF(b.basis, 9*nc)

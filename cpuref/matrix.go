@@ -156,8 +156,11 @@ func (p *MatrixProblem) at(r, c int) float64 {
 	return 0
 }
 
-// Sweep runs one projected Gauss–Seidel sweep over the contacts in order,
-// computing (Nγ + r)_i from the current γ row by row.
+// Sweep runs one projected Gauss–Seidel sweep over the contacts in index
+// order, computing (Nγ + r)_i from the current γ row by row. A matrix
+// problem has no bodies, so no colouring: unlike the backends' Sweep,
+// which takes the contacts colour by colour (colour.go), it stays in
+// index order.
 func (p *MatrixProblem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
 	g, dg := vec(gamma), vec(diag)
 	for k := 0; k < p.nc; k++ {

@@ -111,8 +111,13 @@ func (b *Backend) blockDiag(_, lo, hi int) {
 // Sweep runs one projected Gauss–Seidel sweep, matrix-free: it keeps
 // dv = M⁻¹Dγ per body, takes (Nγ + r)_i = D_iᵀdv + r_i for contact i, and
 // after updating γ_i adds M⁻¹D_i Δγ_i to the velocities of its two bodies.
-// It runs on one goroutine: each contact sees all earlier updates. Joint
-// rows follow the contacts, one row at a time with B_r = 1/N_rr (diag's
+// It runs on one goroutine over the contacts in the colouring's order
+// (colour.go): colour 0's contacts in index order, colour 1's, …, then the
+// tail's in index order; each contact sees all earlier updates, and
+// within a colour, whose contacts share no movable body, the updates are
+// independent, so the device's parallel sweep of a colour gives the same
+// bits. The first Sweep after Build colours the contacts. Joint rows
+// follow the contacts, one row at a time with B_r = 1/N_rr (diag's
 // value): a projected SOR step on a scalar row, which never increases the
 // objective for ω < 2 (N_rr is that row's exact curvature), where a block
 // per joint would need a factorisation of its 5×5 or 6×6 block. Rolling
@@ -124,7 +129,8 @@ func (p *problem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
 	g, dg := vec(gamma), vec(diag)
 	b.bodyImpulse(g, b.dv)
 	var u [3]float64
-	for k := 0; k < b.con.Len(); k++ {
+	for _, k32 := range b.colour().perm {
+		k := int(k32)
 		b.velocities(k, k+1, b.dv, u[:])
 		x := g[3*k : 3*k+3]
 		y := RelaxContact(x, [3]float64{u[0] + b.r[3*k], u[1] + b.r[3*k+1], u[2] + b.r[3*k+2]}, omega/dg[3*k], lambda, b.con.Mu[k], b.coh[k])
@@ -160,6 +166,11 @@ func (p *problem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
 		b.addRollingImpulse(k, delta, b.dv)
 	}
 }
+
+// SweepOrder returns the order of Sweep's contacts (engine.SweepOrder).
+func (p *problem) SweepOrder() []int32 { return p.b.colour().perm }
+
+var _ engine.SweepOrder = (*problem)(nil)
 
 // Cones copies μ and the cohesion impulses.
 func (p *problem) Cones(mu, cohesion []float64) {

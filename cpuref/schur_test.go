@@ -163,6 +163,15 @@ func TestSweepAndBlockDiagAgainstAssembled(t *testing.T) {
 		b, pr := randomBuilt(t, rng, nb, nc)
 		// Assemble N column by column with the matrix-free product (itself
 		// checked against eq. 4 in TestSchurAgainstAssembled).
+		// The matrix problem sweeps in index order, the backend's colour
+		// by colour (SweepOrder): its contact i is the backend's perm[i].
+		perm := pr.(engine.SweepOrder).SweepOrder()
+		at := make([]int, 3*nc) // the backend's row → the matrix problem's
+		for i, k := range perm {
+			for d := range 3 {
+				at[3*int(k)+d] = 3*i + d
+			}
+		}
 		var entries []Entry
 		e := make(Vec, 3*nc)
 		col := make(Vec, 3*nc)
@@ -171,13 +180,19 @@ func TestSweepAndBlockDiagAgainstAssembled(t *testing.T) {
 			pr.Schur(col, e)
 			e[c] = 0
 			for r, v := range col {
-				entries = append(entries, Entry{Row: r, Col: c, Val: v})
+				entries = append(entries, Entry{Row: at[r], Col: at[c], Val: v})
 			}
 		}
-		mu := make([]float64, nc)
-		coh := make([]float64, nc)
-		pr.Cones(mu, coh)
-		mp, err := NewMatrixProblem(nc, entries, b.r, mu, coh, 1)
+		mu0, coh0 := make([]float64, nc), make([]float64, nc)
+		pr.Cones(mu0, coh0)
+		mu, coh, rp := make([]float64, nc), make([]float64, nc), make([]float64, 3*nc)
+		for i, k := range perm {
+			mu[i], coh[i] = mu0[k], coh0[k]
+		}
+		for r := range rp {
+			rp[at[r]] = b.r[r]
+		}
+		mp, err := NewMatrixProblem(nc, entries, rp, mu, coh, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,16 +202,16 @@ func TestSweepAndBlockDiagAgainstAssembled(t *testing.T) {
 		g1, g2 := make(Vec, 3*nc), make(Vec, 3*nc)
 		for i := range g1 {
 			g1[i] = rng.NormFloat64()
-			g2[i] = g1[i]
+			g2[at[i]] = g1[i]
 		}
 		pr.Sweep(g1, d1, 0.3, 0.9)
 		mp.Sweep(g2, d2, 0.3, 0.9)
 		for i := range d1 {
 			// Same sums in another order: 1e-12 relative.
-			if math.Abs(d1[i]-d2[i]) > 1e-12*(1+math.Abs(d2[i])) {
+			if math.Abs(d1[i]-d2[at[i]]) > 1e-12*(1+math.Abs(d2[at[i]])) {
 				t.Fatalf("trial %d: block diagonal %v vs %v", trial, d1, d2)
 			}
-			if math.Abs(g1[i]-g2[i]) > 1e-11*(1+math.Abs(g2[i])) {
+			if math.Abs(g1[i]-g2[at[i]]) > 1e-11*(1+math.Abs(g2[at[i]])) {
 				t.Fatalf("trial %d: sweep %v vs %v", trial, g1, g2)
 			}
 		}

@@ -90,14 +90,28 @@ type Problem interface {
 	// block preconditioner of eq. 27 of the APGD paper (N_ii = D_iᵀM⁻¹D_i).
 	BlockDiag(dst Vec)
 	// Sweep runs one projected Gauss–Seidel sweep (Algorithm 2 of the APGD
-	// paper, lines 3–7) over the contacts in order, updating gamma in
-	// place: γ_i ← λ Π(γ_i − ω B_i (Nγ + r)_i) + (1 − λ) γ_i with
-	// B_i = I/g_i, each contact seeing the updates of those before it;
-	// diag holds g_i as BlockDiag writes it.
+	// paper, lines 3–7) over the contacts in order (SweepOrder's, where
+	// the problem has one; else by index), updating gamma in place:
+	// γ_i ← λ Π(γ_i − ω B_i (Nγ + r)_i) + (1 − λ) γ_i with B_i = I/g_i,
+	// each contact seeing the updates of those before it; diag holds g_i
+	// as BlockDiag writes it.
 	Sweep(gamma, diag Vec, omega, lambda float64)
 	// Cones copies μ_i and the cohesion impulse c_i of each contact into
 	// mu and cohesion (host slices of length nc).
 	Cones(mu, cohesion []float64)
+}
+
+// SweepOrder is a Problem whose Sweep takes the contacts in an order of
+// its own: the backends colour the contacts so that no two of a colour
+// share a movable body (a constraint graph colouring, as Box2D v3's) and
+// sweep colour by colour, which lets a device update a colour's contacts
+// in parallel with the result of the sequential sweep.
+type SweepOrder interface {
+	Problem
+	// SweepOrder returns the contact indices in the order Sweep updates
+	// them, a permutation of 0…nc−1 (the slice is the problem's; it is
+	// valid until the next Build).
+	SweepOrder() []int32
 }
 
 // Backend computes the parts of a time step that touch bodies and contacts.

@@ -192,8 +192,9 @@ func iterate(name string, p Problem, gamma, nx, tmp Vec, opt SolveOptions, omega
 }
 
 // GaussSeidel is projected Gauss–Seidel, Algorithm 2 of the APGD paper: one
-// Problem.Sweep per iteration updates the contacts in order, each seeing
-// the updates before it (line 6),
+// Problem.Sweep per iteration updates the contacts in order (the
+// backends' colour by colour: SweepOrder), each seeing the updates before
+// it (line 6),
 //
 //	γ_i ← λ Π(γ_i − ω B_i (Nγ + r)_i) + (1 − λ) γ_i,   B_i = I/g_i (eq. 27),
 //

@@ -86,6 +86,7 @@ type Backend struct {
 	kin      kinematics
 	jt       joints
 	rl       rolling
+	col      colouring  // the gs sweep's contact colouring (colour.go)
 	grd      guardState // engine.StateGuard (guard.go)
 	settings engine.Settings
 	n        int  // bodies
@@ -141,6 +142,7 @@ func newBackendOn(d *Device) (*Backend, error) {
 		{&b.k.integrate, shaders.Integrate}, {&b.k.fixedForce, shaders.FixedForce},
 		{&b.k.jointRows, shaders.JointRows}, {&b.k.jointOps, shaders.JointOps},
 		{&b.k.rollingOps, shaders.RollingOps},
+		{&b.col.k.colour, shaders.GsColour}, {&b.col.k.sweep, shaders.GsColourSweep},
 	} {
 		var err error
 		if *k.k, err = d.Kernel(k.m); err != nil {
@@ -187,6 +189,7 @@ func (b *Backend) release() error {
 	b.dc.release()
 	b.jt.release()
 	b.rl.release()
+	b.col.release()
 	b.grd.release()
 	bufs := append(b.bodyBuffers(), &b.a, &b.b, &b.normal, &b.pa, &b.pb, &b.phi, &b.mu, &b.cohesion,
 		&b.basis, &b.rhoA, &b.rhoB, &b.coh, &b.r, &b.adj, &b.prevGamma, &b.partial[0], &b.partial[1], &b.partial[2], &b.force3)

@@ -250,6 +250,7 @@ func (b *Backend) growCollider() error {
 // collide finds the contacts on the device when the model allows it, else
 // on the host.
 func (b *Backend) collide() (int, error) {
+	b.col.valid = false // new contacts: gs's first Sweep colours them
 	var nc int
 	var err error
 	if !b.dc.on {

@@ -126,10 +126,13 @@ func (p *problem) BlockDiag(dst engine.Vec) {
 	b.recordRollingOp(rollingDiagMode, b.rl.n, d.buf, 0, d.buf, 0, b.dv)
 }
 
-// Sweep runs one projected Gauss–Seidel sweep: body_impulse for
-// dv = M⁻¹Dγ, then gs_sweep.comp, whose single invocation walks the contacts
-// and then the joint rows in order (correct, and slow on a GPU: see its
-// header).
+// Sweep runs one projected Gauss–Seidel sweep, cpuref's bit for bit:
+// body_impulse for dv = M⁻¹Dγ, then gs_colour_sweep once per non-empty
+// colour (its contacts in parallel: they share no movable body), then
+// gs_sweep, whose single invocation walks the colouring's tail, the joint
+// rows and the rolling blocks in order. The first Sweep after Collide
+// colours the contacts (gs_colour; one submit, which reads back the
+// colours' sizes).
 func (p *problem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
 	b := p.b
 	g, dg := p.contactVec("Sweep", gamma), p.contactVec("Sweep", diag)
@@ -137,11 +140,44 @@ func (p *problem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
 		return
 	}
 	j, rl := &b.jt, &b.rl
+	cl := &b.col
+	if err := cl.make(b.d); err != nil {
+		p.fail(err)
+		return
+	}
+	if b.nc > 0 {
+		if _, err := b.colour(); err != nil {
+			p.fail(err)
+			return
+		}
+	}
 	b.recordBodyImpulse(g.buf)
+	k := cl.k.sweep
+	for c := 0; c < maxColours && b.nc > 0; c++ {
+		if m := int(cl.starts[c+1] - cl.starts[c]); m > 0 {
+			p.record(k, p.groups(k, m), shaders.GsColourSweepArgs{Omega: omega, Lambda: lambda, Colour: uint32(c)},
+				g.buf, b.dv, dg.buf, b.r, b.a, b.b, b.basis, b.rhoA, b.rhoB, b.mu, b.coh, b.invMass, b.invInertia, b.fixedBody,
+				cl.perm, cl.start)
+		}
+	}
+	tail := b.nc > 0 && cl.starts[maxColours+1] > cl.starts[maxColours]
+	if !tail && j.Rows == 0 && rl.n == 0 {
+		return
+	}
 	p.record(b.k.sweep, [3]uint32{1, 1, 1}, shaders.GsSweepArgs{Omega: omega, Lambda: lambda, NC: uint32(b.nc), Nj: uint32(j.Rows), Nr: uint32(rl.n)},
 		g.buf, b.dv, dg.buf, b.r, b.a, b.b, b.basis, b.rhoA, b.rhoB, b.mu, b.coh, b.invMass, b.invInertia, b.fixedBody,
-		j.lin, j.rotA, j.rotB, j.rowA, j.rowB, j.lo, j.hi, rl.rcon, rl.rotA, rl.rotB, rl.mur, rl.mus)
+		j.lin, j.rotA, j.rotB, j.rowA, j.rowB, j.lo, j.hi, rl.rcon, rl.rotA, rl.rotB, rl.mur, rl.mus, cl.perm, cl.start)
 }
+
+// SweepOrder downloads the order of Sweep's contacts (engine.SweepOrder):
+// perm, colouring the contacts first if needed.
+func (p *problem) SweepOrder() []int32 {
+	order, err := p.b.sweepOrder()
+	p.fail(err)
+	return order
+}
+
+var _ engine.SweepOrder = (*problem)(nil)
 
 // Cones downloads μ_i and the cohesion impulses c_i (submits pending work).
 func (p *problem) Cones(mu, cohesion []float64) {

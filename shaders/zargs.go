@@ -511,6 +511,42 @@ func (a FreeVelocityArgs) AppendPush(b []byte) []byte {
 	return b
 }
 
+// GsColourArgs are the push constants of gs_colour.comp (12 bytes).
+type GsColourArgs struct {
+	NC     uint32 // uint nc, byte 0
+	Mode   uint32 // uint mode, byte 4
+	Blocks uint32 // uint blocks, byte 8
+}
+
+// Kernel returns "gs_colour".
+func (GsColourArgs) Kernel() string { return "gs_colour" }
+
+// AppendPush appends the 12 bytes of the block to b.
+func (a GsColourArgs) AppendPush(b []byte) []byte {
+	b = binary.LittleEndian.AppendUint32(b, a.NC)
+	b = binary.LittleEndian.AppendUint32(b, a.Mode)
+	b = binary.LittleEndian.AppendUint32(b, a.Blocks)
+	return b
+}
+
+// GsColourSweepArgs are the push constants of gs_colour_sweep.comp (20 bytes).
+type GsColourSweepArgs struct {
+	Omega  float64 // double omega, byte 0
+	Lambda float64 // double lambda, byte 8
+	Colour uint32  // uint colour, byte 16
+}
+
+// Kernel returns "gs_colour_sweep".
+func (GsColourSweepArgs) Kernel() string { return "gs_colour_sweep" }
+
+// AppendPush appends the 20 bytes of the block to b.
+func (a GsColourSweepArgs) AppendPush(b []byte) []byte {
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Omega))
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Lambda))
+	b = binary.LittleEndian.AppendUint32(b, a.Colour)
+	return b
+}
+
 // GsSweepArgs are the push constants of gs_sweep.comp (28 bytes).
 type GsSweepArgs struct {
 	Omega  float64 // double omega, byte 0

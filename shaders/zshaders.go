@@ -685,12 +685,81 @@ var FreeVelocity = Module{
 //go:embed free_velocity.spv
 var free_velocitySPIRV string
 
-// GsSweep is gs_sweep.comp: one projected Gauss–Seidel sweep over the contacts in order
-// (Algorithm 2 of the APGD paper, lines 3–7; cpuref's Sweep), updating
-// gamma in place, each contact seeing the updates of those before it.
-// Gauss–Seidel is sequential by nature: ONE invocation runs the whole loop,
-// so this kernel is correct but slow (it uses one GPU thread); it exists so
-// that the "gs" solver runs on the device without a round trip per contact.
+// GsColour is gs_colour.comp: the contact colouring of the gs sweep, cpuref's colour.go
+// (Jones–Plassmann rounds, then a stable counting sort of the contacts by
+// colour), the same colours bit for bit: contacts are neighbours when
+// they share a movable body; a colour's contacts are pairwise not
+// neighbours (gs_colour_sweep runs them in parallel). Priority of contact
+// k: lowbias32(k), a bijection on 32 bits (ties, impossible below 2³²,
+// would go to the larger index). MAXC = 32 colours (a uint mask), TAIL =
+// 32 the colour of the contacts swept by gs_sweep's one invocation, NONE =
+// 0xffffffff uncoloured; BUCKETS = 33 (the colours and the tail).
+var GsColour = Module{
+	Name:  "gs_colour",
+	SPIRV: gs_colourSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer},
+		{Binding: 5, Kind: StorageBuffer},
+		{Binding: 6, Kind: StorageBuffer},
+		{Binding: 7, Kind: StorageBuffer},
+		{Binding: 8, Kind: StorageBuffer},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  12,
+	Args:      GsColourArgs{},
+}
+
+//go:embed gs_colour.spv
+var gs_colourSPIRV string
+
+// GsColourSweep is gs_colour_sweep.comp: one colour's contacts of a projected Gauss–Seidel sweep
+// (cpuref's Sweep, colour by colour), in parallel: contacts of one colour
+// share no movable body (gs_colour), so each invocation's update reads and
+// writes state no other invocation of the dispatch touches, and the result
+// is the sequential sweep's over the colour in any order. Before the first
+// colour, body_impulse sets dv = M⁻¹Dγ; after the last, gs_sweep runs the
+// tail, the joint rows and the rolling blocks; a barrier separates the
+// dispatches.
+var GsColourSweep = Module{
+	Name:  "gs_colour_sweep",
+	SPIRV: gs_colour_sweepSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer},
+		{Binding: 1, Kind: StorageBuffer},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 10, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 11, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 12, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 13, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 14, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 15, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  20,
+	Args:      GsColourSweepArgs{},
+}
+
+//go:embed gs_colour_sweep.spv
+var gs_colour_sweepSPIRV string
+
+// GsSweep is gs_sweep.comp: the sequential end of one projected Gauss–Seidel sweep
+// (Algorithm 2 of the APGD paper, lines 3–7; cpuref's Sweep): the tail of
+// the contact colouring (gs_colour: the contacts left uncoloured), then
+// the joint rows, then the rolling blocks, updating gamma in place, each
+// update seeing those before it. ONE invocation runs it; before it,
+// body_impulse sets dv = M⁻¹Dγ and gs_colour_sweep runs the colours'
+// contacts in the same batch.
 var GsSweep = Module{
 	Name:  "gs_sweep",
 	SPIRV: gs_sweepSPIRV,
@@ -721,6 +790,8 @@ var GsSweep = Module{
 		{Binding: 23, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 24, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 25, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 26, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 27, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{1, 1, 1},
 	PushSize:  28,
@@ -1119,5 +1190,5 @@ var sumSPIRV string
 
 // All returns every module, by name.
 func All() []Module {
-	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBig, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, GsSweep, GuardCheck, GuardKeep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, JointOps, JointRows, MulElem, Project, RollingOps, SpgScalar, SpgVec, Sum}
+	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBig, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, GsColour, GsColourSweep, GsSweep, GuardCheck, GuardKeep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, JointOps, JointRows, MulElem, Project, RollingOps, SpgScalar, SpgVec, Sum}
 }

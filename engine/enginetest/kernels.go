@@ -318,9 +318,36 @@ func (k *kernelCase) antiRelax(t *testing.T) {
 	}
 }
 
+// sweepOrder returns the order of p's Sweep (engine.SweepOrder), checked
+// to be a permutation of the nc contacts, or 0…nc−1.
+func sweepOrder(p engine.Problem, nc int) []int {
+	order := make([]int, nc)
+	so, ok := p.(engine.SweepOrder)
+	if !ok {
+		for i := range order {
+			order[i] = i
+		}
+		return order
+	}
+	perm := so.SweepOrder()
+	if len(perm) != nc {
+		panic(fmt.Sprintf("enginetest: SweepOrder has %d contacts, want %d", len(perm), nc))
+	}
+	seen := make([]bool, nc)
+	for i, k := range perm {
+		if k < 0 || int(k) >= nc || seen[k] {
+			panic(fmt.Sprintf("enginetest: SweepOrder is no permutation: %d at %d", k, i))
+		}
+		seen[k] = true
+		order[i] = int(k)
+	}
+	return order
+}
+
 // sweep: three projected Gauss–Seidel sweeps (ω = 0.3; λ = 1, then 0.7)
 // from a random γ, each from the backend's previous result, against the
-// same sweep on the dense reference, with the backend's block diagonal.
+// same sweep on the dense reference, in the backend's order (SweepOrder),
+// with the backend's block diagonal.
 // The bound is carried along the sweep: an update of contact i rounds
 // within 2γ_k of (|N||γ| + |r|)_i (k as for Schur) times ω/g_i, plus 32
 // roundings of |γ_i|, the step and c_i (the projection and the λ-mix); an
@@ -344,7 +371,7 @@ func (k *kernelCase) sweep(t *testing.T) {
 		})
 		want := append([]float64(nil), in...)
 		errs := make([]float64, 3*nc) // the bound on |γ − γ_ref| so far
-		for i := range nc {
+		for _, i := range sweepOrder(k.p, nc) {
 			var u, ua [3]float64
 			prop := 0.0
 			for d := range 3 {

@@ -1,0 +1,131 @@
+package cpuref
+
+import (
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/engine/enginetest"
+	"github.com/gpusim/gpusim/scene"
+)
+
+// colourStats returns the colours used (tail excluded) and the tail's
+// length.
+func colourStats(colour []uint32) (colours, tail int) {
+	var used uint64
+	for _, c := range colour {
+		if c == ColourTail {
+			tail++
+		} else {
+			used |= 1 << c
+		}
+	}
+	for ; used != 0; used &= used - 1 {
+		colours++
+	}
+	return colours, tail
+}
+
+// advancedModel returns the model of the built-in scene name after steps
+// steps of cpuref (APGD, at most 100 iterations).
+func advancedModel(t *testing.T, name string, sets []string, steps int) *engine.Model {
+	t.Helper()
+	sc, err := scene.LoadBuiltin(name, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := sc.Settings
+	set.Solver, set.MaxIter = "apgd", min(set.MaxIter, 100)
+	b := New(0)
+	sim, err := engine.NewSim(&sc.Model, set, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range steps {
+		if _, err := sim.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var st engine.State
+	if err := b.ReadState(&st); err != nil {
+		t.Fatal(err)
+	}
+	m := sc.Model
+	m.Bodies = append([]engine.Body(nil), m.Bodies...)
+	for i := range m.Bodies {
+		bd := &m.Bodies[i]
+		if bd.Fixed || bd.Shape.Kind == engine.Plane {
+			continue
+		}
+		bd.Pos, bd.Vel, bd.Omega = mgl64.Vec3(st.Pos[3*i:3*i+3]), mgl64.Vec3(st.Vel[3*i:3*i+3]), mgl64.Vec3(st.Omega[3*i:3*i+3])
+		bd.Rot = mgl64.Quat{W: st.Rot[4*i], V: mgl64.Vec3(st.Rot[4*i+1 : 4*i+4])}
+	}
+	return &m
+}
+
+// TestColours: the gs colouring is valid (no two contacts of one colour
+// on a movable body; the tail only where the colours ran out) on a
+// settled pile, a heavy slab on a bed (its contacts with the top layer,
+// more than MaxColours, a clique), the random cube and no contacts, and
+// the sweep's order lists each colour's contacts in index order, the tail
+// last.
+func TestColours(t *testing.T) {
+	cases := []struct {
+		name string
+		m    func(t *testing.T) *engine.Model
+		tail bool // the case must have a tail
+	}{
+		{"settle", func(t *testing.T) *engine.Model { return advancedModel(t, "settle", []string{"n=300"}, 60) }, false},
+		{"pressure", func(t *testing.T) *engine.Model { return advancedModel(t, "pressure", []string{"n=300"}, 40) }, true},
+		{"random", func(*testing.T) *engine.Model { return enginetest.RandomModel(3, 1000) }, false},
+		{"empty", func(t *testing.T) *engine.Model {
+			m := advancedModel(t, "settle", []string{"n=8"}, 0)
+			var free []engine.Body // the spheres, 5 m apart, without the box
+			for _, bd := range m.Bodies {
+				if !bd.Fixed && bd.Shape.Kind != engine.Plane {
+					bd.Pos = mgl64.Vec3{5 * float64(len(free)), 0, 1}
+					free = append(free, bd)
+				}
+			}
+			m.Bodies = free
+			return m
+		}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := c.m(t)
+			set := engine.DefaultSettings()
+			b := New(0)
+			if err := b.Load(m, &set); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := b.Collide(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := b.Build(set.Dt); err != nil {
+				t.Fatal(err)
+			}
+			colour, rounds := b.Colours()
+			if c.name == "empty" && len(colour) != 0 {
+				t.Fatalf("%d contacts, want none", len(colour))
+			}
+			if err := enginetest.CheckColouring(b.Contacts(), b.Fixed(), colour, MaxColours, rounds == ColourRounds); err != nil {
+				t.Fatal(err)
+			}
+			colours, tail := colourStats(colour)
+			t.Logf("%d contacts: %d colours, %d in the tail, %d rounds", len(colour), colours, tail, rounds)
+			if c.tail && tail == 0 {
+				t.Errorf("no tail: the case should have a body with more than %d contacts", MaxColours)
+			}
+			cl := b.colour()
+			prev := -1
+			for i, k := range cl.perm {
+				c := colour[k]
+				if i < int(cl.start[c]) || i >= int(cl.start[c+1]) || (i > int(cl.start[c]) && int(k) <= prev) {
+					t.Fatalf("perm[%d] = %d (colour %d) is out of order", i, k, c)
+				}
+				prev = int(k)
+			}
+		})
+	}
+}
