@@ -47,11 +47,13 @@ import (
 //     (SolveJacobi and JacobiRho, jacobi.go) and SPG (SolveSPG, spg.go):
 //     scalars in a device buffer, 16 to 64 iterations per submit. gs and
 //     pdip keep their scalars on the host, so each of their Dots is a
-//     submit and a read-back: gs because its sweep is sequential (one
-//     invocation walks the contacts in order, as Algorithm 2's
-//     Gauss–Seidel must; a parallel GS needs a contact colouring, which
-//     changes the algorithm), pdip because its Newton steps are inner
-//     PCG/BiCGSTAB solves with data-dependent lengths and a line search.
+//     submit and a read-back: gs because a sweep is a dispatch per colour
+//     (the contacts coloured so that a colour's share no movable body,
+//     gs_colour, in the first Sweep of a step; gs_colour_sweep runs a
+//     colour's contacts in parallel, gs_sweep's one invocation the tail,
+//     joint rows and rolling blocks in order: cpuref's order, colour.go),
+//     pdip because its Newton steps are inner PCG/BiCGSTAB solves with
+//     data-dependent lengths and a line search.
 //   - FixedForce: fixed_force and three sum passes, one submit.
 //   - Integrate: body_impulse and integrate (then the kinematic bodies'
 //     prescribed poses and velocities, recorded), and copies of γ and the

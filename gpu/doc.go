@@ -29,7 +29,8 @@
 //   - Backend (New): engine.Backend on device buffers. The time step's
 //     arithmetic runs in the kernels free_velocity, jacobian,
 //     body_impulse, contact_velocity, project, anti_relax, block_diag,
-//     gs_sweep, integrate and fixed_force, each computing cpuref's twin
+//     gs_colour, gs_colour_sweep, gs_sweep, integrate and fixed_force,
+//     each computing cpuref's twin
 //     operation by operation (bit for bit where float64 division and
 //     square root are correctly rounded, as on llvmpipe); the body →
 //     contact adjacency makes M⁻¹Dx a deterministic gather, without float
