@@ -41,16 +41,21 @@ type StateGuard interface {
 	SetGuardLimits(l *GuardLimits) error
 	// CheckState checks the body state after the last step against the
 	// limits on the device and fills r as GuardReportOf(GuardOffenders)
-	// would; it submits pending work and reads back the counts (and the
-	// ids when a body failed), not the state.
-	CheckState(r *GuardReport) error
+	// would. When no body failed, that state, and with warm the
+	// warm-start memory (WarmStartSaver), becomes the kept copy: a copy on
+	// the device, made in the same submit as the check; else the kept
+	// copy stays. It reads back the counts (and the ids when a body
+	// failed), not the state. After an error the kept copy is lost.
+	CheckState(r *GuardReport, warm bool) error
 	// KeepState makes the current body state, and with warm the
-	// warm-start memory (WarmStartSaver), the kept copy: a device-side
-	// copy, recorded with the next step's work.
+	// warm-start memory, the kept copy, whatever the limits (the start of
+	// a run, after bodies entered: Sim.Grow).
 	KeepState(warm bool) error
 	// ReadKept copies the kept body state into s and, when w is not nil,
-	// the kept warm-start memory into w as WarmStartData would have at the
-	// time of KeepState (it must have been kept with warm).
+	// the kept warm-start memory into w as WarmStartData would have read
+	// it when it was kept (it must have been kept with warm). It reads
+	// the copy as it is, without the pending work: after an error of a
+	// later step, unless the device is lost.
 	ReadKept(s *State, w *WarmStartData) error
 }
 

@@ -55,12 +55,17 @@ type guardState struct {
 	pos, rot, vel, omega   *Buffer
 	keys                   [3]*Buffer
 	gamma, joints, rolling *Buffer
-	n                      int  // bodies kept
-	kept                   bool // KeepState has run
-	warm                   bool // the warm-start memory was kept
-	np                     int  // contact keys kept
-	jrows                  int  // joint rows kept (when jwarm)
-	jwarm, rkept           bool // joint and rolling impulses kept
+	kept                   bool // the kept buffers hold a kept copy, kk
+	kk                     keptKind
+}
+
+// keptKind describes a kept copy.
+type keptKind struct {
+	n            int  // bodies
+	warm         bool // the warm-start memory was kept
+	np           int  // contact keys
+	jwarm, rkept bool // joint and rolling impulses kept
+	jrows        int  // joint rows (when jwarm)
 }
 
 // buffers lists the guard's buffers.
@@ -163,11 +168,12 @@ func (b *Backend) SetGuardLimits(l *engine.GuardLimits) error {
 	return nil
 }
 
-// CheckState implements engine.StateGuard: guard_check's two passes,
-// recorded after the pending work and submitted with it; it reads back
-// the three counts (12 bytes), and the ids (96 bytes) only when a body
-// failed.
-func (b *Backend) CheckState(r *engine.GuardReport) error {
+// CheckState implements engine.StateGuard: guard_check's two passes and
+// guard_keep's copies, conditional on the check's verdict (see
+// recordKeep), recorded after the pending work and submitted with it; it
+// reads back the three counts (12 bytes), and the ids (96 bytes) only when
+// a body failed.
+func (b *Backend) CheckState(r *engine.GuardReport, warm bool) error {
 	b.mustLoad("CheckState")
 	g := &b.grd
 	if g.report == nil {
@@ -177,24 +183,20 @@ func (b *Backend) CheckState(r *engine.GuardReport) error {
 		return fmt.Errorf("gpu: check state: %d bodies, guard limits for %d", b.n, g.nskip)
 	}
 	*r = engine.GuardReport{}
-	if b.n == 0 {
-		return b.sync()
-	}
 	nch := (b.n + guardChunk - 1) / guardChunk
-	if need := 4 * guardStride * int64(nch); g.partial == nil || need > g.partial.Size() {
+	if need := 4 * guardStride * int64(max(nch, 1)); g.partial == nil || need > g.partial.Size() {
 		// Only CheckState binds partial, and it always submits; but a
 		// Grow that reallocates must not meet a pending batch.
 		if err := b.sync(); err != nil {
 			return err
 		}
-		if g.partial == nil {
-			var err error
-			if g.partial, err = b.d.NewBuffer(need); err != nil {
-				return fmt.Errorf("gpu: check state: %w", err)
-			}
-		} else if err := g.partial.Grow(need); err != nil {
+		if err := b.keptBuffer(&g.partial, need); err != nil {
 			return fmt.Errorf("gpu: check state: %w", err)
 		}
+	}
+	keep, err := b.prepareKeep(warm)
+	if err != nil {
+		return err
 	}
 	l := b.l
 	args := g.args
@@ -204,15 +206,21 @@ func (b *Backend) CheckState(r *engine.GuardReport) error {
 	l.record(g.check, groups, args, bufs...)
 	args.Mode = 1
 	l.record(g.check, [3]uint32{1, 1, 1}, args, bufs...)
+	b.recordKeep(keep, true)
 	if err := b.sync(); err != nil {
+		// The copies may have run in part: the kept state is lost.
+		g.kept = false
 		return err
 	}
 	var counts [3]uint32
 	if err := g.report.ReadUint32(counts[:], 0); err != nil {
+		g.kept = false
 		return fmt.Errorf("gpu: check state: %w", err)
 	}
 	r.NonFinite, r.Fast, r.Out = int(counts[0]), int(counts[1]), int(counts[2])
 	if !r.Failed() {
+		g.kept = true
+		g.kk = keep.kk
 		return nil
 	}
 	ids := make([]uint32, guardWords-3)
@@ -231,8 +239,8 @@ func (b *Backend) CheckState(r *engine.GuardReport) error {
 	return nil
 }
 
-// keptBuffer returns *p with room for size bytes, made or grown as needed
-// (the caller has submitted pending work when it may grow).
+// keptBuffer returns *p with room for size bytes, made or grown (keeping
+// its contents) as needed; nothing that uses *p may be pending.
 func (b *Backend) keptBuffer(p **Buffer, size int64) error {
 	if *p == nil {
 		var err error
@@ -242,89 +250,129 @@ func (b *Backend) keptBuffer(p **Buffer, size int64) error {
 	return (*p).Grow(size)
 }
 
-// KeepState implements engine.StateGuard: guard_keep copies the body
-// buffers, and with warm the warm-start memory (see guardState), into the
-// kept buffers, recorded into the open batch, not submitted. Kept buffers
-// that must grow are grown after a submit of the pending work.
-func (b *Backend) KeepState(warm bool) error {
-	b.mustLoad("KeepState")
+// keepPlan is what a keep copies: the buffer pairs and the description
+// of the kept copy they make.
+type keepPlan struct {
+	cps []keepCopy
+	kk  keptKind
+}
+
+type keepCopy struct {
+	dst, src *Buffer
+	words    int64
+}
+
+// prepareKeep plans the copies that keep the current state (and with
+// warm the warm-start memory) and grows the kept buffers to them, after
+// a submit of the pending work when one must grow; a grown buffer keeps
+// its contents, the kept copy of the last keep.
+func (b *Backend) prepareKeep(warm bool) (keepPlan, error) {
 	if err := b.guardKernels(); err != nil {
-		return err
+		return keepPlan{}, err
 	}
 	g := &b.grd
 	n := int64(b.n)
 	c := &b.dc
-	np := int64(0)
-	jwarm, rkept := false, false
+	kk := keptKind{n: b.n, warm: warm}
 	if warm {
-		np = int64(c.np)
-		jwarm = b.jt.warm
-		rkept = b.rl.on && b.rl.kept && np > 0
+		kk.np = c.np
+		kk.jwarm, kk.jrows = b.jt.warm, b.jt.Rows
+		kk.rkept = b.rl.on && b.rl.kept && c.np > 0
 	}
-	type cp struct {
+	np := int64(kk.np)
+	type pair struct {
 		dst   **Buffer
 		src   *Buffer
 		bytes int64
 	}
-	cps := []cp{{&g.pos, b.pos, 24 * n}, {&g.rot, b.rot, 32 * n}, {&g.vel, b.vel, 24 * n}, {&g.omega, b.omega, 24 * n}}
+	ps := []pair{{&g.pos, b.pos, 24 * n}, {&g.rot, b.rot, 32 * n}, {&g.vel, b.vel, 24 * n}, {&g.omega, b.omega, 24 * n}}
 	if warm {
-		cps = append(cps, cp{&g.keys[0], c.prevA, 4 * np}, cp{&g.keys[1], c.prevB, 4 * np}, cp{&g.keys[2], c.prevSub, 4 * np},
-			cp{&g.gamma, b.prevGamma, 24 * np})
-		if jwarm {
-			cps = append(cps, cp{&g.joints, b.jt.prev, 8 * int64(b.jt.Rows)})
+		ps = append(ps, pair{&g.keys[0], c.prevA, 4 * np}, pair{&g.keys[1], c.prevB, 4 * np}, pair{&g.keys[2], c.prevSub, 4 * np},
+			pair{&g.gamma, b.prevGamma, 24 * np})
+		if kk.jwarm {
+			ps = append(ps, pair{&g.joints, b.jt.prev, 8 * int64(kk.jrows)})
 		}
-		if rkept {
-			cps = append(cps, cp{&g.rolling, b.rl.prev, 24 * np})
+		if kk.rkept {
+			ps = append(ps, pair{&g.rolling, b.rl.prev, 24 * np})
 		}
 	}
 	synced := false
-	for _, x := range cps {
-		if *x.dst != nil && x.bytes <= (*x.dst).Size() {
-			continue
+	var plan keepPlan
+	for _, x := range ps {
+		if x.bytes/4 > math.MaxUint32 {
+			return keepPlan{}, fmt.Errorf("gpu: keep state: a buffer of %d bytes is too large to copy", x.bytes)
 		}
-		if !synced {
-			if err := b.sync(); err != nil {
-				return fmt.Errorf("gpu: keep state: %w", err)
+		if *x.dst == nil || x.bytes > (*x.dst).Size() {
+			if !synced {
+				if err := b.sync(); err != nil {
+					return keepPlan{}, fmt.Errorf("gpu: keep state: %w", err)
+				}
+				synced = true
 			}
-			synced = true
+			if err := b.keptBuffer(x.dst, x.bytes); err != nil {
+				return keepPlan{}, fmt.Errorf("gpu: keep state: %w", err)
+			}
 		}
-		if err := b.keptBuffer(x.dst, x.bytes); err != nil {
-			return fmt.Errorf("gpu: keep state: %w", err)
+		if x.bytes > 0 {
+			plan.cps = append(plan.cps, keepCopy{*x.dst, x.src, x.bytes / 4})
 		}
 	}
+	plan.kk = kk
+	return plan, nil
+}
+
+// recordKeep records guard_keep's copies of plan; with cond, each copies
+// only when guard_check's report counts no failed body.
+func (b *Backend) recordKeep(plan keepPlan, cond bool) {
 	l := b.l
-	for _, x := range cps {
-		words := x.bytes / 4
-		if words > math.MaxUint32 {
-			return fmt.Errorf("gpu: keep state: a buffer of %d bytes is too large to copy", x.bytes)
-		}
-		if words == 0 {
-			continue
-		}
-		l.record(g.keep, l.groups(g.keep, int(words)), shaders.GuardKeepArgs{N: uint32(words)}, *x.dst, x.src)
+	g := &b.grd
+	c := uint32(0)
+	if cond {
+		c = 1
 	}
-	if err := l.Err(); err != nil {
+	for _, x := range plan.cps {
+		l.record(g.keep, l.groups(g.keep, int(x.words)), shaders.GuardKeepArgs{N: uint32(x.words), Cond: c}, x.dst, x.src, g.report)
+	}
+}
+
+// KeepState implements engine.StateGuard: guard_keep copies the body
+// buffers, and with warm the warm-start memory (see guardState), into the
+// kept buffers, unconditionally; one submit.
+func (b *Backend) KeepState(warm bool) error {
+	b.mustLoad("KeepState")
+	g := &b.grd
+	if g.report == nil {
+		return errors.New("gpu: keep state: no guard limits (SetGuardLimits)")
+	}
+	plan, err := b.prepareKeep(warm)
+	if err != nil {
 		return err
 	}
-	g.kept, g.warm, g.n, g.np, g.jwarm, g.jrows, g.rkept = true, warm, b.n, int(np), jwarm, b.jt.Rows, rkept
+	b.recordKeep(plan, false)
+	g.kept = false
+	if err := b.sync(); err != nil {
+		return err
+	}
+	g.kept, g.kk = true, plan.kk
 	return nil
 }
 
-// ReadKept implements engine.StateGuard: it submits pending work (the
-// copies of the last KeepState among it) and reads the kept buffers.
+// ReadKept implements engine.StateGuard: it reads the kept buffers.
 func (b *Backend) ReadKept(s *engine.State, w *engine.WarmStartData) error {
 	b.mustLoad("ReadKept")
 	g := &b.grd
 	if !g.kept {
 		return errors.New("gpu: read kept state: nothing kept (KeepState)")
 	}
-	if w != nil && !g.warm {
+	kk := &g.kk
+	if w != nil && !kk.warm {
 		return errors.New("gpu: read kept state: the warm-start memory was not kept")
 	}
-	if err := b.sync(); err != nil {
-		return fmt.Errorf("gpu: read kept state: %w", err)
-	}
-	s.Resize(g.n)
+	// The copies that made the kept buffers have run (KeepState and
+	// CheckState submit them), and no pending work writes them: they are
+	// read without a submit, so that an error of the work since (which
+	// the LinAlg keeps) leaves them readable.
+	s.Resize(kk.n)
 	for _, r := range []struct {
 		dst []float64
 		src *Buffer
@@ -337,7 +385,7 @@ func (b *Backend) ReadKept(s *engine.State, w *engine.WarmStartData) error {
 		return nil
 	}
 	// As WarmStartData reads the live buffers.
-	m := g.np
+	m := kk.np
 	keys := make([]uint32, m)
 	for j, dst := range []*[]int32{&w.A, &w.B, &w.Sub} {
 		*dst = (*dst)[:0]
@@ -352,14 +400,14 @@ func (b *Backend) ReadKept(s *engine.State, w *engine.WarmStartData) error {
 		}
 	}
 	w.Joints = w.Joints[:0]
-	if g.jwarm {
-		w.Joints = append(w.Joints, make([]float64, g.jrows)...)
+	if kk.jwarm {
+		w.Joints = append(w.Joints, make([]float64, kk.jrows)...)
 		if err := g.joints.ReadFloat64(w.Joints, 0); err != nil {
 			return fmt.Errorf("gpu: read kept warm-start data: %w", err)
 		}
 	}
 	w.Rolling = w.Rolling[:0]
-	if g.rkept {
+	if kk.rkept {
 		w.Rolling = append(w.Rolling, make([]float64, 3*m)...)
 		if err := g.rolling.ReadFloat64(w.Rolling, 0); err != nil {
 			return fmt.Errorf("gpu: read kept warm-start data: %w", err)

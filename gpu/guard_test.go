@@ -124,10 +124,14 @@ func TestCheckStateMatchesHost(t *testing.T) {
 			if err := b.SetGuardLimits(&lim); err != nil {
 				t.Fatal(err)
 			}
-			var base engine.State
+			var base, good, kept engine.State
 			if err := b.ReadState(&base); err != nil {
 				t.Fatal(err)
 			}
+			if err := b.KeepState(false); err != nil {
+				t.Fatal(err)
+			}
+			good.CopyFrom(&base)
 			for _, c := range cases {
 				var s engine.State
 				s.CopyFrom(&base)
@@ -137,7 +141,7 @@ func TestCheckStateMatchesHost(t *testing.T) {
 				}
 				var got engine.GuardReport
 				before := b.ReadBackBytes()
-				if err := b.CheckState(&got); err != nil {
+				if err := b.CheckState(&got, false); err != nil {
 					t.Fatalf("%s: %v", c.name, err)
 				}
 				read := b.ReadBackBytes() - before
@@ -148,6 +152,17 @@ func TestCheckStateMatchesHost(t *testing.T) {
 				// 12 bytes of counts, and 96 of ids after a failure.
 				if wantRead := int64(12 + 96*btoi(want.Failed())); read != wantRead {
 					t.Errorf("%s: read back %d bytes, want %d", c.name, read, wantRead)
+				}
+				// A state that passes becomes the kept one; one that
+				// fails leaves the last that passed.
+				if !want.Failed() {
+					good.CopyFrom(&s)
+				}
+				if err := b.ReadKept(&kept, nil); err != nil {
+					t.Fatal(err)
+				}
+				if !sameBits(&kept, &good) {
+					t.Errorf("%s: the kept state is not the last that passed", c.name)
 				}
 				switch c.name {
 				case "clean", "at bound", "on the boundary", "planes outside skipped":
@@ -177,11 +192,12 @@ func sameReport(a, b *engine.GuardReport) bool {
 }
 
 // TestKeepState steps a scene with warm start (contacts persist, so the
-// warm-start memory holds keys and impulses), keeps the state and
-// warm-start memory after step 3, steps on, and checks that ReadKept
-// returns them bit for bit as ReadState and WarmStartData returned them
-// after step 3, on the unified-memory and the staging path; and that
-// ReadKept asks for what was kept.
+// warm-start memory holds keys and impulses) and checks the state after
+// step 3, which passes and is kept with its warm-start memory; steps on
+// and checks a state that fails (a NaN): ReadKept returns the state and
+// warm-start memory after step 3 bit for bit, as ReadState and
+// WarmStartData returned them then. On the unified-memory and the
+// staging path; and ReadKept asks for what was kept.
 func TestKeepState(t *testing.T) {
 	for _, dev := range []struct {
 		name string
@@ -191,7 +207,8 @@ func TestKeepState(t *testing.T) {
 			b := newTestBackendOn(t, dev.d(t))
 			set := engine.DefaultSettings()
 			set.WarmStart = true
-			sim, err := engine.NewSim(sphereModel(4, 300), set, b)
+			m := sphereModel(4, 300)
+			sim, err := engine.NewSim(m, set, b)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -199,10 +216,26 @@ func TestKeepState(t *testing.T) {
 			if err := b.ReadKept(&s, nil); err == nil {
 				t.Error("ReadKept before KeepState: no error")
 			}
+			inf := math.Inf(1)
+			lim := engine.GuardLimits{Lo: mgl64.Vec3{-inf, -inf, -inf}, Hi: mgl64.Vec3{inf, inf, inf}, MaxSpeed: inf, Skip: make([]bool, len(m.Bodies))}
+			if err := b.SetGuardLimits(&lim); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.KeepState(false); err != nil {
+				t.Fatal(err)
+			}
+			var w engine.WarmStartData
+			if err := b.ReadKept(&s, &w); err == nil {
+				t.Error("ReadKept of warm-start data kept without: no error")
+			}
 			for range 3 {
 				if _, err := sim.Step(); err != nil {
 					t.Fatal(err)
 				}
+			}
+			var r engine.GuardReport
+			if err := b.CheckState(&r, true); err != nil || r.Failed() {
+				t.Fatalf("check after step 3: %v, %+v", err, r)
 			}
 			var want engine.State
 			var wantW engine.WarmStartData
@@ -212,45 +245,50 @@ func TestKeepState(t *testing.T) {
 			if wantW.Len() == 0 {
 				t.Fatal("no warm-start keys after 3 steps: the test needs contacts")
 			}
-			if err := b.KeepState(false); err != nil {
-				t.Fatal(err)
-			}
-			var w engine.WarmStartData
-			if err := b.ReadKept(&s, &w); err == nil {
-				t.Error("ReadKept of warm-start data kept without: no error")
-			}
-			if err := b.KeepState(true); err != nil {
-				t.Fatal(err)
-			}
 			for range 2 {
 				if _, err := sim.Step(); err != nil {
 					t.Fatal(err)
 				}
 			}
+			var bad engine.State
+			if err := b.ReadState(&bad); err != nil {
+				t.Fatal(err)
+			}
+			if slices.Equal(bad.Pos, want.Pos) {
+				t.Fatal("the state did not change after step 3: the test shows nothing")
+			}
+			bad.Omega[5] = math.NaN()
+			if err := b.SetState(&bad); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.CheckState(&r, true); err != nil || r.NonFinite != 1 {
+				t.Fatalf("check of a NaN: %v, %+v", err, r)
+			}
 			if err := b.ReadKept(&s, &w); err != nil {
 				t.Fatal(err)
+			}
+			if !sameBits(&s, &want) {
+				t.Error("the kept state is not the state after step 3")
 			}
 			for _, f := range []struct {
 				name      string
 				got, want []float64
-			}{{"pos", s.Pos, want.Pos}, {"rot", s.Rot, want.Rot}, {"vel", s.Vel, want.Vel}, {"omega", s.Omega, want.Omega},
-				{"gamma", w.Gamma, wantW.Gamma}, {"joints", w.Joints, wantW.Joints}, {"rolling", w.Rolling, wantW.Rolling}} {
+			}{{"gamma", w.Gamma, wantW.Gamma}, {"joints", w.Joints, wantW.Joints}, {"rolling", w.Rolling, wantW.Rolling}} {
 				if !slices.Equal(math64bits(f.got), math64bits(f.want)) {
-					t.Errorf("kept %s differs from the state after step 3", f.name)
+					t.Errorf("kept %s differs from that after step 3", f.name)
 				}
 			}
 			if !slices.Equal(w.A, wantW.A) || !slices.Equal(w.B, wantW.B) || !slices.Equal(w.Sub, wantW.Sub) {
 				t.Error("kept contact keys differ from those after step 3")
 			}
-			var now engine.State
-			if err := b.ReadState(&now); err != nil {
-				t.Fatal(err)
-			}
-			if slices.Equal(now.Pos, want.Pos) {
-				t.Error("the state did not change after step 3: the test shows nothing")
-			}
 		})
 	}
+}
+
+// sameBits reports whether a and b hold the same bits.
+func sameBits(a, b *engine.State) bool {
+	return slices.Equal(math64bits(a.Pos), math64bits(b.Pos)) && slices.Equal(math64bits(a.Rot), math64bits(b.Rot)) &&
+		slices.Equal(math64bits(a.Vel), math64bits(b.Vel)) && slices.Equal(math64bits(a.Omega), math64bits(b.Omega))
 }
 
 func math64bits(v []float64) []uint64 {
@@ -270,13 +308,16 @@ func TestCheckStateErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r engine.GuardReport
-	if err := b.CheckState(&r); err == nil {
+	if err := b.CheckState(&r, false); err == nil {
 		t.Error("CheckState without limits: no error")
+	}
+	if err := b.KeepState(false); err == nil {
+		t.Error("KeepState without limits: no error")
 	}
 	if err := b.SetGuardLimits(&engine.GuardLimits{MaxSpeed: 1, Skip: make([]bool, 3)}); err != nil {
 		t.Fatal(err)
 	}
-	err := b.CheckState(&r)
+	err := b.CheckState(&r, false)
 	if want := "guard limits for 3"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("CheckState with limits for 3 bodies: %v, want an error saying %q", err, want)
 	}

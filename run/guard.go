@@ -61,9 +61,11 @@ func (e *GuardError) Error() string {
 // On a backend that is an engine.StateGuard (gpu) the state stays on the
 // device: the backend checks it there and reads back the counts of
 // offending bodies (12 bytes a step), and keeps the last good state (and
-// warm-start memory) in device buffers by a device-side copy; good reads
-// that copy back only when an output needs it (trace rows, NumPy frames,
-// a pour's entries, the end of a failed run). A failed check reads the
+// warm-start memory) in device buffers by a device-side copy made in the
+// same submit when the check passes; good reads that copy back only when
+// an output needs it (trace rows, NumPy frames, a pour's entries, the end
+// of a failed run), and can after an error of a later step unless the
+// device is lost. A failed check reads the
 // failed state back once and checks it on the host, so that the error is
 // the host check's. On other backends (cpuref, a wrapped backend) it
 // takes a Sim.Snapshot per step (ReadState, and the warm-start data when
@@ -163,20 +165,20 @@ func (g *guard) take(sim *engine.Sim) error {
 	return err
 }
 
-// keep makes the sim's current state the kept one on the device.
-func (g *guard) keep(sim *engine.Sim) error {
-	if err := g.dev.KeepState(g.warm); err != nil {
-		return err
-	}
+// kept notes that the device's kept state is the sim's current one.
+func (g *guard) keptNow(sim *engine.Sim) {
 	g.kept, g.haveState, g.haveWSD = sim.Steps(), false, false
-	return nil
 }
 
 // retake makes the sim's current state the last good one (at the start;
 // after bodies entered: the state of the step just checked, with them).
 func (g *guard) retake(sim *engine.Sim) error {
 	if g.dev != nil {
-		return g.keep(sim)
+		if err := g.dev.KeepState(g.warm); err != nil {
+			return err
+		}
+		g.keptNow(sim)
+		return nil
 	}
 	g.next = 1 - g.next
 	err := g.take(sim)
@@ -241,15 +243,16 @@ func (g *guard) check(sim *engine.Sim) error {
 }
 
 // checkDevice is check with a device guard: the backend checks the
-// state; a failed state is read back and checked on the host for the
-// error, the same as the host check's.
+// state and keeps it when it passes; a failed state is read back and
+// checked on the host for the error, the same as the host check's.
 func (g *guard) checkDevice(sim *engine.Sim) error {
 	var r engine.GuardReport
-	if err := g.dev.CheckState(&r); err != nil {
+	if err := g.dev.CheckState(&r, g.warm); err != nil {
 		return err
 	}
 	if !r.Failed() {
-		return g.keep(sim)
+		g.keptNow(sim)
+		return nil
 	}
 	s := &g.snaps[g.next].state
 	if err := sim.Backend().ReadState(s); err != nil {

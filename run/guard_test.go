@@ -581,3 +581,70 @@ func TestGuardPourVulkan(t *testing.T) {
 		}
 	}
 }
+
+// failingIntegrate is a gpu backend, all its capabilities kept (the
+// device guard among them), whose Integrate fails at call failAt.
+type failingIntegrate struct {
+	*gpu.Backend
+	calls, failAt int
+}
+
+func (b *failingIntegrate) Integrate(gamma engine.Vec, h float64) error {
+	b.calls++
+	if b.calls == b.failAt {
+		return fmt.Errorf("gpu: integrate: submit: %w", gpu.ErrDeviceLost)
+	}
+	return b.Backend.Integrate(gamma, h)
+}
+
+// TestStepErrorEndsRunVulkan is TestStepErrorEndsRun on Vulkan with the
+// device's guard, warm start on: the run ends at step 6 with the
+// outputs of step 5 read back from the kept copy (final.csv byte for byte
+// that of a run of 5 steps, a checkpoint of step 5 with its warm-start
+// data, which a resumed run continues from to the same end as the
+// unsplit run).
+func TestStepErrorEndsRunVulkan(t *testing.T) {
+	skipVulkan(t)
+	const failAt, steps = 6, 12
+	dir := t.TempDir()
+	out := filepath.Join(dir, "run")
+	var fi *failingIntegrate
+	opt := Options{Backend: "vulkan", OutDir: out, wrapBackend: func(b engine.Backend) engine.Backend {
+		fi = &failingIntegrate{Backend: b.(*gpu.Backend), failAt: failAt}
+		return fi
+	}}
+	sum, err := Run(context.Background(), pushedScene(t, 9.81, steps, true), opt)
+	if !errors.Is(err, gpu.ErrDeviceLost) {
+		t.Fatalf("run ended with %v, want an error wrapping ErrDeviceLost", err)
+	}
+	good := failAt - 1
+	ck := filepath.Join(out, "checkpoints", checkpoint.FileName(good))
+	if sum == nil || sum.Steps != good || sum.Checkpoint != ck {
+		t.Fatalf("summary %+v: want steps %d and checkpoint %s", sum, good, ck)
+	}
+	ref := filepath.Join(dir, "ref")
+	if _, err := Run(context.Background(), pushedScene(t, 9.81, good, true), Options{Backend: "vulkan", OutDir: ref}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := readFile(t, filepath.Join(out, "final.csv")), readFile(t, filepath.Join(ref, "final.csv")); !bytes.Equal(got, want) {
+		t.Errorf("final.csv is not the state after step %d:\n%s\nwant\n%s", good, got, want)
+	}
+	rsc, c, err := Resume(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Step != good || c.Warm == nil {
+		t.Fatalf("checkpoint of step %d, warm-start data %v; want step %d with", c.Step, c.Warm != nil, good)
+	}
+	full := filepath.Join(dir, "full")
+	if _, err := Run(context.Background(), pushedScene(t, 9.81, steps, true), Options{Backend: "vulkan", OutDir: full}); err != nil {
+		t.Fatal(err)
+	}
+	resumed := filepath.Join(dir, "resumed")
+	if _, err := Run(context.Background(), rsc, Options{Backend: "vulkan", OutDir: resumed, Resume: c}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := readFile(t, filepath.Join(resumed, "final.csv")), readFile(t, filepath.Join(full, "final.csv")); !bytes.Equal(got, want) {
+		t.Errorf("the run resumed from the checkpoint of step %d ends elsewhere than the unsplit run:\n%s\nwant\n%s", good, got, want)
+	}
+}

@@ -599,17 +599,19 @@ func (a GuardCheckArgs) AppendPush(b []byte) []byte {
 	return b
 }
 
-// GuardKeepArgs are the push constants of guard_keep.comp (4 bytes).
+// GuardKeepArgs are the push constants of guard_keep.comp (8 bytes).
 type GuardKeepArgs struct {
-	N uint32 // uint n, byte 0
+	N    uint32 // uint n, byte 0
+	Cond uint32 // uint cond, byte 4
 }
 
 // Kernel returns "guard_keep".
 func (GuardKeepArgs) Kernel() string { return "guard_keep" }
 
-// AppendPush appends the 4 bytes of the block to b.
+// AppendPush appends the 8 bytes of the block to b.
 func (a GuardKeepArgs) AppendPush(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint32(b, a.N)
+	b = binary.LittleEndian.AppendUint32(b, a.Cond)
 	return b
 }
 

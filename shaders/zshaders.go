@@ -824,19 +824,23 @@ var GuardCheck = Module{
 //go:embed guard_check.spv
 var guard_checkSPIRV string
 
-// GuardKeep is guard_keep.comp: dst_i = src_i for i in [0, n), 32-bit words: the device-side
-// copies of the gpu backend's guard (engine.StateGuard's KeepState and
-// the kept copy it reads back), of float64 (2 words each, every bit kept:
-// NaN payloads, signed zeros) and uint32 buffers alike.
+// GuardKeep is guard_keep.comp: dst_i = src_i for i in [0, n), 32-bit words, unless cond is
+// set and guard_check's report counts a failed body: the device-side
+// copies of the gpu backend's guard (engine.StateGuard), which keep the
+// last state that passed the check, of float64 (2 words each, every bit
+// kept: NaN payloads, signed zeros) and uint32 buffers alike. Recorded
+// after guard_check in the same batch, the copy happens only when the
+// check passed, with no read-back between.
 var GuardKeep = Module{
 	Name:  "guard_keep",
 	SPIRV: guard_keepSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{256, 1, 1},
-	PushSize:  4,
+	PushSize:  8,
 	Args:      GuardKeepArgs{},
 }
 
