@@ -24,12 +24,18 @@ import (
 //     rhoA, rhoB, coh and r), and grows the contact room to 1.25 × the
 //     contacts found when they exceed it;
 //   - per contact: the device solvers' work vectors and partial sums,
-//     grown with Buffer.Grow's headroom: 1000 B, measured.
+//     grown with Buffer.Grow's headroom: 1000 B, measured;
+//   - a run's guard (guard.go): the kept copy of the body state and the
+//     skip flags, 108 B per body, and of the warm-start memory, 36 B per
+//     contact (keys and impulses; rolling impulses, 24 B more, are left
+//     out).
 //
 // Measured on lavapipe (DeviceMemoryBytes after each step, settle): N =
 // 2000 with 4212 contacts, 11.6 MB (estimate 12.7 MB); fill N = 2000 with
 // 778 contacts, 8.9 MB (estimate 9.3 MB); docs/bench.md's settle N = 64
-// 000 with 74 572 contacts, 299 MiB (estimate 329 MiB). It leaves out
+// 000 with 74 572 contacts, 299 MiB (estimate 329 MiB); these were
+// measured before the guard's buffers existed, which add 0.35, 0.23 and
+// 9.2 MiB to the estimates. It leaves out
 // the fixed buffers (kernels' scalars, staging: under 1 MiB) and the
 // driver's own alignment.
 func EstimateBytes(bodies, contacts int) int64 {
@@ -37,7 +43,7 @@ func EstimateBytes(bodies, contacts int) int64 {
 	slots := int64(1) << bits.Len64(uint64(max(2*n, 128)-1))
 	capacity := 8*n + 64
 	contactCap := max(capacity, nc+nc/4)
-	return (288+240)*n + 8*slots + (4+56)*capacity + 400*contactCap + 1000*nc
+	return (288+240+108)*n + 8*slots + (4+56)*capacity + 400*contactCap + (1000+36)*nc
 }
 
 // heapContactsPerBody is the contacts per body checkHeap assumes: a

@@ -368,6 +368,10 @@ func (b *Backend) ReadKept(s *engine.State, w *engine.WarmStartData) error {
 	if w != nil && !kk.warm {
 		return errors.New("gpu: read kept state: the warm-start memory was not kept")
 	}
+	if err := b.d.lost; err != nil {
+		// Mapped memory of a lost device holds undefined contents.
+		return fmt.Errorf("gpu: read kept state: %w", err)
+	}
 	// The copies that made the kept buffers have run (KeepState and
 	// CheckState submit them), and no pending work writes them: they are
 	// read without a submit, so that an error of the work since (which
