@@ -46,12 +46,6 @@ func ColourPriority(k uint32) uint32 {
 	return k
 }
 
-// beats reports whether contact j's priority beats contact k's.
-func beats(j, k uint32) bool {
-	pj, pk := ColourPriority(j), ColourPriority(k)
-	return pj > pk || (pj == pk && j > k)
-}
-
 // colourRound is Jones–Plassmann round of the contacts in [0, nc), from
 // the colours src to dst (both of length nc; colourNone: uncoloured). For
 // each uncoloured contact k, with mask the colours of its coloured
@@ -72,6 +66,12 @@ func colourRound(dst, src []uint32, a, b []int32, adjOff, adj []int32) bool {
 		}
 		var mask uint32
 		blocked := false
+		// With at most MaxColours list entries (k's own among them), the
+		// neighbours cannot hold every colour: the scan may stop at the
+		// first neighbour that blocks k.
+		mayFill := adjOff[a[k]+1]-adjOff[a[k]]+adjOff[b[k]+1]-adjOff[b[k]] > MaxColours
+		pk := ColourPriority(uint32(k))
+	scan:
 		for _, i := range [2]int32{a[k], b[k]} {
 			for _, e := range adj[adjOff[i]:adjOff[i+1]] {
 				j := uint32(e) >> 1
@@ -80,7 +80,12 @@ func colourRound(dst, src []uint32, a, b []int32, adjOff, adj []int32) bool {
 				}
 				switch cj := src[j]; {
 				case cj == colourNone:
-					blocked = blocked || beats(j, uint32(k))
+					if pj := ColourPriority(j); pj > pk || (pj == pk && j > uint32(k)) {
+						blocked = true
+						if !mayFill {
+							break scan
+						}
+					}
 				case cj < MaxColours:
 					mask |= 1 << cj
 				}

@@ -21,6 +21,8 @@
 //	        for j in the lists of a[k] and b[k], j != k:
 //	                if src[j] == NONE { blocked |= prio(j, j) > prio(k, k) }
 //	                else if src[j] < MAXC { mask |= 1 << src[j] }
+//	                (stopping at the first blocker when the two lists hold
+//	                at most MAXC entries: the mask cannot fill)
 //	        dst[k] = mask full ? TAIL : !blocked ? lowest zero bit of mask : NONE
 //	mode 2, each block w (a workgroup): src[k] = TAIL where NONE (after
 //	        the last round); blk[BUCKETS·w + c] = #{k in block w: src[k] = c}
@@ -74,12 +76,6 @@ uint prio(uint k) {
 	return k;
 }
 
-// beats reports whether contact j's priority beats contact k's.
-bool beats(uint j, uint k) {
-	uint pj = prio(j), pk = prio(k);
-	return pj > pk || (pj == pk && j > k);
-}
-
 void jpRound(uint k) {
 	uint c = src[k];
 	if (c != NONE) {
@@ -88,8 +84,13 @@ void jpRound(uint k) {
 	}
 	uint mask = 0u;
 	bool blocked = false;
-	for (uint side = 0u; side < 2u; side++) {
-		uint i = side == 0u ? ca[k] : cb[k];
+	uint ia = ca[k], ib = cb[k];
+	// With at most MAXC list entries (k's own among them), the neighbours
+	// cannot hold every colour: the scan may stop at the first blocker.
+	bool mayFill = adjOff[ia + 1u] - adjOff[ia] + adjOff[ib + 1u] - adjOff[ib] > MAXC;
+	uint pk = prio(k);
+	for (uint side = 0u; side < 2u && !(blocked && !mayFill); side++) {
+		uint i = side == 0u ? ia : ib;
 		for (uint e = adjOff[i]; e < adjOff[i + 1u]; e++) {
 			uint j = adj[e] >> 1;
 			if (j == k) {
@@ -97,7 +98,13 @@ void jpRound(uint k) {
 			}
 			uint cj = src[j];
 			if (cj == NONE) {
-				blocked = blocked || beats(j, k);
+				uint pj = prio(j);
+				if (pj > pk || (pj == pk && j > k)) {
+					blocked = true;
+					if (!mayFill) {
+						break;
+					}
+				}
 			} else if (cj < MAXC) {
 				mask |= 1u << cj;
 			}
