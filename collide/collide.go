@@ -28,53 +28,8 @@ import (
 // Φ/h: the margin removes that tunnelling and its explosive recovery.
 func (c *Collider) Collide(pos, rot, vel, omega, invMass, force []float64) (int, error) {
 	env := c.envelope
-	c.args = collideArgs{pos: pos, rot: rot, vel: vel, omega: omega, invMass: invMass, force: force, env: env}
-	if c.fnOf != c {
-		// Method values made once (again if the Collider was copied):
-		// Collide allocates nothing for its loops.
-		c.bodyFn, c.narrowFn, c.concatFn, c.fnOf = c.bodyPart, c.narrowPart, c.concatPart, c
-	}
-	c.run(c.n, bodyGrain, c.bodyFn)
-	fixed := c.fixed
-	if c.parts != nil {
-		c.partBoxes(pos, rot, env)
-		fixed = c.parts.fixed
-	}
-	var err error
-	c.pairs, err = c.grid.Pairs(c.boxes, c.bounded, fixed, c.planeP, c.planeN, c.binSize, c.pairs)
-	if err != nil {
-		return 0, err
-	}
-	if c.parts != nil {
-		c.args = collideArgs{}
-		return c.collideParts(pos, rot, env)
-	}
-	if len(c.exclude) > 0 {
-		c.pairs = slices.DeleteFunc(c.pairs, func(pr [2]int32) bool {
-			_, found := slices.BinarySearch(c.exclude, uint64(pr[0])<<32|uint64(pr[1]))
-			return found
-		})
-	}
-	if err := c.narrow(); err != nil {
-		return 0, err
-	}
-	c.buildAdjacency()
-	return c.con.Len(), nil
-}
-
-// collideArgs are Collide's arguments, for its parallel loops.
-type collideArgs struct {
-	pos, rot, vel, omega, invMass, force []float64
-	env                                  float64
-}
-
-// bodyPart is Collide's loop over the bodies in [lo, hi): each body's
-// speculative margin and, without compounds, its AABB (or its plane).
-func (c *Collider) bodyPart(_, lo, hi int) {
-	a := &c.args
-	pos, rot, vel, omega, invMass, force, env := a.pos, a.rot, a.vel, a.omega, a.invMass, a.force, a.env
 	h := c.dt
-	for i := lo; i < hi; i++ {
+	for i := 0; i < c.n; i++ {
 		p, q := vec3At(pos, i), quatAt(rot, i)
 		m := 0.0
 		if !c.fixed[i] {
@@ -97,6 +52,41 @@ func (c *Collider) bodyPart(_, lo, hi int) {
 			c.planeN[i] = q.Rotate(mgl64.Vec3{0, 0, 1})
 		}
 	}
+	fixed := c.fixed
+	if c.parts != nil {
+		c.partBoxes(pos, rot, env)
+		fixed = c.parts.fixed
+	}
+	var err error
+	c.pairs, err = c.grid.Pairs(c.boxes, c.bounded, fixed, c.planeP, c.planeN, c.binSize, c.pairs)
+	if err != nil {
+		return 0, err
+	}
+	if c.parts != nil {
+		return c.collideParts(pos, rot, env)
+	}
+	if len(c.exclude) > 0 {
+		c.pairs = slices.DeleteFunc(c.pairs, func(pr [2]int32) bool {
+			_, found := slices.BinarySearch(c.exclude, uint64(pr[0])<<32|uint64(pr[1]))
+			return found
+		})
+	}
+	con := &c.con
+	con.Resize(0)
+	c.sub = c.sub[:0]
+	for _, pr := range c.pairs {
+		i, j := int(pr[0]), int(pr[1])
+		var n int
+		n, c.cps, err = c.PairContacts(i, j, pos, rot, env+c.margin[i]+c.margin[j], con, c.cps)
+		if err != nil {
+			return 0, err
+		}
+		for k := range n {
+			c.sub = append(c.sub, int32(k))
+		}
+	}
+	c.buildAdjacency()
+	return con.Len(), nil
 }
 
 // collideParts is the rest of Collide with compounds, from the candidate

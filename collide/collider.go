@@ -37,14 +37,6 @@ type Collider struct {
 	pairs   [][2]int32 // candidate pairs of parts
 	cps     []ContactPoint
 
-	runner      Runner       // Collide's parallel loops (SetRunner); nil: serial
-	narrowParts []narrowPart // the narrowphase's parts (see narrow)
-	args        collideArgs  // Collide's arguments while it runs
-	// Collide's loop bodies as method values of fnOf, made at the first
-	// Collide of this Collider.
-	bodyFn, narrowFn, concatFn func(part, lo, hi int)
-	fnOf                       *Collider
-
 	con    engine.Contacts
 	sub    []int32 // index of a contact among those of its body pair
 	adjOff []int32 // body → contact list (CSR offsets), n+1
@@ -68,8 +60,7 @@ type Collider struct {
 func (c *Collider) Load(m *engine.Model, s *engine.Settings) {
 	n := len(m.Bodies)
 	*c = Collider{grid: c.grid, pairs: c.pairs[:0], cps: c.cps[:0], con: c.con,
-		sub: c.sub[:0], adj: c.adj[:0], prevA: c.prevA[:0], prevB: c.prevB[:0], prevSub: c.prevSub[:0],
-		runner: c.runner, narrowParts: c.narrowParts}
+		sub: c.sub[:0], adj: c.adj[:0], prevA: c.prevA[:0], prevB: c.prevB[:0], prevSub: c.prevSub[:0]}
 	c.con.Resize(0)
 	c.n = n
 	c.mats = append([]engine.Material(nil), m.Materials...)

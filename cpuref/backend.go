@@ -83,9 +83,6 @@ func New(workers int) *Backend {
 	l.contactVelocities, l.project, l.blockDiag, l.build = b.contactVelocities, b.project, b.blockDiag, b.build
 	l.freeVelocity, l.contactImpulse, l.bodyImpulse = b.freeVelocities, b.contactImpulses, b.bodyImpulses
 	l.integrate = b.integrate
-	// Collision's per-body loop and narrowphase on the pool's workers (the
-	// contacts are the same for any number: see collide.Runner).
-	b.Collider.SetRunner(func(n, grain int, f func(part, lo, hi int)) { b.pool.run(n, grain, taskFunc(f)) })
 	return b
 }
 
