@@ -139,8 +139,11 @@ func Mechanism(scene string, n int) Case {
 }
 
 // File returns the case "file:PATH": the scene file at PATH (a settled bed
-// that `gpusim scenes --from` printed from a run's end, say), 2 warm-up
-// steps and 5 measured, with the file's settings.
+// that `gpusim scenes --from` printed from a run's end, say), or the
+// checkpoint at PATH (a name ending in .ckpt: its run's scene, settings,
+// state and warm-start memory, so that a bed settled with warm start
+// starts as settled as it was; a scene file starts cold), 2 warm-up steps
+// and 5 measured.
 func File(path string) Case {
 	return Case{Name: "file:" + path, Kind: KindOther, Scene: "file:" + path, Warmup: 2, Steps: 5}
 }

@@ -12,9 +12,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpusim/gpusim/checkpoint"
 	"github.com/gpusim/gpusim/engine"
 	"github.com/gpusim/gpusim/gpu"
 	"github.com/gpusim/gpusim/run"
+	"github.com/gpusim/gpusim/scene"
 )
 
 // Request asks for one measurement.
@@ -145,7 +147,18 @@ func Measure(req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc, err := c.Load()
+	var sc *scene.Scene
+	var ck *checkpoint.Checkpoint
+	if path, ok := strings.CutPrefix(c.Scene, "file:"); ok && strings.HasSuffix(path, ".ckpt") {
+		// A checkpoint: its run's scene and settings, and (below) its
+		// state and warm-start memory, so that a settled bed starts as
+		// settled as the run left it.
+		if sc, ck, err = run.Resume(path); err == nil && ck.State.Len() != len(sc.Model.Bodies) {
+			err = fmt.Errorf("checkpoint %s: a pour that has not ended (%d of %d bodies): not a benchmark case", path, ck.State.Len(), sc.TotalBodies())
+		}
+	} else {
+		sc, err = c.Load()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("bench: case %s: %w", c.Name, err)
 	}
@@ -166,6 +179,11 @@ func Measure(req Request) (*Result, error) {
 	sim, err := engine.NewSim(&sc.Model, sc.Settings, be)
 	if err != nil {
 		return nil, fmt.Errorf("bench: case %s: %w", c.Name, err)
+	}
+	if ck != nil {
+		if err := sim.Restore(ck.Step, &ck.State, ck.Warm); err != nil && !errors.Is(err, engine.ErrNoWarmStartData) {
+			return nil, fmt.Errorf("bench: case %s: %w", c.Name, err)
+		}
 	}
 	s := sc.Settings
 	res := &Result{Case: c.Name, Kind: c.Kind, Backend: be.Name(), Dt: s.Dt, Solver: s.Solver, Tol: s.Tol,

@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -101,5 +103,44 @@ func TestBenchQuickCPU(t *testing.T) {
 		if !strings.Contains(string(md), "| "+c.Name+" | cpu | 2 |") || !strings.Contains(string(md), "(over 1)") {
 			t.Errorf("bench.md has no speed-up row of %s on 2 workers", c.Name)
 		}
+	}
+}
+
+// TestBenchCaseCheckpoint: a file:PATH case of a checkpoint starts from the
+// checkpoint's state with its warm-start memory: without warm-up, the
+// start's largest speed is the checkpointed run's, read from its
+// final.csv (written at the same step), and the measured step equals the
+// run's next step (the resumed run's contacts and iterations).
+func TestBenchCaseCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	runOK(t, "run", "settle", "--set", "n=27", "--steps", "30", "--checkpoint", "30", "--out", filepath.Join(dir, "a"), "--quiet")
+	ck := filepath.Join(dir, "a", "checkpoints", "step-000030.ckpt")
+	out := runOK(t, "bench-case", "--case", "file:"+ck, "--steps", "1", "--warmup", "0")
+	var r bench.Result
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("bench-case: %v: %s", err, out)
+	}
+	final, err := os.ReadFile(filepath.Join(dir, "a", "final.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0.0
+	for _, line := range strings.Split(strings.TrimSpace(string(final)), "\n")[1:] {
+		f := strings.Split(line, ",")
+		var v [3]float64
+		for d := range 3 {
+			if v[d], err = strconv.ParseFloat(f[8+d], 64); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want = math.Max(want, math.Sqrt(v[0]*v[0]+v[1]*v[1]+v[2]*v[2]))
+	}
+	// final.csv prints every float64 so that it parses back exactly, and
+	// both sides take the same square root of the same sum.
+	if r.StartMaxSpeed != want || r.Bodies != 27 {
+		t.Errorf("bench-case on the checkpoint: %d bodies, start max speed %v m/s; want 27 and the run's %v", r.Bodies, r.StartMaxSpeed, want)
+	}
+	if !(want > 0) {
+		t.Errorf("the run's bodies are all at rest at step 30 (%v m/s): the check above proves nothing", want)
 	}
 }
