@@ -36,31 +36,7 @@ func advancedModel(t *testing.T, name string, sets []string, steps int) *engine.
 	}
 	set := sc.Settings
 	set.Solver, set.MaxIter = "apgd", min(set.MaxIter, 100)
-	b := New(0)
-	sim, err := engine.NewSim(&sc.Model, set, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range steps {
-		if _, err := sim.Step(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var st engine.State
-	if err := b.ReadState(&st); err != nil {
-		t.Fatal(err)
-	}
-	m := sc.Model
-	m.Bodies = append([]engine.Body(nil), m.Bodies...)
-	for i := range m.Bodies {
-		bd := &m.Bodies[i]
-		if bd.Fixed || bd.Shape.Kind == engine.Plane {
-			continue
-		}
-		bd.Pos, bd.Vel, bd.Omega = mgl64.Vec3(st.Pos[3*i:3*i+3]), mgl64.Vec3(st.Vel[3*i:3*i+3]), mgl64.Vec3(st.Omega[3*i:3*i+3])
-		bd.Rot = mgl64.Quat{W: st.Rot[4*i], V: mgl64.Vec3(st.Rot[4*i+1 : 4*i+4])}
-	}
-	return &m
+	return enginetest.Advanced(t, &sc.Model, set, New(0), steps)
 }
 
 // TestColours: the gs colouring is valid (no two contacts of one colour

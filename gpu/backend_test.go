@@ -199,31 +199,7 @@ func advanced(t *testing.T, sc *scene.Scene, steps int) *engine.Model {
 	t.Helper()
 	set := sc.Settings
 	set.MaxIter = min(set.MaxIter, 100)
-	b := cpuref.New(0)
-	sim, err := engine.NewSim(&sc.Model, set, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range steps {
-		if _, err := sim.Step(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var st engine.State
-	if err := b.ReadState(&st); err != nil {
-		t.Fatal(err)
-	}
-	m := sc.Model
-	m.Bodies = append([]engine.Body(nil), m.Bodies...)
-	for i := range m.Bodies {
-		bd := &m.Bodies[i]
-		if bd.Fixed || bd.Shape.Kind == engine.Plane {
-			continue
-		}
-		bd.Pos, bd.Vel, bd.Omega = mgl64.Vec3(st.Pos[3*i:3*i+3]), mgl64.Vec3(st.Vel[3*i:3*i+3]), mgl64.Vec3(st.Omega[3*i:3*i+3])
-		bd.Rot = mgl64.Quat{W: st.Rot[4*i], V: mgl64.Vec3(st.Rot[4*i+1 : 4*i+4])}
-	}
-	return &m
+	return enginetest.Advanced(t, &sc.Model, set, cpuref.New(0), steps)
 }
 
 // Tolerances of the comparison with cpuref's own dot-product order. The
