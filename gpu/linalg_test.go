@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"testing"
 	"time"
@@ -417,4 +418,38 @@ func TestLinAlgReleasesVectors(t *testing.T) {
 		}
 	}
 	t.Errorf("%d buffers live after the vectors went away, want %d", len(d.buffers), base)
+}
+
+// ReuseVec, growing a vector step by step as a settling pile's contacts
+// grow, takes a new buffer only when the length passes the room it made
+// (a quarter more than asked), and gives the replaced buffer back at the
+// next submit without a garbage collection: the device holds one buffer
+// for the vector throughout.
+func TestReuseVecReleasesReplaced(t *testing.T) {
+	d := requireDevice(t)
+	l := newLinAlg(t, d)
+	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // no collection may release anything here
+	base := len(d.buffers)
+	var v engine.Vec
+	news := 0
+	for n := 1000; n < 2000; n += 10 {
+		w := l.ReuseVec(v, n)
+		if w != v {
+			news++
+		}
+		v = w
+		l.Fill(v, 1)
+		if err := l.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if live := len(d.buffers) - base; live != 1 {
+			t.Fatalf("length %d: %d buffers live for one vector", n, live)
+		}
+	}
+	// 1000 → 1990 by 10, each new buffer a quarter larger than asked:
+	// lengths 1000, 1260, 1580 and 1980 take buffers of 1250, 1575, 1975
+	// and 2475 elements.
+	if news != 4 {
+		t.Errorf("%d new buffers for a length growing from 1000 to 1990, want 4", news)
+	}
 }
