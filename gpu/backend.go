@@ -144,7 +144,6 @@ func newBackendOn(d *Device) (*Backend, error) {
 		{&b.k.integrate, shaders.Integrate}, {&b.k.fixedForce, shaders.FixedForce},
 		{&b.k.jointRows, shaders.JointRows}, {&b.k.jointOps, shaders.JointOps},
 		{&b.k.rollingOps, shaders.RollingOps},
-		{&b.col.k.colour, shaders.GsColour}, {&b.col.k.sweep, shaders.GsColourSweep},
 	} {
 		var err error
 		if *k.k, err = d.Kernel(k.m); err != nil {

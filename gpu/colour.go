@@ -60,8 +60,16 @@ func (cl *colouring) release() {
 	cl.valid = false
 }
 
-// make makes the colouring's buffers, empty, on first use.
+// make builds the colouring's kernels and makes its buffers, empty, on
+// first use: a backend whose solver is not gs builds neither (each kernel
+// costs a compilation in the driver, and lavapipe's process keeps about a
+// megabyte of it per backend: TestBackendReleasesEverything).
 func (cl *colouring) make(d *Device) error {
+	if cl.k.colour == nil {
+		if err := kernels(d, kernelSpec{&cl.k.colour, shaders.GsColour}, kernelSpec{&cl.k.sweep, shaders.GsColourSweep}); err != nil {
+			return fmt.Errorf("gpu: colour: %w", err)
+		}
+	}
 	if cl.col[0] != nil {
 		return nil
 	}
