@@ -25,6 +25,9 @@ import (
 //     contacts found when they exceed it;
 //   - per contact: the device solvers' work vectors and partial sums,
 //     grown with Buffer.Grow's headroom: 1000 B, measured;
+//   - gs's colouring (colour.go), when the solver is gs: two colour
+//     buffers and the permutation, 4 B each per contact, and the blocks'
+//     counts, 16 B per contact in all (counted whatever the solver);
 //   - a run's guard (guard.go): the kept copy of the body state and the
 //     skip flags, 108 B per body, and of the warm-start memory, 36 B per
 //     contact (keys and impulses; rolling impulses, 24 B more, are left
@@ -43,7 +46,7 @@ func EstimateBytes(bodies, contacts int) int64 {
 	slots := int64(1) << bits.Len64(uint64(max(2*n, 128)-1))
 	capacity := 8*n + 64
 	contactCap := max(capacity, nc+nc/4)
-	return (288+240+108)*n + 8*slots + (4+56)*capacity + 400*contactCap + (1000+36)*nc
+	return (288+240+108)*n + 8*slots + (4+56)*capacity + 400*contactCap + (1000+36+16)*nc
 }
 
 // heapContactsPerBody is the contacts per body checkHeap assumes: a
