@@ -49,6 +49,23 @@ func EstimateBytes(bodies, contacts int) int64 {
 	return (288+240+108)*n + 8*slots + (4+56)*capacity + 400*contactCap + (1000+36+16)*nc
 }
 
+// The device collider's contact capacity at Load (loadCollider):
+// contactCapPerBody·bodies + contactCapSlack slots, each of which takes
+// jacobianSlotBytes in each of the basis, rhoA and rhoB buffers.
+const (
+	contactCapPerBody = 8
+	contactCapSlack   = 64
+	jacobianSlotBytes = 72
+)
+
+// largestBufferBytes is the size of the largest buffer a model of bodies
+// bodies makes in its first step (growSolver's basis, rhoA and rhoB at
+// the collider's initial capacity); later steps grow it with the
+// contacts.
+func largestBufferBytes(bodies int) int64 {
+	return jacobianSlotBytes * (contactCapPerBody*int64(bodies) + contactCapSlack)
+}
+
 // heapContactsPerBody is the contacts per body checkHeap assumes: a
 // settled bed of spheres has about 3 (docs/bench-gpu.md: 2.98 per body at
 // 1 000 000).
@@ -64,6 +81,16 @@ func checkHeap(bodies int, info DeviceInfo) error {
 	for _, h := range info.Heaps {
 		if h.DeviceLocal {
 			heap = max(heap, h.Size)
+		}
+	}
+	if r := uint64(info.MaxStorageBufferRange); r > 0 {
+		// The largest buffer the first step makes: basis, rhoA and rhoB, 9
+		// float64 for each contact slot of the device collider. Buffers
+		// are bound whole, so none may exceed the device's range.
+		if big := uint64(largestBufferBytes(bodies)); big > r {
+			most := max(0, (int64(r)/jacobianSlotBytes-contactCapSlack)/contactCapPerBody)
+			return fmt.Errorf("gpu: %d bodies need buffers of %d bytes (the contacts' Jacobian rows: %d B for each of %d·bodies + %d contact slots), more than %s's maxStorageBufferRange, %d bytes, allows: %w (this device takes at most %d bodies; use --backend cpu)",
+				bodies, big, jacobianSlotBytes, contactCapPerBody, contactCapSlack, info.Name, r, ErrOutOfMemory, most)
 		}
 	}
 	need := EstimateBytes(bodies, heapContactsPerBody*bodies)

@@ -41,4 +41,16 @@ func TestCheckHeap(t *testing.T) {
 	if err := checkHeap(1_000_000, DeviceInfo{}); err != nil {
 		t.Fatalf("no heap known: %v, want no refusal", err)
 	}
+	// lavapipe's 128 MiB binding range: the Jacobian buffers of the first
+	// step, 72 B for each of 8·bodies + 64 contact slots, fit up to
+	// (2²⁷/72 − 64)/8 = 233 008 bodies.
+	lp := DeviceInfo{Name: "llvmpipe", MaxStorageBufferRange: 1 << 27}
+	if err := checkHeap(233_008, lp); err != nil {
+		t.Fatalf("233 008 bodies in a 128 MiB range: %v", err)
+	}
+	err = checkHeap(233_009, lp)
+	if !errors.Is(err, ErrOutOfMemory) || !strings.Contains(err.Error(), "134217728 bytes") ||
+		!strings.Contains(err.Error(), "at most 233008 bodies") || !strings.Contains(err.Error(), "--backend cpu") {
+		t.Fatalf("233 009 bodies in a 128 MiB range: %v, want ErrOutOfMemory naming the range, the largest model and --backend cpu", err)
+	}
 }
