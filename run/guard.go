@@ -320,7 +320,14 @@ func (c *checkpointer) writeGood(sim *engine.Sim, sn *snapshot) (string, error) 
 func (g *guard) stop(sim *engine.Sim, ckp *checkpointer, sum *Summary, runErr error) error {
 	sn, err := g.good(true)
 	if err != nil {
-		return errors.Join(runErr, fmt.Errorf("run: the last good state: %w", err))
+		// The kept state went with the device (a lost device): the run's
+		// last periodic checkpoint, if any, is where to go on from.
+		err = fmt.Errorf("run: the last good state: %w", err)
+		if sum.Checkpoint != "" {
+			err = fmt.Errorf("%w; the last checkpoint written is %s: go on from it with gpusim run --resume %s (--backend cpu if the device is gone)",
+				err, sum.Checkpoint, sum.Checkpoint)
+		}
+		return errors.Join(runErr, err)
 	}
 	sum.Steps, sum.SimTime = sn.step, float64(sn.step)*sim.Settings().Dt
 	path, err := ckp.writeGood(sim, sn)

@@ -648,3 +648,36 @@ func TestStepErrorEndsRunVulkan(t *testing.T) {
 		t.Errorf("the run resumed from the checkpoint of step %d ends elsewhere than the unsplit run:\n%s\nwant\n%s", good, got, want)
 	}
 }
+
+// lostKept is failingIntegrate whose kept state goes with the device, as
+// on a truly lost device: ReadKept fails once the device is lost.
+type lostKept struct{ failingIntegrate }
+
+func (b *lostKept) ReadKept(s *engine.State, w *engine.WarmStartData) error {
+	if b.calls >= b.failAt {
+		return fmt.Errorf("gpu: read kept state: %w", gpu.ErrDeviceLost)
+	}
+	return b.Backend.ReadKept(s, w)
+}
+
+// TestLostDeviceNamesCheckpoint: when the device is lost and its kept
+// state with it, the run's error names the last periodic checkpoint and
+// how to go on from it, and that checkpoint is intact.
+func TestLostDeviceNamesCheckpoint(t *testing.T) {
+	skipVulkan(t)
+	const failAt, steps = 7, 12
+	out := filepath.Join(t.TempDir(), "run")
+	opt := Options{Backend: "vulkan", OutDir: out, CheckpointEvery: 4, wrapBackend: func(b engine.Backend) engine.Backend {
+		return &lostKept{failingIntegrate{Backend: b.(*gpu.Backend), failAt: failAt}}
+	}}
+	_, err := Run(context.Background(), pushedScene(t, 9.81, steps, true), opt)
+	ck := filepath.Join(out, "checkpoints", checkpoint.FileName(4))
+	if !errors.Is(err, gpu.ErrDeviceLost) || !strings.Contains(err.Error(), "the last checkpoint written is "+ck) ||
+		!strings.Contains(err.Error(), "--resume "+ck) {
+		t.Fatalf("run ended with %v, want ErrDeviceLost naming the checkpoint %s and --resume", err, ck)
+	}
+	if c, err := checkpoint.Read(ck); err != nil || c.Step != 4 {
+		t.Fatalf("checkpoint %s: %v", ck, err)
+	}
+	t.Logf("the run's error: %q", err)
+}
