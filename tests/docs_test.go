@@ -13,6 +13,7 @@ import (
 	"github.com/gpusim/gpusim/engine"
 	"github.com/gpusim/gpusim/engine/enginetest"
 	"github.com/gpusim/gpusim/fclib"
+	"github.com/gpusim/gpusim/gpu"
 )
 
 // The docs check (make docs-check): figures printed in docs/ are
@@ -274,4 +275,25 @@ func TestDocsFill(t *testing.T) {
 	force := docNumber(t, "validation.md", `\| 5\.00 \| \d+ \| (\d+) \(`)
 	checkFigure(t, "fill at 5 s: contacts", float64(last.Contacts), contacts, 0.02*contacts)
 	checkFigure(t, "fill at 5 s: container force (N)", -last.FixedForce[2], force, 0.01*force)
+}
+
+// TestDocsTrafficModel: docs/bench-gpu.md's traffic model — the table that
+// `gpusim bench --traffic` prints stands in the page as printed, and the
+// H200 figures derived from it (bytes per contact-iteration, the implied
+// rate of the measured 152 ms solve) are the model's.
+func TestDocsTrafficModel(t *testing.T) {
+	const doc = "bench-gpu.md"
+	var b strings.Builder
+	const bodies, contacts = 1_000_000, 2_980_000 // gpusim bench --traffic's bed
+	if err := gpu.WriteTrafficModel(&b, float64(bodies)/contacts, contacts, gpu.DatasheetBandwidths); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(docText(t, doc), b.String()) {
+		t.Errorf("docs/%s does not hold the traffic model as gpusim bench --traffic prints it now:\n%s", doc, b.String())
+	}
+	per := gpu.APGDBytesPerContactIteration(float64(bodies) / contacts)
+	checkFigure(t, "bytes per contact-iteration", per, docNumber(t, doc, `by the model ([0-9]+) B × 2\.98 M contacts`), 0.5)
+	// 100 iterations in the H200's measured 152 ms of solve (the page's
+	// table), in TB/s to two decimals.
+	checkFigure(t, "implied rate (TB/s)", per*contacts*100/0.152/1e12, docNumber(t, doc, `iterations / 0\.152 s = ([0-9.]+) TB/s`), 0.005)
 }
