@@ -8,7 +8,10 @@
 # the mechanism scenes (bench.Mechanism: 5 warm-up steps and 20 measured
 # from the scene's start) beside the CPU path and at the papers' sizes.
 # Without one it says so and runs the same at small size on lavapipe.
-# PARTS (default "tests small large mech") picks the sections.
+# PARTS (default "tests small large mech host") picks the sections; host
+# runs settle at n = 1000 on both backends with apgd and gs (what a step
+# reads back, the coloured sweep's time), and the traffic model is
+# printed in every case.
 #
 # Not part of make test or CI. Prebuilt binaries can stand in for go (a
 # GPU machine without a Go toolchain): GPUSIM=path/to/gpusim and
@@ -46,13 +49,13 @@ else
 	mech=chain-50,shear-60,shaker-60,mixer-40,flow-gap-60
 	paper=
 fi
-PARTS=${PARTS:-tests small large mech}
+PARTS=${PARTS:-tests small large mech host}
 part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 rc=0
 if part tests; then
 echo "== parity and conformance tests" >&2
 (cd gpu && GPUSIM_REQUIRE_VULKAN=1 "$GPU_TEST" -test.v -test.timeout 20m \
-	-test.run 'TestNarrowRowsBuild|TestCollideMatchesCPU|TestCollideNarrow|TestKernelCollideScan|TestSolversMatchCPU|TestEngineConformance|TestDeviceAPGD$|TestMemoryLimit|TestJointsMatchCPU|TestCollideDeviceExcluded|TestKinematicSceneStep|TestCompoundSceneStep') \
+	-test.run 'TestNarrowRowsBuild|TestCollideMatchesCPU|TestCollideNarrow|TestKernelCollideScan|TestSolversMatchCPU|TestEngineConformance|TestDeviceAPGD$|TestMemoryLimit|TestJointsMatchCPU|TestCollideDeviceExcluded|TestKinematicSceneStep|TestCompoundSceneStep|TestKernelColours|TestCheckStateMatchesHost|TestKeepState|TestReuseVecReleasesReplaced') \
 	>"$OUT/tests.log" 2>&1 || { rc=1; echo "gpu-bench: tests failed: $OUT/tests.log" >&2; }
 grep -E '^(--- |ok|FAIL)' "$OUT/tests.log" | grep -v '^    ' >&2
 fi
@@ -73,5 +76,17 @@ if part mech; then
 		"$GPUSIM" bench --backends vulkan --cases "$paper" --out "$OUT/paper" || rc=1
 	fi
 fi
-echo "gpu-bench: gpu=$gpu; tables in $OUT/{small,large,mech,paper}/bench.md" >&2
+if part host; then
+	# What a run reads back from the device per step (the guard's 12 bytes,
+	# the collision counts, the solver's scalars), and a gs run's time with
+	# the coloured sweep, beside the CPU path.
+	echo "== host traffic and the coloured gs" >&2
+	for be in vulkan cpu; do
+		"$GPUSIM" run settle --set n=1000 --backend $be --steps 20 --out "$OUT/host-$be" --overwrite --quiet || rc=1
+		"$GPUSIM" run settle --set n=1000 --set settings.solver=gs --backend $be --steps 20 --out "$OUT/gs-$be" --overwrite --quiet || rc=1
+	done
+	grep -H -E '"(step_read_back_bytes|step_s_median|iterations_mean)"' "$OUT"/host-vulkan/summary.json "$OUT"/gs-*/summary.json >&2
+fi
+"$GPUSIM" bench --traffic >"$OUT/traffic.md" || rc=1
+echo "gpu-bench: gpu=$gpu; tables in $OUT/{small,large,mech,paper}/bench.md, the traffic model in $OUT/traffic.md, runs in $OUT/{host,gs}-*" >&2
 exit $rc
