@@ -348,11 +348,18 @@ type lostDevice struct {
 }
 
 func (b *lostDevice) Integrate(gamma engine.Vec, h float64) error {
-	b.calls++
-	if b.calls == b.failAt {
+	return loseDeviceAt(&b.calls, b.failAt, func() error { return b.Backend.Integrate(gamma, h) })
+}
+
+// loseDeviceAt counts a call of Integrate in calls and returns what the
+// Vulkan backend returns when its device is lost at call failAt, else
+// integrate's result.
+func loseDeviceAt(calls *int, failAt int, integrate func() error) error {
+	*calls++
+	if *calls == failAt {
 		return fmt.Errorf("gpu: integrate: submit: %w", gpu.ErrDeviceLost)
 	}
-	return b.Backend.Integrate(gamma, h)
+	return integrate()
 }
 
 // TestStepErrorEndsRun: an error of the step itself (here a lost device at
@@ -590,11 +597,7 @@ type failingIntegrate struct {
 }
 
 func (b *failingIntegrate) Integrate(gamma engine.Vec, h float64) error {
-	b.calls++
-	if b.calls == b.failAt {
-		return fmt.Errorf("gpu: integrate: submit: %w", gpu.ErrDeviceLost)
-	}
-	return b.Backend.Integrate(gamma, h)
+	return loseDeviceAt(&b.calls, b.failAt, func() error { return b.Backend.Integrate(gamma, h) })
 }
 
 // TestStepErrorEndsRunVulkan is TestStepErrorEndsRun on Vulkan with the
