@@ -111,72 +111,67 @@ func TestCheckStateMatchesHost(t *testing.T) {
 			}
 		}},
 	}
-	for _, dev := range []struct {
-		name string
-		d    func(testing.TB) *Device
-	}{{"unified", requireDevice}, {"staging", requireStagingDevice}} {
-		t.Run(dev.name, func(t *testing.T) {
-			b := newTestBackendOn(t, dev.d(t))
-			set := engine.DefaultSettings()
-			if err := b.Load(m, &set); err != nil {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		b := newTestBackendOn(t, d)
+		set := engine.DefaultSettings()
+		if err := b.Load(m, &set); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.SetGuardLimits(&lim); err != nil {
+			t.Fatal(err)
+		}
+		var base, good, kept engine.State
+		if err := b.ReadState(&base); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.KeepState(false); err != nil {
+			t.Fatal(err)
+		}
+		good.CopyFrom(&base)
+		for _, c := range cases {
+			var s engine.State
+			s.CopyFrom(&base)
+			c.edit(&s)
+			if err := b.SetState(&s); err != nil {
 				t.Fatal(err)
 			}
-			if err := b.SetGuardLimits(&lim); err != nil {
+			var got engine.GuardReport
+			before := b.ReadBackBytes()
+			if err := b.CheckState(&got, false); err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			read := b.ReadBackBytes() - before
+			want := engine.GuardReportOf(engine.GuardOffenders(&s, &lim))
+			if !sameReport(&got, &want) {
+				t.Errorf("%s: device %+v, host %+v", c.name, got, want)
+			}
+			// 12 bytes of counts, and 96 of ids after a failure.
+			if wantRead := int64(12 + 96*btoi(want.Failed())); read != wantRead {
+				t.Errorf("%s: read back %d bytes, want %d", c.name, read, wantRead)
+			}
+			// A state that passes becomes the kept one; one that
+			// fails leaves the last that passed.
+			if !want.Failed() {
+				good.CopyFrom(&s)
+			}
+			if err := b.ReadKept(&kept, nil); err != nil {
 				t.Fatal(err)
 			}
-			var base, good, kept engine.State
-			if err := b.ReadState(&base); err != nil {
-				t.Fatal(err)
+			if !sameBits(&kept, &good) {
+				t.Errorf("%s: the kept state is not the last that passed", c.name)
 			}
-			if err := b.KeepState(false); err != nil {
-				t.Fatal(err)
-			}
-			good.CopyFrom(&base)
-			for _, c := range cases {
-				var s engine.State
-				s.CopyFrom(&base)
-				c.edit(&s)
-				if err := b.SetState(&s); err != nil {
-					t.Fatal(err)
+			switch c.name {
+			case "clean", "at bound", "on the boundary", "planes outside skipped":
+				if want.Failed() {
+					t.Errorf("%s: the host check fails: %+v", c.name, want)
 				}
-				var got engine.GuardReport
-				before := b.ReadBackBytes()
-				if err := b.CheckState(&got, false); err != nil {
-					t.Fatalf("%s: %v", c.name, err)
-				}
-				read := b.ReadBackBytes() - before
-				want := engine.GuardReportOf(engine.GuardOffenders(&s, &lim))
-				if !sameReport(&got, &want) {
-					t.Errorf("%s: device %+v, host %+v", c.name, got, want)
-				}
-				// 12 bytes of counts, and 96 of ids after a failure.
-				if wantRead := int64(12 + 96*btoi(want.Failed())); read != wantRead {
-					t.Errorf("%s: read back %d bytes, want %d", c.name, read, wantRead)
-				}
-				// A state that passes becomes the kept one; one that
-				// fails leaves the last that passed.
+			default:
 				if !want.Failed() {
-					good.CopyFrom(&s)
-				}
-				if err := b.ReadKept(&kept, nil); err != nil {
-					t.Fatal(err)
-				}
-				if !sameBits(&kept, &good) {
-					t.Errorf("%s: the kept state is not the last that passed", c.name)
-				}
-				switch c.name {
-				case "clean", "at bound", "on the boundary", "planes outside skipped":
-					if want.Failed() {
-						t.Errorf("%s: the host check fails: %+v", c.name, want)
-					}
-				default:
-					if !want.Failed() {
-						t.Errorf("%s: the host check passes", c.name)
-					}
+					t.Errorf("%s: the host check passes", c.name)
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 func btoi(b bool) int {
@@ -199,90 +194,85 @@ func sameReport(a, b *engine.GuardReport) bool {
 // WarmStartData returned them then. On the unified-memory and the
 // staging path; and ReadKept asks for what was kept.
 func TestKeepState(t *testing.T) {
-	for _, dev := range []struct {
-		name string
-		d    func(testing.TB) *Device
-	}{{"unified", requireDevice}, {"staging", requireStagingDevice}} {
-		t.Run(dev.name, func(t *testing.T) {
-			b := newTestBackendOn(t, dev.d(t))
-			set := engine.DefaultSettings()
-			set.WarmStart = true
-			m := sphereModel(4, 300)
-			sim, err := engine.NewSim(m, set, b)
-			if err != nil {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		b := newTestBackendOn(t, d)
+		set := engine.DefaultSettings()
+		set.WarmStart = true
+		m := sphereModel(4, 300)
+		sim, err := engine.NewSim(m, set, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s engine.State
+		if err := b.ReadKept(&s, nil); err == nil {
+			t.Error("ReadKept before KeepState: no error")
+		}
+		inf := math.Inf(1)
+		lim := engine.GuardLimits{Lo: mgl64.Vec3{-inf, -inf, -inf}, Hi: mgl64.Vec3{inf, inf, inf}, MaxSpeed: inf, Skip: make([]bool, len(m.Bodies))}
+		if err := b.SetGuardLimits(&lim); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.KeepState(false); err != nil {
+			t.Fatal(err)
+		}
+		var w engine.WarmStartData
+		if err := b.ReadKept(&s, &w); err == nil {
+			t.Error("ReadKept of warm-start data kept without: no error")
+		}
+		for range 3 {
+			if _, err := sim.Step(); err != nil {
 				t.Fatal(err)
 			}
-			var s engine.State
-			if err := b.ReadKept(&s, nil); err == nil {
-				t.Error("ReadKept before KeepState: no error")
-			}
-			inf := math.Inf(1)
-			lim := engine.GuardLimits{Lo: mgl64.Vec3{-inf, -inf, -inf}, Hi: mgl64.Vec3{inf, inf, inf}, MaxSpeed: inf, Skip: make([]bool, len(m.Bodies))}
-			if err := b.SetGuardLimits(&lim); err != nil {
+		}
+		var r engine.GuardReport
+		if err := b.CheckState(&r, true); err != nil || r.Failed() {
+			t.Fatalf("check after step 3: %v, %+v", err, r)
+		}
+		var want engine.State
+		var wantW engine.WarmStartData
+		if _, err := sim.Snapshot(&want, &wantW); err != nil {
+			t.Fatal(err)
+		}
+		if wantW.Len() == 0 {
+			t.Fatal("no warm-start keys after 3 steps: the test needs contacts")
+		}
+		for range 2 {
+			if _, err := sim.Step(); err != nil {
 				t.Fatal(err)
 			}
-			if err := b.KeepState(false); err != nil {
-				t.Fatal(err)
+		}
+		var bad engine.State
+		if err := b.ReadState(&bad); err != nil {
+			t.Fatal(err)
+		}
+		if slices.Equal(bad.Pos, want.Pos) {
+			t.Fatal("the state did not change after step 3: the test shows nothing")
+		}
+		bad.Omega[5] = math.NaN()
+		if err := b.SetState(&bad); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.CheckState(&r, true); err != nil || r.NonFinite != 1 {
+			t.Fatalf("check of a NaN: %v, %+v", err, r)
+		}
+		if err := b.ReadKept(&s, &w); err != nil {
+			t.Fatal(err)
+		}
+		if !sameBits(&s, &want) {
+			t.Error("the kept state is not the state after step 3")
+		}
+		for _, f := range []struct {
+			name      string
+			got, want []float64
+		}{{"gamma", w.Gamma, wantW.Gamma}, {"joints", w.Joints, wantW.Joints}, {"rolling", w.Rolling, wantW.Rolling}} {
+			if !slices.Equal(math64bits(f.got), math64bits(f.want)) {
+				t.Errorf("kept %s differs from that after step 3", f.name)
 			}
-			var w engine.WarmStartData
-			if err := b.ReadKept(&s, &w); err == nil {
-				t.Error("ReadKept of warm-start data kept without: no error")
-			}
-			for range 3 {
-				if _, err := sim.Step(); err != nil {
-					t.Fatal(err)
-				}
-			}
-			var r engine.GuardReport
-			if err := b.CheckState(&r, true); err != nil || r.Failed() {
-				t.Fatalf("check after step 3: %v, %+v", err, r)
-			}
-			var want engine.State
-			var wantW engine.WarmStartData
-			if _, err := sim.Snapshot(&want, &wantW); err != nil {
-				t.Fatal(err)
-			}
-			if wantW.Len() == 0 {
-				t.Fatal("no warm-start keys after 3 steps: the test needs contacts")
-			}
-			for range 2 {
-				if _, err := sim.Step(); err != nil {
-					t.Fatal(err)
-				}
-			}
-			var bad engine.State
-			if err := b.ReadState(&bad); err != nil {
-				t.Fatal(err)
-			}
-			if slices.Equal(bad.Pos, want.Pos) {
-				t.Fatal("the state did not change after step 3: the test shows nothing")
-			}
-			bad.Omega[5] = math.NaN()
-			if err := b.SetState(&bad); err != nil {
-				t.Fatal(err)
-			}
-			if err := b.CheckState(&r, true); err != nil || r.NonFinite != 1 {
-				t.Fatalf("check of a NaN: %v, %+v", err, r)
-			}
-			if err := b.ReadKept(&s, &w); err != nil {
-				t.Fatal(err)
-			}
-			if !sameBits(&s, &want) {
-				t.Error("the kept state is not the state after step 3")
-			}
-			for _, f := range []struct {
-				name      string
-				got, want []float64
-			}{{"gamma", w.Gamma, wantW.Gamma}, {"joints", w.Joints, wantW.Joints}, {"rolling", w.Rolling, wantW.Rolling}} {
-				if !slices.Equal(math64bits(f.got), math64bits(f.want)) {
-					t.Errorf("kept %s differs from that after step 3", f.name)
-				}
-			}
-			if !slices.Equal(w.A, wantW.A) || !slices.Equal(w.B, wantW.B) || !slices.Equal(w.Sub, wantW.Sub) {
-				t.Error("kept contact keys differ from those after step 3")
-			}
-		})
-	}
+		}
+		if !slices.Equal(w.A, wantW.A) || !slices.Equal(w.B, wantW.B) || !slices.Equal(w.Sub, wantW.Sub) {
+			t.Error("kept contact keys differ from those after step 3")
+		}
+	})
 }
 
 // sameBits reports whether a and b hold the same bits.

@@ -165,7 +165,7 @@ func (g *guard) take(sim *engine.Sim) error {
 	return err
 }
 
-// kept notes that the device's kept state is the sim's current one.
+// keptNow notes that the device's kept state is the sim's current one.
 func (g *guard) keptNow(sim *engine.Sim) {
 	g.kept, g.haveState, g.haveWSD = sim.Steps(), false, false
 }
