@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/gpusim/gpusim/checkpoint"
+	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
 	"github.com/gpusim/gpusim/gpu"
 	"github.com/gpusim/gpusim/run"
@@ -103,11 +104,12 @@ type Result struct {
 	// seen after a step; 0 on the CPU path.
 	DeviceMemory int64 `json:"device_memory_bytes"`
 
-	// TrafficPerContactIteration is gpu's traffic model of a device APGD
-	// iteration (gpu.APGDBytesPerContactIteration) at the case's mean
+	// TrafficPerContactIteration is the backend's traffic model of an
+	// APGD iteration (gpu.APGDBytesPerContactIteration on Vulkan,
+	// cpuref.APGDBytesPerContactIteration on the CPU) at the case's mean
 	// bodies per contact, and TrafficRate the rate it implies over the
 	// solve's median time: bytes per contact-iteration × contacts ×
-	// iterations / solve time (bytes/s). Vulkan rows with apgd only.
+	// iterations / solve time (bytes/s). Rows with apgd only.
 	TrafficPerContactIteration float64 `json:"traffic_bytes_per_contact_iteration"`
 	TrafficRate                float64 `json:"traffic_bytes_per_s"`
 
@@ -230,8 +232,12 @@ func Measure(req Request) (*Result, error) {
 	res.AllocBytesPerStep = float64(m1.TotalAlloc-m0.TotalAlloc) / n
 	res.MallocsPerStep = float64(m1.Mallocs-m0.Mallocs) / n
 	summarise(res, stats)
-	if req.Backend == "vulkan" && s.Solver == "apgd" && res.ContactsMean > 0 && res.Solve.Median > 0 {
-		res.TrafficPerContactIteration = gpu.APGDBytesPerContactIteration(float64(res.Bodies) / res.ContactsMean)
+	if s.Solver == "apgd" && res.ContactsMean > 0 && res.Solve.Median > 0 {
+		bpc := float64(res.Bodies) / res.ContactsMean
+		res.TrafficPerContactIteration = cpuref.APGDBytesPerContactIteration(bpc)
+		if req.Backend == "vulkan" {
+			res.TrafficPerContactIteration = gpu.APGDBytesPerContactIteration(bpc)
+		}
 		res.TrafficRate = res.TrafficPerContactIteration * res.ContactsMean * res.IterationsMean / res.Solve.Median
 	}
 

@@ -333,9 +333,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			continue
 		}
 		if !traffic {
-			b.WriteString("\n### Device traffic (model)\n\nBytes per contact and APGD iteration by gpu's traffic model (gpu/traffic.go: every access a trip " +
-				"to device memory, an upper bound) at the case's bodies per contact, and the rate it implies: model bytes × mean contacts × mean iterations / " +
-				"median solve time.\n\n| case | backend | bytes / contact-iteration | implied rate (GB/s) |\n| --- | --- | ---: | ---: |\n")
+			b.WriteString("\n### Solver traffic (model)\n\nBytes per contact and APGD iteration by the backend's traffic model (gpu/traffic.go, cpuref/traffic.go: " +
+				"every array a pass touches a trip to memory, an upper bound) at the case's bodies per contact, and the rate it implies: model bytes × mean " +
+				"contacts × mean iterations / median solve time.\n\n| case | backend | bytes / contact-iteration | implied rate (GB/s) |\n| --- | --- | ---: | ---: |\n")
 			traffic = true
 		}
 		fmt.Fprintf(b, "| %s | %s | %.0f | %.3g |\n", x.Case, x.Backend, x.TrafficPerContactIteration, x.TrafficRate/1e9)

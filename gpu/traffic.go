@@ -3,6 +3,8 @@ package gpu
 import (
 	"fmt"
 	"io"
+
+	"github.com/gpusim/gpusim/traffic"
 )
 
 // The device memory traffic of one iteration of the device APGD solver
@@ -21,77 +23,43 @@ import (
 // machine; TestTrafficModel checks it against the kernels' reflected
 // bindings.
 
-// Access is one binding's traffic in a kernel: bytes per contact and per
-// body, read or written.
-type Access struct {
-	Binding    uint32  // the kernel's binding
-	Name       string  // what the binding holds
-	PerContact float64 // bytes per contact
-	PerBody    float64 // bytes per body
-	Write      bool
-}
-
-// KernelTraffic is the traffic of one dispatch of a kernel in the
-// iteration.
-type KernelTraffic struct {
-	Kernel   string // shaders module name
-	Role     string
-	Accesses []Access
-}
-
-// PerContact returns the kernel's bytes per contact at bodiesPerContact
-// bodies per contact (its per-body traffic spread over the contacts).
-func (k KernelTraffic) PerContact(bodiesPerContact float64) float64 {
-	s := 0.0
-	for _, a := range k.Accesses {
-		s += a.PerContact + a.PerBody*bodiesPerContact
-	}
-	return s
-}
-
-// Sizes of the traffic model: a contact's three float64 of a vector, a
-// float64 per contact, a uint32.
+// The sizes the model counts in.
 const (
-	vec3 = 24
-	f64  = 8
-	u32  = 4
+	vec3 = traffic.Vec3
+	f64  = traffic.F64
+	u32  = traffic.U32
 )
 
 // APGDIterationTraffic returns the kernels of one device APGD iteration in
 // the order apgdRun.block records them (without anti-relaxation) and
 // their traffic.
-func APGDIterationTraffic() []KernelTraffic {
-	r := func(b uint32, name string, c, body float64) Access {
-		return Access{Binding: b, Name: name, PerContact: c, PerBody: body}
-	}
-	w := func(b uint32, name string, c, body float64) Access {
-		return Access{Binding: b, Name: name, PerContact: c, PerBody: body, Write: true}
-	}
+func APGDIterationTraffic() []traffic.Pass {
+	r, w := traffic.Read, traffic.Write
 	// The Schur product N x: apgd_body_impulse gathers over each movable
 	// body's contact list (both sides of a contact: its adjacency entry,
 	// its γ, its basis and the side's ρ), apgd_contact_velocity reads
 	// both bodies' dv and the contact's Jacobian.
-	bodyImpulse := KernelTraffic{Kernel: "apgd_body_impulse", Role: "dv = M⁻¹ D γ' (per body, over its contacts)", Accesses: []Access{
+	bodyImpulse := traffic.Pass{Name: "apgd_body_impulse", Role: "dv = M⁻¹ D γ' (per body, over its contacts)", Accesses: []traffic.Access{
 		w(0, "dv", 0, 6*f64), r(1, "γ'", 2*vec3, 0), r(2, "adjOff", 0, 2*u32), r(3, "adj", 2*u32, 0),
 		r(4, "basis", 2*9*f64, 0), r(5, "rhoA", 9*f64, 0), r(6, "rhoB", 9*f64, 0),
 		r(7, "invMass", 0, f64), r(8, "invInertia", 0, 3*f64), r(9, "fixedBody", 0, u32), r(10, "jadjOff", 0, 2*u32),
 	}}
-	contactVelocity := KernelTraffic{Kernel: "apgd_contact_velocity", Role: "Nγ' = Dᵀ dv (per contact)", Accesses: []Access{
+	contactVelocity := traffic.Pass{Name: "apgd_contact_velocity", Role: "Nγ' = Dᵀ dv (per contact)", Accesses: []traffic.Access{
 		w(0, "Nγ'", vec3, 0), r(3, "dv of A and B", 2*6*f64, 0), r(4, "a", u32, 0), r(5, "b", u32, 0),
 		r(6, "basis", 9*f64, 0), r(7, "rhoA", 9*f64, 0), r(8, "rhoB", 9*f64, 0),
 	}}
-	return []KernelTraffic{
-		{Kernel: "apgd_step", Role: "γ' = Π(y − t g)", Accesses: []Access{
+	return []traffic.Pass{
+		{Name: "apgd_step", Role: "γ' = Π(y − t g)", Accesses: []traffic.Access{
 			w(0, "γ'", vec3, 0), r(1, "y", vec3, 0), r(2, "g", vec3, 0), r(3, "mu", f64, 0), r(4, "coh", f64, 0)}},
 		bodyImpulse,
 		contactVelocity,
-		{Kernel: "apgd_dot", Role: "trial's four dot products", Accesses: []Access{
+		{Name: "apgd_dot", Role: "trial's four dot products", Accesses: []traffic.Access{
 			r(1, "γ'", vec3, 0), r(2, "Nγ'", vec3, 0), r(3, "r", vec3, 0), r(4, "y", vec3, 0), r(5, "N y", vec3, 0)}},
-		{Kernel: "apgd_residual", Role: "residual vector", Accesses: []Access{
+		{Name: "apgd_residual", Role: "residual vector", Accesses: []traffic.Access{
 			w(0, "tmp", vec3, 0), r(1, "γ'", vec3, 0), r(2, "Nγ'", vec3, 0), r(3, "r", vec3, 0), r(4, "mu", f64, 0), r(5, "coh", f64, 0)}},
-		{Kernel: "apgd_dot", Role: "accept's two dot products", Accesses: []Access{
+		{Name: "apgd_dot", Role: "accept's two dot products", Accesses: []traffic.Access{
 			r(1, "tmp", vec3, 0), r(2, "g", vec3, 0), r(3, "γ'", vec3, 0), r(4, "γ", vec3, 0)}},
-		{Kernel: "apgd_next", Role: "best, y, N y, g, γ, Nγ", Accesses: []Access{
+		{Name: "apgd_next", Role: "best, y, N y, g, γ, Nγ", Accesses: []traffic.Access{
 			w(0, "best (when better)", vec3, 0), w(1, "y", vec3, 0), r(2, "γ", vec3, 0), w(2, "γ", vec3, 0), r(3, "γ'", vec3, 0),
 			w(4, "N y", vec3, 0), r(5, "Nγ", vec3, 0), w(5, "Nγ", vec3, 0), r(6, "Nγ'", vec3, 0), w(7, "g", vec3, 0), r(8, "r", vec3, 0)}},
 	}
@@ -100,11 +68,7 @@ func APGDIterationTraffic() []KernelTraffic {
 // APGDBytesPerContactIteration is the model's bytes per contact and
 // iteration at bodiesPerContact movable bodies per contact.
 func APGDBytesPerContactIteration(bodiesPerContact float64) float64 {
-	s := 0.0
-	for _, k := range APGDIterationTraffic() {
-		s += k.PerContact(bodiesPerContact)
-	}
-	return s
+	return traffic.PerContactIteration(APGDIterationTraffic(), bodiesPerContact)
 }
 
 // WriteTrafficModel writes the model as a Markdown table at
@@ -112,21 +76,10 @@ func APGDBytesPerContactIteration(bodiesPerContact float64) float64 {
 // step of 100 iterations it predicts for contacts contacts on devices of
 // the given memory bandwidths (bytes/s, by name), bandwidth alone.
 func WriteTrafficModel(w io.Writer, bodiesPerContact float64, contacts int, bandwidths []NamedBandwidth) error {
-	_, err := fmt.Fprintf(w, "| kernel | what | bytes / contact | of which per body (× %.3g bodies / contact) |\n| --- | --- | ---: | ---: |\n", bodiesPerContact)
+	total, err := traffic.WriteTable(w, "kernel", APGDIterationTraffic(), bodiesPerContact)
 	if err != nil {
 		return err
 	}
-	total := 0.0
-	for _, k := range APGDIterationTraffic() {
-		body := 0.0
-		for _, a := range k.Accesses {
-			body += a.PerBody * bodiesPerContact
-		}
-		c := k.PerContact(bodiesPerContact)
-		total += c
-		fmt.Fprintf(w, "| %s | %s | %.0f | %.0f |\n", k.Kernel, k.Role, c, body)
-	}
-	fmt.Fprintf(w, "| **total** | one iteration | **%.0f** | |\n\n", total)
 	fmt.Fprintf(w, "Predicted by bandwidth alone for %d contacts (%.3g GB per iteration):\n\n", contacts, total*float64(contacts)/1e9)
 	fmt.Fprintf(w, "| device | bandwidth (TB/s) | ms / iteration | ms / step of 100 iterations |\n| --- | ---: | ---: | ---: |\n")
 	for _, b := range bandwidths {

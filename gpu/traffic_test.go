@@ -15,9 +15,9 @@ import (
 // counted as written (a write the model forgot).
 func TestTrafficModel(t *testing.T) {
 	for _, k := range APGDIterationTraffic() {
-		m, ok := shaders.Lookup(k.Kernel)
+		m, ok := shaders.Lookup(k.Name)
 		if !ok {
-			t.Errorf("%s: no such kernel", k.Kernel)
+			t.Errorf("%s: no such kernel", k.Name)
 			continue
 		}
 		written := map[uint32]bool{}
@@ -30,11 +30,11 @@ func TestTrafficModel(t *testing.T) {
 			}
 			switch {
 			case found == nil:
-				t.Errorf("%s: binding %d (%s) does not exist", k.Kernel, a.Binding, a.Name)
+				t.Errorf("%s: binding %d (%s) does not exist", k.Name, a.Binding, a.Name)
 			case a.Write && found.ReadOnly:
-				t.Errorf("%s: binding %d (%s) is readonly but counted as written", k.Kernel, a.Binding, a.Name)
+				t.Errorf("%s: binding %d (%s) is readonly but counted as written", k.Name, a.Binding, a.Name)
 			case !a.Write && found.WriteOnly:
-				t.Errorf("%s: binding %d (%s) is writeonly but counted as read", k.Kernel, a.Binding, a.Name)
+				t.Errorf("%s: binding %d (%s) is writeonly but counted as read", k.Name, a.Binding, a.Name)
 			}
 			if a.Write {
 				written[a.Binding] = true
@@ -44,11 +44,11 @@ func TestTrafficModel(t *testing.T) {
 			// apgd_contact_velocity writes g only with withG, which the
 			// iteration's product does not set; the scalar buffer's
 			// writes are a few bytes (apgd_sum's dots).
-			if b.ReadOnly || written[b.Binding] || (k.Kernel == "apgd_contact_velocity" && b.Binding == 1) ||
-				(k.Kernel == "apgd_dot" && b.Binding == 0) {
+			if b.ReadOnly || written[b.Binding] || (k.Name == "apgd_contact_velocity" && b.Binding == 1) ||
+				(k.Name == "apgd_dot" && b.Binding == 0) {
 				continue
 			}
-			t.Errorf("%s: binding %d may be written but the model counts no write", k.Kernel, b.Binding)
+			t.Errorf("%s: binding %d may be written but the model counts no write", k.Name, b.Binding)
 		}
 	}
 	// The sum at 1/3 body per contact (a settled bed: 3 contacts per body).

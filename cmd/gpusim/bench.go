@@ -18,7 +18,9 @@ import (
 	"syscall"
 
 	"github.com/gpusim/gpusim/bench"
+	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/gpu"
+	"github.com/gpusim/gpusim/traffic"
 )
 
 // cmdBench runs the benchmark matrix (or the scaling series) on the chosen
@@ -36,7 +38,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		quick    = fs.Bool("quick", false, "the CI-sized matrix: tiny N, 2 steps")
 		scaling  = fs.Bool("scaling", false, "the scaling series instead of the matrix: settle from a settled-like state, N = 1000 … 64 000")
 		workers  = fs.String("workers", "", "comma-separated worker counts: measure every case on the CPU path with each (settings.workers) and report the speed-up over the fewest")
-		traffic  = fs.Bool("traffic", false, "print the device APGD iteration's traffic model (bytes per contact, kernel by kernel) and the time per step it predicts for a bed of 1 000 000 spheres, and exit")
+		model    = fs.Bool("traffic", false, "print the traffic models of an APGD iteration (bytes per contact: the device's kernel by kernel, with the time per step it predicts for a bed of 1 000 000 spheres; the CPU path's loop by loop) and exit")
 		device   = fs.String("device", "", "Vulkan device: index, UUID (GPU-…), PCI address or name substring; default: the best GPU among those CUDA_VISIBLE_DEVICES leaves visible")
 	)
 	fs.Usage = func() {
@@ -51,11 +53,16 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	if len(pos) > 0 {
 		return usageError{fmt.Errorf("bench takes no arguments, got %q", pos)}
 	}
-	if *traffic {
+	if *model {
 		// The H200's bed-1000000 (docs/bench-gpu.md): 2 980 000 contacts.
 		const bodies, contacts = 1_000_000, 2_980_000
 		fmt.Fprintf(stdout, "Device APGD iteration, bodies per contact %d/%d:\n\n", bodies, contacts)
-		return gpu.WriteTrafficModel(stdout, float64(bodies)/contacts, contacts, gpu.DatasheetBandwidths)
+		if err := gpu.WriteTrafficModel(stdout, float64(bodies)/contacts, contacts, gpu.DatasheetBandwidths); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "\nCPU path's APGD iteration, bodies per contact %d/%d:\n\n", bodies, contacts)
+		_, err := traffic.WriteTable(stdout, "loop", cpuref.APGDIterationTraffic(), float64(bodies)/contacts)
+		return err
 	}
 	if *steps < 0 {
 		return usageError{fmt.Errorf("--steps %d must be ≥ 1 (0: each case's)", *steps)}
