@@ -80,10 +80,18 @@ func TestBenchQuickMatrix(t *testing.T) {
 			t.Errorf("bench.md has no column %q", col)
 		}
 	}
-	for _, c := range cases {
-		// A row in each of the four tables.
-		if n := strings.Count(text, "| "+c.Name+" | cpu |"); n != 4 {
-			t.Errorf("bench.md has %d rows of %s, want 4", n, c.Name)
+	for i, c := range cases {
+		// A row in each of the four tables, and one in the traffic table
+		// for an apgd case with contacts.
+		want := 4
+		if r := rep.Results[i]; r.Solver == "apgd" && r.ContactsMean > 0 {
+			want = 5
+			if !(rep.Results[i].TrafficPerContactIteration > 0) || !(rep.Results[i].TrafficRate > 0) {
+				t.Errorf("%s: apgd on the CPU without the traffic model's figures", c.Name)
+			}
+		}
+		if n := strings.Count(text, "| "+c.Name+" | cpu |"); n != want {
+			t.Errorf("bench.md has %d rows of %s, want %d", n, c.Name, want)
 		}
 	}
 }
