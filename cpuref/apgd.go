@@ -21,8 +21,8 @@ import (
 //
 //	contacts: y = (1+β)γ_k − βγ_{k−1}, Ny likewise from Nγ_k and Nγ_{k−1}
 //	          (or γ_k and Nγ_k after a restart), g = Ny + r,
-//	          γ' = Π(y − t g), F and τ of D_k γ'
-//	bodies:   M⁻¹Dγ'
+//	          γ' = Π(y − t g)
+//	bodies:   M⁻¹Dγ' (gathered from each contact's γ' and Jacobian)
 //	contacts: Nγ', [r' = r₀ + a(Nγ' + r₀)], the residual vector of γ'
 //	elements: γ'·Nγ', r·γ', (γ'−y)·(Nγ'−Ny), ‖γ'−y‖², the residual
 //	          vector's squared norm, g·(γ'−γ_k)
@@ -74,7 +74,6 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 	for _, v := range []*[]float64{&w.g, &w.x, &w.xNew, &w.y, &w.best, &w.ny, &w.nx, &w.nxNew, &w.tmp} {
 		*v = resizeF(*v, n)
 	}
-	b.imp = resizeF(b.imp, 9*nc)
 	w.r0, w.r, w.rNext, w.gd, w.ar = b.r, b.r, b.r, opt.Gd, ar
 	if ar {
 		w.rAR, w.rAR2 = resizeF(w.rAR, n), resizeF(w.rAR2, n)
@@ -135,6 +134,7 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 				w.negT = -t
 				b.pool.forChunks(nc, contactGrain, w.loops.trial)
 			}
+			b.args.x = xNew
 			b.pool.forChunks(b.n, bodyGrain, taskFunc(b.loops.bodyImpulse))
 			b.pool.forChunks(nc, contactGrain, w.loops.velRes)
 			d = b.dots6(n)
@@ -249,8 +249,7 @@ func (b *Backend) apgdTrialY(c, lo, hi int) {
 	b.apgdTrial(c, lo, hi)
 }
 
-// apgdTrial sets γ'_k = Π(y_k − t g_k) and its impulse for the contacts in
-// [lo, hi).
+// apgdTrial sets γ'_k = Π(y_k − t g_k) for the contacts in [lo, hi).
 func (b *Backend) apgdTrial(_, lo, hi int) {
 	w := &b.apgd
 	y, g, xn, nt := w.y, w.g, w.xNew, w.negT
@@ -258,7 +257,6 @@ func (b *Backend) apgdTrial(_, lo, hi int) {
 		xn[i] = 1*y[i] + nt*g[i]
 	}
 	projectCones(xn, xn, b.con.Mu, b.coh, lo, hi)
-	b.impulses(lo, hi, xn)
 }
 
 // apgdVelRes sets, for the contacts in [lo, hi), Nγ'_k = D_kᵀ dv; when

@@ -37,7 +37,6 @@ type Backend struct {
 	force, torque        []float64 // external, world frame
 	vfree                []float64 // v + h M⁻¹ f, 6 per body (linear world, angular body)
 	dv                   []float64 // M⁻¹ D x, 6 per body (scratch of Schur)
-	imp                  []float64 // F, τ_A, τ_B of D_k x, 9 per contact (scratch of Schur)
 
 	// The contacts' Jacobian (contacts: see collide.Collider).
 	basis []float64  // n, u, w (world), 9 per contact
@@ -61,7 +60,7 @@ type Backend struct {
 	args  loopArgs // operands of the running parallel loop
 	loops struct { // the parallel loops' bodies, made once by New
 		contactVelocities, project, blockDiag, build taskFunc
-		freeVelocity, contactImpulse, bodyImpulse    taskFunc
+		freeVelocity, bodyImpulse                    taskFunc
 		integrate                                    taskFunc
 	}
 }
@@ -81,7 +80,7 @@ func New(workers int) *Backend {
 	b := &Backend{linalg: linalg{pool: newPool(workers)}}
 	l := &b.loops
 	l.contactVelocities, l.project, l.blockDiag, l.build = b.contactVelocities, b.project, b.blockDiag, b.build
-	l.freeVelocity, l.contactImpulse, l.bodyImpulse = b.freeVelocities, b.contactImpulses, b.bodyImpulses
+	l.freeVelocity, l.bodyImpulse = b.freeVelocities, b.bodyImpulses
 	l.integrate = b.integrate
 	return b
 }

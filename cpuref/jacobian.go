@@ -141,54 +141,24 @@ func (b *Backend) velocities(lo, hi int, v []float64, out []float64) {
 
 // bodyImpulse sets dv = M⁻¹ D x for every movable body: the sum over the
 // body's contacts, in contact order, of the impulse x_k applied through
-// D_k (force ∓Σ_d x_k,d d, body-frame torque Σ_d x_k,d ρ_d), scaled by
-// the inverse mass and inertia. It runs in two passes: per contact the
-// force F_k = Σ_d x_k,d d and the torques τ_A,k = Σ_d x_k,d ρ_A,d and
-// τ_B,k (each sum in the order d = n, u, w), then per body the sums of
-// −F_k or F_k and of τ_k over its contact list. F_k is computed once for
-// both bodies; the values are those of summing Σ_d (−x_k,d) d for A
-// directly, since negation is exact and rounding is symmetric.
+// D_k (force ∓Σ_d x_k,d d, body-frame torque Σ_d x_k,d ρ_d, each sum in
+// the order d = n, u, w), scaled by the inverse mass and inertia: one
+// pass over the bodies that gathers from each contact's γ and Jacobian,
+// as the device's body_impulse kernels do. Body A subtracts the force
+// Σ_d x_k,d d: the values are those of summing Σ_d (−x_k,d) d, since
+// negation is exact and rounding is symmetric (TestBodyImpulseBits).
 func (b *Backend) bodyImpulse(x Vec, dv []float64) {
-	b.imp = resizeF(b.imp, 9*b.con.Len())
 	b.args.x, b.args.dv = x, dv
-	b.pool.forChunks(b.con.Len(), contactGrain, taskFunc(b.loops.contactImpulse))
 	b.pool.forChunks(b.n, bodyGrain, taskFunc(b.loops.bodyImpulse))
 	b.args.x, b.args.dv = nil, nil
 }
 
-// contactImpulses sets imp_k for the contacts k in [lo, hi) from the
-// impulses args.x.
-func (b *Backend) contactImpulses(_, lo, hi int) { b.impulses(lo, hi, b.args.x) }
-
-// impulses sets imp_k = (F_k, τ_A,k, τ_B,k) for the contacts k in [lo, hi)
-// from the impulses x (3 per contact).
-func (b *Backend) impulses(lo, hi int, x []float64) {
-	for k := lo; k < hi; k++ {
-		g := (*[3]float64)(x[3*k : 3*k+3])
-		bs := (*[9]float64)(b.basis[9*k : 9*k+9])
-		ra := (*[9]float64)(b.rhoA[9*k : 9*k+9])
-		rb := (*[9]float64)(b.rhoB[9*k : 9*k+9])
-		o := (*[9]float64)(b.imp[9*k : 9*k+9])
-		g0, g1, g2 := g[0], g[1], g[2]
-		for j := 0; j < 3; j++ {
-			o[j] = g0*bs[j] + g1*bs[3+j] + g2*bs[6+j]
-			o[3+j] = g0*ra[j] + g1*ra[3+j] + g2*ra[6+j]
-			o[6+j] = g0*rb[j] + g1*rb[3+j] + g2*rb[6+j]
-		}
-	}
-	if b.rl.n > 0 && len(x) == b.rows() {
-		// Rolling blocks' torques join their contacts' (τ_A, τ_B), so
-		// that they reach the bodies through the contact lists.
-		for k := lo; k < hi; k++ {
-			b.addRollingTorques(k, x, (*[9]float64)(b.imp[9*k:9*k+9]))
-		}
-	}
-}
-
-// bodyImpulses sets args.dv for the bodies in [lo, hi) from imp and the
-// joint rows of args.x.
+// bodyImpulses sets args.dv for the bodies in [lo, hi) from the impulses
+// args.x: its joint rows, then its contacts (with their rolling blocks'
+// torques, which join their contacts' before the body's sum takes them).
 func (b *Backend) bodyImpulses(_, lo, hi int) {
-	dv := b.args.dv
+	dv, x := b.args.dv, b.args.x
+	rolling := b.rl.n > 0 && len(x) == b.rows()
 	for i := lo; i < hi; i++ {
 		o := (*[6]float64)(dv[6*i : 6*i+6])
 		if b.fixed[i] {
@@ -200,27 +170,39 @@ func (b *Backend) bodyImpulses(_, lo, hi int) {
 			// Joint rows first, so that contacts add in the same order as
 			// without joints; their sums start from the joints' instead of 0.
 			var f, t [3]float64
-			b.addJointImpulses(i, b.args.x, &f, &t)
+			b.addJointImpulses(i, x, &f, &t)
 			f0, f1, f2, t0, t1, t2 = f[0], f[1], f[2], t[0], t[1], t[2]
 		}
 		for _, e := range b.adj[b.adjOff[i]:b.adjOff[i+1]] {
 			k := int(e >> 1)
-			m := (*[9]float64)(b.imp[9*k : 9*k+9])
-			if e&1 == 0 {
-				f0 -= m[0]
-				f1 -= m[1]
-				f2 -= m[2]
-				t0 += m[3]
-				t1 += m[4]
-				t2 += m[5]
-			} else {
-				f0 += m[0]
-				f1 += m[1]
-				f2 += m[2]
-				t0 += m[6]
-				t1 += m[7]
-				t2 += m[8]
+			g := (*[3]float64)(x[3*k : 3*k+3])
+			bs := (*[9]float64)(b.basis[9*k : 9*k+9])
+			rho := (*[9]float64)(b.rhoA[9*k : 9*k+9])
+			if e&1 != 0 {
+				rho = (*[9]float64)(b.rhoB[9*k : 9*k+9])
 			}
+			g0, g1, g2 := g[0], g[1], g[2]
+			F0 := g0*bs[0] + g1*bs[3] + g2*bs[6]
+			F1 := g0*bs[1] + g1*bs[4] + g2*bs[7]
+			F2 := g0*bs[2] + g1*bs[5] + g2*bs[8]
+			T0 := g0*rho[0] + g1*rho[3] + g2*rho[6]
+			T1 := g0*rho[1] + g1*rho[4] + g2*rho[7]
+			T2 := g0*rho[2] + g1*rho[5] + g2*rho[8]
+			if rolling {
+				T0, T1, T2 = b.addRollingTorque(k, e&1, x, T0, T1, T2)
+			}
+			if e&1 == 0 {
+				f0 -= F0
+				f1 -= F1
+				f2 -= F2
+			} else {
+				f0 += F0
+				f1 += F1
+				f2 += F2
+			}
+			t0 += T0
+			t1 += T1
+			t2 += T2
 		}
 		im := b.invMass[i]
 		ji := (*[3]float64)(b.invInertia[3*i : 3*i+3])

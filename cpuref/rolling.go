@@ -115,21 +115,25 @@ func (b *Backend) rollingVelocity(k int, v []float64, u *[3]float64) {
 	}
 }
 
-// addRollingTorques adds contact k's rolling block's body-frame torques
-// for the impulses x (the whole γ) to o, imp's 9 values of contact k
-// (F, τ_A, τ_B), when k has a block.
-func (b *Backend) addRollingTorques(k int, x []float64, o *[9]float64) {
+// addRollingTorque returns the torque (t0, t1, t2) of contact k on its
+// side (0: A, 1: B) plus, when the contact has a rolling block, the
+// block's torque on that side from the impulses x: Σ_d γ_d rot_d over its
+// rows u, w, n (rot = rotA or rotB).
+func (b *Backend) addRollingTorque(k int, side int32, x []float64, t0, t1, t2 float64) (float64, float64, float64) {
 	rl := &b.rl
 	r := rl.idx[k]
 	if r < 0 {
-		return
+		return t0, t1, t2
 	}
-	g := x[rl.off+3*int(r) : rl.off+3*int(r)+3]
-	ra, rb := rl.rotA[9*r:9*r+9], rl.rotB[9*r:9*r+9]
-	for j := range 3 {
-		o[3+j] += g[0]*ra[j] + g[1]*ra[3+j] + g[2]*ra[6+j]
-		o[6+j] += g[0]*rb[j] + g[1]*rb[3+j] + g[2]*rb[6+j]
+	g := (*[3]float64)(x[rl.off+3*int(r) : rl.off+3*int(r)+3])
+	rot := (*[9]float64)(rl.rotA[9*r : 9*r+9])
+	if side != 0 {
+		rot = (*[9]float64)(rl.rotB[9*r : 9*r+9])
 	}
+	t0 += g[0]*rot[0] + g[1]*rot[3] + g[2]*rot[6]
+	t1 += g[0]*rot[1] + g[1]*rot[4] + g[2]*rot[7]
+	t2 += g[0]*rot[2] + g[1]*rot[5] + g[2]*rot[8]
+	return t0, t1, t2
 }
 
 // rollingSide is one body of a rolling block: its index and its three

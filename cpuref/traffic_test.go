@@ -9,11 +9,10 @@ import (
 )
 
 // TestTrafficModelLayout checks the CPU traffic model against the arrays
-// an APGD step of a settling pile builds: the Jacobian's and the contact
-// impulses' bytes per contact, and the solver vectors the iteration
-// streams (three float64 per contact each), so that a change of layout
-// shows here until the model follows it; and the model's sum at 1/3 body
-// per contact.
+// an APGD step of a settling pile builds: the Jacobian's bytes per
+// contact and the solver vectors the iteration streams (three float64 per
+// contact each), so that a change of layout shows here until the model
+// follows it; and the model's sum at 1/3 body per contact.
 func TestTrafficModelLayout(t *testing.T) {
 	sc, err := scene.LoadBuiltin("settle", []string{"n=200"})
 	if err != nil {
@@ -37,18 +36,16 @@ func TestTrafficModelLayout(t *testing.T) {
 	if got := per(len(b.basis) + len(b.rhoA) + len(b.rhoB)); got != jacobianPerContact {
 		t.Errorf("the Jacobian holds %g bytes per contact, the model counts %d", got, jacobianPerContact)
 	}
-	if got := per(len(b.imp)); got != impPerContact {
-		t.Errorf("imp holds %g bytes per contact, the model counts %d", got, impPerContact)
-	}
 	w := &b.apgd
 	for _, v := range [][]float64{w.g, w.x, w.xNew, w.y, w.ny, w.nx, w.nxNew, w.tmp} {
 		if got := per(len(v)); got != 24 {
 			t.Errorf("a solver vector holds %g bytes per contact, the model counts 24", got)
 		}
 	}
-	// The terms: 120 + 16 + 96 + 72 + 216 (trial) + 8 + 96 + 89/3 (body
-	// impulses) + 8 + 96 + 24 + 48 + 16 + 24 + 216 (velocities) + 192.
-	want := 520 + 104 + 89.0/3 + 432 + 192
+	// The terms: 120 + 16 + 96 (trial) + 8 + 48 + 144 + 72 + 72 + 89/3
+	// (body impulses: each side its γ', the basis and its ρ) + 8 + 96 +
+	// 216 + 24 + 48 + 16 + 24 (velocities) + 192.
+	want := 232 + 344 + 89.0/3 + 432 + 192
 	// 1e-12 relative: the model sums its terms in another order.
 	if got := APGDBytesPerContactIteration(1.0 / 3); math.Abs(got-want) > 1e-12*want {
 		t.Errorf("bytes per contact-iteration %g, want %g", got, want)
