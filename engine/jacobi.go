@@ -235,7 +235,9 @@ type GaussSeidel struct {
 func (*GaussSeidel) Name() string { return "gs" }
 
 // Solve sweeps from the guess in gamma (projected onto the cones first) and
-// leaves the last iterate there.
+// leaves the last iterate there. A Problem that implements DeviceGS runs
+// the sweeps on its device when a residual is read after every sweep
+// (opt.Tol > 0 or opt.History).
 func (g *GaussSeidel) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error) {
 	var st SolveStats
 	omega, lambda, err := relaxation(g.Name(), g.Omega, g.Lambda, gsOmega, gsLambda)
@@ -247,11 +249,18 @@ func (g *GaussSeidel) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats,
 		return st, err
 	}
 	diag := p.NewVec(n) // g_i on the rows of contact i
-	nx := p.NewVec(n)   // N γ
-	tmp := p.NewVec(n)  // scratch
 	if err := blockDiag(g.Name(), p, diag, nil); err != nil {
 		return st, err
 	}
+	if d, ok := p.(DeviceGS); ok && deviceTakes(p) && (opt.Tol > 0 || opt.History) {
+		// The backend runs the same iterations on the device, reading
+		// back the residual once per block of them rather than once per
+		// sweep. Without a stopping test or history the loop below reads
+		// no residual until the end anyway.
+		return d.SolveGS(gamma, diag, omega, lambda, opt)
+	}
+	nx := p.NewVec(n)  // N γ
+	tmp := p.NewVec(n) // scratch
 	// Lines 2–7 of each iteration.
 	return iterate(g.Name(), p, gamma, nx, tmp, opt, omega, false, func() { p.Sweep(gamma, diag, omega, lambda) })
 }

@@ -90,6 +90,20 @@ type DeviceJacobi interface {
 	JacobiRho(diag, inv, v, w Vec, steps int) (float64, error)
 }
 
+// DeviceGS is implemented by a Problem whose backend runs the iterations
+// of Gauss–Seidel itself, with the scalars kept on the device.
+// GaussSeidel.Solve calls it once it has ω, λ and diag = g_i on the rows
+// of contact i (N_rr on joint row r), when its own loop would read a
+// residual every iteration (opt.Tol > 0 or opt.History); SolveGS projects
+// gamma and must then compute what GaussSeidel.Solve's own iterations
+// (Sweep, then Schur and the residual and objective of the new iterate)
+// compute on the Problem: the same iterates, stopping test, iterations,
+// residual, objective, history (step ω) and errors, leaving the last
+// iterate in gamma.
+type DeviceGS interface {
+	SolveGS(gamma, diag Vec, omega, lambda float64, opt SolveOptions) (SolveStats, error)
+}
+
 // DeviceSPG is implemented by a Problem whose backend runs the iterations
 // of SPG (P-SPG-FB) itself, with the scalars kept on the device. SPG.Solve
 // calls it once it has the preconditioner (diag = P, inv = P⁻¹);
@@ -143,10 +157,10 @@ func NewSolver(name string) (Solver, error) {
 }
 
 // DeviceJoints is implemented by a Problem whose Device iterations
-// (DeviceAPGD, DeviceJacobi, DeviceSPG) take its joint rows too: the same
-// joint-row operations as the solvers' own iterations (their projections
-// onto the rows' intervals, the rows of N, the anti-relaxation left to the
-// contacts).
+// (DeviceAPGD, DeviceJacobi, DeviceGS, DeviceSPG) take its joint rows too:
+// the same joint-row operations as the solvers' own iterations (their
+// projections onto the rows' intervals, the rows of N, the
+// anti-relaxation left to the contacts).
 type DeviceJoints interface {
 	DeviceJoints() bool
 }

@@ -71,6 +71,11 @@ func gate(phases ...uint32) uint32 {
 	return m
 }
 
+// gateAlways is the gate of a kernel shared with a host-driven path
+// (problem.Sweep's gs_colour_sweep and gs_sweep): every phase, so it runs
+// whatever phase the scalar buffer holds (0–5, apgd.go's and spg.go's).
+const gateAlways = ^uint32(0)
+
 // apgdBlocks and apgdMaxBlocks bound the iteration blocks recorded per
 // submit: the first submit of a solve records apgdBlocks, each further one
 // twice as many as the last, up to apgdMaxBlocks (and never more than the

@@ -44,16 +44,18 @@ import (
 //     open batch with the vector operations; only Dot, Read, Write and
 //     Cones submit. APGD and APGD-AR run on the device (SolveAPGD, see
 //     apgd.go), and so do Jacobi with the power iteration of its ω
-//     (SolveJacobi and JacobiRho, jacobi.go) and SPG (SolveSPG, spg.go):
-//     scalars in a device buffer, 16 to 64 iterations per submit. gs and
-//     pdip keep their scalars on the host, so each of their Dots is a
-//     submit and a read-back: gs because a sweep is a dispatch per colour
-//     (the contacts coloured so that a colour's share no movable body,
-//     gs_colour, in the first Sweep of a step; gs_colour_sweep runs a
-//     colour's contacts in parallel, gs_sweep's one invocation the tail,
-//     joint rows and rolling blocks in order: cpuref's order, colour.go),
-//     pdip because its Newton steps are inner PCG/BiCGSTAB solves with
-//     data-dependent lengths and a line search.
+//     (SolveJacobi and JacobiRho, jacobi.go), gs with a tolerance or
+//     history (SolveGS, gs.go; without either engine's loop reads no
+//     residual until the end and its sweeps already share a submit) and
+//     SPG (SolveSPG, spg.go): scalars in a device buffer, 16 to 64
+//     iterations per submit. A sweep is a dispatch per colour (the
+//     contacts coloured so that a colour's share no movable body,
+//     gs_colour, in the first Sweep or SolveGS of a step; gs_colour_sweep
+//     runs a colour's contacts in parallel, gs_sweep's one invocation the
+//     tail, joint rows and rolling blocks in order: cpuref's order,
+//     colour.go). pdip keeps its scalars on the host, so each of its Dots
+//     is a submit and a read-back: its Newton steps are inner
+//     PCG/BiCGSTAB solves with data-dependent lengths and a line search.
 //   - FixedForce: fixed_force and three sum passes, one submit.
 //   - Integrate: body_impulse and integrate (then the kinematic bodies'
 //     prescribed poses and velocities, recorded), and copies of γ and the

@@ -10,11 +10,13 @@ import (
 	"github.com/gpusim/gpusim/shaders"
 )
 
-// devSolve is what the device Jacobi and SPG solvers (jacobi.go, spg.go)
-// share: the scalar buffer (apgd.go's layout in its first 128 bytes), the
-// history buffer, the partial sums of the dot products, and the kernels
-// they take from the device APGD solver (apgd_dot and apgd_sum, the gated
-// Schur product, the residual vector), each recorded under a gate.
+// devSolve is what the device Jacobi, Gauss–Seidel and SPG solvers
+// (jacobi.go, gs.go, spg.go) share: the scalar buffer (apgd.go's layout in
+// its first 128 bytes), the history buffer, the partial sums of the dot
+// products, the kernels they take from the device APGD solver (apgd_dot
+// and apgd_sum, the gated Schur product, the residual vector), each
+// recorded under a gate, and the progress and statistics of Jacobi's and
+// Gauss–Seidel's loop.
 type devSolve struct {
 	p       *problem
 	n       int // 3nc
@@ -41,8 +43,11 @@ func (p *problem) devVec(i, n int) *Vec {
 }
 
 // devScalarBuffer returns the device solvers' scalar buffer (host-visible,
-// 256 bytes: the largest layout, spg.go's), made at the first solve and
-// kept; each solve writes it before its kernels read it.
+// 256 bytes: the largest layout, spg.go's), made at the first solve (or
+// Sweep) and kept; each solve writes it before its kernels read it.
+// problem.Sweep binds it to the sweep kernels under gateAlways, which runs
+// them whatever phase the buffer holds: zero when made, else what the last
+// solve left.
 func (p *problem) devScalarBuffer() (*Buffer, error) {
 	b := p.b
 	if b.devScalars == nil {
@@ -141,9 +146,7 @@ func (ds *devSolve) schur(dst, x, gr, r *Vec, g uint32, withG bool) {
 // withG: what apgd.go's and devSolve's iterations share.
 func (p *problem) recordGatedSchur(kb, kc *Kernel, s *Buffer, dst, x, gr, r *Vec, g uint32, withG bool) {
 	b := p.b
-	p.record(kb, p.groups(kb, b.n), shaders.ApgdBodyImpulseArgs{N: uint32(b.n), Jbase: b.jbase(), Gate: g},
-		b.dv, x.buf, b.adjOff, b.adj, b.basis, b.rhoA, b.rhoB, b.invMass, b.invInertia, b.fixedBody,
-		b.jt.adjOff, b.jt.adj, b.jt.lin, b.jt.rotA, b.jt.rotB, s)
+	p.recordGatedBodyImpulse(kb, s, x, g)
 	var wg uint32
 	if withG {
 		wg = 1
@@ -151,6 +154,16 @@ func (p *problem) recordGatedSchur(kb, kc *Kernel, s *Buffer, dst, x, gr, r *Vec
 	p.record(kc, p.groupsRows(kc), shaders.ApgdContactVelocityArgs{NC: uint32(b.nc), Nj: p.nj(), Gate: g, WithG: wg},
 		dst.buf, gr.buf, r.buf, b.dv, b.a, b.b, b.basis, b.rhoA, b.rhoB, s,
 		b.jt.lin, b.jt.rotA, b.jt.rotB, b.jt.rowA, b.jt.rowB)
+}
+
+// recordGatedBodyImpulse records dv = M⁻¹D x with apgd_body_impulse kb
+// (joint rows included, no rolling rows) under gate g of the scalar buffer
+// s.
+func (p *problem) recordGatedBodyImpulse(kb *Kernel, s *Buffer, x *Vec, g uint32) {
+	b := p.b
+	p.record(kb, p.groups(kb, b.n), shaders.ApgdBodyImpulseArgs{N: uint32(b.n), Jbase: b.jbase(), Gate: g},
+		b.dv, x.buf, b.adjOff, b.adj, b.basis, b.rhoA, b.rhoB, b.invMass, b.invInertia, b.fixedBody,
+		b.jt.adjOff, b.jt.adj, b.jt.lin, b.jt.rotA, b.jt.rotB, s)
 }
 
 // resid records tmp = x − Π(x − g_d(nx + r)), the residual vector of eq.
@@ -217,4 +230,44 @@ func (ds *devSolve) history(iter int) ([]engine.IterRecord, error) {
 		out = append(out, engine.IterRecord{Iter: i + 1, Residual: h[3*i], Objective: h[3*i+1], Step: h[3*i+2]})
 	}
 	return out, nil
+}
+
+// progress records engine's progress and loop test for γ = x with
+// nx = Nγ, under gate g: the residual vector of eq. 25 into tmp,
+// ‖tmp‖², γᵀNγ and rᵀγ (apgd_dot mode 4), then jacobi_scalar (kernel
+// scalar) of the given mode (0: the initial guess, 1: after an iteration,
+// recording ω as the history's step).
+func (ds *devSolve) progress(scalar *Kernel, mode, g uint32, x, nx, tmp, r *Vec, omega float64) {
+	p := ds.p
+	ds.resid(tmp, x, nx, r, g)
+	ds.dots(4, 3, g, tmp, x, nx, r, r)
+	p.record(scalar, [3]uint32{1, 1, 1},
+		shaders.JacobiScalarArgs{Tol: ds.opt.Tol, Gd: ds.opt.Gd, Omega: omega, Mode: mode, Gate: g, N: uint32(ds.n),
+			MaxIter: ds.maxIter(), HistCap: uint32(ds.histCap)},
+		ds.s, ds.hist)
+}
+
+// stats returns the statistics of a solve that progress judged, from its
+// final scalars sc and the history, or engine's errors (its progress) for
+// a residual or objective that is not finite, with the solver's name.
+func (ds *devSolve) stats(name string, sc apgdScalars) (engine.SolveStats, error) {
+	var st engine.SolveStats
+	iter := int(sc.u32(sIter))
+	res, f := sc.f64(sRes), sc.f64(sFx)
+	if sc.u32(sErr) != 0 {
+		if iter == 0 {
+			return st, fmt.Errorf("%s: residual %v, objective %v at the initial guess: N, r or γ₀ is not finite", name, res, f)
+		}
+		return st, fmt.Errorf("%s: residual %v, objective %v at iteration %d: the iteration diverged or N is not finite", name, res, f, iter)
+	}
+	var err error
+	if st.History, err = ds.history(iter); err != nil {
+		return st, err
+	}
+	st.Iterations = iter
+	st.Residual = res
+	st.ProjGrad = res * float64(ds.n)
+	st.Objective = f
+	st.Converged = res < ds.opt.Tol
+	return st, ds.p.Err()
 }

@@ -46,10 +46,11 @@
 //     joint_ops does their per-row operations, and every kernel of the
 //     device solvers takes them after the contacts. Kinematic bodies'
 //     prescribed velocities and poses are recorded from the host
-//     (kinematic.go). APGD, APGD-AR, Jacobi and SPG keep their scalars on
-//     the device (16 to 64 iterations per submit, one Schur product per
-//     iteration); gs's and pdip's Dots are each a submit and a read-back
-//     (backend.go says why). Submits reports the submissions so far.
+//     (kinematic.go). APGD, APGD-AR, Jacobi, gs (with a tolerance or
+//     history) and SPG keep their scalars on the device (16 to 64
+//     iterations per submit, one Schur product per iteration); pdip's Dots
+//     are each a submit and a read-back (backend.go says why). Submits
+//     reports the submissions so far.
 //
 // cgo stays inside this package (vkshim.c and the files that call it);
 // without cgo, or outside linux/amd64 and linux/arm64, Devices and New

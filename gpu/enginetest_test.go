@@ -41,7 +41,7 @@ func conformanceImpl(name string, newBackend func(testing.TB) *Backend) enginete
 			t.Helper()
 			return newBackend(t)
 		},
-		Fused: []string{"apgd", "apgd-ar", "jacobi", "spg"},
+		Fused: []string{"apgd", "apgd-ar", "jacobi", "gs", "spg"},
 		Submits: func(t *testing.T, b engine.Backend) int {
 			t.Helper()
 			gb := b.(*Backend)

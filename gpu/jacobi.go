@@ -3,7 +3,6 @@
 package gpu
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/gpusim/gpusim/engine"
@@ -30,7 +29,8 @@ import (
 // backend, bit for bit, so the device solve returns the host-driven solve's
 // γ, iterations, residual, objective and history exactly (TestDeviceJacobi).
 
-// The scalar slots the device Jacobi solver uses (the layout is apgd.go's).
+// The scalar slots the device Jacobi and Gauss–Seidel solvers use (the
+// layout is apgd.go's).
 const (
 	sFx  = 5 // the objective of the last iterate
 	sRes = 6 // its residual
@@ -63,47 +63,20 @@ func (p *problem) SolveJacobi(gamma, inv engine.Vec, omega, lambda float64, opt 
 		return st, err
 	}
 	run := gate(apgdStart)
-	// progress records the residual and objective of γ (with nx = Nγ) and
-	// jacobi_scalar of the given mode.
-	progress := func(mode uint32) {
-		ds.resid(tmp, gv, nx, r, run)
-		ds.dots(4, 3, run, tmp, gv, nx, r, r)
-		p.record(scalar, [3]uint32{1, 1, 1},
-			shaders.JacobiScalarArgs{Tol: opt.Tol, Gd: opt.Gd, Omega: omega, Mode: mode, Gate: run, N: uint32(n),
-				MaxIter: ds.maxIter(), HistCap: uint32(ds.histCap)},
-			ds.s, ds.hist)
-	}
 	// The start: γ = Π(γ₀), Nγ, and the initial guess's residual.
 	p.Project(gv, gv)
 	p.Schur(nx, gv)
-	progress(0)
+	ds.progress(scalar, 0, run, gv, nx, tmp, r, omega)
 	sc, err := ds.run(name, func() {
 		p.record(step, p.groupsRows(step), shaders.JacobiStepArgs{NegOmega: -omega, Lambda: lambda, OneMinusLambda: 1 - lambda, NC: uint32(b.nc), Nj: p.nj(), Gate: run},
 			gv.buf, nx.buf, r.buf, iv.buf, b.mu, b.coh, ds.s, b.jt.lo, b.jt.hi)
 		ds.schur(nx, gv, tmp, r, run, false)
-		progress(1)
+		ds.progress(scalar, 1, run, gv, nx, tmp, r, omega)
 	})
 	if err != nil {
 		return st, err
 	}
-	iter := int(sc.u32(sIter))
-	res, f := sc.f64(sRes), sc.f64(sFx)
-	if sc.u32(sErr) != 0 {
-		// engine.Jacobi's messages (its progress).
-		if iter == 0 {
-			return st, fmt.Errorf("%s: residual %v, objective %v at the initial guess: N, r or γ₀ is not finite", name, res, f)
-		}
-		return st, fmt.Errorf("%s: residual %v, objective %v at iteration %d: the iteration diverged or N is not finite", name, res, f, iter)
-	}
-	if st.History, err = ds.history(iter); err != nil {
-		return st, err
-	}
-	st.Iterations = iter
-	st.Residual = res
-	st.ProjGrad = res * float64(n)
-	st.Objective = f
-	st.Converged = res < opt.Tol
-	return st, p.Err()
+	return ds.stats(name, sc)
 }
 
 // JacobiRho implements engine.DeviceJacobi's power iteration: steps of

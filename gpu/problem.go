@@ -130,43 +130,65 @@ func (p *problem) BlockDiag(dst engine.Vec) {
 // body_impulse for dv = M⁻¹Dγ, then gs_colour_sweep once per non-empty
 // colour (its contacts in parallel: they share no movable body), then
 // gs_sweep, whose single invocation walks the colouring's tail, the joint
-// rows and the rolling blocks in order. The first Sweep after Collide
+// rows and the rolling blocks in order (recordSweep, under a gate of every
+// phase: the host drives this sweep). The first Sweep after Collide
 // colours the contacts (gs_colour; one submit, which reads back the
 // colours' sizes).
 func (p *problem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
-	b := p.b
 	g, dg := p.contactVec("Sweep", gamma), p.contactVec("Sweep", diag)
 	if p.empty() {
 		return
 	}
-	j, rl := &b.jt, &b.rl
-	cl := &b.col
-	if err := cl.make(b.d); err != nil {
+	s, err := p.sweepReady()
+	if err != nil {
 		p.fail(err)
 		return
 	}
+	p.b.recordBodyImpulse(g.buf)
+	p.recordSweep(g, dg, omega, lambda, s, gateAlways)
+}
+
+// sweepReady makes the colouring's kernels and buffers, colours the
+// contacts unless the colouring is still valid (once after Collide), and
+// returns the scalar buffer that the sweep kernels' gate reads
+// (devScalarBuffer).
+func (p *problem) sweepReady() (*Buffer, error) {
+	b := p.b
+	if err := b.col.make(b.d); err != nil {
+		return nil, err
+	}
 	if b.nc > 0 {
 		if _, err := b.colour(); err != nil {
-			p.fail(err)
-			return
+			return nil, err
 		}
 	}
-	b.recordBodyImpulse(g.buf)
+	return p.devScalarBuffer()
+}
+
+// recordSweep records a sweep's updates once dv = M⁻¹Dγ is recorded:
+// gs_colour_sweep once per non-empty colour, then gs_sweep for the tail,
+// the joint rows and the rolling blocks (when there are any), every kernel
+// under gate gt of the scalar buffer s. sweepReady must have coloured the
+// contacts.
+func (p *problem) recordSweep(g, dg *Vec, omega, lambda float64, s *Buffer, gt uint32) {
+	b := p.b
+	j, rl := &b.jt, &b.rl
+	cl := &b.col
 	k := cl.k.sweep
 	for c := 0; c < maxColours && b.nc > 0; c++ {
 		if m := int(cl.starts[c+1] - cl.starts[c]); m > 0 {
-			p.record(k, p.groups(k, m), shaders.GsColourSweepArgs{Omega: omega, Lambda: lambda, Colour: uint32(c)},
+			p.record(k, p.groups(k, m), shaders.GsColourSweepArgs{Omega: omega, Lambda: lambda, Colour: uint32(c), Gate: gt},
 				g.buf, b.dv, dg.buf, b.r, b.a, b.b, b.basis, b.rhoA, b.rhoB, b.mu, b.coh, b.invMass, b.invInertia, b.fixedBody,
-				cl.perm, cl.start)
+				cl.perm, cl.start, s)
 		}
 	}
 	tail := b.nc > 0 && cl.starts[maxColours+1] > cl.starts[maxColours]
 	if !tail && j.Rows == 0 && rl.n == 0 {
 		return
 	}
-	p.record(b.k.sweep, [3]uint32{1, 1, 1}, shaders.GsSweepArgs{Omega: omega, Lambda: lambda, NC: uint32(b.nc), Nj: uint32(j.Rows), Nr: uint32(rl.n)},
+	p.record(b.k.sweep, [3]uint32{1, 1, 1}, shaders.GsSweepArgs{Omega: omega, Lambda: lambda, NC: uint32(b.nc), Nj: uint32(j.Rows), Nr: uint32(rl.n), Gate: gt},
 		g.buf, b.dv, dg.buf, b.r, b.a, b.b, b.basis, b.rhoA, b.rhoB, b.mu, b.coh, b.invMass, b.invInertia, b.fixedBody,
-		j.lin, j.rotA, j.rotB, j.rowA, j.rowB, j.lo, j.hi, rl.rcon, rl.rotA, rl.rotB, rl.mur, rl.mus, cl.perm, cl.start)
+		j.lin, j.rotA, j.rotB, j.rowA, j.rowB, j.lo, j.hi, rl.rcon, rl.rotA, rl.rotB, rl.mur, rl.mus, cl.perm, cl.start, s)
 }
 
 // SweepOrder downloads the order of Sweep's contacts (engine.SweepOrder):

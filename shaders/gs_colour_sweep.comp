@@ -6,10 +6,13 @@
 // is the sequential sweep's over the colour in any order. Before the first
 // colour, body_impulse sets dv = M⁻¹Dγ; after the last, gs_sweep runs the
 // tail, the joint rows and the rolling blocks; a barrier separates the
-// dispatches.
+// dispatches. It runs only while the phase of the device solvers' scalar
+// buffer is one of those in the gate mask (the device Gauss–Seidel solver,
+// gpu/gs.go; problem.Sweep passes a mask of every phase).
 //
 // Loop (grid-stride over the colour's contacts):
 //
+//	if (gate & (1 << s.phase)) == 0 return
 //	for i := start[colour]; i < start[colour+1]; i++ {
 //		sweepContact(perm[i], ω, λ)            // lib/gs_contact.glsl
 //	}
@@ -17,8 +20,10 @@
 // Bindings (set 0): 0–13 as lib/gs_contact.glsl (gamma, dv, diag, r, a,
 // b, basis, rhoA, rhoB, mu, coh, invMass, invInertia, fixedBody),
 // 14 perm (uint32 per contact: the contacts by colour), 15 start (uint32,
-// 34: the colours' ranges of perm), read, as gs_colour writes them.
-// Push constants: double omega, double lambda, uint colour (20 bytes).
+// 34: the colours' ranges of perm), read, as gs_colour writes them, 16 s
+// (read; the solver's scalars, layout in gpu/apgd.go).
+// Push constants: double omega, double lambda, uint colour, uint gate (24
+// bytes).
 // Dispatch: (⌈m/64⌉, 1, 1) workgroups of 64 for the colour's m contacts
 // (any number: a grid-stride loop).
 layout(local_size_x = 64) in;
@@ -26,14 +31,21 @@ layout(local_size_x = 64) in;
 #include "gs_contact.glsl"
 layout(std430, set = 0, binding = 14) readonly buffer Perm { uint perm[]; };
 layout(std430, set = 0, binding = 15) readonly buffer Start { uint start[]; };
+#define SCALARS_BINDING 16
+#define SCALARS_ACCESS readonly
+#include "apgd_scalars.glsl"
 
 layout(push_constant) uniform Push {
 	double omega;
 	double lambda;
 	uint colour;
+	uint gate;
 } p;
 
 void main() {
+	if ((p.gate & (1u << s.phase)) == 0u) {
+		return;
+	}
 	uint hi = start[p.colour + 1u];
 	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
 	for (uint i = start[p.colour] + gl_GlobalInvocationID.x; i < hi; i += stride) {

@@ -5,9 +5,13 @@
 // the joint rows, then the rolling blocks, updating gamma in place, each
 // update seeing those before it. ONE invocation runs it; before it,
 // body_impulse sets dv = M⁻¹Dγ and gs_colour_sweep runs the colours'
-// contacts in the same batch.
+// contacts in the same batch. It runs only while the phase of the device
+// solvers' scalar buffer is one of those in the gate mask (the device
+// Gauss–Seidel solver, gpu/gs.go; problem.Sweep passes a mask of every
+// phase).
 //
-// Loop (one invocation; TAIL = 32, the tail's colour): when nc > 0, the
+// Loop (one invocation; TAIL = 32, the tail's colour): if (gate & (1 <<
+// s.phase)) == 0 return; then, when nc > 0, the
 // contacts k = perm[i] for i in [start[TAIL], start[TAIL+1]) in that
 // order (index order), each updated by lib/gs_contact.glsl's sweepContact
 // (cpuref's contact update, bit for bit).
@@ -35,9 +39,10 @@
 // (read) as lib/joint_row.glsl, 19 jlo, 20 jhi (1 per joint row), 21–25
 // rcon, rrotA, rrotB, rmur, rmus (read) as lib/rolling_row.glsl, 26 perm
 // (uint32 per contact: the contacts by colour), 27 start (uint32, 34: the
-// colours' ranges of perm, the tail's last), as gs_colour writes them.
+// colours' ranges of perm, the tail's last), as gs_colour writes them, 28
+// s (read; the solver's scalars, layout in gpu/apgd.go).
 // Push constants: double omega, double lambda, uint nc, uint nj (joint
-// rows), uint nr (rolling blocks) (28 bytes).
+// rows), uint nr (rolling blocks), uint gate (32 bytes).
 // Dispatch: (1, 1, 1), one workgroup of one invocation.
 layout(local_size_x = 1) in;
 
@@ -46,6 +51,9 @@ const uint TAIL = 32u;
 #include "gs_contact.glsl"
 layout(std430, set = 0, binding = 26) readonly buffer Perm { uint perm[]; };
 layout(std430, set = 0, binding = 27) readonly buffer Start { uint start[]; };
+#define SCALARS_BINDING 28
+#define SCALARS_ACCESS readonly
+#include "apgd_scalars.glsl"
 
 #define JOINT_BOUNDS_BINDING 19
 #define JOINT_BOUNDS_ACCESS readonly
@@ -62,6 +70,7 @@ layout(push_constant) uniform Push {
 	uint nc;
 	uint nj;
 	uint nr;
+	uint gate;
 } p;
 
 #define ROLLING_ROW_BINDING 21
@@ -97,6 +106,9 @@ void addRollingImpulse(uint k, uint i, uint side, double d0, double d1, double d
 }
 
 void main() {
+	if ((p.gate & (1u << s.phase)) == 0u) {
+		return;
+	}
 	if (p.nc > 0u) {
 		for (uint i = start[TAIL]; i < start[TAIL + 1u]; i++) {
 			sweepContact(perm[i], p.omega, p.lambda);

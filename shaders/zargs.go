@@ -529,43 +529,47 @@ func (a GsColourArgs) AppendPush(b []byte) []byte {
 	return b
 }
 
-// GsColourSweepArgs are the push constants of gs_colour_sweep.comp (20 bytes).
+// GsColourSweepArgs are the push constants of gs_colour_sweep.comp (24 bytes).
 type GsColourSweepArgs struct {
 	Omega  float64 // double omega, byte 0
 	Lambda float64 // double lambda, byte 8
 	Colour uint32  // uint colour, byte 16
+	Gate   uint32  // uint gate, byte 20
 }
 
 // Kernel returns "gs_colour_sweep".
 func (GsColourSweepArgs) Kernel() string { return "gs_colour_sweep" }
 
-// AppendPush appends the 20 bytes of the block to b.
+// AppendPush appends the 24 bytes of the block to b.
 func (a GsColourSweepArgs) AppendPush(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Omega))
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Lambda))
 	b = binary.LittleEndian.AppendUint32(b, a.Colour)
+	b = binary.LittleEndian.AppendUint32(b, a.Gate)
 	return b
 }
 
-// GsSweepArgs are the push constants of gs_sweep.comp (28 bytes).
+// GsSweepArgs are the push constants of gs_sweep.comp (32 bytes).
 type GsSweepArgs struct {
 	Omega  float64 // double omega, byte 0
 	Lambda float64 // double lambda, byte 8
 	NC     uint32  // uint nc, byte 16
 	Nj     uint32  // uint nj, byte 20
 	Nr     uint32  // uint nr, byte 24
+	Gate   uint32  // uint gate, byte 28
 }
 
 // Kernel returns "gs_sweep".
 func (GsSweepArgs) Kernel() string { return "gs_sweep" }
 
-// AppendPush appends the 28 bytes of the block to b.
+// AppendPush appends the 32 bytes of the block to b.
 func (a GsSweepArgs) AppendPush(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Omega))
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Lambda))
 	b = binary.LittleEndian.AppendUint32(b, a.NC)
 	b = binary.LittleEndian.AppendUint32(b, a.Nj)
 	b = binary.LittleEndian.AppendUint32(b, a.Nr)
+	b = binary.LittleEndian.AppendUint32(b, a.Gate)
 	return b
 }
 

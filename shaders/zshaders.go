@@ -723,7 +723,9 @@ var gs_colourSPIRV string
 // is the sequential sweep's over the colour in any order. Before the first
 // colour, body_impulse sets dv = M⁻¹Dγ; after the last, gs_sweep runs the
 // tail, the joint rows and the rolling blocks; a barrier separates the
-// dispatches.
+// dispatches. It runs only while the phase of the device solvers' scalar
+// buffer is one of those in the gate mask (the device Gauss–Seidel solver,
+// gpu/gs.go; problem.Sweep passes a mask of every phase).
 var GsColourSweep = Module{
 	Name:  "gs_colour_sweep",
 	SPIRV: gs_colour_sweepSPIRV,
@@ -744,9 +746,10 @@ var GsColourSweep = Module{
 		{Binding: 13, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 14, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 15, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 16, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
-	PushSize:  20,
+	PushSize:  24,
 	Args:      GsColourSweepArgs{},
 }
 
@@ -759,7 +762,10 @@ var gs_colour_sweepSPIRV string
 // the joint rows, then the rolling blocks, updating gamma in place, each
 // update seeing those before it. ONE invocation runs it; before it,
 // body_impulse sets dv = M⁻¹Dγ and gs_colour_sweep runs the colours'
-// contacts in the same batch.
+// contacts in the same batch. It runs only while the phase of the device
+// solvers' scalar buffer is one of those in the gate mask (the device
+// Gauss–Seidel solver, gpu/gs.go; problem.Sweep passes a mask of every
+// phase).
 var GsSweep = Module{
 	Name:  "gs_sweep",
 	SPIRV: gs_sweepSPIRV,
@@ -792,9 +798,10 @@ var GsSweep = Module{
 		{Binding: 25, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 26, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 27, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 28, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{1, 1, 1},
-	PushSize:  28,
+	PushSize:  32,
 	Args:      GsSweepArgs{},
 }
 

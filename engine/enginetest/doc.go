@@ -4,7 +4,7 @@
 // under test (an Impl) and run as its subtests. engine's solvers are the
 // reference; a backend's kernels, and the fused solvers that run engine's
 // iterations without the host (engine.DeviceAPGD, DeviceJacobi,
-// DeviceSPG; cpuref's fused APGD), are checked against it.
+// DeviceGS, DeviceSPG; cpuref's fused APGD), are checked against it.
 //
 //	func TestEngineConformance(t *testing.T) {
 //		enginetest.Run(t, enginetest.Impl{Name: "cpu", New: ..., Fused: []string{"apgd", "apgd-ar"}})

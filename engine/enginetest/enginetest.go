@@ -17,10 +17,11 @@ type Impl struct {
 	New func(t *testing.T) engine.Backend
 	// Fused lists the solvers whose iterations the backend's Problem runs
 	// itself: "apgd" and "apgd-ar" (engine.DeviceAPGD), "jacobi"
-	// (engine.DeviceJacobi), "spg" (engine.DeviceSPG). The suite fails when
-	// a Problem lacks the interface of a listed solver (a fast path that
-	// fell away unnoticed, for example by a changed signature) or has one
-	// that is not listed (a fast path no test claims).
+	// (engine.DeviceJacobi), "gs" (engine.DeviceGS), "spg"
+	// (engine.DeviceSPG). The suite fails when a Problem lacks the
+	// interface of a listed solver (a fast path that fell away unnoticed,
+	// for example by a changed signature) or has one that is not listed (a
+	// fast path no test claims).
 	Fused []string
 	// Twin, when set, makes a second backend and a wrapper of its problems
 	// that this backend matches bit for bit: every kernel's output, and

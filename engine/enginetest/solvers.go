@@ -28,7 +28,7 @@ type variant struct {
 
 // fusedOf is the Impl.Fused name of each engine.Device* interface, by the
 // solver names engine.Solvers gives.
-var fusedOf = map[string]string{"apgd": "apgd", "apgd-ar": "apgd-ar", "jacobi": "jacobi", "spg": "spg"}
+var fusedOf = map[string]string{"apgd": "apgd", "apgd-ar": "apgd-ar", "jacobi": "jacobi", "gs": "gs", "spg": "spg"}
 
 // fixedIters are the iterations of the "fixed" case: a few dozen, enough
 // for restarts, step-size changes and (SPG) line searches to occur and
@@ -54,7 +54,7 @@ func variants(t *testing.T) []variant {
 	}
 	return append(vs,
 		variant{"jacobi/omega=0.05,lambda=0.7", func() engine.Solver { return &engine.Jacobi{Omega: 0.05, Lambda: 0.7} }, "jacobi", 40},
-		variant{"gs/omega=0.3,lambda=0.7", func() engine.Solver { return &engine.GaussSeidel{Omega: 0.3, Lambda: 0.7} }, "", 20},
+		variant{"gs/omega=0.3,lambda=0.7", func() engine.Solver { return &engine.GaussSeidel{Omega: 0.3, Lambda: 0.7} }, "gs", 20},
 	)
 }
 
@@ -67,7 +67,7 @@ type result struct {
 
 // Solvers runs every solver of engine.Solvers on a random scene built by
 // the backend: the backend's own path (a fused solver where the Problem
-// implements engine.DeviceAPGD, DeviceJacobi or DeviceSPG) against
+// implements engine.DeviceAPGD, DeviceJacobi, DeviceGS or DeviceSPG) against
 // engine's host-driven reference on the same Problem (hostPath), and
 // against impl.Twin's problem where it is set, bit for bit (γ, iterations,
 // residual, projected gradient, objective, convergence, history, errors),
@@ -90,6 +90,7 @@ func Solvers(t *testing.T, impl Impl) {
 		"apgd":    is[engine.DeviceAPGD](p),
 		"apgd-ar": is[engine.DeviceAPGD](p),
 		"jacobi":  is[engine.DeviceJacobi](p),
+		"gs":      is[engine.DeviceGS](p),
 		"spg":     is[engine.DeviceSPG](p),
 	} {
 		if has != impl.hasFused(name) {
@@ -195,7 +196,9 @@ func (sc *solverCase) check(t *testing.T, what string, guess []float64, opt engi
 // iterations per submit), plus for APGD 2 (the blocks in which step-size
 // halvings took a block), for Jacobi 2 (the read-back of the block
 // diagonal and the last block) and 1 more when ω is estimated (the power
-// iteration), for SPG 3 (the preconditioner's read-back and the blocks a
+// iteration), for Gauss–Seidel 3 (the read-back of the block diagonal,
+// the colouring of the first solve after Collide and the last block), for
+// SPG 3 (the preconditioner's read-back and the blocks a
 // reduction of λ ends).
 func submitBound(v variant, iter int) int {
 	b := (iter + 9) / 10
@@ -205,7 +208,7 @@ func submitBound(v variant, iter int) int {
 		if j, ok := v.new().(*engine.Jacobi); ok && j.Omega == 0 {
 			b++
 		}
-	case "spg":
+	case "gs", "spg":
 		b += 3
 	default:
 		b += 2
