@@ -190,7 +190,17 @@ func (b *Buffer) live() {
 // zeroing the new part. It reallocates (a larger Vulkan buffer, the old
 // contents copied over) when the capacity is short, so it must not be
 // called while the buffer is in a batch that has not been submitted.
-func (b *Buffer) Grow(size int64) error {
+func (b *Buffer) Grow(size int64) error { return b.grow(size, true) }
+
+// GrowDiscard makes the buffer at least size bytes as Grow does, but
+// without keeping its contents when it reallocates: the new buffer is
+// zeroed by the device's fill batch, which costs no submit of its own,
+// where Grow copies the old contents over in a submit. It is for buffers
+// that are written whole before they are read (the Jacobian and r,
+// rebuilt every step).
+func (b *Buffer) GrowDiscard(size int64) error { return b.grow(size, false) }
+
+func (b *Buffer) grow(size int64, keep bool) error {
 	b.live()
 	if size <= b.size {
 		return nil
@@ -208,6 +218,10 @@ func (b *Buffer) Grow(size int64) error {
 		return err
 	}
 	b.size = size
+	if !keep {
+		old.free()
+		return b.zero(0, b.capacity)
+	}
 	err := b.d.transfer(func(x *Batch) {
 		C.gs_copy(b.d.vk, x.cmd, old.buf, 0, b.buf, 0, C.uint64_t(old.capacity))
 		C.gs_fill(b.d.vk, x.cmd, b.buf, C.uint64_t(old.capacity), C.uint64_t(b.capacity-old.capacity), 0)

@@ -178,7 +178,7 @@ func (b *Backend) loadCollider(m *engine.Model) error {
 	c.inv = 1 / b.host.col.BinSize()
 	c.brickBits = max(bits.Len(uint(max(2*n, 128)-1)), 7) - 6
 	c.slotCount = 1 << (c.brickBits + 6)
-	c.ecap, c.pcap, c.ccap = 8*n+64, 8*n+64, contactCapPerBody*n+contactCapSlack
+	c.ecap, c.pcap, c.ccap = 8*n+64, pairCapPerBody*n+capSlack, contactCapPerBody*n+capSlack
 	n64, s64 := int64(n), int64(c.slotCount)
 	sizes := map[**Buffer]int64{
 		&c.shape: 40 * n64, &c.mat: 16 * n64, &c.box: 64 * n64, &c.planeN: 24 * n64, &c.cell: 16 * n64,
@@ -585,23 +585,39 @@ func (b *Backend) collideHost() (int, error) {
 	return nc, nil
 }
 
-// growSolver grows the solver's contact buffers to nc contacts, or to the
-// contact capacity when larger, so that they reallocate (a transfer
-// submit each) only when the capacity grows.
+// growSolver grows the contact buffers to nc contacts: those the
+// collider writes to the contact capacity too, when larger (growCollider
+// made them so; the host's collision uploads into them), and the
+// Jacobian, coh and r, which only the found contacts fill, to nc: they
+// reallocate when nc passes their capacity, which Buffer.Grow raises by
+// half at least, without a copy (Build rewrites them), so without a
+// submit; the Jacobian holds 216 B per contact found instead of per slot
+// of the collider's room.
 func (b *Backend) growSolver(nc int) error {
-	c := int64(max(nc, b.dc.ccap))
+	c, n := int64(max(nc, b.dc.ccap)), int64(nc)
 	chunks := int64((nc + dotChunk - 1) / dotChunk)
 	for _, g := range []struct {
 		buf  *Buffer
 		size int64
 	}{
 		{b.a, 4 * c}, {b.b, 4 * c}, {b.normal, 24 * c}, {b.pa, 24 * c}, {b.pb, 24 * c},
-		{b.phi, 8 * c}, {b.mu, 8 * c}, {b.cohesion, 8 * c}, {b.basis, 72 * c}, {b.rhoA, 72 * c},
-		{b.rhoB, 72 * c}, {b.coh, 8 * c}, {b.r, 24*c + 8*int64(b.jt.Rows)}, {b.prevGamma, 24 * c},
+		{b.phi, 8 * c}, {b.mu, 8 * c}, {b.cohesion, 8 * c}, {b.prevGamma, 24 * c},
 		{b.dc.sub, 4 * c}, {b.dc.prevA, 4 * c}, {b.dc.prevB, 4 * c}, {b.dc.prevSub, 4 * c},
 		{b.partial[0], 8 * chunks}, {b.partial[1], 8 * chunks}, {b.partial[2], 8 * chunks},
 	} {
 		if err := g.buf.Grow(g.size); err != nil {
+			return fmt.Errorf("gpu: collide: %d contacts: %w", nc, err)
+		}
+	}
+	// Build writes these whole before anything reads them: a reallocation
+	// needs no copy, so no submit.
+	for _, g := range []struct {
+		buf  *Buffer
+		size int64
+	}{
+		{b.basis, 72 * n}, {b.rhoA, 72 * n}, {b.rhoB, 72 * n}, {b.coh, 8 * n}, {b.r, 24*n + 8*int64(b.jt.Rows)},
+	} {
+		if err := g.buf.GrowDiscard(g.size); err != nil {
 			return fmt.Errorf("gpu: collide: %d contacts: %w", nc, err)
 		}
 	}

@@ -19,51 +19,67 @@ import (
 //     16 candidates of 4 B: 240 B) and the binning slots (8 B per slot, a
 //     power of two ≥ 2·bodies);
 //   - per unit of capacity: the collider starts with room for 8·bodies+64
-//     entries (4 B), pairs (56 B: pairA, pairB, off, fbList, pairN) and
-//     contacts (400 B: growCollider's 152 and growSolver's 248 for basis,
-//     rhoA, rhoB, coh and r), and grows the contact room to 1.25 × the
-//     contacts found when they exceed it;
-//   - per contact: the device solvers' work vectors and partial sums,
-//     grown with Buffer.Grow's headroom: 1000 B, measured;
-//   - gs's colouring (colour.go), when the solver is gs: two colour
-//     buffers and the permutation, 4 B each per contact, and the blocks'
-//     counts, 16 B per contact in all (counted whatever the solver);
+//     entries (4 B) and pairs (56 B: pairA, pairB, off, fbList, pairN),
+//     and 4·bodies+64 contacts (152 B: growCollider's contact data, kept
+//     keys and adjacency), and grows a room to 1.25 × the count found when
+//     the count exceeds it;
+//   - per contact found: the Jacobian, coh and r (248 B, growSolver), the
+//     device solvers' work vectors and partial sums and gs's colouring,
+//     all grown with Buffer.Grow's headroom: 690 B, measured;
 //   - a run's guard (guard.go): the kept copy of the body state and the
 //     skip flags, 108 B per body, and of the warm-start memory, 36 B per
 //     contact (keys and impulses; rolling impulses, 24 B more, are left
 //     out).
 //
-// Measured on lavapipe (DeviceMemoryBytes after each step, settle): N =
-// 2000 with 4212 contacts, 11.6 MB (estimate 12.7 MB); fill N = 2000 with
-// 778 contacts, 8.9 MB (estimate 9.3 MB); docs/bench.md's settle N = 64
-// 000 with 74 572 contacts, 299 MiB (estimate 329 MiB); these were
-// measured before the guard's buffers existed, which add 0.35, 0.23 and
-// 9.2 MiB to the estimates. It leaves out
-// the fixed buffers (kernels' scalars, staging: under 1 MiB) and the
-// driver's own alignment.
+// Measured on lavapipe (DeviceMemoryBytes, the largest after each step of
+// a backend stepped by engine.Sim, so without a run's guard; apgd): settle
+// N = 2000 after 60 steps, 7810 contacts, 8.60 MB (estimate 9.42 MB with
+// the guard); fill N = 2000 after 60 steps, 4316 contacts, 6.36 MB
+// (6.63 MB); the scaling series' settle N = 64 000 (bench's scale-64000)
+// after 3 steps, 185 249 contacts, 221 MiB (234 MiB). Before the contact
+// room started at 4·bodies (it was 8) and the Jacobian was sized by the
+// contacts found (it took the room's size), the same runs held 11.0, 10.2
+// and 335 MiB. It leaves out the fixed buffers (kernels' scalars,
+// staging: under 1 MiB) and the driver's own alignment.
 func EstimateBytes(bodies, contacts int) int64 {
 	n, nc := int64(bodies), int64(contacts)
 	slots := int64(1) << bits.Len64(uint64(max(2*n, 128)-1))
-	capacity := 8*n + 64
-	contactCap := max(capacity, nc+nc/4)
-	return (288+240+108)*n + 8*slots + (4+56)*capacity + 400*contactCap + (1000+36+16)*nc
+	pairCap := pairCapPerBody*n + capSlack
+	contactCap := max(contactCapPerBody*n+capSlack, nc+nc/4)
+	return (288+240+108)*n + 8*slots + (4+56)*pairCap + 152*contactCap + (690+36)*nc
 }
 
-// The device collider's contact capacity at Load (loadCollider):
-// contactCapPerBody·bodies + contactCapSlack slots, each of which takes
-// jacobianSlotBytes in each of the basis, rhoA and rhoB buffers.
+// The device collider's capacities at Load (loadCollider): pair slots
+// pairCapPerBody·bodies + capSlack, each of which takes pairNormalBytes in
+// pairN, its largest per-pair buffer; contact slots contactCapPerBody·
+// bodies + capSlack. The Jacobian (growSolver) holds jacobianBytes per
+// contact found in each of basis, rhoA and rhoB.
 const (
-	contactCapPerBody = 8
-	contactCapSlack   = 64
-	jacobianSlotBytes = 72
+	pairCapPerBody    = 8
+	contactCapPerBody = 4
+	capSlack          = 64
+	pairNormalBytes   = 32
+	jacobianBytes     = 72
 )
 
-// largestBufferBytes is the size of the largest buffer a model of bodies
-// bodies makes in its first step (growSolver's basis, rhoA and rhoB at
-// the collider's initial capacity); later steps grow it with the
-// contacts.
-func largestBufferBytes(bodies int) int64 {
-	return jacobianSlotBytes * (contactCapPerBody*int64(bodies) + contactCapSlack)
+// largestBuffer returns the size of the largest buffer a model of bodies
+// bodies makes in its first steps, and what it holds: the collider's pair
+// normals at its initial pair capacity, or the Jacobian's rows at
+// heapContactsPerBody contacts per body (later steps grow both with the
+// pairs and contacts found).
+func largestBuffer(bodies int) (int64, string) {
+	n := int64(bodies)
+	pairs := pairNormalBytes * (pairCapPerBody*n + capSlack)
+	jac := jacobianBytes * heapContactsPerBody * n
+	if pairs >= jac {
+		return pairs, fmt.Sprintf("the collider's pair normals: %d B for each of %d·bodies + %d pair slots", pairNormalBytes, pairCapPerBody, capSlack)
+	}
+	return jac, fmt.Sprintf("the contacts' Jacobian rows: %d B for each of %d contacts per body", jacobianBytes, heapContactsPerBody)
+}
+
+// mostBodies is the largest model whose largestBuffer fits rng bytes.
+func mostBodies(rng int64) int64 {
+	return max(0, min((rng/pairNormalBytes-capSlack)/pairCapPerBody, rng/(jacobianBytes*heapContactsPerBody)))
 }
 
 // heapContactsPerBody is the contacts per body checkHeap assumes: a
@@ -84,13 +100,10 @@ func checkHeap(bodies int, info DeviceInfo) error {
 		}
 	}
 	if r := uint64(info.MaxStorageBufferRange); r > 0 {
-		// The largest buffer the first step makes: basis, rhoA and rhoB, 9
-		// float64 for each contact slot of the device collider. Buffers
-		// are bound whole, so none may exceed the device's range.
-		if big := uint64(largestBufferBytes(bodies)); big > r {
-			most := max(0, (int64(r)/jacobianSlotBytes-contactCapSlack)/contactCapPerBody)
-			return fmt.Errorf("gpu: %d bodies need buffers of %d bytes (the contacts' Jacobian rows: %d B for each of %d·bodies + %d contact slots), more than %s's maxStorageBufferRange, %d bytes, allows: %w (this device takes at most %d bodies; use --backend cpu)",
-				bodies, big, jacobianSlotBytes, contactCapPerBody, contactCapSlack, info.Name, r, ErrOutOfMemory, most)
+		// Buffers are bound whole, so none may exceed the device's range.
+		if big, what := largestBuffer(bodies); uint64(big) > r {
+			return fmt.Errorf("gpu: %d bodies need buffers of %d bytes (%s), more than %s's maxStorageBufferRange, %d bytes, allows: %w (this device takes at most %d bodies; use --backend cpu)",
+				bodies, big, what, info.Name, r, ErrOutOfMemory, mostBodies(int64(r)))
 		}
 	}
 	need := EstimateBytes(bodies, heapContactsPerBody*bodies)

@@ -14,15 +14,18 @@ func TestEstimateBytes(t *testing.T) {
 		bodies, contacts int
 		measured         float64 // bytes
 	}{
-		{2000, 4212, 11622400}, {2000, 778, 8876544}, {64000, 74572, 299 << 20},
+		{2000, 7810, 8600832}, {2000, 4316, 6364160}, {64000, 185249, 231758080},
 	} {
 		got := float64(EstimateBytes(c.bodies, c.contacts))
 		if r := got / c.measured; r < 0.9 || r > 1.25 {
 			t.Errorf("EstimateBytes(%d, %d) = %.3g, measured %.3g (ratio %.2f)", c.bodies, c.contacts, got, c.measured, r)
 		}
 	}
-	if EstimateBytes(1<<24, 4<<24) < 100<<30 {
-		t.Errorf("EstimateBytes(2²⁴ bodies) = %d: want over 100 GiB", EstimateBytes(1<<24, 4<<24))
+	// Large models in int64: 2²⁴ bodies with 2²⁶ contacts hold at least
+	// the per-contact term, 726 B × 2²⁶ = 45.4 GiB, and the bodies' and
+	// capacities' on top (75 GiB in all).
+	if got := EstimateBytes(1<<24, 4<<24); got < 726<<26+636<<24 {
+		t.Errorf("EstimateBytes(2²⁴ bodies, 2²⁶ contacts) = %d: want over %d", got, int64(726<<26+636<<24))
 	}
 }
 
@@ -41,16 +44,17 @@ func TestCheckHeap(t *testing.T) {
 	if err := checkHeap(1_000_000, DeviceInfo{}); err != nil {
 		t.Fatalf("no heap known: %v, want no refusal", err)
 	}
-	// lavapipe's 128 MiB binding range: the Jacobian buffers of the first
-	// step, 72 B for each of 8·bodies + 64 contact slots, fit up to
-	// (2²⁷/72 − 64)/8 = 233 008 bodies.
+	// lavapipe's 128 MiB binding range: the collider's pair normals of
+	// the first step, 32 B for each of 8·bodies + 64 pair slots, fit up
+	// to (2²⁷/32 − 64)/8 = 524 280 bodies (the Jacobian, 216 B per body
+	// at 3 contacts per body, would allow 621 378).
 	lp := DeviceInfo{Name: "llvmpipe", MaxStorageBufferRange: 1 << 27}
-	if err := checkHeap(233_008, lp); err != nil {
-		t.Fatalf("233 008 bodies in a 128 MiB range: %v", err)
+	if err := checkHeap(524_280, lp); err != nil {
+		t.Fatalf("524 280 bodies in a 128 MiB range: %v", err)
 	}
-	err = checkHeap(233_009, lp)
-	if !errors.Is(err, ErrOutOfMemory) || !strings.Contains(err.Error(), "134217728 bytes") ||
-		!strings.Contains(err.Error(), "at most 233008 bodies") || !strings.Contains(err.Error(), "--backend cpu") {
-		t.Fatalf("233 009 bodies in a 128 MiB range: %v, want ErrOutOfMemory naming the range, the largest model and --backend cpu", err)
+	err = checkHeap(524_281, lp)
+	if !errors.Is(err, ErrOutOfMemory) || !strings.Contains(err.Error(), "134217984 bytes") || !strings.Contains(err.Error(), "pair normals") ||
+		!strings.Contains(err.Error(), "at most 524280 bodies") || !strings.Contains(err.Error(), "--backend cpu") {
+		t.Fatalf("524 281 bodies in a 128 MiB range: %v, want ErrOutOfMemory naming the buffer, its size, the largest model and --backend cpu", err)
 	}
 }
