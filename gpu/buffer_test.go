@@ -96,74 +96,58 @@ func TestBufferOverflow(t *testing.T) {
 	}
 }
 
-// TestBufferGrowDiscard: GrowDiscard gives the size asked for (never
-// less than the buffer had), reallocates without a submit of its own
-// (Grow copies the old contents in one), and leaves the buffer zeroed
-// where it reallocated and as it was where the capacity sufficed.
-func TestBufferGrowDiscard(t *testing.T) {
-	forEachDevice(t, func(t *testing.T, d *Device) {
-		b, err := d.NewFloat64(5)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer b.Release()
-		src := []float64{1, 2, 3, 4, 5}
-		for _, n := range []int{6, 100, 40000, 3} {
-			if err := b.WriteFloat64(0, src); err != nil {
-				t.Fatal(err)
-			}
-			before, capacity := d.Submits(), b.capacity
-			if err := b.GrowDiscard(8 * int64(n)); err != nil {
-				t.Fatal(err)
-			}
-			realloc := b.capacity != capacity
-			if realloc && d.Submits() != before {
-				t.Errorf("GrowDiscard(%d) reallocated with %d submits, want none", n, d.Submits()-before)
-			}
-			if want := max(n, 5); b.Len() < want || (n > 5 && b.Len() != n) {
-				t.Fatalf("after GrowDiscard(%d): Len %d, want %d", n, b.Len(), want)
-			}
-			got := make([]float64, b.Len())
-			if err := b.ReadFloat64(got, 0); err != nil {
-				t.Fatal(err)
-			}
-			head := got[:5]
-			if realloc && slices.ContainsFunc(got, func(v float64) bool { return v != 0 }) {
-				t.Errorf("after GrowDiscard(%d) reallocated: contents %v…, want zeros", n, got[:min(8, len(got))])
-			}
-			if !realloc && !slices.Equal(head, src) {
-				t.Errorf("after GrowDiscard(%d) within the capacity: contents %v…, want %v kept", n, head, src)
-			}
-		}
-	})
-}
-
+// TestBufferGrow: Grow and GrowDiscard give the size asked for (never
+// less than the buffer had). Grow keeps the contents and zeroes the new
+// part; GrowDiscard reallocates without a submit of its own (Grow copies
+// the old contents in one) and leaves the buffer zeroed where it
+// reallocated and as it was where the capacity sufficed.
 func TestBufferGrow(t *testing.T) {
-	forEachDevice(t, func(t *testing.T, d *Device) {
-		b, err := d.NewFloat64(5)
-		if err != nil {
-			t.Fatal(err)
+	for _, keep := range []bool{true, false} {
+		name := map[bool]string{true: "Grow", false: "GrowDiscard"}[keep]
+		grow := func(b *Buffer, size int64) error {
+			if keep {
+				return b.Grow(size)
+			}
+			return b.GrowDiscard(size)
 		}
-		defer b.Release()
-		src := []float64{1, 2, 3, 4, 5}
-		if err := b.WriteFloat64(0, src); err != nil {
-			t.Fatal(err)
-		}
-		for _, n := range []int{6, 100, 40000, 3} {
-			if err := b.Grow(8 * int64(n)); err != nil {
-				t.Fatal(err)
-			}
-			want := max(n, b.Len())
-			if b.Len() != want {
-				t.Fatalf("after Grow(%d): Len %d, want %d", n, b.Len(), want)
-			}
-			got := make([]float64, b.Len())
-			if err := b.ReadFloat64(got, 0); err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(got[:5], src) || slices.ContainsFunc(got[5:], func(v float64) bool { return v != 0 }) {
-				t.Errorf("after Grow(%d): contents %v…", n, got[:min(8, len(got))])
-			}
-		}
-	})
+		t.Run(name, func(t *testing.T) {
+			forEachDevice(t, func(t *testing.T, d *Device) {
+				b, err := d.NewFloat64(5)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer b.Release()
+				src := []float64{1, 2, 3, 4, 5}
+				for _, n := range []int{6, 100, 40000, 3} {
+					if err := b.WriteFloat64(0, src); err != nil {
+						t.Fatal(err)
+					}
+					before, capacity := d.Submits(), b.capacity
+					if err := grow(b, 8*int64(n)); err != nil {
+						t.Fatal(err)
+					}
+					realloc, submits := b.capacity != capacity, d.Submits()-before
+					if want := max(n, 5); b.Len() < want || (n > 5 && b.Len() != n) {
+						t.Fatalf("after %s(%d): Len %d, want %d", name, n, b.Len(), want)
+					}
+					got := make([]float64, b.Len())
+					if err := b.ReadFloat64(got, 0); err != nil {
+						t.Fatal(err)
+					}
+					kept := slices.Equal(got[:5], src)
+					zeros := !slices.ContainsFunc(got[5:], func(v float64) bool { return v != 0 })
+					switch {
+					case keep || !realloc:
+						if !kept || !zeros {
+							t.Errorf("after %s(%d): contents %v…, want %v then zeros", name, n, got[:min(8, len(got))], src)
+						}
+					case submits != 0:
+						t.Errorf("%s(%d) reallocated with %d submits, want none", name, n, submits)
+					case !zeros || slices.ContainsFunc(got[:5], func(v float64) bool { return v != 0 }):
+						t.Errorf("after %s(%d) reallocated: contents %v…, want zeros", name, n, got[:min(8, len(got))])
+					}
+				}
+			})
+		})
+	}
 }

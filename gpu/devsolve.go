@@ -247,6 +247,35 @@ func (ds *devSolve) progress(scalar *Kernel, mode, g uint32, x, nx, tmp, r *Vec,
 		ds.s, ds.hist)
 }
 
+// iterate records the loop the device Jacobi and Gauss–Seidel solvers
+// share, engine's iterate on the device: γ = Π(γ₀) in gv, Nγ and the
+// initial guess's progress, then blocks of update (one iteration: gv from
+// gv, with nx = Nγ on entry and the problem's r), the product Nγ into nx
+// and the iterate's progress (jacobi_scalar: history step ω), all gated
+// on the phase "running"; it returns the solve's statistics.
+func (ds *devSolve) iterate(name string, scalar *Kernel, gv *Vec, omega float64, update func(nx, r *Vec, run uint32)) (engine.SolveStats, error) {
+	p := ds.p
+	nx, tmp := p.devVec(1, ds.n), p.devVec(2, ds.n)
+	r := p.vec(p.R())
+	if err := p.Err(); err != nil {
+		return engine.SolveStats{}, err
+	}
+	run := gate(apgdStart)
+	// The start: γ = Π(γ₀), Nγ, and the initial guess's residual.
+	p.Project(gv, gv)
+	p.Schur(nx, gv)
+	ds.progress(scalar, 0, run, gv, nx, tmp, r, omega)
+	sc, err := ds.run(name, func() {
+		update(nx, r, run)
+		ds.schur(nx, gv, tmp, r, run, false)
+		ds.progress(scalar, 1, run, gv, nx, tmp, r, omega)
+	})
+	if err != nil {
+		return engine.SolveStats{}, err
+	}
+	return ds.stats(name, sc)
+}
+
 // stats returns the statistics of a solve that progress judged, from its
 // final scalars sc and the history, or engine's errors (its progress) for
 // a residual or objective that is not finite, with the solver's name.

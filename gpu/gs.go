@@ -55,26 +55,10 @@ func (p *problem) SolveGS(gamma, diag engine.Vec, omega, lambda float64, opt eng
 	if _, err := p.sweepReady(); err != nil {
 		return st, err
 	}
-	nx, tmp := p.devVec(1, n), p.devVec(2, n)
-	r := p.vec(p.R())
-	if err := p.Err(); err != nil {
-		return st, err
-	}
-	run := gate(apgdStart)
-	// The start: γ = Π(γ₀), Nγ, and the initial guess's residual.
-	p.Project(gv, gv)
-	p.Schur(nx, gv)
-	ds.progress(scalar, 0, run, gv, nx, tmp, r, omega)
-	sc, err := ds.run(name, func() {
+	return ds.iterate(name, scalar, gv, omega, func(_, _ *Vec, run uint32) {
 		p.recordGatedBodyImpulse(ds.bodyImpulse, ds.s, gv, run)
 		p.recordSweep(gv, dg, omega, lambda, ds.s, run)
-		ds.schur(nx, gv, tmp, r, run, false)
-		ds.progress(scalar, 1, run, gv, nx, tmp, r, omega)
 	})
-	if err != nil {
-		return st, err
-	}
-	return ds.stats(name, sc)
 }
 
 var _ engine.DeviceGS = (*problem)(nil)

@@ -57,26 +57,10 @@ func (p *problem) SolveJacobi(gamma, inv engine.Vec, omega, lambda float64, opt 
 		return st, err
 	}
 	defer ds.release()
-	nx, tmp := p.devVec(1, n), p.devVec(2, n)
-	r := p.vec(p.R())
-	if err := p.Err(); err != nil {
-		return st, err
-	}
-	run := gate(apgdStart)
-	// The start: γ = Π(γ₀), Nγ, and the initial guess's residual.
-	p.Project(gv, gv)
-	p.Schur(nx, gv)
-	ds.progress(scalar, 0, run, gv, nx, tmp, r, omega)
-	sc, err := ds.run(name, func() {
+	return ds.iterate(name, scalar, gv, omega, func(nx, r *Vec, run uint32) {
 		p.record(step, p.groupsRows(step), shaders.JacobiStepArgs{NegOmega: -omega, Lambda: lambda, OneMinusLambda: 1 - lambda, NC: uint32(b.nc), Nj: p.nj(), Gate: run},
 			gv.buf, nx.buf, r.buf, iv.buf, b.mu, b.coh, ds.s, b.jt.lo, b.jt.hi)
-		ds.schur(nx, gv, tmp, r, run, false)
-		ds.progress(scalar, 1, run, gv, nx, tmp, r, omega)
 	})
-	if err != nil {
-		return st, err
-	}
-	return ds.stats(name, sc)
 }
 
 // JacobiRho implements engine.DeviceJacobi's power iteration: steps of
