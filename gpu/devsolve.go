@@ -146,7 +146,9 @@ func (ds *devSolve) schur(dst, x, gr, r *Vec, g uint32, withG bool) {
 // withG: what apgd.go's and devSolve's iterations share.
 func (p *problem) recordGatedSchur(kb, kc *Kernel, s *Buffer, dst, x, gr, r *Vec, g uint32, withG bool) {
 	b := p.b
-	p.recordGatedBodyImpulse(kb, s, x, g)
+	p.record(kb, p.groups(kb, b.n), shaders.ApgdBodyImpulseArgs{N: uint32(b.n), Jbase: b.jbase(), Gate: g},
+		b.dv, x.buf, b.adjOff, b.adj, b.basis, b.rhoA, b.rhoB, b.invMass, b.invInertia, b.fixedBody,
+		b.jt.adjOff, b.jt.adj, b.jt.lin, b.jt.rotA, b.jt.rotB, s)
 	var wg uint32
 	if withG {
 		wg = 1
@@ -154,16 +156,6 @@ func (p *problem) recordGatedSchur(kb, kc *Kernel, s *Buffer, dst, x, gr, r *Vec
 	p.record(kc, p.groupsRows(kc), shaders.ApgdContactVelocityArgs{NC: uint32(b.nc), Nj: p.nj(), Gate: g, WithG: wg},
 		dst.buf, gr.buf, r.buf, b.dv, b.a, b.b, b.basis, b.rhoA, b.rhoB, s,
 		b.jt.lin, b.jt.rotA, b.jt.rotB, b.jt.rowA, b.jt.rowB)
-}
-
-// recordGatedBodyImpulse records dv = M⁻¹D x with apgd_body_impulse kb
-// (joint rows included, no rolling rows) under gate g of the scalar buffer
-// s.
-func (p *problem) recordGatedBodyImpulse(kb *Kernel, s *Buffer, x *Vec, g uint32) {
-	b := p.b
-	p.record(kb, p.groups(kb, b.n), shaders.ApgdBodyImpulseArgs{N: uint32(b.n), Jbase: b.jbase(), Gate: g},
-		b.dv, x.buf, b.adjOff, b.adj, b.basis, b.rhoA, b.rhoB, b.invMass, b.invInertia, b.fixedBody,
-		b.jt.adjOff, b.jt.adj, b.jt.lin, b.jt.rotA, b.jt.rotB, s)
 }
 
 // resid records tmp = x − Π(x − g_d(nx + r)), the residual vector of eq.

@@ -13,7 +13,6 @@ import (
 // and a read-back for the residual of every sweep. One iteration is
 // recorded as a block, every kernel gated on the phase being "running":
 //
-//	apgd_body_impulse:          dv = M⁻¹Dγ
 //	gs_colour_sweep (per colour),
 //	gs_sweep:                   problem.Sweep's updates of γ (recordSweep)
 //	apgd_body_impulse,
@@ -24,9 +23,13 @@ import (
 //	                            when the residual is below the tolerance or
 //	                            MaxIter is reached
 //
-// The blocks recorded after the solve stopped return at once. The device
-// takes no rolling rows (engine's deviceTakes), so apgd_body_impulse
-// computes what Sweep's body_impulse does; the contacts are coloured once,
+// The sweep needs dv = M⁻¹Dγ, which the block's product leaves for the
+// next block (and the start's product for the first): problem.Sweep's own
+// body_impulse, which the host-driven loop runs before each sweep,
+// computes the same values again (the device takes no rolling rows,
+// engine's deviceTakes, and apgd_body_impulse and body_impulse share
+// lib/body_impulse.glsl), so a block skips it. The blocks recorded after
+// the solve stopped return at once. The contacts are coloured once,
 // before the blocks are recorded, as the first Sweep after Collide does.
 // Every kernel computes what engine's host loop (its iterate: Sweep, Schur,
 // progress) computes on this backend, bit for bit, so the device solve
@@ -55,8 +58,10 @@ func (p *problem) SolveGS(gamma, diag engine.Vec, omega, lambda float64, opt eng
 	if _, err := p.sweepReady(); err != nil {
 		return st, err
 	}
+	// The sweep starts from dv = M⁻¹Dγ, which the product before it (the
+	// start's Schur, then each iteration's) left in b.dv for the same γ:
+	// problem.Sweep's own body impulse would compute it again.
 	return ds.iterate(name, scalar, gv, omega, func(_, _ *Vec, run uint32) {
-		p.recordGatedBodyImpulse(ds.bodyImpulse, ds.s, gv, run)
 		p.recordSweep(gv, dg, omega, lambda, ds.s, run)
 	})
 }
