@@ -86,7 +86,7 @@ func TestBenchQuickMatrix(t *testing.T) {
 		want := 4
 		if r := rep.Results[i]; r.Solver == "apgd" && r.ContactsMean > 0 {
 			want = 5
-			if !(rep.Results[i].TrafficPerContactIteration > 0) || !(rep.Results[i].TrafficRate > 0) {
+			if !(r.TrafficPerContactIteration > 0) || !(r.TrafficRate > 0) {
 				t.Errorf("%s: apgd on the CPU without the traffic model's figures", c.Name)
 			}
 		}

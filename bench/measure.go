@@ -233,11 +233,11 @@ func Measure(req Request) (*Result, error) {
 	res.MallocsPerStep = float64(m1.Mallocs-m0.Mallocs) / n
 	summarise(res, stats)
 	if s.Solver == "apgd" && res.ContactsMean > 0 && res.Solve.Median > 0 {
-		bpc := float64(res.Bodies) / res.ContactsMean
-		res.TrafficPerContactIteration = cpuref.APGDBytesPerContactIteration(bpc)
+		model := cpuref.APGDBytesPerContactIteration
 		if req.Backend == "vulkan" {
-			res.TrafficPerContactIteration = gpu.APGDBytesPerContactIteration(bpc)
+			model = gpu.APGDBytesPerContactIteration
 		}
+		res.TrafficPerContactIteration = model(float64(res.Bodies) / res.ContactsMean)
 		res.TrafficRate = res.TrafficPerContactIteration * res.ContactsMean * res.IterationsMean / res.Solve.Median
 	}
 
