@@ -178,7 +178,7 @@ func (b *Backend) loadCollider(m *engine.Model) error {
 	c.inv = 1 / b.host.col.BinSize()
 	c.brickBits = max(bits.Len(uint(max(2*n, 128)-1)), 7) - 6
 	c.slotCount = 1 << (c.brickBits + 6)
-	c.ecap, c.pcap, c.ccap = 8*n+64, pairCapPerBody*n+capSlack, contactCapPerBody*n+capSlack
+	c.ecap, c.pcap, c.ccap = pairCapPerBody*n+capSlack, pairCapPerBody*n+capSlack, contactCapPerBody*n+capSlack
 	n64, s64 := int64(n), int64(c.slotCount)
 	sizes := map[**Buffer]int64{
 		&c.shape: 40 * n64, &c.mat: 16 * n64, &c.box: 64 * n64, &c.planeN: 24 * n64, &c.cell: 16 * n64,

@@ -49,11 +49,12 @@ func EstimateBytes(bodies, contacts int) int64 {
 	return (288+240+108)*n + 8*slots + (4+56)*pairCap + 152*contactCap + (690+36)*nc
 }
 
-// The device collider's capacities at Load (loadCollider): pair slots
-// pairCapPerBody·bodies + capSlack, each of which takes pairNormalBytes in
-// pairN, its largest per-pair buffer; contact slots contactCapPerBody·
-// bodies + capSlack. The Jacobian (growSolver) holds jacobianBytes per
-// contact found in each of basis, rhoA and rhoB.
+// The device collider's capacities at Load (loadCollider): binning
+// entries and pair slots pairCapPerBody·bodies + capSlack each (a pair
+// slot takes pairNormalBytes in pairN, its largest per-pair buffer), and
+// contact slots contactCapPerBody·bodies + capSlack. The Jacobian
+// (growSolver) holds jacobianBytes per contact found in each of basis,
+// rhoA and rhoB.
 const (
 	pairCapPerBody    = 8
 	contactCapPerBody = 4
