@@ -321,7 +321,7 @@ func (a *apgdRun) block() {
 		a.partial.buf, a.xNew.buf, a.nxNew.buf, a.r.buf, a.g.buf, a.x.buf, b.mu, b.coh, a.s, b.jt.lo, b.jt.hi)
 	a.sum(2, accept)
 	a.scalar(2, accept)
-	p.record(a.k.next, p.groups(a.k.next, (a.n+2)/3), shaders.ApgdNextArgs{NC: uint32(b.nc), Nj: p.nj(), Gate: step},
+	p.record(a.k.next, p.groupsRows(a.k.next), shaders.ApgdNextArgs{NC: uint32(b.nc), Nj: p.nj(), Gate: step},
 		a.best.buf, a.y.buf, a.x.buf, a.xNew.buf, a.ny.buf, a.nx.buf, a.nxNew.buf, a.g.buf, a.r.buf, a.s,
 		b.mu, b.coh, b.jt.lo, b.jt.hi)
 	a.scalar(3, step)

@@ -5,14 +5,13 @@
 // mode 2 in one pass, the same values bit for bit; run only while the
 // solver's phase is one of those in the gate mask.
 //
-// For each chunk c of 2048 rows [lo, hi) (one workgroup; thread t of 256),
-// apgd_residual's operations (u = 1·nx + 1·r; z = 1·x + (−g_d)·u;
-// tmp = 1·x + (−1)·Π(z), Π the contact's cone or the row's clampRow):
+// For each chunk c of 2048 rows [lo, hi) (one workgroup; thread t of 256):
 //
-//	zs[i − lo3] = z_i for the rows of the contacts with a row in [lo, hi)
-//	    and the joint rows there (row by row: coalesced)
-//	zs = Π_k(zs) for each of those contacts (one invocation each)
-//	acc0 = Σ_{i = lo+t, lo+t+256, … < hi} tmp_i·tmp_i                   // ‖tmp‖²
+//	for each contact k with a row in [lo, hi), and each joint row i there,
+//	apgd_residual's operations (u = 1·nx + 1·r; z = 1·x + (−g_d)·u;
+//	tmp = 1·x + (−1)·Π(z), Π the contact's cone or the row's clampRow):
+//	    rt[i − lo] = tmp_i   for the rows i in [lo, hi)
+//	acc0 = Σ_{i = lo+t, lo+t+256, … < hi} rt[i−lo]·rt[i−lo]         // ‖tmp‖²
 //	acc1 = Σ_{i = lo+t, lo+t+256, … < hi} g[i]·(1·x[i] + (−1)·xOld[i]) // gᵀ(γ' − γ_k)
 //	then lib/dot_chunk.glsl's chunkPartials (partial[q·chunks + c], q < 2)
 //
@@ -55,10 +54,7 @@ layout(push_constant) uniform Push {
 #include "axpby.glsl"
 #include "cone.glsl"
 
-// The z of the rows [lo3, hi3) that hold the chunk's contacts whole
-// (lo3 = 3⌊lo/3⌋, at most 2 rows before lo and after hi), then their
-// projections in place.
-shared double zs[CHUNK + 4u];
+shared double rt[CHUNK];
 
 void main() {
 	if ((p.gate & (1u << s.phase)) == 0u) {
@@ -72,36 +68,37 @@ void main() {
 	for (uint c = gl_WorkGroupID.x; c < chunks; c += gl_NumWorkGroups.x) {
 		uint lo = c * CHUNK;
 		uint hi = min(lo + CHUNK, n);
-		uint lo3 = lo - lo % 3u;
-		uint hi3 = hi < cn ? min(hi + 2u - (hi + 2u) % 3u, cn) : hi;
-		// z_i = 1·x_i + (−g_d)·(1·nx_i + 1·r_i), row by row (coalesced).
-		for (uint i = lo3 + t; i < hi3; i += WG) {
-			double u = axpby(1.0lf, nx[i], 1.0lf, r[i]);
-			zs[i - lo3] = axpby(1.0lf, x[i], ngd, u);
+		if (lo < cn) {
+			uint k1 = (min(hi, cn) + 2u) / 3u;
+			for (uint k = lo / 3u + t; k < k1; k += WG) {
+				double z[3];
+				for (uint d = 0u; d < 3u; d++) {
+					uint i = 3u * k + d;
+					double u = axpby(1.0lf, nx[i], 1.0lf, r[i]);
+					z[d] = axpby(1.0lf, x[i], ngd, u);
+				}
+				double pz[3];
+				proj(z[0], z[1], z[2], mu[k], coh[k], pz[0], pz[1], pz[2]);
+				for (uint d = 0u; d < 3u; d++) {
+					uint i = 3u * k + d;
+					if (i >= lo && i < hi) {
+						rt[i - lo] = axpby(1.0lf, x[i], -1.0lf, pz[d]);
+					}
+				}
+			}
 		}
-		barrier();
-		// Π_k(z) of each contact, in place.
-		uint k1 = min(hi3, cn) / 3u;
-		for (uint k = lo3 / 3u + t; k < k1; k += WG) {
-			uint e = 3u * k - lo3;
-			double on, ou, ow;
-			proj(zs[e], zs[e + 1u], zs[e + 2u], mu[k], coh[k], on, ou, ow);
-			zs[e] = on;
-			zs[e + 1u] = ou;
-			zs[e + 2u] = ow;
+		for (uint i = max(lo, cn) + t; i < hi; i += WG) {
+			uint rj = i - cn;
+			double u = axpby(1.0lf, nx[i], 1.0lf, r[i]);
+			double z = axpby(1.0lf, x[i], ngd, u);
+			rt[i - lo] = axpby(1.0lf, x[i], -1.0lf, clampRow(z, jlo[rj], jhi[rj]));
 		}
 		barrier();
 		precise double acc0 = 0.0lf;
 		precise double acc1 = 0.0lf;
 		for (uint i = lo + t; i < hi; i += WG) {
-			double pz = zs[i - lo3];
-			if (i >= cn) {
-				uint rj = i - cn;
-				pz = clampRow(pz, jlo[rj], jhi[rj]);
-			}
-			double xi = x[i];
-			double v = axpby(1.0lf, xi, -1.0lf, pz);
-			double d = axpby(1.0lf, xi, -1.0lf, xOld[i]);
+			double v = rt[i - lo];
+			double d = axpby(1.0lf, x[i], -1.0lf, xOld[i]);
 			precise double a = v * v;
 			precise double b = g[i] * d;
 			acc0 = acc0 + a;

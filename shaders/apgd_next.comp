@@ -10,8 +10,8 @@
 // (engine.APGD's doc says why), and g = N y + r of the next iteration is
 // taken here too, with r as the iteration left it.
 //
-// Loop: if (gate & (1 << s.phase)) == 0 return; then for each row i (3 per
-// contact, then 1 per joint row):
+// Loop: if (gate & (1 << s.phase)) == 0 return; then for each row i of
+// each item (a contact's three rows, or a joint row):
 //
 //	if s.flags&1 != 0 { best[i] = xNew[i] }                // a better residual
 //	if s.flags&2 != 0 { y[i] = xNew[i]; ny[i] = nxNew[i] } // restart
@@ -36,9 +36,9 @@
 // joint row, each; 9 s (read; the solver's scalars), 10 mu, 11 coh (1 per
 // contact), 12 jlo, 13 jhi (1 per joint row).
 // Push constants: uint nc, uint nj, uint gate (12 bytes).
-// Dispatch: (min(⌈(3nc+nj)/768⌉, max group count), 1, 1) workgroups of
-// 256; a workgroup loops over tiles of 768 rows w, w + groups, ….
-layout(local_size_x = 256) in;
+// Dispatch: (min(⌈(nc+nj)/64⌉, max group count), 1, 1) workgroups of 64; a
+// grid-stride loop covers any nc.
+layout(local_size_x = 64) in;
 
 layout(std430, set = 0, binding = 0) writeonly buffer Best { double best[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Y { double y[]; };
@@ -66,12 +66,6 @@ layout(push_constant) uniform Push {
 
 #include "axpby.glsl"
 #include "cone.glsl"
-
-// TILE contacts (3·TILE rows) per workgroup and tile: the rows are read
-// and written by consecutive invocations (coalesced), and each contact's
-// trial is projected by one invocation from shared memory.
-const uint TILE = 256;
-shared double zs[3 * TILE];
 
 bool improved;
 bool restart;
@@ -116,48 +110,32 @@ void main() {
 	if (L < s.Lmin) {
 		L = s.Lmin;
 	}
-	precise double tt = 1.0lf / L;
-	double nt = -tt;
-	uint t = gl_LocalInvocationID.x;
-	uint cn = 3u * p.nc;
-	uint n = cn + p.nj;
-	uint tiles = (n + 3u * TILE - 1u) / (3u * TILE);
-	for (uint w = gl_WorkGroupID.x; w < tiles; w += gl_NumWorkGroups.x) {
-		uint lo = 3u * TILE * w;
-		uint hi = min(lo + 3u * TILE, n);
-		for (uint j = 0u; j < 3u; j++) {
-			uint i = lo + t + TILE * j;
-			if (i < hi) {
-				double yi, gi;
-				update(i, yi, gi);
-				zs[t + TILE * j] = axpby(1.0lf, yi, nt, gi);
+	precise double t = 1.0lf / L;
+	double nt = -t;
+	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+	for (uint k = gl_GlobalInvocationID.x; k < p.nc + p.nj; k += stride) {
+		if (k >= p.nc) {
+			uint rj = k - p.nc;
+			uint i = 3u * p.nc + rj;
+			double yi, gi;
+			update(i, yi, gi);
+			if (trial) {
+				xNew[i] = clampRow(axpby(1.0lf, yi, nt, gi), jlo[rj], jhi[rj]);
 			}
-		}
-		if (!trial) {
 			continue;
 		}
-		barrier();
-		uint k = TILE * w + t;
-		if (k < p.nc) {
-			uint e = 3u * t;
+		double z[3];
+		for (uint d = 0u; d < 3u; d++) {
+			double yi, gi;
+			update(3u * k + d, yi, gi);
+			z[d] = axpby(1.0lf, yi, nt, gi);
+		}
+		if (trial) {
 			double on, ou, ow;
-			proj(zs[e], zs[e + 1u], zs[e + 2u], mu[k], coh[k], on, ou, ow);
-			zs[e] = on;
-			zs[e + 1u] = ou;
-			zs[e + 2u] = ow;
+			proj(z[0], z[1], z[2], mu[k], coh[k], on, ou, ow);
+			xNew[3u * k] = on;
+			xNew[3u * k + 1u] = ou;
+			xNew[3u * k + 2u] = ow;
 		}
-		barrier();
-		for (uint j = 0u; j < 3u; j++) {
-			uint i = lo + t + TILE * j;
-			if (i < hi) {
-				double v = zs[t + TILE * j];
-				if (i >= cn) {
-					uint rj = i - cn;
-					v = clampRow(v, jlo[rj], jhi[rj]);
-				}
-				xNew[i] = v;
-			}
-		}
-		barrier();
 	}
 }

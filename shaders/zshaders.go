@@ -192,7 +192,7 @@ var ApgdNext = Module{
 		{Binding: 12, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 13, Kind: StorageBuffer, ReadOnly: true},
 	},
-	LocalSize: [3]uint32{256, 1, 1},
+	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  12,
 	Args:      ApgdNextArgs{},
 }
