@@ -21,24 +21,19 @@ import (
 //     LinAlg.Dot's chunks and fixed tree order, their sums in s.dots;
 //   - apgd_scalar: the host's scalar arithmetic of engine.APGD (init, a
 //     line-search trial, the accepted iterate, the end of an iteration);
-//   - apgd_step, apgd_anti_relax, apgd_next: fusions of the vector
-//     operations engine.APGD records between two dot products, operation
-//     for operation, and apgd_accept: engine's residual vector and the two
-//     dot products that follow it, in one pass;
+//   - apgd_step, apgd_residual, apgd_anti_relax, apgd_next: fusions of the
+//     vector operations engine.APGD records between two dot products,
+//     operation for operation;
 //   - apgd_body_impulse and apgd_contact_velocity: the Schur product.
 //
 // Every kernel first reads s.phase and returns at once unless it is one of
 // the phases in its gate mask. One iteration is recorded as a block:
 //
-//	trial  (gate trial):          γ' = Π(y − t g) (after a halving only)
-//	       (gate start | trial):  Nγ', four dots, scalar: accept (phase
-//	                              accept) or L = 2L (phase trial)
-//	accept (gate accept):         [r = r₀ + a(Nγ' + r₀)], two dots with the
-//	                              residual vector in shared memory (apgd_accept),
-//	                              scalar: res, best, restart, stop (phase step)
-//	step   (gate step):           best, y, N y, g = N y + r, x, Nγ updated and,
-//	                              unless stopping, the next iteration's first
-//	                              γ' = Π(y − t g) at L = 0.9L (apgd_next);
+//	trial  (gate start | trial):  γ' = Π(y − t g), Nγ', four dots, scalar: accept
+//	                              (phase accept) or L = 2L (phase trial)
+//	accept (gate accept):         [r = r₀ + a(Nγ' + r₀)], residual vector, two
+//	                              dots, scalar: res, best, restart, stop (phase step)
+//	step   (gate step):           best, y, N y, g = N y + r, x, Nγ updated;
 //	                              scalar: L = 0.9L or done
 //
 // One product with N per trial, as engine.APGD: N y is the combination of
@@ -129,7 +124,7 @@ func (s *apgdScalars) u32(off int) uint32 { return binary.LittleEndian.Uint32(s.
 
 // apgdKernels are the device solver's kernels.
 type apgdKernels struct {
-	bodyImpulse, contactVelocity, step, dot, sum, scalar, accept, antiRelax, next *Kernel
+	bodyImpulse, contactVelocity, step, dot, sum, scalar, residual, antiRelax, next *Kernel
 }
 
 // apgdRun is one device solve.
@@ -225,7 +220,7 @@ func (a *apgdRun) setup() error {
 	if err := kernels(d,
 		kernelSpec{&a.k.bodyImpulse, shaders.ApgdBodyImpulse}, kernelSpec{&a.k.contactVelocity, shaders.ApgdContactVelocity},
 		kernelSpec{&a.k.step, shaders.ApgdStep}, kernelSpec{&a.k.dot, shaders.ApgdDot}, kernelSpec{&a.k.sum, shaders.ApgdSum},
-		kernelSpec{&a.k.scalar, shaders.ApgdScalar}, kernelSpec{&a.k.accept, shaders.ApgdAccept},
+		kernelSpec{&a.k.scalar, shaders.ApgdScalar}, kernelSpec{&a.k.residual, shaders.ApgdResidual},
 		kernelSpec{&a.k.antiRelax, shaders.ApgdAntiRelax}, kernelSpec{&a.k.next, shaders.ApgdNext}); err != nil {
 		return err
 	}
@@ -276,7 +271,7 @@ func (a *apgdRun) release() {
 
 // init records lines 1–5: x = Π(γ₀), y = x, best = 1, tmp = x − best,
 // g = N tmp, then L from ‖g‖/‖tmp‖, then N y = N γ₀, g = N y + r and a
-// copy of N γ₀ (engine.APGD's calls and values), and the first trial γ' = Π(y − t g).
+// copy of N γ₀ (engine.APGD's calls and values).
 func (a *apgdRun) init() {
 	p := a.p
 	p.Project(a.x, a.gamma)
@@ -292,16 +287,6 @@ func (a *apgdRun) init() {
 	a.scalar(0, st)
 	a.schur(a.ny, a.x, st, true)
 	p.Copy(a.nx, a.ny)
-	a.step(st)
-}
-
-// step records apgd_step, γ' = Π(y − t g), under gate g: init's first
-// trial, and a block's trials after a halving (apgd_next takes the first
-// trial of every later iteration).
-func (a *apgdRun) step(g uint32) {
-	p, b := a.p, a.p.b
-	p.record(a.k.step, p.groupsRows(a.k.step), shaders.ApgdStepArgs{NC: uint32(b.nc), Nj: p.nj(), Gate: g},
-		a.xNew.buf, a.y.buf, a.g.buf, b.mu, b.coh, a.s, b.jt.lo, b.jt.hi)
 }
 
 // block records one iteration block (see above).
@@ -309,7 +294,8 @@ func (a *apgdRun) block() {
 	p, b := a.p, a.p.b
 	trial := gate(apgdStart, apgdTrial)
 	accept, step := gate(apgdAccept), gate(apgdStep)
-	a.step(gate(apgdTrial))
+	p.record(a.k.step, p.groupsRows(a.k.step), shaders.ApgdStepArgs{NC: uint32(b.nc), Nj: p.nj(), Gate: trial},
+		a.xNew.buf, a.y.buf, a.g.buf, b.mu, b.coh, a.s, b.jt.lo, b.jt.hi)
 	a.schur(a.nxNew, a.xNew, trial, false)
 	a.dots(1, trial, a.xNew, a.nxNew, a.r, a.y, a.ny)
 	a.scalar(1, trial)
@@ -317,13 +303,12 @@ func (a *apgdRun) block() {
 		p.record(a.k.antiRelax, p.groupsRows(a.k.antiRelax), shaders.ApgdAntiRelaxArgs{NC: uint32(b.nc), Nj: p.nj(), Gate: accept},
 			a.r.buf, a.r0.buf, a.nxNew.buf, b.mu, a.s)
 	}
-	p.record(a.k.accept, a.dotGroups(), shaders.ApgdAcceptArgs{Gd: a.opt.Gd, NC: uint32(b.nc), Nj: p.nj(), Gate: accept},
-		a.partial.buf, a.xNew.buf, a.nxNew.buf, a.r.buf, a.g.buf, a.x.buf, b.mu, b.coh, a.s, b.jt.lo, b.jt.hi)
-	a.sum(2, accept)
+	p.record(a.k.residual, p.groupsRows(a.k.residual), shaders.ApgdResidualArgs{Gd: a.opt.Gd, NC: uint32(b.nc), Nj: p.nj(), Gate: accept},
+		a.tmp.buf, a.xNew.buf, a.nxNew.buf, a.r.buf, b.mu, b.coh, a.s, b.jt.lo, b.jt.hi)
+	a.dots(2, accept, a.tmp, a.g, a.xNew, a.x, a.x)
 	a.scalar(2, accept)
-	p.record(a.k.next, p.groupsRows(a.k.next), shaders.ApgdNextArgs{NC: uint32(b.nc), Nj: p.nj(), Gate: step},
-		a.best.buf, a.y.buf, a.x.buf, a.xNew.buf, a.ny.buf, a.nx.buf, a.nxNew.buf, a.g.buf, a.r.buf, a.s,
-		b.mu, b.coh, b.jt.lo, b.jt.hi)
+	p.record(a.k.next, p.groups(a.k.next, a.n), shaders.ApgdNextArgs{N: uint32(a.n), Gate: step},
+		a.best.buf, a.y.buf, a.x.buf, a.xNew.buf, a.ny.buf, a.nx.buf, a.nxNew.buf, a.g.buf, a.r.buf, a.s)
 	a.scalar(3, step)
 }
 
@@ -346,25 +331,15 @@ func (a *apgdRun) schur(dst, x *Vec, g uint32, withG bool) {
 // dots records apgd_dot of the given mode on v0…v4 and apgd_sum into
 // s.dots under gate g.
 func (a *apgdRun) dots(mode, g uint32, v0, v1, v2, v3, v4 *Vec) {
-	a.p.record(a.k.dot, a.dotGroups(), shaders.ApgdDotArgs{N: uint32(a.n), Mode: mode, Gate: g},
-		a.partial.buf, v0.buf, v1.buf, v2.buf, v3.buf, v4.buf, a.s)
-	a.sum(mode, g)
-}
-
-// dotGroups is the dispatch of a first pass over the chunks (apgd_dot,
-// apgd_accept): a workgroup per chunk, up to the device's limit.
-func (a *apgdRun) dotGroups() [3]uint32 {
-	return [3]uint32{uint32(min(a.chunks, int(a.p.d.Info.MaxWorkgroupCount[0]))), 1, 1}
-}
-
-// sum records apgd_sum of the partials of a first pass of the given mode
-// (apgd_dot's; 2 is apgd_accept's) into s.dots under gate g.
-func (a *apgdRun) sum(mode, g uint32) {
+	p := a.p
 	pairs := uint32(2)
 	if mode == 1 {
 		pairs = 4
 	}
-	a.p.record(a.k.sum, [3]uint32{pairs, 1, 1}, shaders.ApgdSumArgs{Chunks: uint32(a.chunks), Gate: g}, a.s, a.partial.buf)
+	groups := [3]uint32{uint32(min(a.chunks, int(p.d.Info.MaxWorkgroupCount[0]))), 1, 1}
+	p.record(a.k.dot, groups, shaders.ApgdDotArgs{N: uint32(a.n), Mode: mode, Gate: g},
+		a.partial.buf, v0.buf, v1.buf, v2.buf, v3.buf, v4.buf, a.s)
+	p.record(a.k.sum, [3]uint32{pairs, 1, 1}, shaders.ApgdSumArgs{Chunks: uint32(a.chunks), Gate: g}, a.s, a.partial.buf)
 }
 
 // scalar records apgd_scalar of the given mode under gate g.

@@ -18,9 +18,7 @@ import (
 // products' partial sums (8 bytes per 2048 elements) are left out. Both
 // contact sides are counted as movable bodies (a contact with the floor
 // reads less), and the iteration is one whose first line-search trial is
-// accepted, whose γ' the previous iteration's apgd_next made (each halving
-// of the step adds apgd_step, 88 B per contact, and repeats the trial's
-// kernels). The
+// accepted (each halving of the step repeats the trial's kernels). The
 // file carries no build tag so that gpusim bench prints the model on any
 // machine; TestTrafficModel checks it against the kernels' reflected
 // bindings.
@@ -51,17 +49,19 @@ func APGDIterationTraffic() []traffic.Pass {
 		r(6, "basis", 9*f64, 0), r(7, "rhoA", 9*f64, 0), r(8, "rhoB", 9*f64, 0),
 	}}
 	return []traffic.Pass{
+		{Name: "apgd_step", Role: "γ' = Π(y − t g)", Accesses: []traffic.Access{
+			w(0, "γ'", vec3, 0), r(1, "y", vec3, 0), r(2, "g", vec3, 0), r(3, "mu", f64, 0), r(4, "coh", f64, 0)}},
 		bodyImpulse,
 		contactVelocity,
 		{Name: "apgd_dot", Role: "trial's four dot products", Accesses: []traffic.Access{
 			r(1, "γ'", vec3, 0), r(2, "Nγ'", vec3, 0), r(3, "r", vec3, 0), r(4, "y", vec3, 0), r(5, "N y", vec3, 0)}},
-		{Name: "apgd_accept", Role: "residual² and gᵀ(γ' − γ), the residual vector in shared memory", Accesses: []traffic.Access{
-			r(1, "γ'", vec3, 0), r(2, "Nγ'", vec3, 0), r(3, "r", vec3, 0), r(4, "g", vec3, 0), r(5, "γ", vec3, 0),
-			r(6, "mu", f64, 0), r(7, "coh", f64, 0)}},
-		{Name: "apgd_next", Role: "best, y, N y, g, γ, Nγ; the next γ' = Π(y − t g)", Accesses: []traffic.Access{
+		{Name: "apgd_residual", Role: "residual vector", Accesses: []traffic.Access{
+			w(0, "tmp", vec3, 0), r(1, "γ'", vec3, 0), r(2, "Nγ'", vec3, 0), r(3, "r", vec3, 0), r(4, "mu", f64, 0), r(5, "coh", f64, 0)}},
+		{Name: "apgd_dot", Role: "accept's two dot products", Accesses: []traffic.Access{
+			r(1, "tmp", vec3, 0), r(2, "g", vec3, 0), r(3, "γ'", vec3, 0), r(4, "γ", vec3, 0)}},
+		{Name: "apgd_next", Role: "best, y, N y, g, γ, Nγ", Accesses: []traffic.Access{
 			w(0, "best (when better)", vec3, 0), w(1, "y", vec3, 0), r(2, "γ", vec3, 0), w(2, "γ", vec3, 0), r(3, "γ'", vec3, 0),
-			w(3, "next γ'", vec3, 0), w(4, "N y", vec3, 0), r(5, "Nγ", vec3, 0), w(5, "Nγ", vec3, 0), r(6, "Nγ'", vec3, 0),
-			w(7, "g", vec3, 0), r(8, "r", vec3, 0), r(10, "mu", f64, 0), r(11, "coh", f64, 0)}},
+			w(4, "N y", vec3, 0), r(5, "Nγ", vec3, 0), w(5, "Nγ", vec3, 0), r(6, "Nγ'", vec3, 0), w(7, "g", vec3, 0), r(8, "r", vec3, 0)}},
 	}
 }
 

@@ -10,7 +10,7 @@
 //
 //	mode 0: v0·v0, v1·v1                 (init: ‖γ₀ − 1‖², ‖N(γ₀ − 1)‖²)
 //	mode 1: v0·v1, v2·v0, d·e, d·d       (trial: γ'ᵀNγ', rᵀγ', ΔᵀNΔ, ‖Δ‖²)
-//	(mode 2, the accept's residual² and gᵀ(γ_{k+1} − γ_k), is apgd_accept.comp)
+//	mode 2: v0·v0, v1·(v2 − v3)          (accept: residual², gᵀ(γ_{k+1} − γ_k))
 //	mode 3: v0·v1, v2·v0                 (objective: γ̂ᵀNγ̂, r₀ᵀγ̂)
 //	mode 4: v0·v0, v1·v2, v3·v1          (device Jacobi, gpu/jacobi.go, and SPG,
 //	                                      gpu/spg.go: residual², γᵀNγ, rᵀγ)
@@ -21,7 +21,8 @@
 // 256), dot.comp's:
 //
 //	for t := 0; t < 256; t++ { s[t] = Σ_{i = lo+t, lo+t+256, … < hi} a_q[i]·b_q[i] }
-//	then lib/dot_chunk.glsl's chunkPartials (the fixed tree, partial[q·chunks + c])
+//	for h := 128; h > 0; h /= 2 { for t := 0; t < h; t++ { s[t] += s[t+h] } }
+//	partial[q·chunks + c] = s[0]
 //
 // Every operation `precise`, the order fixed: each sum equals LinAlg.Dot's
 // of the same vectors bit for bit.
@@ -33,8 +34,10 @@
 // workgroup loops over chunks c, c + groups, ….
 layout(local_size_x = 256) in;
 
+const uint CHUNK = 2048;
+const uint WG = 256;
+
 layout(std430, set = 0, binding = 0) writeonly buffer Partial { double partial[]; };
-#include "dot_chunk.glsl"
 layout(std430, set = 0, binding = 1) readonly buffer V0 { double v0[]; };
 layout(std430, set = 0, binding = 2) readonly buffer V1 { double v1[]; };
 layout(std430, set = 0, binding = 3) readonly buffer V2 { double v2[]; };
@@ -48,6 +51,8 @@ layout(push_constant) uniform Push {
 	uint mode;
 	uint gate;
 } p;
+
+shared double sh[4][WG];
 
 #include "axpby.glsl"
 
@@ -82,6 +87,12 @@ void main() {
 				acc1 = acc1 + b;
 				acc2 = acc2 + de;
 				acc3 = acc3 + dd;
+			} else if (p.mode == 2u) {
+				double d = axpby(1.0lf, v2[i], -1.0lf, v3[i]);
+				precise double a = v0[i] * v0[i];
+				precise double b = v1[i] * d;
+				acc0 = acc0 + a;
+				acc1 = acc1 + b;
 			} else if (p.mode == 5u) {
 				precise double a = v0[i] * v1[i];
 				precise double dd = v0[i] * v0[i];
@@ -105,6 +116,25 @@ void main() {
 				acc1 = acc1 + b;
 			}
 		}
-		chunkPartials(t, acc0, acc1, acc2, acc3, pairs, c, nc);
+		sh[0][t] = acc0;
+		sh[1][t] = acc1;
+		sh[2][t] = acc2;
+		sh[3][t] = acc3;
+		barrier();
+		for (uint h = WG / 2; h > 0; h >>= 1) {
+			if (t < h) {
+				for (uint q = 0u; q < 4u; q++) {
+					precise double v = sh[q][t] + sh[q][t + h];
+					sh[q][t] = v;
+				}
+			}
+			barrier();
+		}
+		if (t == 0) {
+			for (uint q = 0u; q < pairs; q++) {
+				partial[q * nc + c] = sh[q][0];
+			}
+		}
+		barrier();
 	}
 }

@@ -21,26 +21,6 @@ func (a AntiRelaxArgs) AppendPush(b []byte) []byte {
 	return b
 }
 
-// ApgdAcceptArgs are the push constants of apgd_accept.comp (20 bytes).
-type ApgdAcceptArgs struct {
-	Gd   float64 // double gd, byte 0
-	NC   uint32  // uint nc, byte 8
-	Nj   uint32  // uint nj, byte 12
-	Gate uint32  // uint gate, byte 16
-}
-
-// Kernel returns "apgd_accept".
-func (ApgdAcceptArgs) Kernel() string { return "apgd_accept" }
-
-// AppendPush appends the 20 bytes of the block to b.
-func (a ApgdAcceptArgs) AppendPush(b []byte) []byte {
-	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Gd))
-	b = binary.LittleEndian.AppendUint32(b, a.NC)
-	b = binary.LittleEndian.AppendUint32(b, a.Nj)
-	b = binary.LittleEndian.AppendUint32(b, a.Gate)
-	return b
-}
-
 // ApgdAntiRelaxArgs are the push constants of apgd_anti_relax.comp (12 bytes).
 type ApgdAntiRelaxArgs struct {
 	NC   uint32 // uint nc, byte 0
@@ -115,20 +95,18 @@ func (a ApgdDotArgs) AppendPush(b []byte) []byte {
 	return b
 }
 
-// ApgdNextArgs are the push constants of apgd_next.comp (12 bytes).
+// ApgdNextArgs are the push constants of apgd_next.comp (8 bytes).
 type ApgdNextArgs struct {
-	NC   uint32 // uint nc, byte 0
-	Nj   uint32 // uint nj, byte 4
-	Gate uint32 // uint gate, byte 8
+	N    uint32 // uint n, byte 0
+	Gate uint32 // uint gate, byte 4
 }
 
 // Kernel returns "apgd_next".
 func (ApgdNextArgs) Kernel() string { return "apgd_next" }
 
-// AppendPush appends the 12 bytes of the block to b.
+// AppendPush appends the 8 bytes of the block to b.
 func (a ApgdNextArgs) AppendPush(b []byte) []byte {
-	b = binary.LittleEndian.AppendUint32(b, a.NC)
-	b = binary.LittleEndian.AppendUint32(b, a.Nj)
+	b = binary.LittleEndian.AppendUint32(b, a.N)
 	b = binary.LittleEndian.AppendUint32(b, a.Gate)
 	return b
 }

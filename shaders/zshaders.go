@@ -25,35 +25,6 @@ var AntiRelax = Module{
 //go:embed anti_relax.spv
 var anti_relaxSPIRV string
 
-// ApgdAccept is apgd_accept.comp: the accepted trial's two dot products of the device APGD
-// solver (gpu/apgd.go), with the residual vector formed in shared memory
-// instead of a vector in device memory: apgd_residual then apgd_dot's
-// mode 2 in one pass, the same values bit for bit; run only while the
-// solver's phase is one of those in the gate mask.
-var ApgdAccept = Module{
-	Name:  "apgd_accept",
-	SPIRV: apgd_acceptSPIRV,
-	Bindings: []Binding{
-		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
-		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 10, Kind: StorageBuffer, ReadOnly: true},
-	},
-	LocalSize: [3]uint32{256, 1, 1},
-	PushSize:  20,
-	Args:      ApgdAcceptArgs{},
-}
-
-//go:embed apgd_accept.spv
-var apgd_acceptSPIRV string
-
 // ApgdAntiRelax is apgd_anti_relax.comp: r_3k = r0_3k + μ_k‖(u_3k+1, u_3k+2)‖ and
 // r_3k+1, r_3k+2 = r0_3k+1, r0_3k+2 for every contact k, with u = nx + r0
 // the contact velocities: lines 33–37 of the anti-relaxation paper's
@@ -169,10 +140,8 @@ var apgd_dotSPIRV string
 
 // ApgdNext is apgd_next.comp: the vector updates that end an iteration of the device APGD
 // solver (gpu/apgd.go), lines 17–20, 24 and 16 of Algorithm 1 of the APGD
-// paper, then the next iteration's first line-search trial γ' = Π(y − t g)
-// (line 8, apgd_step's operations) with the step size that apgd_scalar's
-// mode 3 will set; run only while the solver's phase is one of those in
-// the gate mask.
+// paper, for every element i; run only while the solver's phase is one of
+// those in the gate mask.
 var ApgdNext = Module{
 	Name:  "apgd_next",
 	SPIRV: apgd_nextSPIRV,
@@ -180,20 +149,16 @@ var ApgdNext = Module{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 2, Kind: StorageBuffer},
-		{Binding: 3, Kind: StorageBuffer},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 4, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 5, Kind: StorageBuffer},
 		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 7, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 10, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 11, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 12, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 13, Kind: StorageBuffer, ReadOnly: true},
 	},
-	LocalSize: [3]uint32{64, 1, 1},
-	PushSize:  12,
+	LocalSize: [3]uint32{256, 1, 1},
+	PushSize:  8,
 	Args:      ApgdNextArgs{},
 }
 
@@ -1236,5 +1201,5 @@ var sumSPIRV string
 
 // All returns every module, by name.
 func All() []Module {
-	return []Module{AntiRelax, ApgdAccept, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBig, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, GsColour, GsColourSweep, GsSweep, GuardCheck, GuardKeep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, JointOps, JointRows, MulElem, Project, RollingOps, SpgScalar, SpgVec, Sum}
+	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBig, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, GsColour, GsColourSweep, GsSweep, GuardCheck, GuardKeep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, JointOps, JointRows, MulElem, Project, RollingOps, SpgScalar, SpgVec, Sum}
 }
