@@ -336,22 +336,24 @@ func solveRows(name string, p Problem, gamma Vec, opt SolveOptions) (int, error)
 }
 
 // blockDiag sets diag to g_i = tr(N_ii)/3 (eq. 27) on the rows of contact i
-// and, unless inv is nil, inv to 1/g_i. It reads g back once (LinAlg has no
-// element-wise reciprocal) and fails unless every g_i is positive and
-// finite: g_i = 0 is a contact that moves nothing, which no step can fix.
+// and, unless inv is nil, inv to 1/g_i, and fails unless every g_i is
+// positive and finite: g_i = 0 is a contact that moves nothing, which no
+// step can fix. A DeviceBlockDiag checks on its device; otherwise g is
+// read back once (LinAlg has no element-wise reciprocal).
 func blockDiag(name string, p Problem, diag, inv Vec) error {
+	if d, ok := p.(DeviceBlockDiag); ok {
+		k, v, err := d.CheckBlockDiag(diag, inv)
+		if err != nil || k < 0 {
+			return err
+		}
+		return badDiag(name, p, diag.Len(), k, v)
+	}
 	p.BlockDiag(diag)
 	g := make([]float64, diag.Len())
 	p.Read(g, diag)
 	for k, v := range g {
 		if !(v > 0) || math.IsInf(v, 0) {
-			if o := diag.Len() - 3*rollingOf(p); k >= o {
-				return fmt.Errorf("%s: rolling block %d has block diagonal g = %v, want positive and finite", name, (k-o)/3, v)
-			}
-			if nc := 3 * p.Contacts(); k >= nc {
-				return fmt.Errorf("%s: joint row %d has diagonal N_rr = %v, want positive and finite", name, k-nc, v)
-			}
-			return fmt.Errorf("%s: contact %d has block diagonal g = %v (eq. 27), want positive and finite", name, k/3, v)
+			return badDiag(name, p, len(g), k, v)
 		}
 		g[k] = 1 / v
 	}
@@ -359,6 +361,18 @@ func blockDiag(name string, p Problem, diag, inv Vec) error {
 		p.Write(inv, g)
 	}
 	return nil
+}
+
+// badDiag is blockDiag's error for row k of n, whose value v is not
+// positive and finite: a rolling block's, a joint row's or a contact's.
+func badDiag(name string, p Problem, n, k int, v float64) error {
+	if o := n - 3*rollingOf(p); k >= o {
+		return fmt.Errorf("%s: rolling block %d has block diagonal g = %v, want positive and finite", name, (k-o)/3, v)
+	}
+	if nc := 3 * p.Contacts(); k >= nc {
+		return fmt.Errorf("%s: joint row %d has diagonal N_rr = %v, want positive and finite", name, k-nc, v)
+	}
+	return fmt.Errorf("%s: contact %d has block diagonal g = %v (eq. 27), want positive and finite", name, k/3, v)
 }
 
 // progress returns r of eq. 25 and ½γᵀNγ + rᵀγ for γ given nx = Nγ, or an

@@ -90,6 +90,16 @@ type DeviceJacobi interface {
 	JacobiRho(diag, inv, v, w Vec, steps int) (float64, error)
 }
 
+// DeviceBlockDiag is implemented by a Problem whose backend checks the
+// block diagonal on its device, so that Gauss–Seidel and Jacobi read back
+// a row index instead of the diagonal. CheckBlockDiag sets diag as
+// BlockDiag does and, unless inv is nil, inv to 1/diag element by element
+// (Go's 1/v); it returns the lowest row whose value is not positive and
+// finite, with that value, or −1 when every row is.
+type DeviceBlockDiag interface {
+	CheckBlockDiag(diag, inv Vec) (row int, value float64, err error)
+}
+
 // DeviceGS is implemented by a Problem whose backend runs the iterations
 // of Gauss–Seidel itself, with the scalars kept on the device.
 // GaussSeidel.Solve calls it once it has ω, λ and diag = g_i on the rows

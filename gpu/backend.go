@@ -92,6 +92,7 @@ type Backend struct {
 	rl       rolling
 	col      colouring  // the gs sweep's contact colouring (colour.go)
 	grd      guardState // engine.StateGuard (guard.go)
+	dchk     diagCheck  // engine.DeviceBlockDiag (diagcheck.go)
 	settings engine.Settings
 	n        int  // bodies
 	nc       int  // contacts
@@ -194,6 +195,7 @@ func (b *Backend) release() error {
 	b.rl.release()
 	b.col.release()
 	b.grd.release()
+	b.dchk.release()
 	bufs := append(b.bodyBuffers(), &b.a, &b.b, &b.normal, &b.pa, &b.pb, &b.phi, &b.mu, &b.cohesion,
 		&b.basis, &b.rhoA, &b.rhoB, &b.coh, &b.r, &b.adj, &b.prevGamma, &b.partial[0], &b.partial[1], &b.partial[2], &b.force3)
 	for _, p := range bufs {

@@ -443,6 +443,24 @@ func (a CopyArgs) AppendPush(b []byte) []byte {
 	return b
 }
 
+// DiagCheckArgs are the push constants of diag_check.comp (12 bytes).
+type DiagCheckArgs struct {
+	N       uint32 // uint n, byte 0
+	Mode    uint32 // uint mode, byte 4
+	WithInv uint32 // uint withInv, byte 8
+}
+
+// Kernel returns "diag_check".
+func (DiagCheckArgs) Kernel() string { return "diag_check" }
+
+// AppendPush appends the 12 bytes of the block to b.
+func (a DiagCheckArgs) AppendPush(b []byte) []byte {
+	b = binary.LittleEndian.AppendUint32(b, a.N)
+	b = binary.LittleEndian.AppendUint32(b, a.Mode)
+	b = binary.LittleEndian.AppendUint32(b, a.WithInv)
+	return b
+}
+
 // DotArgs are the push constants of dot.comp (4 bytes).
 type DotArgs struct {
 	N uint32 // uint n, byte 0

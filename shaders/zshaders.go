@@ -600,6 +600,25 @@ var Copy = Module{
 //go:embed copy.spv
 var copySPIRV string
 
+// DiagCheck is diag_check.comp: engine's blockDiag check of the block diagonal on the device
+// (gpu's engine.DeviceBlockDiag), so that a Gauss–Seidel or Jacobi solve
+// reads back 4 bytes instead of the whole diagonal:
+var DiagCheck = Module{
+	Name:  "diag_check",
+	SPIRV: diag_checkSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, WriteOnly: true},
+	},
+	LocalSize: [3]uint32{256, 1, 1},
+	PushSize:  12,
+	Args:      DiagCheckArgs{},
+}
+
+//go:embed diag_check.spv
+var diag_checkSPIRV string
+
 // Dot is dot.comp: partial_c = Σ x_i·y_i over chunk c = [2048c, min(2048(c+1), n)), the
 // first pass of the deterministic dot product (sum.comp is the second).
 var Dot = Module{
@@ -1201,5 +1220,5 @@ var sumSPIRV string
 
 // All returns every module, by name.
 func All() []Module {
-	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBig, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, Dot, Fill, FixedForce, FreeVelocity, GsColour, GsColourSweep, GsSweep, GuardCheck, GuardKeep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, JointOps, JointRows, MulElem, Project, RollingOps, SpgScalar, SpgVec, Sum}
+	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBig, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, DiagCheck, Dot, Fill, FixedForce, FreeVelocity, GsColour, GsColourSweep, GsSweep, GuardCheck, GuardKeep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, JointOps, JointRows, MulElem, Project, RollingOps, SpgScalar, SpgVec, Sum}
 }
