@@ -114,7 +114,7 @@ func newInstance(validation bool) (*instance, error) {
 	case C.GS_SUCCESS:
 	case C.GS_ERROR_INCOMPATIBLE_DRIVER, C.GS_ERROR_INITIALIZATION_FAILED:
 		in.destroy()
-		return nil, fmt.Errorf("gpu: %w: vkCreateInstance: %v (no Vulkan driver installed?)", ErrNoDevice, Result(r))
+		return nil, fmt.Errorf("gpu: %w: vkCreateInstance: %v: %s", ErrNoDevice, Result(r), driverHint(os.Getenv, probeLibrary))
 	case C.GS_ERROR_LAYER_NOT_PRESENT:
 		in.destroy()
 		return nil, errNoValidation

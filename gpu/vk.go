@@ -38,7 +38,7 @@ func loadVulkan() (unsafe.Pointer, error) {
 		var msg *C.char
 		p := C.gs_load(name, &msg)
 		if p == nil {
-			libvulkan.err = fmt.Errorf("gpu: %w: %s", ErrNoDevice, C.GoString(msg))
+			libvulkan.err = fmt.Errorf("gpu: %w: %s (the Vulkan loader; Debian and Ubuntu: apt-get install libvulkan1)", ErrNoDevice, C.GoString(msg))
 			return
 		}
 		vk.SetGetInstanceProcAddr(p)
