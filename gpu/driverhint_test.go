@@ -31,7 +31,9 @@ func TestDriverHint(t *testing.T) {
 	if err := os.Mkdir(empty, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	noLib := func(lib string) error { return errors.New(lib + ": cannot open shared object file: No such file or directory") }
+	noLib := func(lib string) error {
+		return errors.New(lib + ": cannot open shared object file: No such file or directory")
+	}
 	noGlvnd := func(string) error {
 		return errors.New("libGLdispatch.so.0: cannot open shared object file: No such file or directory")
 	}
