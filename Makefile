@@ -3,7 +3,7 @@ GO      ?= go
 SCENE   ?= settle
 BIN     := bin/gpusim
 
-.PHONY: all build test test-short docs-check run bench gpu-bench bench-peers lint fmt clean shaders check-shaders fuzz soak test-slurm test-k8s
+.PHONY: all build test test-short docs-check run bench gpu-bench gpu-ab bench-peers lint fmt clean shaders check-shaders fuzz soak test-slurm test-k8s
 
 all: build
 
@@ -38,6 +38,12 @@ bench:
 # where no GPU is. Not part of make test or CI.
 gpu-bench:
 	bench/gpu-bench.sh
+
+# Two gpusim binaries side by side on the Vulkan device, interleaved
+# (bench/gpu-ab.sh): make gpu-ab A=path/to/gpusim B=path/to/gpusim
+# [CASES=settle-1000,bed-1000000] [REPS=3]. Not part of make test.
+gpu-ab:
+	bench/gpu-ab.sh "$(A)" "$(B)" "$(CASES)" "$(REPS)"
 
 # gpusim's CPU path beside Bullet 3.24 on the settle scene, one thread each,
 # interleaved (bench/peers.sh; docs/bench.md). Builds the Bullet driver of
