@@ -14,10 +14,14 @@ import "math"
 // With μ = 0 the cone is the ray n ≥ 0: (max(n, 0), 0, 0).
 func ProjectCone(xn, xu, xw, mu, c float64) (float64, float64, float64) {
 	n := xn + c
-	t := math.Sqrt(xu*xu + xw*xw) // no overflow concern at impulse scales; Hypot is 3× slower
+	q := xu*xu + xw*xw // no overflow concern at impulse scales; Hypot is 3× slower
 	if mu == 0 {
 		return math.Max(n, 0) - c, 0, 0
 	}
+	if clearlyInside(q, mu*n) {
+		return xn, xu, xw
+	}
+	t := math.Sqrt(q)
 	if t <= mu*n {
 		return xn, xu, xw
 	}
@@ -38,6 +42,21 @@ func RelaxContact(x []float64, u [3]float64, s, lambda, mu, c float64) [3]float6
 	return [3]float64{lambda*n + (1-lambda)*x[0], lambda*tu + (1-lambda)*x[1], lambda*tw + (1-lambda)*x[2]}
 }
 
+// clearlyInside reports, without a square root, that t = RN(√q) ≤ a, the
+// cone test of ProjectCone, where q is clearly below a²: q < RN(RN(a·a)·(1 −
+// 2⁻⁵⁰)) implies q < a² (each rounding moves a normal value by at most
+// 2⁻⁵³ relative), so √q < a and RN(√q) ≤ a. Where it reports false the
+// caller takes the square root and the test itself, so the branch and the
+// bits are those of the test alone (TestClearlyInside); most contacts of a
+// settled pile stick and take the shortcut.
+func clearlyInside(q, a float64) bool {
+	if !(a > 0) {
+		return false
+	}
+	p := a * a
+	return p >= 0x1p-900 && p <= math.MaxFloat64 && q < p*(1-0x1p-50)
+}
+
 // projectCones sets d_k = ProjectCone(x_k, μ_k, c_k) for the contacts k in
 // [lo, hi) (3 per contact, d may alias x): ProjectCone's arithmetic
 // written out in the loop, which the compiler does not inline
@@ -46,7 +65,12 @@ func projectCones(d, x, mu, coh []float64, lo, hi int) {
 	for k := lo; k < hi; k++ {
 		xn, xu, xw, m, c := x[3*k], x[3*k+1], x[3*k+2], mu[k], coh[k]
 		n := xn + c
-		t := math.Sqrt(xu*xu + xw*xw)
+		q := xu*xu + xw*xw
+		if m != 0 && clearlyInside(q, m*n) {
+			d[3*k], d[3*k+1], d[3*k+2] = xn, xu, xw
+			continue
+		}
+		t := math.Sqrt(q)
 		switch {
 		case m == 0:
 			d[3*k], d[3*k+1], d[3*k+2] = math.Max(n, 0)-c, 0, 0

@@ -98,3 +98,46 @@ func TestProjectConesBits(t *testing.T) {
 		}
 	}
 }
+
+// TestClearlyInside: the cone test's shortcut never says inside where the
+// test itself, RN(√q) ≤ a, says outside — on values at the boundary (q
+// within a few ulps of a², where the shortcut must decline), across the
+// exponent range, and at zeros, subnormals, infinities and NaN — and it
+// takes most values clearly inside, which is what it is for.
+func TestClearlyInside(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	check := func(q, a float64) bool {
+		in := clearlyInside(q, a)
+		if in && !(math.Sqrt(q) <= a) {
+			t.Fatalf("clearlyInside(%v, %v) but √q = %v > a", q, a, math.Sqrt(q))
+		}
+		return in
+	}
+	taken := 0
+	for range 200000 {
+		a := math.Ldexp(0.5+r.Float64(), r.IntN(600)-300)
+		// q at a² moved by a few ulps either way, and well inside.
+		q := a * a
+		for range r.IntN(6) {
+			if r.IntN(2) == 0 {
+				q = math.Nextafter(q, 0)
+			} else {
+				q = math.Nextafter(q, math.Inf(1))
+			}
+		}
+		check(q, a)
+		check(math.Nextafter(math.Sqrt(q), math.Inf(1))*math.Sqrt(q), a)
+		if check(q*0.5, a) {
+			taken++
+		}
+	}
+	if taken < 190000 {
+		t.Errorf("the shortcut took %d of 200000 values at q = a²/2, want nearly all", taken)
+	}
+	for _, c := range [][2]float64{
+		{0, 0}, {0, math.Copysign(0, -1)}, {0, 1}, {1, 0}, {5e-324, 5e-324}, {0, 5e-324}, {1e-300, 1e-150},
+		{math.Inf(1), 1e300}, {1e300, math.Inf(1)}, {math.NaN(), 1}, {1, math.NaN()}, {1, -1}, {0, math.MaxFloat64},
+	} {
+		check(c[0], c[1])
+	}
+}
