@@ -11,8 +11,8 @@ import (
 // iterations (plain and anti-relaxed) with its vector operations fused
 // into fewer passes over memory. Every value is computed with the
 // operations, operands and order of engine.APGD.Solve on this problem's
-// LinAlg (a·x + b·y element by element, dot products summed per chunk of
-// 2048 elements and then in chunk order, Schur as bodyImpulse and
+// LinAlg (a·x + b·y element by element, dot products summed in the
+// device's order of order.go, Schur as bodyImpulse and
 // velocities), so γ, the iterations, the residual, the objective and
 // the history are bit for bit those of engine.APGD on the same problem
 // without this method (TestSolveAPGDBits). One iteration without step-size
@@ -46,6 +46,7 @@ type apgdWork struct {
 	rAR, rAR2                               []float64 // r of the anti-relaxed solve, and the next one
 	r, rNext                                []float64 // r in use (the problem's or rAR), the trial's (r or rAR2)
 	part                                    [][6]float64
+	col                                     []float64 // one sum's column of part, for sumChunks
 
 	r0      Vec     // the problem's r
 	yMode   int     // trialY: 0 y as it is, 1 y = γ_k, 2 y = a·γ_k + b·γ_{k−1}
@@ -286,9 +287,9 @@ func (b *Backend) apgdVelRes(_, lo, hi int) {
 }
 
 // dots6 returns γ'·Nγ', r·γ', (γ'−y)·(Nγ'−Ny), ‖γ'−y‖², ‖tmp‖² and
-// g·(γ' − γ_k), each summed as LinAlg.Dot sums: apgdDot6 stores the six
-// sums of each chunk of [0, n) in part[c] (the chunks in parallel above
-// vecGrain elements), and each total adds the chunks' sums in order.
+// g·(γ' − γ_k), each summed as LinAlg.Dot sums (order.go): apgdDot6
+// stores the six sums of each chunk of [0, n) in part[c] (the chunks in
+// parallel above vecGrain elements), and each total adds the chunks' sums.
 func (b *Backend) dots6(n int) [6]float64 {
 	w := &b.apgd
 	np := (n + chunk - 1) / chunk
@@ -305,27 +306,40 @@ func (b *Backend) dots6(n int) [6]float64 {
 		}
 	}
 	var s [6]float64
+	col := resizeF(w.col, len(w.part))
+	w.col = col
 	for j := range s {
 		for c := range w.part {
-			s[j] += w.part[c][j]
+			col[c] = w.part[c][j]
 		}
+		s[j] = sumChunks(col)
 	}
 	return s
 }
 
 func (b *Backend) apgdDot6(c, lo, hi int) {
 	w := &b.apgd
-	var s0, s1, s2, s3, s4, s5 float64
 	xn, nx, r, y, ny := w.xNew[lo:hi], w.nxNew[lo:hi], w.r[lo:hi], w.y[lo:hi], w.ny[lo:hi]
 	tmp, g, x := w.tmp[lo:hi], w.g[lo:hi], w.x[lo:hi]
-	for i := range xn {
-		s0 += xn[i] * nx[i]
-		s1 += r[i] * xn[i]
-		d := 1*xn[i] + (-1)*y[i]
-		s2 += d * (1*nx[i] + (-1)*ny[i])
-		s3 += d * d
-		s4 += tmp[i] * tmp[i]
-		s5 += g[i] * (1*xn[i] + (-1)*x[i])
+	n := len(xn)
+	nx, r, y, ny, tmp, g, x = nx[:n], r[:n], y[:n], ny[:n], tmp[:n], g[:n], x[:n]
+	// Lane l's terms are l, l+256, …: row j of 256 adds term 256j+l to lane
+	// l's sum, rows in order, so each lane adds its terms in order while
+	// the loads run along the vectors.
+	var s [6][lanes]float64
+	for j := 0; j < n; j += lanes {
+		m := min(lanes, n-j)
+		xn, nx, r, y, ny, tmp, g, x := xn[j:j+m], nx[j:j+m], r[j:j+m], y[j:j+m], ny[j:j+m], tmp[j:j+m], g[j:j+m], x[j:j+m]
+		s0, s1, s2, s3, s4, s5 := s[0][:m], s[1][:m], s[2][:m], s[3][:m], s[4][:m], s[5][:m]
+		for i := range xn {
+			s0[i] += xn[i] * nx[i]
+			s1[i] += r[i] * xn[i]
+			d := 1*xn[i] + (-1)*y[i]
+			s2[i] += d * (1*nx[i] + (-1)*ny[i])
+			s3[i] += d * d
+			s4[i] += tmp[i] * tmp[i]
+			s5[i] += g[i] * (1*xn[i] + (-1)*x[i])
+		}
 	}
-	w.part[c] = [6]float64{s0, s1, s2, s3, s4, s5}
+	w.part[c] = [6]float64{laneTree(&s[0]), laneTree(&s[1]), laneTree(&s[2]), laneTree(&s[3]), laneTree(&s[4]), laneTree(&s[5])}
 }

@@ -51,6 +51,8 @@ type Backend struct {
 	// Warm start: the last step's impulses (keys: see collide.Collider).
 	prevGamma []float64
 
+	fixedPart [3][]float64 // FixedForce's per-chunk sums, per component
+
 	col colouring // the gs sweep's contact colouring (colour.go)
 
 	jt joints  // joint rows and kinematic bodies (joint.go)

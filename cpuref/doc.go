@@ -8,8 +8,10 @@
 // Loops over bodies and contacts run on a pool of goroutines started once
 // per backend, over fixed partitions (parts of a fixed size, independent of
 // the number of workers); every sum is taken per fixed chunk of 2048
-// elements and then in chunk order, so results are bit-identical whatever
-// the number of goroutines. Loops small enough that waking a worker would
+// elements and then over the chunks, in the Vulkan backend's order
+// (order.go), so results are bit-identical whatever the number of
+// goroutines, and whole runs give the Vulkan backend's bits
+// (tests.TestCPUMatchesVulkan). Loops small enough that waking a worker would
 // cost more than it saves run on the calling goroutine.
 //
 // A step allocates nothing once the buffers have grown to the pile's

@@ -88,26 +88,39 @@ func (b *Backend) WarmStart(gamma engine.Vec) error {
 
 // FixedForce returns Σ over contacts of the force (N) that the impulses
 // gamma of a step of length h put on fixed bodies: −F on A, +F on B with
-// F = (γ_n n + γ_u u + γ_w w)/h, summed in contact order.
+// F = (γ_n n + γ_u u + γ_w w)/h, summed in the device's order (order.go,
+// fixed_force.comp: chunks of 2048 contacts, 256 lanes, the tree, then
+// the chunks' sums), so that both paths report the same bits.
 func (b *Backend) FixedForce(gamma engine.Vec, h float64) (mgl64.Vec3, error) {
 	g := vec(gamma)
-	var f mgl64.Vec3
-	for k := 0; k < b.con.Len(); k++ {
-		fa, fb := b.fixed[b.con.A[k]], b.fixed[b.con.B[k]]
-		if !fa && !fb {
-			continue
+	nc := b.con.Len()
+	np := (nc + chunk - 1) / chunk
+	for d := range b.fixedPart {
+		b.fixedPart[d] = resizeF(b.fixedPart[d], np)
+	}
+	for c := range np {
+		lo, hi := c*chunk, min((c+1)*chunk, nc)
+		var s [3][lanes]float64
+		for k := lo; k < hi; k++ {
+			fa, fb := b.fixed[b.con.A[k]], b.fixed[b.con.B[k]]
+			if !fa && !fb {
+				continue
+			}
+			bs := (*[9]float64)(b.basis[9*k : 9*k+9])
+			l := (k - lo) % lanes
+			for j := 0; j < 3; j++ {
+				f := (g[3*k]*bs[j] + g[3*k+1]*bs[3+j] + g[3*k+2]*bs[6+j]) / h
+				if fa {
+					s[j][l] -= f
+				}
+				if fb {
+					s[j][l] += f
+				}
+			}
 		}
-		bs := b.basis[9*k : 9*k+9]
-		var fk mgl64.Vec3
-		for j := 0; j < 3; j++ {
-			fk[j] = (g[3*k]*bs[j] + g[3*k+1]*bs[3+j] + g[3*k+2]*bs[6+j]) / h
-		}
-		if fa {
-			f = f.Sub(fk)
-		}
-		if fb {
-			f = f.Add(fk)
+		for d := range s {
+			b.fixedPart[d][c] = laneTree(&s[d])
 		}
 	}
-	return f, nil
+	return mgl64.Vec3{sumChunks(b.fixedPart[0]), sumChunks(b.fixedPart[1]), sumChunks(b.fixedPart[2])}, nil
 }

@@ -7,9 +7,9 @@ import (
 )
 
 // chunk is the fixed partition of reductions (Dot sums each chunk of
-// 2048 elements, then the chunk sums in order; gpu's dot.comp uses the
-// same partition). It never depends on the number of workers, which keeps
-// reductions bit-identical.
+// 2048 elements, then the chunk sums, in the device's order: order.go).
+// It never depends on the number of workers, which keeps reductions
+// bit-identical.
 const chunk = 2048
 
 // Grains of the loops without reductions: each element's result depends
@@ -132,7 +132,7 @@ func (p *pool) forChunks(n, grain int, t task) {
 }
 
 // sum returns Σ t over the fixed chunks of [0, n), adding the chunk sums
-// (which t.run stores in p.partial[c]) in chunk order.
+// (which t.run stores in p.partial[c]) in the device's order (sumChunks).
 func (p *pool) sum(n int, t task) float64 {
 	nc := (n + chunk - 1) / chunk
 	if cap(p.partial) < nc {
@@ -147,9 +147,5 @@ func (p *pool) sum(n int, t task) float64 {
 			t.run(c, lo, min(lo+chunk, n))
 		}
 	}
-	s := 0.0
-	for _, v := range p.partial {
-		s += v
-	}
-	return s
+	return sumChunks(p.partial)
 }

@@ -3,6 +3,7 @@
 package gpu
 
 import (
+	"github.com/gpusim/gpusim/internal/testfile"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -111,7 +112,7 @@ func compareAPGD(t *testing.T, b *Backend, cp, gp engine.Problem, gamma0 []float
 		}
 	}
 	same("driven from the host", hg, hst)
-	if goFusesMultiplyAdd {
+	if testfile.GoFusesMultiplyAdd {
 		t.Log("bit-identity with cpuref not checked: Go may fuse multiply-adds on this target")
 	} else {
 		same("on cpuref with the GPU's dot order", og, ost)
@@ -253,7 +254,7 @@ func TestDeviceAPGDLongSeparating(t *testing.T) {
 		if l := 1 / t0 * math.Pow(0.9, float64(opt.MaxIter-1)); !math.IsInf(1/l, 1) {
 			t.Errorf("L₀·0.9^%d = %g: the case no longer reaches the overflow of 1/L", opt.MaxIter-1, l)
 		}
-		if goFusesMultiplyAdd {
+		if testfile.GoFusesMultiplyAdd {
 			t.Log("bit-identity with cpuref not checked: Go may fuse multiply-adds on this target")
 			continue
 		}

@@ -21,10 +21,14 @@ import (
 	"github.com/gpusim/gpusim/scene"
 )
 
-// gpuOrder is a cpuref problem whose Dot sums in the order of dot.comp and
-// sum.comp (kernelDot). Every other operation of the two backends is the
-// same sequence of correctly rounded operations, so a solve on it must
-// give the GPU backend's result bit for bit, whatever the solver.
+// gpuOrder is a cpuref problem whose Dot is kernelDot, the Go model of
+// dot.comp and sum.comp (cpuref's own Dot sums in that order too since
+// cpuref/order.go: TestCPUDotIsKernelDot), and which hides cpuref's own
+// solver loops (it implements none of engine's optional interfaces), so
+// that a solve on it runs engine's generic loops. Every other operation of
+// the two backends is the same sequence of correctly rounded operations,
+// so a solve on it must give the GPU backend's result bit for bit,
+// whatever the solver.
 type gpuOrder struct{ engine.Problem }
 
 func (p gpuOrder) Dot(x, y engine.Vec) float64 {
@@ -274,7 +278,7 @@ func TestSceneStep(t *testing.T) {
 			}
 			t.Logf("%d contacts, residual %.3g; %d submits; against plain cpuref: γ %.2g relative, velocities %.2g",
 				g.nc, g.stats.Residual, submits, dg, dv)
-			if goFusesMultiplyAdd {
+			if testfile.GoFusesMultiplyAdd {
 				t.Log("bit-identity with cpuref not checked: Go may fuse multiply-adds on this target")
 				return
 			}

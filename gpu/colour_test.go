@@ -3,6 +3,7 @@
 package gpu
 
 import (
+	"github.com/gpusim/gpusim/internal/testfile"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -97,7 +98,7 @@ func TestKernelColours(t *testing.T) {
 				tail = int(tw.gpu.col.starts[maxColours+1] - tw.gpu.col.starts[maxColours])
 			}
 			t.Logf("%d contacts: %d colours, %d in the tail, %d rounds on cpuref", tw.nc, used, tail, rounds)
-			if goFusesMultiplyAdd {
+			if testfile.GoFusesMultiplyAdd {
 				return // bit-identity of the sweeps needs unfused Go (requireUnfusedGo)
 			}
 			rows := engine.Rows(cp)

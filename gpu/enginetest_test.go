@@ -3,6 +3,7 @@
 package gpu
 
 import (
+	"github.com/gpusim/gpusim/internal/testfile"
 	"testing"
 
 	"github.com/gpusim/gpusim/cpuref"
@@ -51,7 +52,7 @@ func conformanceImpl(name string, newBackend func(testing.TB) *Backend) enginete
 			return workSubmits(gb)
 		},
 	}
-	if !goFusesMultiplyAdd { // else no twin: bit-identity with cpuref needs Go code without fused multiply-adds
+	if !testfile.GoFusesMultiplyAdd { // else no twin: bit-identity with cpuref needs Go code without fused multiply-adds
 		impl.Twin = func(*testing.T) (engine.Backend, func(engine.Problem) engine.Problem) {
 			return cpuref.New(0), func(p engine.Problem) engine.Problem { return gpuOrder{p} }
 		}

@@ -3,6 +3,7 @@
 package gpu
 
 import (
+	"github.com/gpusim/gpusim/internal/testfile"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -165,10 +166,10 @@ func randomTwin(t *testing.T, seed uint64, n int, maxRecovery float64) (*twin, e
 const kernelScene = 1000
 
 // requireUnfusedGo skips a bit-for-bit comparison with cpuref where the Go
-// compiler may fuse multiply-adds (see goFusesMultiplyAdd).
+// compiler may fuse multiply-adds (see testfile.GoFusesMultiplyAdd).
 func requireUnfusedGo(t *testing.T) {
 	t.Helper()
-	if goFusesMultiplyAdd {
+	if testfile.GoFusesMultiplyAdd {
 		t.Skip("bit-identity with cpuref needs Go code without fused multiply-adds: GOARCH=amd64 below GOAMD64=v3")
 	}
 }

@@ -232,6 +232,37 @@ func exactDot(x, y []float64) (float64, float64) {
 
 // kernelDot is dot.comp and sum.comp in Go, in the kernels' order
 // (kernelSum's) over the rounded products x_i y_i.
+// TestCPUDotIsKernelDot: cpuref's Dot sums in the kernels' order
+// (cpuref/order.go), so it equals kernelDot bit for bit: within a chunk, in
+// the second pass (more than 256 chunks, so that lanes take several chunk
+// sums), at sizes around the lanes' and the chunks', on values whose sums
+// depend on the order, and with negative zeros (0 + −0 is +0 in both).
+func TestCPUDotIsKernelDot(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 4))
+	la := cpuref.New(1)
+	for _, n := range []int{0, 1, 255, 256, 257, 2047, 2048, 2049, 3*2048 + 5, 300*2048 + 77} {
+		x, y := make([]float64, n), make([]float64, n)
+		for i := range x {
+			x[i] = math.Ldexp(r.NormFloat64(), r.IntN(40)-20)
+			y[i] = r.NormFloat64()
+		}
+		xv, yv := la.NewVec(n), la.NewVec(n)
+		la.Write(xv, x)
+		la.Write(yv, y)
+		if got, want := la.Dot(xv, yv), kernelDot(x, y); math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("n = %d: cpuref's Dot %v, the kernels' order %v", n, got, want)
+		}
+	}
+	neg := []float64{math.Copysign(0, -1)}
+	one := []float64{1}
+	xv, yv := la.NewVec(1), la.NewVec(1)
+	la.Write(xv, neg)
+	la.Write(yv, one)
+	if got, want := la.Dot(xv, yv), kernelDot(neg, one); math.Float64bits(got) != math.Float64bits(want) {
+		t.Errorf("−0·1: cpuref's Dot %v (sign %v), the kernels' order %v (sign %v)", got, math.Signbit(got), want, math.Signbit(want))
+	}
+}
+
 func kernelDot(x, y []float64) float64 {
 	return kernelSum(len(x), func(i int) float64 { return float64(x[i] * y[i]) })
 }
