@@ -91,8 +91,8 @@ type DeviceJacobi interface {
 }
 
 // DeviceBlockDiag is implemented by a Problem whose backend checks the
-// block diagonal on its device, so that Gauss–Seidel and Jacobi read back
-// a row index instead of the diagonal. CheckBlockDiag sets diag as
+// block diagonal on its device, so that Gauss–Seidel, Jacobi and SPG read
+// back a row index instead of the diagonal. CheckBlockDiag sets diag as
 // BlockDiag does and, unless inv is nil, inv to 1/diag element by element
 // (Go's 1/v); it returns the lowest row whose value is not positive and
 // finite, with that value, or −1 when every row is.

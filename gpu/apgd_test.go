@@ -19,24 +19,6 @@ import (
 // backend without engine.DeviceAPGD takes).
 type hostAPGD struct{ engine.Problem }
 
-// Tolerances of the device solve against plain cpuref (dot products summed
-// in cpuref's order rather than the GPU's). The orders differ by rounding
-// only (each dot within 2γ_n Σ|x_i y_i| of the other); where the solve is
-// well conditioned (the settle step, 60 iterations of the random problem)
-// the measured spread is γ within 7e-12 of max |γ|, residuals within 2e-9
-// relative (the residual is a norm of differences of nearly equal
-// impulses, so its relative spread is larger than γ's) and equal
-// iteration counts. The bounds leave two orders of magnitude and two
-// iterations. Far from convergence APGD amplifies rounding through its
-// restart and best-iterate choices (200 iterations of the random problem
-// end 4–14% apart in γ between the two orders), so those cases are
-// compared bit for bit with cpuref in the GPU's order only.
-const (
-	apgdGammaRelTol = 1e-9 // of max |γ|
-	apgdResRelTol   = 1e-7 // relative to the CPU's residual
-	apgdIterTol     = 2    // iterations
-)
-
 // apgdSubmitBound is the submits a device solve of iter iterations may
 // take: one per apgdBlocks iteration blocks, counted generously as one per
 // 10 iterations (the target), plus 2 for the submits in which
@@ -54,14 +36,13 @@ type apgdCase struct {
 	name  string
 	ar    bool
 	opt   engine.SolveOptions
-	plain bool // compare with plain cpuref within the tolerances above
 }
 
 // compareAPGD solves from gamma0 with device APGD on gp, host-driven APGD
-// on gp, APGD on cpuref with the GPU's dot order and on plain cpuref, and
-// checks: the device solve equals the host-driven one and the GPU-order
-// cpuref one bit for bit (γ, iterations, residual, objective, history);
-// where c.plain, it is within the tolerances above of plain cpuref; it took at most
+// on gp, engine's APGD on cpuref (gpuOrder: the generic loop) and cpuref's
+// own fused APGD, and checks: the device solve equals each of them bit
+// for bit (γ, iterations, residual, objective, history), cpuref summing
+// in the device's order (cpuref/order.go); it took at most
 // apgdSubmitBound submits. It returns the device's stats.
 func compareAPGD(t *testing.T, b *Backend, cp, gp engine.Problem, gamma0 []float64, c apgdCase) engine.SolveStats {
 	t.Helper()
@@ -116,23 +97,9 @@ func compareAPGD(t *testing.T, b *Backend, cp, gp engine.Problem, gamma0 []float
 		t.Log("bit-identity with cpuref not checked: Go may fuse multiply-adds on this target")
 	} else {
 		same("on cpuref with the GPU's dot order", og, ost)
+		same("on cpuref", pg, pst)
 	}
-	if !c.plain {
-		t.Logf("%s: %d iterations (cpuref %d), residual %.3g, %d submits; γ %.2g of max |γ| from plain cpuref (not compared)",
-			c.name, dst.Iterations, pst.Iterations, dst.Residual, submits, relDiff(dg, pg))
-		return dst
-	}
-	if d := relDiff(dg, pg); d > apgdGammaRelTol {
-		t.Errorf("γ differs from plain cpuref by %g of max |γ|, over %g", d, apgdGammaRelTol)
-	}
-	if d := math.Abs(dst.Residual-pst.Residual) / pst.Residual; d > apgdResRelTol {
-		t.Errorf("residual %g on the device, %g on cpuref: %g relative, over %g", dst.Residual, pst.Residual, d, apgdResRelTol)
-	}
-	if d := dst.Iterations - pst.Iterations; d < -apgdIterTol || d > apgdIterTol {
-		t.Errorf("%d iterations on the device, %d on cpuref", dst.Iterations, pst.Iterations)
-	}
-	t.Logf("%s: %d iterations (cpuref %d), residual %.3g, %d submits; γ %.2g of max |γ| from cpuref",
-		c.name, dst.Iterations, pst.Iterations, dst.Residual, submits, relDiff(dg, pg))
+	t.Logf("%s: %d iterations, residual %.3g, %d submits", c.name, dst.Iterations, dst.Residual, submits)
 	return dst
 }
 
@@ -150,8 +117,8 @@ func TestDeviceAPGD(t *testing.T) {
 	set := engine.DefaultSettings()
 	for _, ar := range []bool{false, true} {
 		for _, c := range []apgdCase{
-			{"fixed", ar, engine.SolveOptions{MaxIter: 60, Gd: set.Gd, History: true}, true},
-			{"tolerance", ar, engine.SolveOptions{Tol: 1e-6, MaxIter: 200, Gd: set.Gd}, false},
+			{"fixed", ar, engine.SolveOptions{MaxIter: 60, Gd: set.Gd, History: true}},
+			{"tolerance", ar, engine.SolveOptions{Tol: 1e-6, MaxIter: 200, Gd: set.Gd}},
 		} {
 			name := c.name
 			if ar {
@@ -180,7 +147,7 @@ func TestDeviceAPGDScene(t *testing.T) {
 	gamma0 := make([]float64, 3*tw.nc)
 	for _, ar := range []bool{false, true} {
 		opt := engine.SolveOptions{Tol: set.Tol, MaxIter: set.MaxIter, Gd: set.Gd}
-		st := compareAPGD(t, tw.gpu, cp, gp, gamma0, apgdCase{"settle", ar, opt, true})
+		st := compareAPGD(t, tw.gpu, cp, gp, gamma0, apgdCase{"settle", ar, opt})
 		if st.Iterations < 20 {
 			t.Errorf("only %d iterations: the case tests little batching", st.Iterations)
 		}

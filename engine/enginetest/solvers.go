@@ -194,9 +194,9 @@ func (sc *solverCase) check(t *testing.T, what string, guess []float64, opt engi
 // take on a device that keeps the solver's scalars (Impl.Submits): one per
 // 10 iterations (the target; the device runs 16, 32, 64, …
 // iterations per submit), plus for APGD 2 (the blocks in which step-size
-// halvings took a block), for Jacobi 2 (the read-back of the block
-// diagonal and the last block) and 1 more when ω is estimated (the power
-// iteration), for Gauss–Seidel 3 (the read-back of the block diagonal,
+// halvings took a block), for Jacobi 2 (the check of the block diagonal,
+// engine.DeviceBlockDiag, and the last block) and 1 more when ω is estimated (the power
+// iteration), for Gauss–Seidel 3 (the check of the block diagonal,
 // the colouring of the first solve after Collide and the last block), for
 // SPG 3 (the preconditioner's read-back and the blocks a
 // reduction of λ ends).
