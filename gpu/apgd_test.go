@@ -33,9 +33,9 @@ func workSubmits(b *Backend) int { return b.d.Submits() - b.d.Transfers() }
 
 // apgdCase is one solve compared on the three paths.
 type apgdCase struct {
-	name  string
-	ar    bool
-	opt   engine.SolveOptions
+	name string
+	ar   bool
+	opt  engine.SolveOptions
 }
 
 // compareAPGD solves from gamma0 with device APGD on gp, host-driven APGD
