@@ -1,6 +1,10 @@
 package cpuref
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/go-gl/mathgl/mgl64"
+)
 
 // Assembler is a problem whose N can be written out as an explicit sparse
 // matrix: the contact problem of the CPU backend and MatrixProblem. Callers
@@ -17,11 +21,12 @@ type Assembler interface {
 // of its contacts,
 //
 //	N_ij += D_i,bᵀ M_b⁻¹ D_j,b,
-//	(D_i,bᵀ M_b⁻¹ D_j,b)_de = s_i s_j m_b⁻¹ (d_i · e_j) + Σ_m ρ_i,d,m J_b,m⁻¹ ρ_j,e,m,
+//	(D_i,bᵀ M_b⁻¹ D_j,b)_de = s_i s_j m_b⁻¹ (d_i · e_j) + Σ_m ρ̄_i,d,m J_b,m⁻¹ ρ̄_j,e,m,
 //
 // with d, e ∈ {n, u, w} the rows of the two contacts' frames, s = −1 on
-// side A and +1 on side B, and ρ the rotational rows (ρ_A or ρ_B as the body
-// is A or B of the contact). Fixed bodies contribute nothing. Each block is
+// side A and +1 on side B, and ρ̄ the rotational rows (d × s_A or s_B × d
+// as the body is A or B of the contact) in the body's frame
+// (inBodyFrame). Fixed bodies contribute nothing. Each block is
 // computed once for i ≤ j and mirrored, and contributions to one element are
 // summed in body order, so the result is exactly symmetric and does not
 // depend on the number of workers. Stored elements may be zero (a block
@@ -41,13 +46,13 @@ func (p *problem) Entries() []Entry {
 		ji := b.invInertia[3*i : 3*i+3]
 		list := b.adj[b.adjOff[i]:b.adjOff[i+1]]
 		for x, ex := range list {
-			kx, sx, rx := b.bodyRows(ex)
+			kx, sx, rx := b.bodyRows(i, ex)
 			for _, ey := range list[x:] {
-				ky, sy, ry := b.bodyRows(ey)
+				ky, sy, ry := b.bodyRows(i, ey)
 				if ky < kx {
 					kx, ky, sx, sy, rx, ry = ky, kx, sy, sx, ry, rx
 				}
-				bx, by := b.basis[9*kx:9*kx+9], b.basis[9*ky:9*ky+9]
+				bx, by := b.frame(kx), b.frame(ky)
 				for d := 0; d < 3; d++ {
 					for e := 0; e < 3; e++ {
 						v := sx * sy * im * (bx[3*d]*by[3*e] + bx[3*d+1]*by[3*e+1] + bx[3*d+2]*by[3*e+2])
@@ -78,14 +83,35 @@ func (p *problem) Entries() []Entry {
 	return SumSorted(es)
 }
 
-// bodyRows decodes an adjacency entry into the contact index, the sign s of
-// the body's linear rows and its rotational rows ρ (9 values).
-func (b *Backend) bodyRows(e int32) (k int, sign float64, rho []float64) {
+// bodyRows decodes an adjacency entry of body i into the contact index,
+// the sign s of the body's linear rows and its rotational rows ρ̄ in its
+// body frame (9 values, rows n, u, w).
+func (b *Backend) bodyRows(i int, e int32) (k int, sign float64, rho [9]float64) {
 	k = int(e >> 1)
+	j := (*[12]float64)(b.jac[12*k : 12*k+12])
+	f := b.frame(k)
+	sign = -1
+	s := mgl64.Vec3{j[6], j[7], j[8]}
 	if e&1 == 1 {
-		return k, 1, b.rhoB[9*k : 9*k+9]
+		sign, s = 1, mgl64.Vec3{j[9], j[10], j[11]}
 	}
-	return k, -1, b.rhoA[9*k : 9*k+9]
+	for d := range 3 {
+		dir := mgl64.Vec3{f[3*d], f[3*d+1], f[3*d+2]}
+		r := dir.Cross(s)
+		if e&1 == 1 {
+			r = s.Cross(dir)
+		}
+		r = b.inBodyFrame(i, r)
+		copy(rho[3*d:], r[:])
+	}
+	return k, sign, rho
+}
+
+// frame returns contact k's n, u, w (9 values).
+func (b *Backend) frame(k int) [9]float64 {
+	j := (*[12]float64)(b.jac[12*k : 12*k+12])
+	wx, wy, wz := contactW(j)
+	return [9]float64{j[0], j[1], j[2], j[3], j[4], j[5], wx, wy, wz}
 }
 
 // SumSorted sorts entries by row and column, keeping the order of equal

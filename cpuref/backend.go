@@ -36,17 +36,17 @@ type Backend struct {
 	invMass, invInertia  []float64
 	force, torque        []float64 // external, world frame
 	vfree                []float64 // v + h M⁻¹ f, 6 per body (linear world, angular body)
-	dv                   []float64 // M⁻¹ D x, 6 per body (scratch of Schur)
+	dv                   []float64 // M⁻¹ D x, 6 per body (world: frame.go; scratch of Schur, and of Build for vfree in the world frame)
 
-	// The contacts' Jacobian (contacts: see collide.Collider).
-	basis []float64  // n, u, w (world), 9 per contact
-	rhoA  []float64  // rotational rows of D for body A, body frame: ρ_A,d = d̄_A × s̄_A, 9 per contact
-	rhoB  []float64  // ρ_B,d = s̄_B × d̄_B, 9 per contact
-	coh   []float64  // cohesion impulse h·ĉ per contact (N·s)
-	r     Vec        // r = b + Dᵀ M⁻¹ k
-	rv    engine.Vec // r as R returns it (nil: not boxed yet)
-	h     float64
-	prob  problem
+	// The contacts' Jacobian (contacts: see collide.Collider): n, u and
+	// the contact points from the bodies' centres s_A, s_B, all world, 12
+	// per contact (contactRow).
+	jac  []float64
+	coh  []float64  // cohesion impulse h·ĉ per contact (N·s)
+	r    Vec        // r = b + Dᵀ M⁻¹ k
+	rv   engine.Vec // r as R returns it (nil: not boxed yet)
+	h    float64
+	prob problem
 
 	// Warm start: the last step's impulses (keys: see collide.Collider).
 	prevGamma []float64
@@ -62,7 +62,7 @@ type Backend struct {
 	args  loopArgs // operands of the running parallel loop
 	loops struct { // the parallel loops' bodies, made once by New
 		contactVelocities, project, blockDiag, build taskFunc
-		freeVelocity, bodyImpulse                    taskFunc
+		freeVelocity, worldVelocity, bodyImpulse     taskFunc
 		integrate                                    taskFunc
 	}
 }
@@ -82,7 +82,7 @@ func New(workers int) *Backend {
 	b := &Backend{linalg: linalg{pool: newPool(workers)}}
 	l := &b.loops
 	l.contactVelocities, l.project, l.blockDiag, l.build = b.contactVelocities, b.project, b.blockDiag, b.build
-	l.freeVelocity, l.bodyImpulse = b.freeVelocities, b.bodyImpulses
+	l.freeVelocity, l.worldVelocity, l.bodyImpulse = b.freeVelocities, b.worldVelocities, b.bodyImpulses
 	l.integrate = b.integrate
 	return b
 }

@@ -2,13 +2,17 @@ package cpuref
 
 import (
 	"math"
+
+	"github.com/go-gl/mathgl/mgl64"
 	"math/rand/v2"
 	"testing"
 )
 
-// gatherImpulse is bodyImpulse as one pass per body, the loop the GPU's
-// apgd_body_impulse kernel computes: for each contact of the body in
-// order, force Σ_d (∓x_k,d) d and torque Σ_d x_k,d ρ_d added as they come.
+// gatherImpulse is bodyImpulse written with mgl64's vectors, the loop
+// the GPU's apgd_body_impulse kernel computes: for each contact of the
+// body in order, the force ±(x_n n + x_u u + x_w w) and its torque s × F
+// added as they come, then M⁻¹ (the world frame's R J̄⁻¹ Rᵀ, or j·I for an
+// isotropic body).
 func gatherImpulse(b *Backend, x Vec, dv []float64) {
 	for i := 0; i < b.n; i++ {
 		o := dv[6*i : 6*i+6]
@@ -16,22 +20,33 @@ func gatherImpulse(b *Backend, x Vec, dv []float64) {
 			clear(o)
 			continue
 		}
-		var f, t [3]float64
+		var f, t mgl64.Vec3
 		for _, e := range b.adj[b.adjOff[i]:b.adjOff[i+1]] {
 			k := int(e >> 1)
-			bs, g := b.basis[9*k:9*k+9], x[3*k:3*k+3]
-			rho, s := b.rhoA[9*k:9*k+9], -1.0
+			j, g := b.jac[12*k:12*k+12], x[3*k:3*k+3]
+			n, u := mgl64.Vec3{j[0], j[1], j[2]}, mgl64.Vec3{j[3], j[4], j[5]}
+			F := n.Mul(g[0]).Add(u.Mul(g[1])).Add(n.Cross(u).Mul(g[2]))
+			s := mgl64.Vec3{j[6], j[7], j[8]}
 			if e&1 == 1 {
-				rho, s = b.rhoB[9*k:9*k+9], 1
+				s = mgl64.Vec3{j[9], j[10], j[11]}
+			} else {
+				F = F.Mul(-1)
 			}
-			for j := 0; j < 3; j++ {
-				f[j] += s*g[0]*bs[j] + s*g[1]*bs[3+j] + s*g[2]*bs[6+j]
-				t[j] += g[0]*rho[j] + g[1]*rho[3+j] + g[2]*rho[6+j]
-			}
+			f = f.Add(F)
+			t = t.Add(s.Cross(F))
+		}
+		ji := b.invInertia[3*i : 3*i+3]
+		var w mgl64.Vec3
+		if ji[0] == ji[1] && ji[1] == ji[2] {
+			w = t.Mul(ji[0])
+		} else {
+			q := b.quat(i)
+			tb := q.Conjugate().Rotate(t)
+			w = q.Rotate(mgl64.Vec3{ji[0] * tb[0], ji[1] * tb[1], ji[2] * tb[2]})
 		}
 		for j := 0; j < 3; j++ {
 			o[j] = b.invMass[i] * f[j]
-			o[3+j] = b.invInertia[3*i+j] * t[j]
+			o[3+j] = w[j]
 		}
 	}
 }

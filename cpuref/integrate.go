@@ -8,7 +8,9 @@ import (
 	"github.com/gpusim/gpusim/engine"
 )
 
-// Integrate sets v = M⁻¹(k + Dγ) = vfree + M⁻¹Dγ (eq. 5) and then the
+// Integrate sets v = M⁻¹(k + Dγ) = vfree + M⁻¹Dγ (eq. 5; the angular part
+// ω̄ = ω̄_free + Rᵀ(M⁻¹Dγ)_ω, the solve's world-frame impulse turned into
+// the body frame: frame.go) and then the
 // positions x += h·v and orientations q ← q ⊗ exp(½hω̄) renormalised
 // (eq. 8 with the exact rotation of a constant body-frame ω̄ over the step
 // instead of its first-order form); kinematic bodies are put at their
@@ -46,9 +48,11 @@ func (b *Backend) integrate(_, lo, hi int) {
 			continue
 		}
 		vf, dv := b.vfree[6*i:6*i+6], b.dv[6*i:6*i+6]
+		q := b.quat(i)
+		dw := q.Conjugate().Rotate(mgl64.Vec3{dv[3], dv[4], dv[5]})
 		for k := 0; k < 3; k++ {
 			b.vel[3*i+k] = vf[k] + dv[k]
-			b.omega[3*i+k] = vf[3+k] + dv[3+k]
+			b.omega[3*i+k] = vf[3+k] + dw[k]
 			b.pos[3*i+k] += h * b.vel[3*i+k]
 		}
 		th := mgl64.Vec3{b.omega[3*i], b.omega[3*i+1], b.omega[3*i+2]}.Mul(h)
@@ -58,7 +62,7 @@ func (b *Backend) integrate(_, lo, hi int) {
 		}
 		s, c := math.Sincos(a / 2)
 		dq := mgl64.Quat{W: c, V: th.Mul(s / a)}
-		q := b.quat(i).Mul(dq).Normalize()
+		q = q.Mul(dq).Normalize()
 		b.rot[4*i], b.rot[4*i+1], b.rot[4*i+2], b.rot[4*i+3] = q.W, q.V[0], q.V[1], q.V[2]
 	}
 }
@@ -106,10 +110,9 @@ func (b *Backend) FixedForce(gamma engine.Vec, h float64) (mgl64.Vec3, error) {
 			if !fa && !fb {
 				continue
 			}
-			bs := (*[9]float64)(b.basis[9*k : 9*k+9])
+			F0, F1, F2 := contactForce((*[12]float64)(b.jac[12*k:12*k+12]), g[3*k], g[3*k+1], g[3*k+2])
 			l := (k - lo) % lanes
-			for j := 0; j < 3; j++ {
-				f := (g[3*k]*bs[j] + g[3*k+1]*bs[3+j] + g[3*k+2]*bs[6+j]) / h
+			for j, f := range [3]float64{F0 / h, F1 / h, F2 / h} {
 				if fa {
 					s[j][l] -= f
 				}

@@ -14,24 +14,27 @@ func TangentBasis(n mgl64.Vec3) (u, w mgl64.Vec3) { return engine.TangentBasis(n
 // Build computes, for the current contacts, the Jacobian blocks of eq. 4
 // and r = b + DᵀM⁻¹k (k = Mv + hf), and returns the problem.
 //
-// D_iᵀ maps body velocities to the contact's relative velocity in the
-// contact frame (n, u, w), n from A to B: row d ∈ {n, u, w} is
+// D_iᵀ maps body velocities (linear and angular, both in the world frame:
+// frame.go) to the contact's relative velocity in the contact frame
+// (n, u, w), n from A to B: row d ∈ {n, u, w} is
 //
-//	−d·v_A + ρ_A,d·ω̄_A + d·v_B + ρ_B,d·ω̄_B,
-//	ρ_A,d = d̄_A × s̄_A, ρ_B,d = s̄_B × d̄_B,
+//	−d·v_A + (d × s_A)·ω_A + d·v_B + (s_B × d)·ω_B,
 //
-// with d̄ = Aᵀd the direction in the body frame and s̄ the contact point in
-// the body frame; this is eq. 4's A_pᵀ A s̃̄ written as cross products.
-// f holds gravity, the external loads and the gyroscopic torque −ω̄×(Jω̄)
-// (the latter integrated implicitly: see freeVelocity).
+// with s the contact point relative to the body's centre in the world
+// frame (R s̄ of the contact's body-frame point); this is eq. 4's
+// A_pᵀ A s̃̄ with the body frame's rotation taken into ω. A contact's
+// block is stored as n, u, s_A and s_B (jac, 12 per contact) and applied
+// by contactRow; w = n × u. f holds gravity, the external loads and the
+// gyroscopic torque −ω̄×(Jω̄) (the latter integrated implicitly: see
+// freeVelocity). r takes vfree in the world frame, which Build writes into
+// dv (worldVelocity) before the rows read it.
 func (b *Backend) Build(h float64) (engine.Problem, error) {
 	b.h = h
 	b.col.valid = false // the first Sweep colours the contacts (colour.go)
 	b.freeVelocity(h)
+	b.worldVelocity(b.vfree, b.dv)
 	nc := b.con.Len()
-	b.basis = resizeF(b.basis, 9*nc)
-	b.rhoA = resizeF(b.rhoA, 9*nc)
-	b.rhoB = resizeF(b.rhoB, 9*nc)
+	b.jac = resizeF(b.jac, 12*nc)
 	b.coh = resizeF(b.coh, nc)
 	b.listRolling()
 	if n := b.rows(); len(b.r) != n {
@@ -55,20 +58,16 @@ func (b *Backend) build(_, lo, hi int) {
 	for k := lo; k < hi; k++ {
 		c := b.con
 		n := mgl64.Vec3{c.Normal[3*k], c.Normal[3*k+1], c.Normal[3*k+2]}
-		u, w := TangentBasis(n)
-		ia, ib := int(c.A[k]), int(c.B[k])
-		qa, qb := b.quat(ia).Conjugate(), b.quat(ib).Conjugate()
-		sa := mgl64.Vec3{c.PA[3*k], c.PA[3*k+1], c.PA[3*k+2]}
-		sb := mgl64.Vec3{c.PB[3*k], c.PB[3*k+1], c.PB[3*k+2]}
-		for d, dir := range [3]mgl64.Vec3{n, u, w} {
-			copy(b.basis[9*k+3*d:], dir[:])
-			ra := qa.Rotate(dir).Cross(sa)
-			rb := sb.Cross(qb.Rotate(dir))
-			copy(b.rhoA[9*k+3*d:], ra[:])
-			copy(b.rhoB[9*k+3*d:], rb[:])
-		}
+		u, _ := TangentBasis(n)
+		sa := b.quat(int(c.A[k])).Rotate(mgl64.Vec3{c.PA[3*k], c.PA[3*k+1], c.PA[3*k+2]})
+		sb := b.quat(int(c.B[k])).Rotate(mgl64.Vec3{c.PB[3*k], c.PB[3*k+1], c.PB[3*k+2]})
+		j := b.jac[12*k : 12*k+12]
+		copy(j[0:], n[:])
+		copy(j[3:], u[:])
+		copy(j[6:], sa[:])
+		copy(j[9:], sb[:])
 		b.coh[k] = h * c.Cohesion[k]
-		b.velocities(k, k+1, b.vfree, b.r[3*k:3*k+3])
+		b.velocities(k, k+1, b.dv, b.r[3*k:3*k+3])
 		bn := c.Phi[k] / h
 		if capSpeed > 0 {
 			bn = math.Max(bn, -capSpeed)
@@ -82,7 +81,8 @@ func (b *Backend) build(_, lo, hi int) {
 // integrated implicitly (zero for fixed
 // bodies, the prescribed velocity of the step for kinematic ones: see
 // kinematicVelocity): linear part in the world frame, angular part in the
-// body frame. Contacts and joints see a kinematic body's velocity through
+// body frame (the solve takes it in the world frame: worldVelocity).
+// Contacts and joints see a kinematic body's velocity through
 // r = b + Dᵀvfree, although its M⁻¹ is zero.
 func (b *Backend) freeVelocity(h float64) {
 	b.args.h = h
@@ -118,35 +118,41 @@ func (b *Backend) freeVelocities(_, lo, hi int) {
 	}
 }
 
+// worldVelocity sets dst = v with every body's angular part turned into
+// the world frame, R v[6i+3:6i+6] (mgl64's Quat.Rotate; the linear part
+// copied): the solve's frame (frame.go).
+func (b *Backend) worldVelocity(v, dst []float64) {
+	b.args.x, b.args.dv = v, dst
+	b.pool.forChunks(b.n, bodyGrain, taskFunc(b.loops.worldVelocity))
+	b.args = loopArgs{}
+}
+
+// worldVelocities is worldVelocity's loop over the bodies in [lo, hi).
+func (b *Backend) worldVelocities(_, lo, hi int) {
+	v, d := b.args.x, b.args.dv
+	for i := lo; i < hi; i++ {
+		w := b.quat(i).Rotate(mgl64.Vec3{v[6*i+3], v[6*i+4], v[6*i+5]})
+		d[6*i], d[6*i+1], d[6*i+2], d[6*i+3], d[6*i+4], d[6*i+5] = v[6*i], v[6*i+1], v[6*i+2], w[0], w[1], w[2]
+	}
+}
+
 // velocities sets out[3(k−lo):3(k−lo)+3] = D_kᵀ v for the contacts k in
-// [lo, hi) and the 6-per-body velocity vector v: for each direction d of
-// the contact frame, d·(v_B − v_A) + ρ_A,d·ω̄_A + ρ_B,d·ω̄_B.
+// [lo, hi) and the 6-per-body velocity vector v (contactRow).
 func (b *Backend) velocities(lo, hi int, v []float64, out []float64) {
 	for k := lo; k < hi; k++ {
 		ia, ib := int(b.con.A[k]), int(b.con.B[k])
-		va := (*[6]float64)(v[6*ia : 6*ia+6])
-		vb := (*[6]float64)(v[6*ib : 6*ib+6])
-		bs := (*[9]float64)(b.basis[9*k : 9*k+9])
-		ra := (*[9]float64)(b.rhoA[9*k : 9*k+9])
-		rb := (*[9]float64)(b.rhoB[9*k : 9*k+9])
 		o := (*[3]float64)(out[3*(k-lo) : 3*(k-lo)+3])
-		dx, dy, dz := vb[0]-va[0], vb[1]-va[1], vb[2]-va[2]
-		for d := 0; d < 9; d += 3 {
-			o[d/3] = bs[d]*dx + bs[d+1]*dy + bs[d+2]*dz +
-				ra[d]*va[3] + ra[d+1]*va[4] + ra[d+2]*va[5] +
-				rb[d]*vb[3] + rb[d+1]*vb[4] + rb[d+2]*vb[5]
-		}
+		o[0], o[1], o[2] = contactRow((*[12]float64)(b.jac[12*k:12*k+12]), (*[6]float64)(v[6*ia:6*ia+6]), (*[6]float64)(v[6*ib:6*ib+6]))
 	}
 }
 
 // bodyImpulse sets dv = M⁻¹ D x for every movable body: the sum over the
 // body's contacts, in contact order, of the impulse x_k applied through
-// D_k (force ∓Σ_d x_k,d d, body-frame torque Σ_d x_k,d ρ_d, each sum in
-// the order d = n, u, w), scaled by the inverse mass and inertia: one
-// pass over the bodies that gathers from each contact's γ and Jacobian,
-// as the device's body_impulse kernels do. Body A subtracts the force
-// Σ_d x_k,d d: the values are those of summing Σ_d (−x_k,d) d, since
-// negation is exact and rounding is symmetric (TestBodyImpulseBits).
+// D_k (force F_k = contactForce, −F_k on A; torque s × (±F_k)), scaled by
+// the inverse mass and by invInertiaWorld: one pass over the bodies that
+// gathers from each contact's γ and Jacobian, as the device's
+// body_impulse kernels do. Body A's force is the negated F (negation is
+// exact, so f + (−F) is f − F).
 func (b *Backend) bodyImpulse(x Vec, dv []float64) {
 	b.args.x, b.args.dv = x, dv
 	b.pool.forChunks(b.n, bodyGrain, taskFunc(b.loops.bodyImpulse))
@@ -176,58 +182,52 @@ func (b *Backend) bodyImpulses(_, lo, hi int) {
 		for _, e := range b.adj[b.adjOff[i]:b.adjOff[i+1]] {
 			k := int(e >> 1)
 			g := (*[3]float64)(x[3*k : 3*k+3])
-			bs := (*[9]float64)(b.basis[9*k : 9*k+9])
-			rho := (*[9]float64)(b.rhoA[9*k : 9*k+9])
-			if e&1 != 0 {
-				rho = (*[9]float64)(b.rhoB[9*k : 9*k+9])
+			j := (*[12]float64)(b.jac[12*k : 12*k+12])
+			F0, F1, F2 := contactForce(j, g[0], g[1], g[2])
+			if e&1 == 0 {
+				F0, F1, F2 = -F0, -F1, -F2
 			}
-			g0, g1, g2 := g[0], g[1], g[2]
-			F0 := g0*bs[0] + g1*bs[3] + g2*bs[6]
-			F1 := g0*bs[1] + g1*bs[4] + g2*bs[7]
-			F2 := g0*bs[2] + g1*bs[5] + g2*bs[8]
-			T0 := g0*rho[0] + g1*rho[3] + g2*rho[6]
-			T1 := g0*rho[1] + g1*rho[4] + g2*rho[7]
-			T2 := g0*rho[2] + g1*rho[5] + g2*rho[8]
+			T0, T1, T2 := contactTorque(j, e&1, F0, F1, F2)
 			if rolling {
 				T0, T1, T2 = b.addRollingTorque(k, e&1, x, T0, T1, T2)
 			}
-			if e&1 == 0 {
-				f0 -= F0
-				f1 -= F1
-				f2 -= F2
-			} else {
-				f0 += F0
-				f1 += F1
-				f2 += F2
-			}
+			f0 += F0
+			f1 += F1
+			f2 += F2
 			t0 += T0
 			t1 += T1
 			t2 += T2
 		}
 		im := b.invMass[i]
-		ji := (*[3]float64)(b.invInertia[3*i : 3*i+3])
-		*o = [6]float64{im * f0, im * f1, im * f2, ji[0] * t0, ji[1] * t1, ji[2] * t2}
+		w := b.invInertiaWorld(i, [3]float64{t0, t1, t2})
+		*o = [6]float64{im * f0, im * f1, im * f2, w[0], w[1], w[2]}
 	}
 }
 
 // addContactImpulse adds M⁻¹D_k x to the 6-per-body velocities dv of the
 // two bodies of contact k (fixed bodies have zero inverse mass).
 func (b *Backend) addContactImpulse(k int, x [3]float64, dv []float64) {
-	bs := b.basis[9*k : 9*k+9]
+	j := (*[12]float64)(b.jac[12*k : 12*k+12])
+	F0, F1, F2 := contactForce(j, x[0], x[1], x[2])
 	for side, body := range [2]int32{b.con.A[k], b.con.B[k]} {
 		i := int(body)
 		if b.fixed[i] {
 			continue
 		}
-		rho, sign := b.rhoA[9*k:9*k+9], -1.0
-		if side == 1 {
-			rho, sign = b.rhoB[9*k:9*k+9], 1
+		f0, f1, f2 := F0, F1, F2
+		if side == 0 {
+			f0, f1, f2 = -F0, -F1, -F2
 		}
+		t0, t1, t2 := contactTorque(j, int32(side), f0, f1, f2)
 		im := b.invMass[i]
-		for j := 0; j < 3; j++ {
-			dv[6*i+j] += im * sign * (x[0]*bs[j] + x[1]*bs[3+j] + x[2]*bs[6+j])
-			dv[6*i+3+j] += b.invInertia[3*i+j] * (x[0]*rho[j] + x[1]*rho[3+j] + x[2]*rho[6+j])
-		}
+		w := b.invInertiaWorld(i, [3]float64{t0, t1, t2})
+		d := (*[6]float64)(dv[6*i : 6*i+6])
+		d[0] += im * f0
+		d[1] += im * f1
+		d[2] += im * f2
+		d[3] += w[0]
+		d[4] += w[1]
+		d[5] += w[2]
 	}
 }
 

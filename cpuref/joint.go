@@ -13,11 +13,11 @@ import (
 // row r its Jacobian row D_rᵀ, which acts like a contact row: the velocity
 // of row r is
 //
-//	lin_r·(v_B − v_A) + rotA_r·ω̄_A + rotB_r·ω̄_B
+//	lin_r·(v_B − v_A) + rotA_r·ω_A + rotB_r·ω_B
 //
-// (v world, ω̄ body frame; the world's velocity is zero), its impulse γ_r
-// applies −lin_r γ_r to A and +lin_r γ_r to B with body-frame torques
-// rotA_r γ_r and rotB_r γ_r, and γ_r ∈ [lo_r, hi_r] (±Inf for a bilateral
+// (v and ω world, as the solve takes them: frame.go; the world's velocity
+// is zero), its impulse γ_r applies −lin_r γ_r to A and +lin_r γ_r to B
+// with torques rotA_r γ_r and rotB_r γ_r, and γ_r ∈ [lo_r, hi_r] (±Inf for a bilateral
 // row: Project leaves it as it is).
 type joints struct {
 	engine.JointLayout
@@ -99,20 +99,21 @@ func (b *Backend) buildJoints(h float64) {
 		pa := xa.Add(qa.Rotate(f.SA))
 		pb := xb.Add(qb.Rotate(f.SB))
 		k := f.Row
-		// point sets a row of velocity d·(ṗ_B − ṗ_A), ṗ of the points sa
-		// (on A) and sb (on B), and bias C.
+		// point sets a row of velocity d·(ṗ_B − ṗ_A), ṗ of the points at
+		// sa from A's centre and sb from B's (world), and bias C.
 		point := func(d, sa, sb mgl64.Vec3, c float64) {
-			b.setRow(k, d, qa.Conjugate().Rotate(d).Cross(sa), sb.Cross(qb.Conjugate().Rotate(d)), stab(c))
+			b.setRow(k, d, d.Cross(sa), sb.Cross(d), stab(c))
 			k++
 		}
 		// angle sets a row of velocity (ω_B − ω_A)·c (world) and bias C.
 		angle := func(c mgl64.Vec3, e float64) {
-			b.setRow(k, mgl64.Vec3{}, qa.Conjugate().Rotate(c).Mul(-1), qb.Conjugate().Rotate(c), stab(e))
+			b.setRow(k, mgl64.Vec3{}, c.Mul(-1), c, stab(e))
 			k++
 		}
+		sa, sb := pa.Sub(xa), pb.Sub(xb)
 		sharedPoint := func() {
 			for _, e := range [3]mgl64.Vec3{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}} {
-				point(e, f.SA, f.SB, e.Dot(pb.Sub(pa)))
+				point(e, sa, sb, e.Dot(pb.Sub(pa)))
 			}
 		}
 		// noTwist: the rotation vector θ of q_B·(q_A·rel)⁻¹ (world), whose
@@ -145,10 +146,9 @@ func (b *Backend) buildJoints(h float64) {
 			// d = u_A, w_A (attached to A). The rate of C is d·(ṗ_B − ṗ_A')
 			// with A' the point of A at p_B, since ḋ·(p_B − p_A) =
 			// (ω_A × d)·(p_B − p_A) moves A's point from p_A to p_B.
-			sa := qa.Conjugate().Rotate(pb.Sub(xa))
 			for _, dl := range [2]mgl64.Vec3{f.UA, f.WA} {
 				d := qa.Rotate(dl)
-				point(d, sa, f.SB, d.Dot(pb.Sub(pa)))
+				point(d, pb.Sub(xa), sb, d.Dot(pb.Sub(pa)))
 			}
 		case engine.JointFixed:
 			sharedPoint()
@@ -160,7 +160,7 @@ func (b *Backend) buildJoints(h float64) {
 			if l > 0 {
 				d = u.Mul(1 / l)
 			}
-			point(d, f.SA, f.SB, l-f.Length)
+			point(d, sa, sb, l-f.Length)
 		}
 		if f.Motor != nil {
 			a := qa.Rotate(f.AxisA)
@@ -169,7 +169,7 @@ func (b *Backend) buildJoints(h float64) {
 				angle(a.Mul(-1), 0)
 			} else {
 				// a·(ṗ_A' − ṗ_B) = speed, A' the point of A at p_B.
-				point(a.Mul(-1), qa.Conjugate().Rotate(pb.Sub(xa)), f.SB, 0)
+				point(a.Mul(-1), pb.Sub(xa), sb, 0)
 			}
 			r0 := k - 1
 			b.r[3*nc+r0] = -f.Motor.Speed
@@ -180,7 +180,7 @@ func (b *Backend) buildJoints(h float64) {
 			j.lo[r0], j.hi[r0] = -lim, lim
 		}
 	}
-	b.jointVelocities(b.vfree, r, true)
+	b.jointVelocities(b.dv, r, true) // vfree in the world frame (Build)
 }
 
 // setRow sets joint row k's Jacobian and bias (its r_k before the
@@ -225,8 +225,7 @@ func (b *Backend) jointVelocity(r int, v []float64) float64 {
 	return u
 }
 
-// addJointImpulses adds body i's joint rows' forces and body-frame
-// torques for the impulses x (joint rows at x[3nc:]) to f and t.
+// addJointImpulses adds body i's joint rows' forces and torques (world) for the impulses x (joint rows at x[3nc:]) to f and t.
 func (b *Backend) addJointImpulses(i int, x []float64, f, t *[3]float64) {
 	j := &b.jt
 	xj := x[3*b.con.Len():]
@@ -259,9 +258,10 @@ func (b *Backend) addJointRowImpulse(r int, x float64, dv []float64) {
 			rot, s = j.rotB[3*r:3*r+3], 1
 		}
 		im := b.invMass[i]
+		w := b.invInertiaWorld(i, [3]float64{x * rot[0], x * rot[1], x * rot[2]})
 		for k := 0; k < 3; k++ {
 			dv[6*i+k] += im * s * x * j.lin[3*r+k]
-			dv[6*i+3+k] += b.invInertia[3*i+k] * x * rot[k]
+			dv[6*i+3+k] += w[k]
 		}
 	}
 }
@@ -282,8 +282,9 @@ func (b *Backend) jointDiag(r int) float64 {
 			rot = j.rotB[3*r : 3*r+3]
 		}
 		d += b.invMass[i] * ll
+		rb := b.inBodyFrame(i, mgl64.Vec3{rot[0], rot[1], rot[2]})
 		for k := 0; k < 3; k++ {
-			d += rot[k] * rot[k] * b.invInertia[3*i+k]
+			d += rb[k] * rb[k] * b.invInertia[3*i+k]
 		}
 	}
 	return d
@@ -301,8 +302,7 @@ func (b *Backend) projectJoints(d, x []float64) {
 
 // JointReactions returns each joint's force and torque on its Body1 (world
 // frame, torque about Body1's centre) for the impulses gamma of a step of
-// length h (engine.JointLayout.Reactions, with Body1's orientation at the
-// end of the step; engine.JointReactor).
+// length h (engine.JointLayout.Reactions; engine.JointReactor).
 func (b *Backend) JointReactions(gamma engine.Vec, h float64, dst []engine.Reaction) ([]engine.Reaction, error) {
 	j := &b.jt
 	g := vec(gamma)
@@ -310,7 +310,7 @@ func (b *Backend) JointReactions(gamma engine.Vec, h float64, dst []engine.React
 	if len(g) != b.rows() {
 		return dst[:0], fmt.Errorf("cpuref: joint reactions: gamma has length %d, want %d", len(g), b.rows())
 	}
-	return j.Reactions(g[3*nc:3*nc+j.Rows], j.lin, j.rotA, b.rot, h, dst), nil
+	return j.Reactions(g[3*nc:3*nc+j.Rows], j.lin, j.rotA, h, dst), nil
 }
 
 var _ engine.JointReactor = (*Backend)(nil)

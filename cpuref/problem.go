@@ -3,6 +3,7 @@ package cpuref
 import (
 	"math"
 
+	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
 )
 
@@ -72,7 +73,9 @@ func (p *problem) AntiRelax(dst, u engine.Vec) {
 
 // BlockDiag sets g_i = tr(D_iᵀM⁻¹D_i)/3 on the three rows of contact i:
 // for each direction d of the contact frame, (1/m_A + 1/m_B)|d|² plus
-// Σ_j ρ_A,d,j²/J_A,j + ρ_B,d,j²/J_B,j; and N_rr on each joint row r. A
+// Σ_m ρ_A,d,m²/J_A,m + ρ_B,d,m²/J_B,m with ρ_A,d = d × s_A and
+// ρ_B,d = s_B × d taken into the body's frame (inBodyFrame); and N_rr on
+// each joint row r. A
 // joint row gets its own diagonal rather than its joint's averaged one:
 // its set Υ_r is a line or an interval, which a diagonal scaling maps to
 // a line or an interval, so every solver's argument for a preconditioner
@@ -93,15 +96,22 @@ func (p *problem) BlockDiag(dst engine.Vec) {
 	}
 }
 
-// blockDiag is BlockDiag's loop over the contacts in [lo, hi).
+// blockDiag is BlockDiag's loop over the contacts in [lo, hi): the terms
+// of the trace in the order d = n, u, w, then m, A's before B's.
 func (b *Backend) blockDiag(_, lo, hi int) {
 	d := b.args.d
 	for k := lo; k < hi; k++ {
 		ia, ib := int(b.con.A[k]), int(b.con.B[k])
+		j := (*[12]float64)(b.jac[12*k : 12*k+12])
+		sa, sb := mgl64.Vec3{j[6], j[7], j[8]}, mgl64.Vec3{j[9], j[10], j[11]}
+		wx, wy, wz := contactW(j)
 		tr := 3 * (b.invMass[ia] + b.invMass[ib]) // |d|² = 1 for n, u, w
-		for e := 0; e < 9; e++ {
-			j := e % 3
-			tr += b.rhoA[9*k+e]*b.rhoA[9*k+e]*b.invInertia[3*ia+j] + b.rhoB[9*k+e]*b.rhoB[9*k+e]*b.invInertia[3*ib+j]
+		for _, dir := range [3]mgl64.Vec3{{j[0], j[1], j[2]}, {j[3], j[4], j[5]}, {wx, wy, wz}} {
+			ra := b.inBodyFrame(ia, dir.Cross(sa))
+			rb := b.inBodyFrame(ib, sb.Cross(dir))
+			for m := 0; m < 3; m++ {
+				tr += ra[m]*ra[m]*b.invInertia[3*ia+m] + rb[m]*rb[m]*b.invInertia[3*ib+m]
+			}
 		}
 		g := tr / 3
 		d[3*k], d[3*k+1], d[3*k+2] = g, g, g

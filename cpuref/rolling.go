@@ -13,11 +13,11 @@ import (
 // contact, its coefficients and its Jacobian, whose three rows d ∈ {u, w,
 // n} (the contact's frame) have the velocity
 //
-//	rotA_k,d·ω̄_A + rotB_k,d·ω̄_B,  rotA_k,d = −Ā d, rotB_k,d = B̄ d,
+//	rotA_k,d·ω_A + rotB_k,d·ω_B,  rotA_k,d = −d, rotB_k,d = d,
 //
-// with Ā d and B̄ d the direction in A's and B's body frames: (ω_B − ω_A)·d
-// in the world frame. Its impulse applies the body-frame torques
-// rotA_k,d γ_k,d to A and rotB_k,d γ_k,d to B and no force. The blocks take
+// (world frame, as the solve takes ω: frame.go), that is (ω_B − ω_A)·d.
+// Its impulse applies the torques rotA_k,d γ_k,d to A and
+// rotB_k,d γ_k,d to B and no force. The blocks take
 // γ's rows from off = 3nc + nj on.
 type rolling struct {
 	on         bool      // the model has rolling friction (engine.Model.HasRolling); without it nothing here runs
@@ -67,22 +67,21 @@ func (b *Backend) listRolling() {
 }
 
 // buildRolling computes the rolling blocks' Jacobian from the contact
-// frames in b.basis and r_k = D_kᵀ vfree (no bias: nothing drifts).
+// frames in b.jac and r_k = D_kᵀ vfree (no bias: nothing drifts; vfree in
+// the world frame, in dv: Build).
 func (b *Backend) buildRolling() {
 	rl := &b.rl
 	rl.rotA, rl.rotB = resizeF(rl.rotA, 9*rl.n), resizeF(rl.rotB, 9*rl.n)
 	for k := range rl.n {
-		c := int(rl.con[k])
-		qa, qb := b.quat(int(b.con.A[c])).Conjugate(), b.quat(int(b.con.B[c])).Conjugate()
-		bs := b.basis[9*c : 9*c+9]
-		for d, e := range [3]int{1, 2, 0} { // u, w, n
-			dir := mgl64.Vec3{bs[3*e], bs[3*e+1], bs[3*e+2]}
-			ra, rb := qa.Rotate(dir).Mul(-1), qb.Rotate(dir)
+		j := (*[12]float64)(b.jac[12*rl.con[k] : 12*rl.con[k]+12])
+		wx, wy, wz := contactW(j)
+		for d, dir := range [3]mgl64.Vec3{{j[3], j[4], j[5]}, {wx, wy, wz}, {j[0], j[1], j[2]}} { // u, w, n
+			ra := dir.Mul(-1)
 			copy(rl.rotA[9*k+3*d:], ra[:])
-			copy(rl.rotB[9*k+3*d:], rb[:])
+			copy(rl.rotB[9*k+3*d:], dir[:])
 		}
 	}
-	b.rollingVelocities(b.vfree, b.r[rl.off:], false)
+	b.rollingVelocities(b.dv, b.r[rl.off:], false)
 }
 
 // rollingVelocities sets out[3k+d] = D_k,dᵀ v for every rolling block k
@@ -166,8 +165,12 @@ func (b *Backend) addRollingImpulse(k int, x [3]float64, dv []float64) {
 		if i < 0 {
 			continue
 		}
+		w := b.invInertiaWorld(i, [3]float64{
+			x[0]*rot[0] + x[1]*rot[3] + x[2]*rot[6],
+			x[0]*rot[1] + x[1]*rot[4] + x[2]*rot[7],
+			x[0]*rot[2] + x[1]*rot[5] + x[2]*rot[8]})
 		for j := range 3 {
-			dv[6*i+3+j] += b.invInertia[3*i+j] * (x[0]*rot[j] + x[1]*rot[3+j] + x[2]*rot[6+j])
+			dv[6*i+3+j] += w[j]
 		}
 	}
 }
@@ -180,8 +183,11 @@ func (b *Backend) rollingDiag(k int) float64 {
 		if i < 0 {
 			continue
 		}
-		for e := range 9 {
-			tr += rot[e] * rot[e] * b.invInertia[3*i+e%3]
+		for d := range 3 {
+			rb := b.inBodyFrame(i, mgl64.Vec3{rot[3*d], rot[3*d+1], rot[3*d+2]})
+			for m := range 3 {
+				tr += rb[m] * rb[m] * b.invInertia[3*i+m]
+			}
 		}
 	}
 	return tr / 3

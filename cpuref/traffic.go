@@ -14,7 +14,8 @@ import "github.com/gpusim/gpusim/traffic"
 // contacts, counts once per contact (no reuse across contacts). So it
 // bounds from above what an iteration streams from memory: at N = 1000
 // the whole state fits the caches. Both contact sides count as movable
-// bodies.
+// bodies, and bodies as isotropic (spheres): another body's M⁻¹ also
+// reads its orientation (32 bytes per body and body-impulse pass).
 func APGDIterationTraffic() []traffic.Pass {
 	r, w := traffic.Read, traffic.Write
 	const vec3, f64, u32 = traffic.Vec3, traffic.F64, traffic.U32
@@ -23,21 +24,21 @@ func APGDIterationTraffic() []traffic.Pass {
 			r(0, "γ_k, γ_{k−1}, Nγ_k, Nγ_{k−1}, r", 5*vec3, 0), r(0, "mu, coh", 2*f64, 0), w(0, "y, N y, g, γ'", 4*vec3, 0)}},
 		{Name: "bodyImpulses", Role: "dv = M⁻¹ D γ' (per body, over its contacts)", Accesses: []traffic.Access{
 			r(0, "adjOff", 0, 2*u32), r(0, "adj", 2*u32, 0), r(0, "γ'", 2*vec3, 0),
-			r(0, "basis", 2*jacobianPerContact/3, 0), r(0, "rhoA", jacobianPerContact/3, 0), r(0, "rhoB", jacobianPerContact/3, 0),
+			r(0, "jac: n, u", 2*jacobianPerContact/2, 0), r(0, "jac: s_A, s_B", jacobianPerContact/2, 0),
 			r(0, "fixed", 0, 1), r(0, "invMass", 0, f64), r(0, "invInertia", 0, 3*f64), w(0, "dv", 0, 6*f64)}},
 		{Name: "apgdVelRes", Role: "Nγ' = Dᵀ dv; the trial's residual vector", Accesses: []traffic.Access{
 			r(0, "A, B", 2*u32, 0), r(0, "dv of A and B", 2*6*f64, 0),
-			r(0, "basis", jacobianPerContact/3, 0), r(0, "rhoA", jacobianPerContact/3, 0), r(0, "rhoB", jacobianPerContact/3, 0),
+			r(0, "jac", jacobianPerContact, 0),
 			w(0, "Nγ'", vec3, 0), r(0, "γ', r", 2*vec3, 0), r(0, "mu, coh", 2*f64, 0), w(0, "tmp", vec3, 0)}},
 		{Name: "apgdDot6", Role: "the six dot products", Accesses: []traffic.Access{
 			r(0, "γ', Nγ', r, y, N y, tmp, g, γ_k", 8*vec3, 0)}},
 	}
 }
 
-// The bytes per contact of the Jacobian (basis, ρ_A, ρ_B: 9 float64
-// each); TestTrafficModelLayout checks it against the arrays a step
-// builds.
-const jacobianPerContact = 3 * 9 * traffic.F64
+// The bytes per contact of the Jacobian (jac: n, u, s_A, s_B, 12
+// float64); TestTrafficModelLayout checks it against the arrays a step
+// builds. Each side of a body-impulse pass reads n, u and its own s.
+const jacobianPerContact = 12 * traffic.F64
 
 // APGDBytesPerContactIteration is the model's bytes per contact and
 // iteration at bodiesPerContact movable bodies per contact.

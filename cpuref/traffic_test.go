@@ -33,7 +33,7 @@ func TestTrafficModelLayout(t *testing.T) {
 	}
 	nc := float64(b.con.Len())
 	per := func(n int) float64 { return 8 * float64(n) / nc }
-	if got := per(len(b.basis) + len(b.rhoA) + len(b.rhoB)); got != jacobianPerContact {
+	if got := per(len(b.jac)); got != jacobianPerContact {
 		t.Errorf("the Jacobian holds %g bytes per contact, the model counts %d", got, jacobianPerContact)
 	}
 	w := &b.apgd
@@ -42,10 +42,10 @@ func TestTrafficModelLayout(t *testing.T) {
 			t.Errorf("a solver vector holds %g bytes per contact, the model counts 24", got)
 		}
 	}
-	// The terms: 120 + 16 + 96 (trial) + 8 + 48 + 144 + 72 + 72 + 89/3
-	// (body impulses: each side its γ', the basis and its ρ) + 8 + 96 +
-	// 216 + 24 + 48 + 16 + 24 (velocities) + 192.
-	want := 232 + 344 + 89.0/3 + 432 + 192
+	// The terms: 120 + 16 + 96 (trial) + 8 + 48 + 96 + 48 + 89/3
+	// (body impulses: each side its γ', the contact's n and u and its s)
+	// + 8 + 96 + 96 + 24 + 48 + 16 + 24 (velocities) + 192.
+	want := 232 + 200 + 89.0/3 + 312 + 192
 	// 1e-12 relative: the model sums its terms in another order.
 	if got := APGDBytesPerContactIteration(1.0 / 3); math.Abs(got-want) > 1e-12*want {
 		t.Errorf("bytes per contact-iteration %g, want %g", got, want)

@@ -114,11 +114,10 @@ func NewJointLayout(m *Model, pos, rot []float64, static []bool) JointLayout {
 // Reactions returns each joint's force and torque on its Body1 (world
 // frame, torque about Body1's centre) for the joint rows' impulses g (n_j)
 // of a step of length h, whose Jacobian rows have the linear parts lin
-// and Body1's body-frame angular parts rotA (3 per row): Σ over its rows
-// of −lin_r γ_r/h and q_A·rotA_r γ_r/h, with q_A Body1's orientation in
-// rot (4 per body) at the end of the step. dst is reused when long
-// enough (JointReactor).
-func (l *JointLayout) Reactions(g, lin, rotA, rot []float64, h float64, dst []Reaction) []Reaction {
+// and Body1's angular parts rotA (3 per row, world frame, as the solve
+// takes them): Σ over its rows of −lin_r γ_r/h and rotA_r γ_r/h. dst is
+// reused when long enough (JointReactor).
+func (l *JointLayout) Reactions(g, lin, rotA []float64, h float64, dst []Reaction) []Reaction {
 	if cap(dst) < len(l.Frames) {
 		dst = make([]Reaction, len(l.Frames))
 	}
@@ -132,8 +131,7 @@ func (l *JointLayout) Reactions(g, lin, rotA, rot []float64, h float64, dst []Re
 				torque[k] += x * rotA[3*r+k]
 			}
 		}
-		q := mgl64.Quat{W: rot[4*f.A], V: mgl64.Vec3{rot[4*f.A+1], rot[4*f.A+2], rot[4*f.A+3]}}
-		dst[fi] = Reaction{Force: force, Torque: q.Rotate(torque)}
+		dst[fi] = Reaction{Force: force, Torque: torque}
 	}
 	return dst
 }

@@ -34,7 +34,8 @@ import (
 //     the device cannot build (narrow.go: one pipeline per group of rows
 //     the model needs). Outgrown buffers grow and the kernels run again.
 //     A model with compound bodies collides on the host (collideHost).
-//   - Build: free_velocity and jacobian, recorded, not submitted; the
+//   - Build: free_velocity, world_velocity (vfree turned into the world
+//     frame, into dv, for r) and jacobian, recorded, not submitted; the
 //     kinematic bodies' free velocities are recorded over free_velocity's
 //     (Batch.Update, kinematic.go); joint_rows builds the joint rows
 //     (joint.go), which follow the 3·nc contact rows in γ and r.
@@ -65,13 +66,15 @@ import (
 //     step's on the device, recorded, not submitted.
 //
 // Body buffers (n bodies, SI units as in engine.State): pos, rot, vel,
-// omega, invMass, invInertia, force, torque as cpuref's Backend, vfree and
-// dv (6 per body: linear world frame, angular body frame), fixedBody
+// omega, invMass, invInertia, force, torque as cpuref's Backend, vfree (6
+// per body: linear world frame, angular body frame) and dv (6 per body,
+// world frame: cpuref's frame.go; Build's copy of vfree so turned, then
+// the solve's M⁻¹Dx), fixedBody
 // (uint32, nonzero for fixed bodies and planes, fixedKinematic for
 // kinematic bodies), adjOff (uint32, n+1).
 // Contact buffers (nc contacts), grown with Buffer.Grow as nc grows: a, b
-// (uint32), normal, pa, pb (3), phi, mu, cohesion (1), basis, rhoA, rhoB
-// (9), coh (1, N·s), r (3), adj (uint32, at most 2nc), prevGamma (3);
+// (uint32), normal, pa, pb (3), phi, mu, cohesion (1), jac (12: n, u,
+// s_A, s_B, world frame), coh (1, N·s), r (3), adj (uint32, at most 2nc), prevGamma (3);
 // deviceCollider lists its own.
 //
 // A Backend is not safe for concurrent use.
@@ -81,7 +84,7 @@ type Backend struct {
 	closed bool
 	l      *LinAlg
 	k      struct {
-		freeVelocity, jacobian, bodyImpulse, contactVelocity, project, antiRelax,
+		freeVelocity, worldVelocity, jacobian, bodyImpulse, contactVelocity, project, antiRelax,
 		blockDiag, sweep, integrate, fixedForce, jointRows, jointOps, rollingOps *Kernel
 	}
 
@@ -101,7 +104,7 @@ type Backend struct {
 	// Body buffers, made by Load.
 	pos, rot, vel, omega, invMass, invInertia, force, torque, vfree, dv, fixedBody, adjOff *Buffer
 	// Contact buffers, made empty by newBackendOn and grown by Collide.
-	a, b, normal, pa, pb, phi, mu, cohesion, basis, rhoA, rhoB, coh, r, adj, prevGamma *Buffer
+	a, b, normal, pa, pb, phi, mu, cohesion, jac, coh, r, adj, prevGamma *Buffer
 
 	// fixed_force's per-chunk sums, per component, and FixedForce's result
 	// (host-visible).
@@ -140,7 +143,8 @@ func newBackendOn(d *Device) (*Backend, error) {
 		k **Kernel
 		m shaders.Module
 	}{
-		{&b.k.freeVelocity, shaders.FreeVelocity}, {&b.k.jacobian, shaders.Jacobian},
+		{&b.k.freeVelocity, shaders.FreeVelocity}, {&b.k.worldVelocity, shaders.WorldVelocity},
+		{&b.k.jacobian, shaders.Jacobian},
 		{&b.k.bodyImpulse, shaders.BodyImpulse}, {&b.k.contactVelocity, shaders.ContactVelocity},
 		{&b.k.project, shaders.Project}, {&b.k.antiRelax, shaders.AntiRelax},
 		{&b.k.blockDiag, shaders.BlockDiag}, {&b.k.sweep, shaders.GsSweep},
@@ -164,7 +168,7 @@ func newBackendOn(d *Device) (*Backend, error) {
 	}
 	b.l = l
 	for _, p := range []**Buffer{&b.a, &b.b, &b.normal, &b.pa, &b.pb, &b.phi, &b.mu, &b.cohesion,
-		&b.basis, &b.rhoA, &b.rhoB, &b.coh, &b.r, &b.adj, &b.prevGamma, &b.partial[0], &b.partial[1], &b.partial[2]} {
+		&b.jac, &b.coh, &b.r, &b.adj, &b.prevGamma, &b.partial[0], &b.partial[1], &b.partial[2]} {
 		if *p, err = d.NewBuffer(0); err != nil {
 			b.release()
 			return nil, err
@@ -197,7 +201,7 @@ func (b *Backend) release() error {
 	b.grd.release()
 	b.dchk.release()
 	bufs := append(b.bodyBuffers(), &b.a, &b.b, &b.normal, &b.pa, &b.pb, &b.phi, &b.mu, &b.cohesion,
-		&b.basis, &b.rhoA, &b.rhoB, &b.coh, &b.r, &b.adj, &b.prevGamma, &b.partial[0], &b.partial[1], &b.partial[2], &b.force3)
+		&b.jac, &b.coh, &b.r, &b.adj, &b.prevGamma, &b.partial[0], &b.partial[1], &b.partial[2], &b.force3)
 	for _, p := range bufs {
 		if *p != nil {
 			(*p).Release()
@@ -350,7 +354,7 @@ func (b *Backend) upload(nc int) error {
 	return nil
 }
 
-// Build records free_velocity and jacobian and returns the problem of this
+// Build records free_velocity, world_velocity and jacobian and returns the problem of this
 // step; nothing is submitted.
 func (b *Backend) Build(h float64) (engine.Problem, error) {
 	b.mustLoad("Build")
@@ -363,10 +367,13 @@ func (b *Backend) Build(h float64) (engine.Problem, error) {
 	l.record(kf, l.groups(kf, b.n), shaders.FreeVelocityArgs{Gx: g[0], Gy: g[1], Gz: g[2], H: h, N: uint32(b.n)},
 		b.vfree, b.vel, b.omega, b.rot, b.force, b.torque, b.invMass, b.invInertia, b.fixedBody)
 	b.recordKinematicVelocity(h)
+	// The rows' r reads vfree in the world frame, in dv (cpuref's Build).
+	kw := b.k.worldVelocity
+	l.record(kw, l.groups(kw, b.n), shaders.WorldVelocityArgs{N: uint32(b.n)}, b.dv, b.vfree, b.rot)
 	if b.nc > 0 {
 		kj := b.k.jacobian
 		l.record(kj, l.groups(kj, b.nc), shaders.JacobianArgs{H: h, MaxRecovery: b.settings.MaxRecoverySpeed, NC: uint32(b.nc)},
-			b.basis, b.rhoA, b.rhoB, b.coh, b.r, b.a, b.b, b.normal, b.pa, b.pb, b.phi, b.cohesion, b.rot, b.vfree)
+			b.jac, b.coh, b.r, b.a, b.b, b.normal, b.pa, b.pb, b.phi, b.cohesion, b.rot, b.dv)
 	}
 	b.recordJointRows(h)
 	b.recordBuildRolling()
@@ -394,8 +401,8 @@ func (b *Backend) recordBodyImpulse(x *Buffer) {
 	j := &b.jt
 	rl := &b.rl
 	b.l.record(k, b.l.groups(k, b.n), shaders.BodyImpulseArgs{N: uint32(b.n), Jbase: b.jbase(), Nr: uint32(rl.n), Rbase: b.rbase()},
-		b.dv, x, b.adjOff, b.adj, b.basis, b.rhoA, b.rhoB, b.invMass, b.invInertia, b.fixedBody,
-		j.adjOff, j.adj, j.lin, j.rotA, j.rotB, rl.ridx, rl.rotA, rl.rotB)
+		b.dv, x, b.adjOff, b.adj, b.jac, b.invMass, b.invInertia, b.fixedBody,
+		j.adjOff, j.adj, j.lin, j.rotA, j.rotB, b.rot, rl.ridx, rl.rotA, rl.rotB)
 }
 
 // WarmStart fills gamma with the last step's impulse of each contact
@@ -457,7 +464,7 @@ func (b *Backend) FixedForce(gamma engine.Vec, h float64) (mgl64.Vec3, error) {
 	chunks := (b.nc + dotChunk - 1) / dotChunk
 	groups := [3]uint32{uint32(min(chunks, int(b.d.Info.MaxWorkgroupCount[0]))), 1, 1}
 	l.record(b.k.fixedForce, groups, shaders.FixedForceArgs{H: h, NC: uint32(b.nc)},
-		b.partial[0], b.partial[1], b.partial[2], g.buf, b.a, b.b, b.basis, b.fixedBody)
+		b.partial[0], b.partial[1], b.partial[2], g.buf, b.a, b.b, b.jac, b.fixedBody)
 	for j := range 3 {
 		l.record(l.sum, [3]uint32{1, 1, 1}, shaders.SumArgs{N: uint32(chunks), Index: uint32(j)}, b.force3, b.partial[j])
 	}

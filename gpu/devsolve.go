@@ -147,14 +147,14 @@ func (ds *devSolve) schur(dst, x, gr, r *Vec, g uint32, withG bool) {
 func (p *problem) recordGatedSchur(kb, kc *Kernel, s *Buffer, dst, x, gr, r *Vec, g uint32, withG bool) {
 	b := p.b
 	p.record(kb, p.groups(kb, b.n), shaders.ApgdBodyImpulseArgs{N: uint32(b.n), Jbase: b.jbase(), Gate: g},
-		b.dv, x.buf, b.adjOff, b.adj, b.basis, b.rhoA, b.rhoB, b.invMass, b.invInertia, b.fixedBody,
-		b.jt.adjOff, b.jt.adj, b.jt.lin, b.jt.rotA, b.jt.rotB, s)
+		b.dv, x.buf, b.adjOff, b.adj, b.jac, b.invMass, b.invInertia, b.fixedBody,
+		b.jt.adjOff, b.jt.adj, b.jt.lin, b.jt.rotA, b.jt.rotB, b.rot, s)
 	var wg uint32
 	if withG {
 		wg = 1
 	}
 	p.record(kc, p.groupsRows(kc), shaders.ApgdContactVelocityArgs{NC: uint32(b.nc), Nj: p.nj(), Gate: g, WithG: wg},
-		dst.buf, gr.buf, r.buf, b.dv, b.a, b.b, b.basis, b.rhoA, b.rhoB, s,
+		dst.buf, gr.buf, r.buf, b.dv, b.a, b.b, b.jac, s,
 		b.jt.lin, b.jt.rotA, b.jt.rotB, b.jt.rowA, b.jt.rowB)
 }
 

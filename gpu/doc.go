@@ -27,7 +27,7 @@
 //     open batch and submits only when a result must come back (Dot, Read)
 //     or the host writes (Write).
 //   - Backend (New): engine.Backend on device buffers. The time step's
-//     arithmetic runs in the kernels free_velocity, jacobian,
+//     arithmetic runs in the kernels free_velocity, world_velocity, jacobian,
 //     body_impulse, contact_velocity, project, anti_relax, block_diag,
 //     gs_colour, gs_colour_sweep, gs_sweep, integrate and fixed_force,
 //     each computing cpuref's twin

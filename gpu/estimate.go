@@ -23,9 +23,9 @@ import (
 //     and 4·bodies+64 contacts (152 B: growCollider's contact data, kept
 //     keys and adjacency), and grows a room to 1.25 × the count found when
 //     the count exceeds it;
-//   - per contact found: the Jacobian, coh and r (248 B, growSolver), the
+//   - per contact found: the Jacobian, coh and r (128 B, growSolver), the
 //     device solvers' work vectors and partial sums and gs's colouring,
-//     all grown with Buffer.Grow's headroom: 690 B, measured;
+//     all grown with Buffer.Grow's headroom: 570 B, measured;
 //   - a run's guard (guard.go): the kept copy of the body state and the
 //     skip flags, 108 B per body, and of the warm-start memory, 36 B per
 //     contact (keys and impulses; rolling impulses, 24 B more, are left
@@ -46,21 +46,20 @@ func EstimateBytes(bodies, contacts int) int64 {
 	slots := int64(1) << bits.Len64(uint64(max(2*n, 128)-1))
 	pairCap := pairCapPerBody*n + capSlack
 	contactCap := max(contactCapPerBody*n+capSlack, nc+nc/4)
-	return (288+240+108)*n + 8*slots + (4+56)*pairCap + 152*contactCap + (690+36)*nc
+	return (288+240+108)*n + 8*slots + (4+56)*pairCap + 152*contactCap + (570+36)*nc
 }
 
 // The device collider's capacities at Load (loadCollider): binning
 // entries and pair slots pairCapPerBody·bodies + capSlack each (a pair
 // slot takes pairNormalBytes in pairN, its largest per-pair buffer), and
 // contact slots contactCapPerBody·bodies + capSlack. The Jacobian
-// (growSolver) holds jacobianBytes per contact found in each of basis,
-// rhoA and rhoB.
+// (growSolver) holds jacobianBytes per contact found in jac.
 const (
 	pairCapPerBody    = 8
 	contactCapPerBody = 4
 	capSlack          = 64
 	pairNormalBytes   = 32
-	jacobianBytes     = 72
+	jacobianBytes     = 96
 )
 
 // largestBuffer returns the size of the largest buffer a model of bodies

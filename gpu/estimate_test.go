@@ -44,17 +44,17 @@ func TestCheckHeap(t *testing.T) {
 	if err := checkHeap(1_000_000, DeviceInfo{}); err != nil {
 		t.Fatalf("no heap known: %v, want no refusal", err)
 	}
-	// lavapipe's 128 MiB binding range: the collider's pair normals of
-	// the first step, 32 B for each of 8·bodies + 64 pair slots, fit up
-	// to (2²⁷/32 − 64)/8 = 524 280 bodies (the Jacobian, 216 B per body
-	// at 3 contacts per body, would allow 621 378).
+	// lavapipe's 128 MiB binding range: the Jacobian of the first steps,
+	// 96 B for each of 3 contacts per body in one buffer, fits up to
+	// ⌊2²⁷/288⌋ = 466 033 bodies (the collider's pair normals, 32 B for
+	// each of 8·bodies + 64 pair slots, would allow 524 280).
 	lp := DeviceInfo{Name: "llvmpipe", MaxStorageBufferRange: 1 << 27}
-	if err := checkHeap(524_280, lp); err != nil {
-		t.Fatalf("524 280 bodies in a 128 MiB range: %v", err)
+	if err := checkHeap(466_033, lp); err != nil {
+		t.Fatalf("466 033 bodies in a 128 MiB range: %v", err)
 	}
-	err = checkHeap(524_281, lp)
-	if !errors.Is(err, ErrOutOfMemory) || !strings.Contains(err.Error(), "134217984 bytes") || !strings.Contains(err.Error(), "pair normals") ||
-		!strings.Contains(err.Error(), "at most 524280 bodies") || !strings.Contains(err.Error(), "--backend cpu") {
-		t.Fatalf("524 281 bodies in a 128 MiB range: %v, want ErrOutOfMemory naming the buffer, its size, the largest model and --backend cpu", err)
+	err = checkHeap(466_034, lp)
+	if !errors.Is(err, ErrOutOfMemory) || !strings.Contains(err.Error(), "134217792 bytes") || !strings.Contains(err.Error(), "Jacobian rows") ||
+		!strings.Contains(err.Error(), "at most 466033 bodies") || !strings.Contains(err.Error(), "--backend cpu") {
+		t.Fatalf("466 034 bodies in a 128 MiB range: %v, want ErrOutOfMemory naming the buffer, its size, the largest model and --backend cpu", err)
 	}
 }

@@ -37,7 +37,7 @@ type joints struct {
 	warm bool
 
 	// Host scratch for JointReactions.
-	g, hlin, hrotA, rot []float64
+	g, hlin, hrotA []float64
 }
 
 // jointWorld is engine.World in the rowA, rowB and meta buffers
@@ -82,7 +82,7 @@ func (b *Backend) loadJoints(m *engine.Model) error {
 	j := &b.jt
 	j.release()
 	h := &b.host
-	*j = joints{JointLayout: engine.NewJointLayout(m, h.pos, h.rot, h.fixed), g: j.g, hlin: j.hlin, hrotA: j.hrotA, rot: j.rot}
+	*j = joints{JointLayout: engine.NewJointLayout(m, h.pos, h.rot, h.fixed), g: j.g, hlin: j.hlin, hrotA: j.hrotA}
 	nj, nJoints := int64(j.Rows), int64(len(j.Frames))
 	if nj == 0 {
 		z, err := b.d.NewBuffer(max(4*int64(b.n+1), 16))
@@ -160,7 +160,7 @@ func (b *Backend) recordJointRows(h float64) {
 	l := b.l
 	k := b.k.jointRows
 	l.record(k, l.groups(k, len(j.Frames)), shaders.JointRowsArgs{H: h, MaxRecovery: b.settings.MaxRecoverySpeed, Jbase: b.jbase(), Nj: uint32(len(j.Frames))},
-		j.frame, j.meta, b.pos, b.rot, b.vfree, j.lo, j.hi, b.r, j.lin, j.rotA, j.rotB, j.rowA, j.rowB)
+		j.frame, j.meta, b.pos, b.rot, b.dv, j.lo, j.hi, b.r, j.lin, j.rotA, j.rotB, j.rowA, j.rowB)
 }
 
 // The modes of joint_ops.comp.
@@ -182,12 +182,12 @@ func (b *Backend) recordJointOp(mode uint32, dst *Buffer, dstOff uint32, src *Bu
 	l := b.l
 	k := b.k.jointOps
 	l.record(k, l.groups(k, j.Rows), shaders.JointOpsArgs{Mode: mode, Nj: uint32(j.Rows), DstOff: dstOff, SrcOff: srcOff},
-		dst, src, b.dv, j.lo, j.hi, b.invMass, b.invInertia, b.fixedBody, j.lin, j.rotA, j.rotB, j.rowA, j.rowB)
+		dst, src, b.dv, j.lo, j.hi, b.invMass, b.invInertia, b.fixedBody, j.lin, j.rotA, j.rotB, j.rowA, j.rowB, b.rot)
 }
 
 // JointReactions returns each joint's force and torque on its Body1 for
 // the impulses gamma of a step of length h (engine.JointLayout.Reactions
-// on the downloaded joint rows and orientations; engine.JointReactor).
+// on the downloaded joint rows; engine.JointReactor).
 // It submits pending work.
 func (b *Backend) JointReactions(gamma engine.Vec, h float64, dst []engine.Reaction) ([]engine.Reaction, error) {
 	b.mustLoad("JointReactions")
@@ -205,17 +205,16 @@ func (b *Backend) JointReactions(gamma engine.Vec, h float64, dst []engine.React
 	nj := j.Rows
 	j.g = grow(j.g, nj)
 	j.hlin, j.hrotA = grow(j.hlin, 3*nj), grow(j.hrotA, 3*nj)
-	j.rot = grow(j.rot, 4*b.n)
 	for _, r := range []struct {
 		dst []float64
 		src *Buffer
 		off int
-	}{{j.g, g.buf, 3 * b.nc}, {j.hlin, j.lin, 0}, {j.hrotA, j.rotA, 0}, {j.rot, b.rot, 0}} {
+	}{{j.g, g.buf, 3 * b.nc}, {j.hlin, j.lin, 0}, {j.hrotA, j.rotA, 0}} {
 		if err := r.src.ReadFloat64(r.dst, r.off); err != nil {
 			return dst[:0], fmt.Errorf("gpu: joint reactions: %w", err)
 		}
 	}
-	return j.Reactions(j.g, j.hlin, j.hrotA, j.rot, h, dst), nil
+	return j.Reactions(j.g, j.hlin, j.hrotA, h, dst), nil
 }
 
 var _ engine.JointReactor = (*Backend)(nil)

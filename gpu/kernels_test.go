@@ -292,7 +292,8 @@ func TestKernelFreeVelocity(t *testing.T) {
 
 // TestKernelJacobian: jacobian's r = Dᵀvfree + b and cohesion impulses
 // equal cpuref's Build bit for bit, with and without the recovery-speed
-// cap, and its contact frames are cpuref.TangentBasis's.
+// cap, and its contact frames are cpuref.TangentBasis's and its contact
+// points those of the contacts turned into the world frame.
 func TestKernelJacobian(t *testing.T) {
 	requireUnfusedGo(t)
 	for _, capSpeed := range []float64{0, 0.05} {
@@ -308,12 +309,19 @@ func TestKernelJacobian(t *testing.T) {
 		if i := enginetest.FirstDiff(cc, cg); i >= 0 {
 			t.Fatalf("cohesion impulse of contact %d differs: %v (CPU), %v (GPU)", i, cc[i], cg[i])
 		}
-		basis := make([]float64, 9*tw.nc)
+		jac := make([]float64, 12*tw.nc)
 		if err := tw.gpu.sync(); err != nil {
 			t.Fatal(err)
 		}
-		if err := tw.gpu.basis.ReadFloat64(basis, 0); err != nil {
+		if err := tw.gpu.jac.ReadFloat64(jac, 0); err != nil {
 			t.Fatal(err)
+		}
+		var st engine.State
+		if err := tw.gpu.ReadState(&st); err != nil {
+			t.Fatal(err)
+		}
+		quat := func(i int32) mgl64.Quat {
+			return mgl64.Quat{W: st.Rot[4*i], V: mgl64.Vec3{st.Rot[4*i+1], st.Rot[4*i+2], st.Rot[4*i+3]}}
 		}
 		con := &engine.Contacts{}
 		if err := tw.gpu.ReadContacts(con); err != nil {
@@ -321,10 +329,12 @@ func TestKernelJacobian(t *testing.T) {
 		}
 		for k := 0; k < tw.nc; k++ {
 			n := mgl64.Vec3{con.Normal[3*k], con.Normal[3*k+1], con.Normal[3*k+2]}
-			u, w := cpuref.TangentBasis(n)
-			want := []float64{n[0], n[1], n[2], u[0], u[1], u[2], w[0], w[1], w[2]}
-			if i := enginetest.FirstDiff(want, basis[9*k:9*k+9]); i >= 0 {
-				t.Fatalf("contact %d: basis %v, cpuref.TangentBasis gives %v", k, basis[9*k:9*k+9], want)
+			u, _ := cpuref.TangentBasis(n)
+			sa := quat(con.A[k]).Rotate(mgl64.Vec3{con.PA[3*k], con.PA[3*k+1], con.PA[3*k+2]})
+			sb := quat(con.B[k]).Rotate(mgl64.Vec3{con.PB[3*k], con.PB[3*k+1], con.PB[3*k+2]})
+			want := []float64{n[0], n[1], n[2], u[0], u[1], u[2], sa[0], sa[1], sa[2], sb[0], sb[1], sb[2]}
+			if i := enginetest.FirstDiff(want, jac[12*k:12*k+12]); i >= 0 {
+				t.Fatalf("contact %d: jac %v, want n, cpuref.TangentBasis's u and the world contact points %v", k, jac[12*k:12*k+12], want)
 			}
 		}
 		if gp.Contacts() != tw.nc || cp.Contacts() != tw.nc {

@@ -74,7 +74,7 @@ func (p *problem) Schur(dst, x engine.Vec) {
 	b.recordBodyImpulse(xv.buf)
 	if b.nc > 0 {
 		k := b.k.contactVelocity
-		p.record(k, p.groupsNC(k), shaders.ContactVelocityArgs{NC: uint32(b.nc)}, d.buf, b.dv, b.a, b.b, b.basis, b.rhoA, b.rhoB)
+		p.record(k, p.groupsNC(k), shaders.ContactVelocityArgs{NC: uint32(b.nc)}, d.buf, b.dv, b.a, b.b, b.jac)
 	}
 	b.recordJointOp(jointVelocityMode, d.buf, b.jbase(), d.buf, 0)
 	b.recordRollingOp(rollingVelocityMode, b.rl.n, d.buf, b.rbase(), d.buf, 0, b.dv)
@@ -120,7 +120,7 @@ func (p *problem) BlockDiag(dst engine.Vec) {
 	d := p.contactVec("BlockDiag", dst)
 	if b.nc > 0 {
 		k := b.k.blockDiag
-		p.record(k, p.groupsNC(k), shaders.BlockDiagArgs{NC: uint32(b.nc)}, d.buf, b.a, b.b, b.rhoA, b.rhoB, b.invMass, b.invInertia)
+		p.record(k, p.groupsNC(k), shaders.BlockDiagArgs{NC: uint32(b.nc)}, d.buf, b.a, b.b, b.jac, b.invMass, b.invInertia, b.rot)
 	}
 	b.recordJointOp(jointDiagMode, d.buf, b.jbase(), d.buf, 0)
 	b.recordRollingOp(rollingDiagMode, b.rl.n, d.buf, 0, d.buf, 0, b.dv)
@@ -178,7 +178,7 @@ func (p *problem) recordSweep(g, dg *Vec, omega, lambda float64, s *Buffer, gt u
 	for c := 0; c < maxColours && b.nc > 0; c++ {
 		if m := int(cl.starts[c+1] - cl.starts[c]); m > 0 {
 			p.record(k, p.groups(k, m), shaders.GsColourSweepArgs{Omega: omega, Lambda: lambda, Colour: uint32(c), Gate: gt},
-				g.buf, b.dv, dg.buf, b.r, b.a, b.b, b.basis, b.rhoA, b.rhoB, b.mu, b.coh, b.invMass, b.invInertia, b.fixedBody,
+				g.buf, b.dv, dg.buf, b.r, b.a, b.b, b.jac, b.mu, b.coh, b.invMass, b.invInertia, b.fixedBody, b.rot,
 				cl.perm, cl.start, s)
 		}
 	}
@@ -187,7 +187,7 @@ func (p *problem) recordSweep(g, dg *Vec, omega, lambda float64, s *Buffer, gt u
 		return
 	}
 	p.record(b.k.sweep, [3]uint32{1, 1, 1}, shaders.GsSweepArgs{Omega: omega, Lambda: lambda, NC: uint32(b.nc), Nj: uint32(j.Rows), Nr: uint32(rl.n), Gate: gt},
-		g.buf, b.dv, dg.buf, b.r, b.a, b.b, b.basis, b.rhoA, b.rhoB, b.mu, b.coh, b.invMass, b.invInertia, b.fixedBody,
+		g.buf, b.dv, dg.buf, b.r, b.a, b.b, b.jac, b.mu, b.coh, b.invMass, b.invInertia, b.fixedBody, b.rot,
 		j.lin, j.rotA, j.rotB, j.rowA, j.rowB, j.lo, j.hi, rl.rcon, rl.rotA, rl.rotB, rl.mur, rl.mus, cl.perm, cl.start, s)
 }
 

@@ -182,7 +182,7 @@ func (b *Backend) recordRollingOp(mode uint32, n int, dst *Buffer, dstOff uint32
 	}
 	l.record(k, groups, shaders.RollingOpsArgs{Mode: mode, N: uint32(n), Off: b.rbase(), DstOff: dstOff, SrcOff: srcOff, FromBodies: from},
 		dst, src, v, b.a, b.b, rl.ridx, rl.rcon, rl.rotA, rl.rotB, rl.mur, rl.mus, rl.cmur, rl.cmus, rl.bmat,
-		b.basis, b.rot, b.invInertia, b.fixedBody, rl.count)
+		b.jac, b.rot, b.invInertia, b.fixedBody, rl.count)
 }
 
 // rbase is the index of γ's first rolling row: 3nc + nj.
@@ -238,7 +238,7 @@ func (b *Backend) uploadRolling(con *engine.Contacts, nc int) error {
 // recordBuildRolling records the blocks' Jacobian and r (Build, after
 // jacobian wrote the contact frames).
 func (b *Backend) recordBuildRolling() {
-	b.recordRollingOp(rollingBuildMode, b.rl.n, b.r, 0, b.r, 0, b.vfree)
+	b.recordRollingOp(rollingBuildMode, b.rl.n, b.r, 0, b.r, 0, b.dv) // vfree in the world frame (Build)
 }
 
 // recordWarmRolling fills g's rolling rows with the kept impulses of the

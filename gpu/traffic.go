@@ -37,16 +37,18 @@ func APGDIterationTraffic() []traffic.Pass {
 	r, w := traffic.Read, traffic.Write
 	// The Schur product N x: apgd_body_impulse gathers over each movable
 	// body's contact list (both sides of a contact: its adjacency entry,
-	// its γ, its basis and the side's ρ), apgd_contact_velocity reads
-	// both bodies' dv and the contact's Jacobian.
+	// its γ, the contact's n and u and the side's contact point s),
+	// apgd_contact_velocity reads both bodies' dv and the contact's
+	// Jacobian (n, u, s_A, s_B). Bodies count as isotropic (spheres):
+	// another body's M⁻¹ also reads its orientation (rot, 32 B per body).
 	bodyImpulse := traffic.Pass{Name: "apgd_body_impulse", Role: "dv = M⁻¹ D γ' (per body, over its contacts)", Accesses: []traffic.Access{
 		w(0, "dv", 0, 6*f64), r(1, "γ'", 2*vec3, 0), r(2, "adjOff", 0, 2*u32), r(3, "adj", 2*u32, 0),
-		r(4, "basis", 2*9*f64, 0), r(5, "rhoA", 9*f64, 0), r(6, "rhoB", 9*f64, 0),
-		r(7, "invMass", 0, f64), r(8, "invInertia", 0, 3*f64), r(9, "fixedBody", 0, u32), r(10, "jadjOff", 0, 2*u32),
+		r(4, "jac: n, u and the side's s", 2*9*f64, 0),
+		r(5, "invMass", 0, f64), r(6, "invInertia", 0, 3*f64), r(7, "fixedBody", 0, u32), r(8, "jadjOff", 0, 2*u32),
 	}}
 	contactVelocity := traffic.Pass{Name: "apgd_contact_velocity", Role: "Nγ' = Dᵀ dv (per contact)", Accesses: []traffic.Access{
 		w(0, "Nγ'", vec3, 0), r(3, "dv of A and B", 2*6*f64, 0), r(4, "a", u32, 0), r(5, "b", u32, 0),
-		r(6, "basis", 9*f64, 0), r(7, "rhoA", 9*f64, 0), r(8, "rhoB", 9*f64, 0),
+		r(6, "jac", 12*f64, 0),
 	}}
 	return []traffic.Pass{
 		{Name: "apgd_step", Role: "γ' = Π(y − t g)", Accesses: []traffic.Access{

@@ -6,7 +6,7 @@
 // Loop: if (gate & (1 << s.phase)) == 0 return; then body_impulse.comp's
 // loop (lib/body_impulse.glsl's bodyImpulse, bit for bit cpuref's
 // bodyImpulse, joint rows included: x's first joint row is x[jbase]).
-// Bindings (set 0): 0–14 as body_impulse.comp, 15 s (read; the solver's
+// Bindings (set 0): 0–13 as body_impulse.comp, 14 s (read; the solver's
 // scalars, layout in gpu/apgd.go).
 // Push constants: uint n, uint jbase (3nc), uint gate (12 bytes).
 // Dispatch: (min(⌈n/64⌉, max group count), 1, 1) workgroups of 64.
@@ -14,7 +14,7 @@ layout(local_size_x = 64) in;
 
 #include "body_impulse.glsl"
 
-#define SCALARS_BINDING 15
+#define SCALARS_BINDING 14
 #define SCALARS_ACCESS readonly
 #include "apgd_scalars.glsl"
 

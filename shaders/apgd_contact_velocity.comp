@@ -13,9 +13,9 @@
 // D_rᵀ v (lib/joint_row.glsl's jointVelocity, r = k − nc), g_i = out_i +
 // r_i when withG.
 // Bindings (set 0): 0 out (written; 3 float64 per contact, then 1 per
-// joint row), 1 g (written when withG), 2 r (read), 3–8 v, a, b, basis,
-// rhoA, rhoB as bindings 1–6 of contact_velocity.comp, 9 s (read; the
-// solver's scalars), 10–14 jlin, jrotA, jrotB, jrowA, jrowB (read) as
+// joint row), 1 g (written when withG), 2 r (read), 3–6 v, a, b, jac as
+// bindings 1–4 of contact_velocity.comp, 7 s (read; the solver's
+// scalars), 8–12 jlin, jrotA, jrotB, jrowA, jrowB (read) as
 // lib/joint_row.glsl.
 // Push constants: uint nc, uint nj, uint gate, uint withG (16 bytes).
 // Dispatch: (min(⌈(nc+nj)/64⌉, max group count), 1, 1) workgroups of 64.
@@ -26,11 +26,11 @@ layout(std430, set = 0, binding = 1) writeonly buffer G { double g[]; };
 layout(std430, set = 0, binding = 2) readonly buffer R { double r[]; };
 #define CONTACT_VELOCITY_BINDING 3
 #include "contact_velocity.glsl"
-#define SCALARS_BINDING 9
+#define SCALARS_BINDING 7
 #define SCALARS_ACCESS readonly
 #include "apgd_scalars.glsl"
 
-#define JOINT_ROW_BINDING 10
+#define JOINT_ROW_BINDING 8
 #define JOINT_ROW_ACCESS readonly
 #define JOINT_V(j) v[j]
 #include "joint_row.glsl"

@@ -3,20 +3,25 @@
 // contact k, N_kk = D_kᵀ M⁻¹ D_k, the block-Jacobi preconditioner of eq. 27
 // of the APGD paper (cpuref's BlockDiag).
 //
-// Loop, for each contact k (A = a[k], B = b[k]):
+// Loop, for each contact k (A = a[k], B = b[k]; n, u, s_A, s_B =
+// jac[12k:12k+12], w = n × u):
 //
-//	tr := 3*(invMass[A] + invMass[B])            // |d̂|² = 1 for n, u, w
-//	for e := 0; e < 9; e++ {
-//		j := e % 3
-//		tr += rhoA[9k+e]*rhoA[9k+e]*invInertia[3A+j] + rhoB[9k+e]*rhoB[9k+e]*invInertia[3B+j]
+//	tr := 3*(invMass[A] + invMass[B])            // |d|² = 1 for n, u, w
+//	for _, d := range {n, u, w} {
+//		ρ_A := inBodyFrame(A, d × s_A); ρ_B := inBodyFrame(B, s_B × d)
+//		for m := 0; m < 3; m++ {
+//			tr += ρ_A,m·ρ_A,m·invInertia[3A+m] + ρ_B,m·ρ_B,m·invInertia[3B+m]
+//		}
 //	}
 //	dst[3k], dst[3k+1], dst[3k+2] = tr/3, tr/3, tr/3
 //
-// Every operation `precise`, in cpuref's order: bit for bit equal where
-// float64 division is correctly rounded.
+// with inBodyFrame(i, ρ) = Rᵀρ, or ρ for an isotropic body
+// (lib/contact_row.glsl's inBodyFrameOf). Every operation `precise`, in
+// cpuref's order: bit for bit equal where float64 division is correctly
+// rounded.
 // Bindings (set 0): 0 dst (written; 3 float64 per contact), 1 a, 2 b
-// (uint32 body indices), 3 rhoA, 4 rhoB (9 per contact), 5 invMass (1 per
-// body), 6 invInertia (3 per body).
+// (uint32 body indices), 3 jac (12 per contact), 4 invMass (1 per body),
+// 5 invInertia (3 per body), 6 rot (4 per body).
 // Push constants: uint nc (4 bytes).
 // Dispatch: (min(⌈nc/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any nc.
@@ -25,10 +30,12 @@ layout(local_size_x = 64) in;
 layout(std430, set = 0, binding = 0) writeonly buffer Dst { double dst[]; };
 layout(std430, set = 0, binding = 1) readonly buffer BodyA { uint bodyA[]; };
 layout(std430, set = 0, binding = 2) readonly buffer BodyB { uint bodyB[]; };
-layout(std430, set = 0, binding = 3) readonly buffer RhoA { double rhoA[]; };
-layout(std430, set = 0, binding = 4) readonly buffer RhoB { double rhoB[]; };
-layout(std430, set = 0, binding = 5) readonly buffer InvMass { double invMass[]; };
-layout(std430, set = 0, binding = 6) readonly buffer InvInertia { double invInertia[]; };
+layout(std430, set = 0, binding = 3) readonly buffer Jac { double jac[]; };
+layout(std430, set = 0, binding = 4) readonly buffer InvMass { double invMass[]; };
+layout(std430, set = 0, binding = 5) readonly buffer InvInertia { double invInertia[]; };
+layout(std430, set = 0, binding = 6) readonly buffer Rot { double rot[]; };
+
+#include "contact_row.glsl"
 
 layout(push_constant) uniform Push {
 	uint nc;
@@ -40,11 +47,25 @@ void main() {
 		uint ia = bodyA[k];
 		uint ib = bodyB[k];
 		precise double tr = 3.0lf * (invMass[ia] + invMass[ib]);
-		for (uint e = 0u; e < 9u; e++) {
-			uint j = e % 3u;
-			double a = rhoA[9u * k + e];
-			double b = rhoB[9u * k + e];
-			tr = tr + (a * a * invInertia[3u * ia + j] + b * b * invInertia[3u * ib + j]);
+		uint j = 12u * k;
+		dvec3 n = dvec3(jac[j], jac[j + 1u], jac[j + 2u]);
+		dvec3 u = dvec3(jac[j + 3u], jac[j + 4u], jac[j + 5u]);
+		dvec3 sa = dvec3(jac[j + 6u], jac[j + 7u], jac[j + 8u]);
+		dvec3 sb = dvec3(jac[j + 9u], jac[j + 10u], jac[j + 11u]);
+		precise dvec3 w = contactW(n, u);
+		dvec3 jia = dvec3(invInertia[3u * ia], invInertia[3u * ia + 1u], invInertia[3u * ia + 2u]);
+		dvec3 jib = dvec3(invInertia[3u * ib], invInertia[3u * ib + 1u], invInertia[3u * ib + 2u]);
+		double qaw = rot[4u * ia];
+		dvec3 qa = dvec3(rot[4u * ia + 1u], rot[4u * ia + 2u], rot[4u * ia + 3u]);
+		double qbw = rot[4u * ib];
+		dvec3 qb = dvec3(rot[4u * ib + 1u], rot[4u * ib + 2u], rot[4u * ib + 3u]);
+		dvec3 dirs[3] = dvec3[3](n, u, w);
+		for (uint d = 0u; d < 3u; d++) {
+			precise dvec3 ra = inBodyFrameOf(jia, qaw, qa, cross3(dirs[d], sa));
+			precise dvec3 rb = inBodyFrameOf(jib, qbw, qb, cross3(sb, dirs[d]));
+			for (uint m = 0u; m < 3u; m++) {
+				tr = tr + (ra[m] * ra[m] * jia[m] + rb[m] * rb[m] * jib[m]);
+			}
 		}
 		precise double g = tr / 3.0lf;
 		dst[3u * k] = g;

@@ -5,17 +5,15 @@
 // the contact in its frame (n, u, w).
 //
 // Loop, for each contact k (A = a[k], B = b[k], v_i = v[6i:6i+3],
-// ω̄_i = v[6i+3:6i+6]):
+// ω_i = v[6i+3:6i+6], world frame):
 //
-//	for d := 0; d < 3; d++ {
-//		out[3k+d] = d̂_d·(v_B − v_A) + ρ_A,d·ω̄_A + ρ_B,d·ω̄_B   // nine products, summed left to right
-//	}
+//	out[3k:3k+3] = contactRow(n, u, s_A, s_B, v_A, ω_A, v_B, ω_B)   // lib/contact_row.glsl
 //
 // Every operation is `precise` (lib/contact_velocity.glsl's
 // contactVelocity): bit for bit cpuref's contactVelocity.
-// Bindings (set 0; 1–6 declared by lib/contact_velocity.glsl): 0 out
+// Bindings (set 0; 1–4 declared by lib/contact_velocity.glsl): 0 out
 // (written; 3 float64 per contact), 1 v (6 per body), 2 a, 3 b (uint32
-// body indices), 4 basis, 5 rhoA, 6 rhoB (9 per contact); all read except
+// body indices), 4 jac (12 per contact: n, u, s_A, s_B); all read except
 // out.
 // Push constants: uint nc (4 bytes).
 // Dispatch: (min(⌈nc/64⌉, max group count), 1, 1) workgroups of 64; a

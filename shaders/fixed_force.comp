@@ -6,7 +6,7 @@
 //
 // Term of contact k (A = a[k], B = b[k]), zero unless A or B is fixed:
 //
-//	F_k[j] = (γ_3k·d̂_0,j + γ_3k+1·d̂_1,j + γ_3k+2·d̂_2,j) / h
+//	F_k = contactForce(n, u, γ_3k, γ_3k+1, γ_3k+2) / h   // lib/contact_row.glsl
 //	term_k = 0; if fixed[A] { term_k −= F_k }; if fixed[B] { term_k += F_k }
 //
 // Loop, for each chunk c = [2048c, min(2048(c+1), nc)) (one workgroup;
@@ -24,7 +24,7 @@
 // Every operation is `precise` and the order fixed: bit-identical run to
 // run.
 // Bindings (set 0): 0 px, 1 py, 2 pz (written; ⌈nc/2048⌉ float64 each, N),
-// 3 gamma (3 per contact, N·s), 4 a, 5 b (uint32 body indices), 6 basis (9
+// 3 gamma (3 per contact, N·s), 4 a, 5 b (uint32 body indices), 6 jac (12
 // per contact), 7 fixedBody (uint32 per body).
 // Push constants: double h (s), uint nc (12 bytes).
 // Dispatch: (min(⌈nc/2048⌉, max group count), 1, 1) workgroups of 256; a
@@ -41,8 +41,10 @@ layout(std430, set = 0, binding = 2) writeonly buffer PZ { double pz[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Gamma { double gamma[]; };
 layout(std430, set = 0, binding = 4) readonly buffer BodyA { uint bodyA[]; };
 layout(std430, set = 0, binding = 5) readonly buffer BodyB { uint bodyB[]; };
-layout(std430, set = 0, binding = 6) readonly buffer Basis { double basis[]; };
+layout(std430, set = 0, binding = 6) readonly buffer Jac { double jac[]; };
 layout(std430, set = 0, binding = 7) readonly buffer FixedBody { uint fixedBody[]; };
+
+#include "contact_row.glsl"
 
 layout(push_constant) uniform Push {
 	double h;
@@ -71,10 +73,11 @@ void main() {
 			double g0 = gamma[3u * k];
 			double g1 = gamma[3u * k + 1u];
 			double g2 = gamma[3u * k + 2u];
-			uint b = 9u * k;
-			precise double fx = (g0 * basis[b] + g1 * basis[b + 3u] + g2 * basis[b + 6u]) / p.h;
-			precise double fy = (g0 * basis[b + 1u] + g1 * basis[b + 4u] + g2 * basis[b + 7u]) / p.h;
-			precise double fz = (g0 * basis[b + 2u] + g1 * basis[b + 5u] + g2 * basis[b + 8u]) / p.h;
+			uint b = 12u * k;
+			precise dvec3 F = contactForce(dvec3(jac[b], jac[b + 1u], jac[b + 2u]), dvec3(jac[b + 3u], jac[b + 4u], jac[b + 5u]), g0, g1, g2);
+			precise double fx = F.x / p.h;
+			precise double fy = F.y / p.h;
+			precise double fz = F.z / p.h;
 			if (fa) {
 				ax = ax - fx;
 				ay = ay - fy;

@@ -17,10 +17,10 @@
 //		sweepContact(perm[i], ω, λ)            // lib/gs_contact.glsl
 //	}
 //
-// Bindings (set 0): 0–13 as lib/gs_contact.glsl (gamma, dv, diag, r, a,
-// b, basis, rhoA, rhoB, mu, coh, invMass, invInertia, fixedBody),
-// 14 perm (uint32 per contact: the contacts by colour), 15 start (uint32,
-// 34: the colours' ranges of perm), read, as gs_colour writes them, 16 s
+// Bindings (set 0): 0–12 as lib/gs_contact.glsl (gamma, dv, diag, r, a,
+// b, jac, mu, coh, invMass, invInertia, fixedBody, rot),
+// 13 perm (uint32 per contact: the contacts by colour), 14 start (uint32,
+// 34: the colours' ranges of perm), read, as gs_colour writes them, 15 s
 // (read; the solver's scalars, layout in gpu/apgd.go).
 // Push constants: double omega, double lambda, uint colour, uint gate (24
 // bytes).
@@ -29,9 +29,9 @@
 layout(local_size_x = 64) in;
 
 #include "gs_contact.glsl"
-layout(std430, set = 0, binding = 14) readonly buffer Perm { uint perm[]; };
-layout(std430, set = 0, binding = 15) readonly buffer Start { uint start[]; };
-#define SCALARS_BINDING 16
+layout(std430, set = 0, binding = 13) readonly buffer Perm { uint perm[]; };
+layout(std430, set = 0, binding = 14) readonly buffer Start { uint start[]; };
+#define SCALARS_BINDING 15
 #define SCALARS_ACCESS readonly
 #include "apgd_scalars.glsl"
 

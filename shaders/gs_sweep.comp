@@ -21,7 +21,7 @@
 //	u := D_rᵀ dv + r[3nc+r]                        // lib/joint_row.glsl's jointVelocity
 //	y := clampRow(γ_r − (ω/diag[3nc+r])·u, lo_r, hi_r)
 //	δ := λy + (1−λ)γ_r − γ_r;  γ_r += δ
-//	dv_i += (im·sign·δ·lin_r, J⁻¹_i,j·δ·rot_r,j)  // each movable body i of the row
+//	dv_i += (im·sign·δ·lin_r, R J̄⁻¹ Rᵀ (δ·rot_r))  // each movable body i of the row
 //
 // Then the rolling blocks k < nr (engine.RollingRows; γ_k =
 // gamma[o+3k:o+3k+3], o = 3nc + nj, contact c = rcon[k]), after the joint
@@ -31,15 +31,15 @@
 //	s := ω/diag[o+3k]
 //	y := projectRolling(γ_c,n, γ_k − s·(u + r_k), μ_r, μ_s)
 //	δ := λy + (1−λ)γ_k − γ_k;  γ_k += δ
-//	dv_i,ang += J⁻¹_i ∘ (δ_0 rot_0 + δ_1 rot_1 + δ_2 rot_2)   // A then B, movable
+//	dv_i,ang += R J̄⁻¹ Rᵀ (δ_0 rot_0 + δ_1 rot_1 + δ_2 rot_2)   // A then B, movable
 //
-// Bindings (set 0): 0–13 as lib/gs_contact.glsl (gamma, dv, diag: g_k as
-// block_diag writes it, r, a, b, basis, rhoA, rhoB, mu, coh, invMass,
-// invInertia, fixedBody), 14–18 jlin, jrotA, jrotB, jrowA, jrowB
-// (read) as lib/joint_row.glsl, 19 jlo, 20 jhi (1 per joint row), 21–25
-// rcon, rrotA, rrotB, rmur, rmus (read) as lib/rolling_row.glsl, 26 perm
-// (uint32 per contact: the contacts by colour), 27 start (uint32, 34: the
-// colours' ranges of perm, the tail's last), as gs_colour writes them, 28
+// Bindings (set 0): 0–12 as lib/gs_contact.glsl (gamma, dv, diag: g_k as
+// block_diag writes it, r, a, b, jac, mu, coh, invMass, invInertia,
+// fixedBody, rot), 13–17 jlin, jrotA, jrotB, jrowA, jrowB
+// (read) as lib/joint_row.glsl, 18 jlo, 19 jhi (1 per joint row), 20–24
+// rcon, rrotA, rrotB, rmur, rmus (read) as lib/rolling_row.glsl, 25 perm
+// (uint32 per contact: the contacts by colour), 26 start (uint32, 34: the
+// colours' ranges of perm, the tail's last), as gs_colour writes them, 27
 // s (read; the solver's scalars, layout in gpu/apgd.go).
 // Push constants: double omega, double lambda, uint nc, uint nj (joint
 // rows), uint nr (rolling blocks), uint gate (32 bytes).
@@ -49,17 +49,17 @@ layout(local_size_x = 1) in;
 const uint TAIL = 32u;
 
 #include "gs_contact.glsl"
-layout(std430, set = 0, binding = 26) readonly buffer Perm { uint perm[]; };
-layout(std430, set = 0, binding = 27) readonly buffer Start { uint start[]; };
-#define SCALARS_BINDING 28
+layout(std430, set = 0, binding = 25) readonly buffer Perm { uint perm[]; };
+layout(std430, set = 0, binding = 26) readonly buffer Start { uint start[]; };
+#define SCALARS_BINDING 27
 #define SCALARS_ACCESS readonly
 #include "apgd_scalars.glsl"
 
-#define JOINT_BOUNDS_BINDING 19
+#define JOINT_BOUNDS_BINDING 18
 #define JOINT_BOUNDS_ACCESS readonly
 #include "joint_bounds.glsl"
 
-#define JOINT_ROW_BINDING 14
+#define JOINT_ROW_BINDING 13
 #define JOINT_ROW_ACCESS readonly
 #define JOINT_V(j) dv[j]
 #include "joint_row.glsl"
@@ -73,7 +73,7 @@ layout(push_constant) uniform Push {
 	uint gate;
 } p;
 
-#define ROLLING_ROW_BINDING 21
+#define ROLLING_ROW_BINDING 20
 #define ROLLING_ROW_ACCESS readonly
 #define ROLLING_V(j) dv[j]
 #include "rolling_row.glsl"
@@ -83,11 +83,14 @@ layout(push_constant) uniform Push {
 void addJointImpulse(uint r, uint i, uint side, double delta) {
 	double im = invMass[i];
 	double sgn = side == 0u ? -1.0lf : 1.0lf;
+	uint b = 3u * r;
+	precise dvec3 t = side == 0u ? dvec3(delta * jrotA[b], delta * jrotA[b + 1u], delta * jrotA[b + 2u]) :
+		dvec3(delta * jrotB[b], delta * jrotB[b + 1u], delta * jrotB[b + 2u]);
+	precise dvec3 w = invInertiaWorld(i, t);
 	for (uint k = 0u; k < 3u; k++) {
-		double rk = side == 0u ? jrotA[3u * r + k] : jrotB[3u * r + k];
 		precise double lin = dv[6u * i + k] + im * sgn * delta * jlin[3u * r + k];
 		dv[6u * i + k] = lin;
-		precise double ang = dv[6u * i + 3u + k] + invInertia[3u * i + k] * delta * rk;
+		precise double ang = dv[6u * i + 3u + k] + w[k];
 		dv[6u * i + 3u + k] = ang;
 	}
 }
@@ -95,12 +98,17 @@ void addJointImpulse(uint r, uint i, uint side, double delta) {
 // addRollingImpulse adds M_i⁻¹ D_k,side δ to dv of body i for rolling
 // block k (cpuref's addRollingImpulse: angular velocities only).
 void addRollingImpulse(uint k, uint i, uint side, double d0, double d1, double d2) {
+	precise double t[3];
 	for (uint j = 0u; j < 3u; j++) {
 		uint b = 9u * k + j;
 		double r0 = side == 0u ? rrotA[b] : rrotB[b];
 		double r1 = side == 0u ? rrotA[b + 3u] : rrotB[b + 3u];
 		double r2 = side == 0u ? rrotA[b + 6u] : rrotB[b + 6u];
-		precise double ang = dv[6u * i + 3u + j] + invInertia[3u * i + j] * (d0 * r0 + d1 * r1 + d2 * r2);
+		t[j] = d0 * r0 + d1 * r1 + d2 * r2;
+	}
+	precise dvec3 w = invInertiaWorld(i, dvec3(t[0], t[1], t[2]));
+	for (uint j = 0u; j < 3u; j++) {
+		precise double ang = dv[6u * i + 3u + j] + w[j];
 		dv[6u * i + 3u + j] = ang;
 	}
 }

@@ -1,15 +1,17 @@
 #version 450
 // integrate: the end of the time step for every movable body i (eqs. 5 and
 // 8 of the APGD paper, cpuref's Integrate): v = vfree + dv with
-// dv = M⁻¹Dγ from body_impulse, x += h·v, and q ← q ⊗ exp(½hω̄)
+// dv = M⁻¹Dγ from body_impulse (world frame), its angular part turned into
+// the body frame, ω̄ = ω̄_free + Rᵀdv_ω, x += h·v, and q ← q ⊗ exp(½hω̄)
 // renormalised.
 //
 // Loop, for each body i:
 //
 //	if fixed[i] { continue }
+//	δ := Rotate(Conjugate(q), dv[6i+3:6i+6])
 //	for k := 0; k < 3; k++ {
 //		vel[3i+k] = vfree[6i+k] + dv[6i+k]
-//		omega[3i+k] = vfree[6i+3+k] + dv[6i+3+k]
+//		omega[3i+k] = vfree[6i+3+k] + δ[k]
 //		pos[3i+k] += h*vel[3i+k]
 //	}
 //	θ := ω̄·h; a := |θ|                       // mgl64 Vec3.Mul, Len
@@ -46,6 +48,8 @@ layout(push_constant) uniform Push {
 	double h;
 	uint n;
 } p;
+
+#include "quat.glsl"
 
 // Go's math constants (sin.go, sincos.go), bits in the comments.
 const double FOUR_OVER_PI = 1.2732395447351628lf; // 0x3ff45f306dc9c883, float64(4/math.Pi)
@@ -140,10 +144,12 @@ void main() {
 		if (fixedBody[i] != 0u) {
 			continue;
 		}
+		precise dvec3 qc = dvec3(rot[4u * i + 1u] * -1.0lf, rot[4u * i + 2u] * -1.0lf, rot[4u * i + 3u] * -1.0lf);
+		precise dvec3 dwb = rotate(rot[4u * i], qc, dvec3(dv[6u * i + 3u], dv[6u * i + 4u], dv[6u * i + 5u]));
 		double w[3];
 		for (uint k = 0u; k < 3u; k++) {
 			precise double v = vfree[6u * i + k] + dv[6u * i + k];
-			precise double o = vfree[6u * i + 3u + k] + dv[6u * i + 3u + k];
+			precise double o = vfree[6u * i + 3u + k] + dwb[k];
 			precise double x = pos[3u * i + k] + p.h * v;
 			vel[3u * i + k] = v;
 			omega[3u * i + k] = o;

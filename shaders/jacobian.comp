@@ -1,52 +1,46 @@
 #version 450
 // jacobian: for every contact k, the Jacobian block D_k of eq. 4 of the
-// APGD paper and r_k = D_kᵀ vfree + b_k (cpuref's Build): the contact frame
-// (n, u, w), the rotational rows ρ_A,d = d̄_A × s̄_A and ρ_B,d = s̄_B × d̄_B
-// (d̄ = Aᵀd in the body frame, s̄ the contact point in the body frame), the
-// cohesion impulse h·ĉ, and r.
+// APGD paper in the solve's world frame (cpuref's Build and frame.go):
+// the normal n, the tangent u, the contact points from the bodies'
+// centres s_A = R_A s̄_A and s_B = R_B s̄_B (s̄ the contact point in the
+// body frame), the cohesion impulse h·ĉ, and r_k = D_kᵀ vfree + b_k.
 //
 // Loop, for each contact k (A = a[k], B = b[k]):
 //
-//	n := normal_k; u, w := TangentBasis(n)    // cpuref.TangentBasis
-//	for d, dir := range {n, u, w} {
-//		basis[9k+3d:] = dir
-//		rhoA[9k+3d:] = Rotate(Conjugate(rot_A), dir) × pa_k
-//		rhoB[9k+3d:] = pb_k × Rotate(Conjugate(rot_B), dir)
-//	}
+//	n := normal_k; u, _ := TangentBasis(n)   // cpuref.TangentBasis
+//	jac[12k:12k+12] = n, u, Rotate(rot_A, pa_k), Rotate(rot_B, pb_k)
 //	coh[k] = h*cohesion[k]
-//	r[3k+d] = dir·(v_B − v_A) + ρ_A,d·ω̄_A + ρ_B,d·ω̄_B   // of vfree, summed left to right
+//	r[3k:3k+3] = contactRow(n, u, s_A, s_B, vfree_A, vfree_B)   // lib/contact_row.glsl
 //	bn := phi[k]/h; if maxRecovery > 0 { bn = max(bn, −maxRecovery) }
 //	r[3k] += bn
 //
 // TangentBasis picks the coordinate axis e least aligned with n (x on
-// ties, then y), u = normalise(n × e), w = n × u. Every operation is
-// `precise` and in cpuref's order: bit for bit cpuref's Build where float64
-// division and square root are correctly rounded.
-// Bindings (set 0): 0 basis, 1 rhoA, 2 rhoB (written; 9 float64 per
-// contact), 3 coh (written; 1 per contact, N·s), 4 r (written; 3 per
-// contact, m/s), 5 a, 6 b (uint32 body indices), 7 normal (3), 8 pa, 9 pb (3,
-// body frames, m), 10 phi (1, m), 11 cohesion (1, N), 12 rot (4 per body),
-// 13 vfree (6 per body).
+// ties, then y), u = normalise(n × e). Every operation is `precise` and in
+// cpuref's order: bit for bit cpuref's Build where float64 division and
+// square root are correctly rounded.
+// Bindings (set 0): 0 jac (written; 12 float64 per contact), 1 coh
+// (written; 1 per contact, N·s), 2 r (written; 3 per contact, m/s), 3 a,
+// 4 b (uint32 body indices), 5 normal (3), 6 pa, 7 pb (3, body frames, m),
+// 8 phi (1, m), 9 cohesion (1, N), 10 rot (4 per body), 11 vfree (6 per
+// body, world frame: world_velocity's turn of free_velocity's).
 // Push constants: double h (s), double maxRecovery (m/s, 0: no cap),
 // uint nc (20 bytes).
 // Dispatch: (min(⌈nc/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any nc.
 layout(local_size_x = 64) in;
 
-layout(std430, set = 0, binding = 0) writeonly buffer Basis { double basis[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer RhoA { double rhoA[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer RhoB { double rhoB[]; };
-layout(std430, set = 0, binding = 3) writeonly buffer Coh { double coh[]; };
-layout(std430, set = 0, binding = 4) writeonly buffer R { double r[]; };
-layout(std430, set = 0, binding = 5) readonly buffer BodyA { uint bodyA[]; };
-layout(std430, set = 0, binding = 6) readonly buffer BodyB { uint bodyB[]; };
-layout(std430, set = 0, binding = 7) readonly buffer Normal { double normal[]; };
-layout(std430, set = 0, binding = 8) readonly buffer PA { double pa[]; };
-layout(std430, set = 0, binding = 9) readonly buffer PB { double pb[]; };
-layout(std430, set = 0, binding = 10) readonly buffer Phi { double phi[]; };
-layout(std430, set = 0, binding = 11) readonly buffer Cohesion { double cohesion[]; };
-layout(std430, set = 0, binding = 12) readonly buffer Rot { double rot[]; };
-layout(std430, set = 0, binding = 13) readonly buffer VFree { double vfree[]; };
+layout(std430, set = 0, binding = 0) writeonly buffer Jac { double jac[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Coh { double coh[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer R { double r[]; };
+layout(std430, set = 0, binding = 3) readonly buffer BodyA { uint bodyA[]; };
+layout(std430, set = 0, binding = 4) readonly buffer BodyB { uint bodyB[]; };
+layout(std430, set = 0, binding = 5) readonly buffer Normal { double normal[]; };
+layout(std430, set = 0, binding = 6) readonly buffer PA { double pa[]; };
+layout(std430, set = 0, binding = 7) readonly buffer PB { double pb[]; };
+layout(std430, set = 0, binding = 8) readonly buffer Phi { double phi[]; };
+layout(std430, set = 0, binding = 9) readonly buffer Cohesion { double cohesion[]; };
+layout(std430, set = 0, binding = 10) readonly buffer Rot { double rot[]; };
+layout(std430, set = 0, binding = 11) readonly buffer VFree { double vfree[]; };
 
 layout(push_constant) uniform Push {
 	double h;
@@ -55,14 +49,6 @@ layout(push_constant) uniform Push {
 } p;
 
 #include "quat.glsl"
-
-// conjugate returns the vector part of mgl64's Quat.Conjugate of body i.
-precise dvec3 conjugate(uint i) {
-	precise double x = rot[4u * i + 1u] * -1.0lf;
-	precise double y = rot[4u * i + 2u] * -1.0lf;
-	precise double z = rot[4u * i + 3u] * -1.0lf;
-	return dvec3(x, y, z);
-}
 
 #include "contact_row.glsl"
 
@@ -87,47 +73,33 @@ void main() {
 		precise double len = sqrt(ne.x * ne.x + ne.y * ne.y + ne.z * ne.z);
 		precise double il = 1.0lf / len;
 		precise dvec3 u = dvec3(ne.x * il, ne.y * il, ne.z * il);
-		precise dvec3 w = cross3(n, u);
 
-		double qaw = rot[4u * ia];
-		double qbw = rot[4u * ib];
-		dvec3 qa = conjugate(ia);
-		dvec3 qb = conjugate(ib);
-		dvec3 sa = dvec3(pa[3u * k], pa[3u * k + 1u], pa[3u * k + 2u]);
-		dvec3 sb = dvec3(pb[3u * k], pb[3u * k + 1u], pb[3u * k + 2u]);
-		dvec3 dirs[3] = dvec3[3](n, u, w);
-		dvec3 ras[3];
-		dvec3 rbs[3];
-		for (uint d = 0u; d < 3u; d++) {
-			dvec3 dir = dirs[d];
-			precise dvec3 ra = cross3(rotate(qaw, qa, dir), sa);
-			precise dvec3 rb = cross3(sb, rotate(qbw, qb, dir));
-			ras[d] = ra;
-			rbs[d] = rb;
-			for (uint j = 0u; j < 3u; j++) {
-				basis[9u * k + 3u * d + j] = dir[j];
-				rhoA[9u * k + 3u * d + j] = ra[j];
-				rhoB[9u * k + 3u * d + j] = rb[j];
-			}
+		precise dvec3 sa = rotate(rot[4u * ia], dvec3(rot[4u * ia + 1u], rot[4u * ia + 2u], rot[4u * ia + 3u]),
+			dvec3(pa[3u * k], pa[3u * k + 1u], pa[3u * k + 2u]));
+		precise dvec3 sb = rotate(rot[4u * ib], dvec3(rot[4u * ib + 1u], rot[4u * ib + 2u], rot[4u * ib + 3u]),
+			dvec3(pb[3u * k], pb[3u * k + 1u], pb[3u * k + 2u]));
+		uint j = 12u * k;
+		for (uint c = 0u; c < 3u; c++) {
+			jac[j + c] = n[c];
+			jac[j + 3u + c] = u[c];
+			jac[j + 6u + c] = sa[c];
+			jac[j + 9u + c] = sb[c];
 		}
-		precise double c = p.h * cohesion[k];
-		coh[k] = c;
+		precise double ch = p.h * cohesion[k];
+		coh[k] = ch;
 
 		dvec3 va = dvec3(vfree[6u * ia], vfree[6u * ia + 1u], vfree[6u * ia + 2u]);
 		dvec3 wa = dvec3(vfree[6u * ia + 3u], vfree[6u * ia + 4u], vfree[6u * ia + 5u]);
 		dvec3 vb = dvec3(vfree[6u * ib], vfree[6u * ib + 1u], vfree[6u * ib + 2u]);
 		dvec3 wb = dvec3(vfree[6u * ib + 3u], vfree[6u * ib + 4u], vfree[6u * ib + 5u]);
-		precise dvec3 dl = dvec3(vb.x - va.x, vb.y - va.y, vb.z - va.z);
-		precise double r0 = row(n, ras[0], rbs[0], dl, wa, wb);
-		precise double r1 = row(u, ras[1], rbs[1], dl, wa, wb);
-		precise double r2 = row(w, ras[2], rbs[2], dl, wa, wb);
+		precise dvec3 rv = contactRow(n, u, sa, sb, va, wa, vb, wb);
 		precise double bn = phi[k] / p.h;
 		if (p.maxRecovery > 0.0lf && bn < -p.maxRecovery) {
 			bn = -p.maxRecovery;
 		}
-		precise double rn = r0 + bn;
+		precise double rn = rv.x + bn;
 		r[3u * k] = rn;
-		r[3u * k + 1u] = r1;
-		r[3u * k + 2u] = r2;
+		r[3u * k + 1u] = rv.y;
+		r[3u * k + 2u] = rv.z;
 	}
 }

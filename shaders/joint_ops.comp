@@ -8,8 +8,10 @@
 //	1 project:  dst[dstOff+r] = clampRow(src[srcOff+r], lo_r, hi_r)
 //	            (cpuref's projectJoints)
 //	2 diag:     dst[dstOff+r] = N_rr = Σ over the row's movable bodies of
-//	            im·|lin|² + Σ_k rot_k·rot_k·J⁻¹_k   (cpuref's jointDiag;
-//	            |lin|² = lin_0² + lin_1² + lin_2², then added left to right)
+//	            im·|lin|² + Σ_k ρ_k·ρ_k·J⁻¹_k   (cpuref's jointDiag;
+//	            |lin|² = lin_0² + lin_1² + lin_2², then added left to right;
+//	            ρ = Rᵀrot, or rot for an isotropic body: lib/contact_row.glsl's
+//	            inBodyFrameOf)
 //	3 copy:     dst[dstOff+r] = src[srcOff+r]  (r's joint rows for
 //	            AntiRelax; the warm-start impulses in and out)
 //
@@ -17,7 +19,8 @@
 // Bindings (set 0): 0 dst (written), 1 src (read; modes 1 and 3), 2 dv
 // (read; 6 per body; mode 0), 3 jlo, 4 jhi (1 per row), 5 invMass (1 per
 // body), 6 invInertia (3 per body), 7 fixedBody (uint32 per body), 8–12
-// jlin, jrotA, jrotB, jrowA, jrowB (read) as lib/joint_row.glsl.
+// jlin, jrotA, jrotB, jrowA, jrowB (read) as lib/joint_row.glsl, 13 rot
+// (4 per body; mode 2).
 // Push constants: uint mode, uint nj (rows), uint dstOff, uint srcOff (16
 // bytes).
 // Dispatch: (min(⌈nj/64⌉, max group count), 1, 1) workgroups of 64; a
@@ -38,6 +41,9 @@ layout(std430, set = 0, binding = 7) readonly buffer FixedBody { uint fixedBody[
 #define JOINT_ROW_ACCESS readonly
 #define JOINT_V(j) dv[j]
 #include "joint_row.glsl"
+layout(std430, set = 0, binding = 13) readonly buffer Rot { double rot[]; };
+
+#include "contact_row.glsl"
 
 layout(push_constant) uniform Push {
 	uint mode;
@@ -57,9 +63,11 @@ double diag(uint r) {
 			continue;
 		}
 		d = d + invMass[i] * ll;
+		dvec3 ji = dvec3(invInertia[3u * i], invInertia[3u * i + 1u], invInertia[3u * i + 2u]);
+		dvec3 rv = side == 0u ? dvec3(jrotA[b], jrotA[b + 1u], jrotA[b + 2u]) : dvec3(jrotB[b], jrotB[b + 1u], jrotB[b + 2u]);
+		precise dvec3 rb = inBodyFrameOf(ji, rot[4u * i], dvec3(rot[4u * i + 1u], rot[4u * i + 2u], rot[4u * i + 3u]), rv);
 		for (uint k = 0u; k < 3u; k++) {
-			double rk = side == 0u ? jrotA[b + k] : jrotB[b + k];
-			d = d + rk * rk * invInertia[3u * i + k];
+			d = d + rb[k] * rb[k] * ji[k];
 		}
 	}
 	return d;

@@ -6,26 +6,28 @@
 //
 // A joint joins A and B (JOINT_WORLD: the world, at the origin with the
 // identity orientation); p_A = x_A + q_A·s̄_A and p_B = x_B + q_B·s̄_B
-// are its points, s̄ from the frame buffer (engine.JointFrame). Its rows
-// are made by
+// are its points, s̄ from the frame buffer (engine.JointFrame), and
+// s_A = p_A − x_A, s_B = p_B − x_B the same from the centres in the world
+// frame. Its rows, world frame as the solve takes them (cpuref's
+// frame.go), are made by
 //
-//	point(d, s̄a, s̄b, C): lin = d, rotA = (q_A⁻¹d) × s̄a, rotB = s̄b × (q_B⁻¹d)
-//	angle(c, C):         lin = 0, rotA = (q_A⁻¹c)·(−1), rotB = q_B⁻¹c
+//	point(d, sa, sb, C): lin = d, rotA = d × sa, rotB = sb × d
+//	angle(c, C):         lin = 0, rotA = c·(−1), rotB = c
 //
 // with bias stab(C) = C/h, clamped to ±maxRecovery when that is positive:
 //
-//	spherical: point(e_k, s̄_A, s̄_B, e_k·(p_B − p_A)), k = x, y, z
+//	spherical: point(e_k, s_A, s_B, e_k·(p_B − p_A)), k = x, y, z
 //	revolute:  spherical's, then for d = q_A·ū_A, q_A·w̄_A:
 //	           angle(a_B × d, d·a_B), a_B = q_B·ā_B
 //	prismatic: noTwist, then for d = q_A·ū_A, q_A·w̄_A:
-//	           point(d, q_A⁻¹(p_B − x_A), s̄_B, d·(p_B − p_A))
+//	           point(d, p_B − x_A, s_B, d·(p_B − p_A))
 //	fixed:     spherical's, then noTwist
-//	distance:  point(d, s̄_A, s̄_B, |u| − length), u = p_B − p_A,
+//	distance:  point(d, s_A, s_B, |u| − length), u = p_B − p_A,
 //	           d = u·(1/|u|) (e_z when |u| = 0)
 //	noTwist:   q_e = q_B·(q_A·rel)⁻¹ (sign flipped when its w < 0),
 //	           θ = 2·q_e.v; angle(e_k, θ_k), k = x, y, z
 //	motor:     a = q_A·ā_A; revolute angle(a·(−1), 0), prismatic
-//	           point(a·(−1), q_A⁻¹(p_B − x_A), s̄_B, 0); its r is −speed and
+//	           point(a·(−1), p_B − x_A, s_B, 0); its r is −speed and
 //	           its bounds ±maxForce·h (±Inf when maxForce is 0)
 //
 // Every other row's bounds are ±Inf. Then r_r += D_rᵀ vfree
@@ -36,7 +38,8 @@
 // ā_A, ā_B, ū_A, w̄_A (3 each), rel (w, x, y, z), length, motor speed,
 // motor max force (0: none), unused), 1 meta (read; 5 uint32 per joint:
 // kind (engine.JointKind), A, B, first row, has motor), 2 pos (3 per
-// body), 3 rot (4 per body), 4 vfree (6 per body), 5 jlo, 6 jhi (written;
+// body), 3 rot (4 per body), 4 vfree (6 per body, world frame:
+// world_velocity's turn of free_velocity's), 5 jlo, 6 jhi (written;
 // 1 per row), 7 r (written from jbase: 1 per row), 8–12 jlin, jrotA,
 // jrotB (written), jrowA, jrowB (read) as lib/joint_row.glsl.
 // Push constants: double h, double maxRecovery, uint jbase (3nc), uint nj
@@ -167,11 +170,11 @@ void setRow(dvec3 lin, dvec3 ra, dvec3 rb, double bias) {
 }
 
 void point(dvec3 d, dvec3 sa, dvec3 sb, double c) {
-	setRow(d, cross3(rot4(conj(qa), d), sa), cross3(sb, rot4(conj(qb), d)), stab(c));
+	setRow(d, cross3(d, sa), cross3(sb, d), stab(c));
 }
 
 void angle(dvec3 c, double e) {
-	setRow(dvec3(0.0lf), neg3(rot4(conj(qa), c)), rot4(conj(qb), c), stab(e));
+	setRow(dvec3(0.0lf), neg3(c), c, stab(e));
 }
 
 const dvec3 E[3] = dvec3[3](dvec3(1.0lf, 0.0lf, 0.0lf), dvec3(0.0lf, 1.0lf, 0.0lf), dvec3(0.0lf, 0.0lf, 1.0lf));
@@ -215,10 +218,12 @@ void main() {
 		row = first;
 		dvec3 pa = add3(xa, rot4(qa, sa));
 		dvec3 pb = add3(xb, rot4(qb, sb));
+		dvec3 swa = sub3(pa, xa);
+		dvec3 swb = sub3(pb, xb);
 		if (kind == SPHERICAL) {
-			sharedPoint(sa, sb, pa, pb);
+			sharedPoint(swa, swb, pa, pb);
 		} else if (kind == REVOLUTE) {
-			sharedPoint(sa, sb, pa, pb);
+			sharedPoint(swa, swb, pa, pb);
 			dvec3 ab = rot4(qb, axisB);
 			for (uint k = 0u; k < 2u; k++) {
 				dvec3 d = rot4(qa, k == 0u ? ua : wa);
@@ -226,13 +231,13 @@ void main() {
 			}
 		} else if (kind == PRISMATIC) {
 			noTwist(rel);
-			dvec3 sp = rot4(conj(qa), sub3(pb, xa));
+			dvec3 sp = sub3(pb, xa);
 			for (uint k = 0u; k < 2u; k++) {
 				dvec3 d = rot4(qa, k == 0u ? ua : wa);
-				point(d, sp, sb, dot3(d, sub3(pb, pa)));
+				point(d, sp, swb, dot3(d, sub3(pb, pa)));
 			}
 		} else if (kind == FIXED) {
-			sharedPoint(sa, sb, pa, pb);
+			sharedPoint(swa, swb, pa, pb);
 			noTwist(rel);
 		} else if (kind == DISTANCE) {
 			dvec3 u = sub3(pb, pa);
@@ -243,14 +248,14 @@ void main() {
 				d = dvec3(u.x * il, u.y * il, u.z * il);
 			}
 			precise double c = l - frame[f + 22u];
-			point(d, sa, sb, c);
+			point(d, swa, swb, c);
 		}
 		if (motor) {
 			dvec3 ax = rot4(qa, axisA);
 			if (kind == REVOLUTE) {
 				angle(neg3(ax), 0.0lf);
 			} else {
-				point(neg3(ax), rot4(conj(qa), sub3(pb, xa)), sb, 0.0lf);
+				point(neg3(ax), sub3(pb, xa), swb, 0.0lf);
 			}
 			uint r0 = row - 1u;
 			r[p.jbase + r0] = -frame[f + 23u];

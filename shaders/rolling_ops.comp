@@ -13,16 +13,16 @@
 //	  cmur[c] ≠ 0 or cmus[c] ≠ 0 get blocks k in contact order (a block
 //	  scan of the flags): ridx[c] = k, rcon[k] = c, rmur[k], rmus[k] =
 //	  cmur[c], cmus[c]; the others ridx[c] = 0xffffffff; count[0] = nr
-//	2 build (n = nr blocks): rrotA_k,d = −Ā d, rrotB_k,d = B̄ d for the
-//	  frame rows d = u, w, n of basis (lib/quat.glsl's rotate with the
-//	  conjugate quaternion, as jacobian), and dst[off+3k+d] = D_k,dᵀ v
-//	  (r: v = vfree, no bias)
+//	2 build (n = nr blocks): rrotA_k,d = −d, rrotB_k,d = d for the
+//	  frame rows d = u, w, n of jac (world frame, w = n × u), and
+//	  dst[off+3k+d] = D_k,dᵀ v (r: v = vfree in the world frame, no bias)
 //	3 velocity (n = nr): dst[dstOff+3k+d] = D_k,dᵀ v (Schur: v = dv)
 //	4 project (n = nr): dst[off+3k:off+3k+3] = projectRolling(dst[3c],
 //	  src[off+3k:off+3k+3], rmur[k], rmus[k]) with c = rcon[k], dst's
 //	  contact rows already projected (dst may be src)
 //	5 diag (n = nr): dst[off+3k+d] = tr(N_kk)/3 = (Σ over the movable
-//	  bodies, A then B, of Σ_e rot_e·rot_e·J⁻¹_(e mod 3)) / 3
+//	  bodies, A then B, and the rows d of Σ_m ρ_m·ρ_m·J⁻¹_m) / 3 with
+//	  ρ = inBodyFrame(rot_d) (lib/contact_row.glsl's inBodyFrameOf)
 //	6 copy (n = nr): dst[dstOff+3k+d] = src[srcOff+3k+d]
 //	7 keep (n = nc): dst[3c+d] = ridx[c] = k ≠ none ? src[off+3k+d] : 0
 //	  (the impulses kept per contact for the next warm start)
@@ -36,8 +36,8 @@
 // per body, read), 3 bodyA, 4 bodyB (uint32 per contact), 5 ridx (uint32
 // per contact), 6–10 rcon, rrotA, rrotB, rmur, rmus as
 // lib/rolling_row.glsl, 11 cmur, 12 cmus (1 float64 per contact),
-// 13 bmat (2 float64 per body: μ_r, μ_s), 14 basis (9 per contact: rows
-// n, u, w), 15 rot (4 per body), 16 invInertia (3 per body), 17 fixedBody
+// 13 bmat (2 float64 per body: μ_r, μ_s), 14 jac (12 per contact: n, u,
+// s_A, s_B), 15 rot (4 per body), 16 invInertia (3 per body), 17 fixedBody
 // (uint32 per body), 18 count (uint32; count[0] = nr, written by mode 1).
 // Push constants: uint mode, uint n, uint off (3nc + nj), uint dstOff,
 // uint srcOff, uint fromBodies (24 bytes).
@@ -58,7 +58,7 @@ layout(std430, set = 0, binding = 5) buffer RIdx { uint ridx[]; };
 layout(std430, set = 0, binding = 11) buffer CMur { double cmur[]; };
 layout(std430, set = 0, binding = 12) buffer CMus { double cmus[]; };
 layout(std430, set = 0, binding = 13) readonly buffer BMat { double bmat[]; };
-layout(std430, set = 0, binding = 14) readonly buffer Basis { double basis[]; };
+layout(std430, set = 0, binding = 14) readonly buffer Jac { double jac[]; };
 layout(std430, set = 0, binding = 15) readonly buffer Rot { double rot[]; };
 layout(std430, set = 0, binding = 16) readonly buffer InvInertia { double invInertia[]; };
 layout(std430, set = 0, binding = 17) readonly buffer FixedBody { uint fixedBody[]; };
@@ -73,7 +73,7 @@ layout(push_constant) uniform Push {
 	uint fromBodies;
 } p;
 
-#include "quat.glsl"
+#include "contact_row.glsl"
 
 const uint WG = 256u;
 const uint NONE = 0xffffffffu;
@@ -126,23 +126,17 @@ void place() {
 // build writes block k's rows and r (mode 2).
 void build(uint k) {
 	uint c = rcon[k];
-	uint ia = bodyA[c];
-	uint ib = bodyB[c];
-	precise dvec3 qa = dvec3(rot[4u * ia + 1u] * -1.0lf, rot[4u * ia + 2u] * -1.0lf, rot[4u * ia + 3u] * -1.0lf);
-	precise dvec3 qb = dvec3(rot[4u * ib + 1u] * -1.0lf, rot[4u * ib + 2u] * -1.0lf, rot[4u * ib + 3u] * -1.0lf);
-	double qaw = rot[4u * ia];
-	double qbw = rot[4u * ib];
+	uint j = 12u * c;
+	dvec3 n = dvec3(jac[j], jac[j + 1u], jac[j + 2u]);
+	dvec3 u = dvec3(jac[j + 3u], jac[j + 4u], jac[j + 5u]);
+	precise dvec3 w = contactW(n, u);
+	dvec3 dirs[3] = dvec3[3](u, w, n);
 	for (uint d = 0u; d < 3u; d++) {
-		uint e = d == 2u ? 0u : d + 1u; // u, w, n: basis rows 1, 2, 0
-		uint be = 9u * c + 3u * e;
-		dvec3 dir = dvec3(basis[be], basis[be + 1u], basis[be + 2u]);
-		precise dvec3 ra = rotate(qaw, qa, dir);
-		precise dvec3 rb = rotate(qbw, qb, dir);
 		uint o = 9u * k + 3u * d;
-		for (uint j = 0u; j < 3u; j++) {
-			precise double na = ra[j] * -1.0lf;
-			rrotA[o + j] = na;
-			rrotB[o + j] = rb[j];
+		for (uint m = 0u; m < 3u; m++) {
+			precise double na = dirs[d][m] * -1.0lf;
+			rrotA[o + m] = na;
+			rrotB[o + m] = dirs[d][m];
 		}
 	}
 	memoryBarrierBuffer();
@@ -160,9 +154,16 @@ double diag(uint k) {
 		if (fixedBody[i] != 0u) {
 			continue;
 		}
-		for (uint e = 0u; e < 9u; e++) {
-			double r = side == 0u ? rrotA[9u * k + e] : rrotB[9u * k + e];
-			tr = tr + r * r * invInertia[3u * i + e % 3u];
+		dvec3 ji = dvec3(invInertia[3u * i], invInertia[3u * i + 1u], invInertia[3u * i + 2u]);
+		double qw = rot[4u * i];
+		dvec3 qv = dvec3(rot[4u * i + 1u], rot[4u * i + 2u], rot[4u * i + 3u]);
+		for (uint d = 0u; d < 3u; d++) {
+			uint b = 9u * k + 3u * d;
+			dvec3 rv = side == 0u ? dvec3(rrotA[b], rrotA[b + 1u], rrotA[b + 2u]) : dvec3(rrotB[b], rrotB[b + 1u], rrotB[b + 2u]);
+			precise dvec3 rb = inBodyFrameOf(ji, qw, qv, rv);
+			for (uint m = 0u; m < 3u; m++) {
+				tr = tr + rb[m] * rb[m] * ji[m];
+			}
 		}
 	}
 	precise double g = tr / 3.0lf;

@@ -904,3 +904,17 @@ func (a SumArgs) AppendPush(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint32(b, a.Index)
 	return b
 }
+
+// WorldVelocityArgs are the push constants of world_velocity.comp (4 bytes).
+type WorldVelocityArgs struct {
+	N uint32 // uint n, byte 0
+}
+
+// Kernel returns "world_velocity".
+func (WorldVelocityArgs) Kernel() string { return "world_velocity" }
+
+// AppendPush appends the 4 bytes of the block to b.
+func (a WorldVelocityArgs) AppendPush(b []byte) []byte {
+	b = binary.LittleEndian.AppendUint32(b, a.N)
+	return b
+}

@@ -71,7 +71,6 @@ var ApgdBodyImpulse = Module{
 		{Binding: 12, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 13, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 14, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 15, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  12,
@@ -102,8 +101,6 @@ var ApgdContactVelocity = Module{
 		{Binding: 10, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 11, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 12, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 13, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 14, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  16,
@@ -319,7 +316,6 @@ var BodyImpulse = Module{
 		{Binding: 14, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 15, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 16, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 17, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  16,
@@ -573,8 +569,6 @@ var ContactVelocity = Module{
 		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  4,
@@ -765,7 +759,6 @@ var GsColourSweep = Module{
 		{Binding: 13, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 14, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 15, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 16, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  24,
@@ -817,7 +810,6 @@ var GsSweep = Module{
 		{Binding: 25, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 26, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 27, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 28, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{1, 1, 1},
 	PushSize:  32,
@@ -875,7 +867,8 @@ var guard_keepSPIRV string
 
 // Integrate is integrate.comp: the end of the time step for every movable body i (eqs. 5 and
 // 8 of the APGD paper, cpuref's Integrate): v = vfree + dv with
-// dv = M⁻¹Dγ from body_impulse, x += h·v, and q ← q ⊗ exp(½hω̄)
+// dv = M⁻¹Dγ from body_impulse (world frame), its angular part turned into
+// the body frame, ω̄ = ω̄_free + Rᵀdv_ω, x += h·v, and q ← q ⊗ exp(½hω̄)
 // renormalised.
 var Integrate = Module{
 	Name:  "integrate",
@@ -988,10 +981,10 @@ var JacobiStep = Module{
 var jacobi_stepSPIRV string
 
 // Jacobian is jacobian.comp: for every contact k, the Jacobian block D_k of eq. 4 of the
-// APGD paper and r_k = D_kᵀ vfree + b_k (cpuref's Build): the contact frame
-// (n, u, w), the rotational rows ρ_A,d = d̄_A × s̄_A and ρ_B,d = s̄_B × d̄_B
-// (d̄ = Aᵀd in the body frame, s̄ the contact point in the body frame), the
-// cohesion impulse h·ĉ, and r.
+// APGD paper in the solve's world frame (cpuref's Build and frame.go):
+// the normal n, the tangent u, the contact points from the bodies'
+// centres s_A = R_A s̄_A and s_B = R_B s̄_B (s̄ the contact point in the
+// body frame), the cohesion impulse h·ĉ, and r_k = D_kᵀ vfree + b_k.
 var Jacobian = Module{
 	Name:  "jacobian",
 	SPIRV: jacobianSPIRV,
@@ -999,8 +992,8 @@ var Jacobian = Module{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 2, Kind: StorageBuffer, WriteOnly: true},
-		{Binding: 3, Kind: StorageBuffer, WriteOnly: true},
-		{Binding: 4, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
@@ -1008,8 +1001,6 @@ var Jacobian = Module{
 		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 10, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 11, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 12, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 13, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  20,
@@ -1039,6 +1030,7 @@ var JointOps = Module{
 		{Binding: 10, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 11, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 12, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 13, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  16,
@@ -1218,7 +1210,27 @@ var Sum = Module{
 //go:embed sum.spv
 var sumSPIRV string
 
+// WorldVelocity is world_velocity.comp: dst = v with every body's angular part turned into the
+// world frame (cpuref's worldVelocity): the solve takes velocities in the
+// world frame (cpuref's frame.go), and Build's r = Dᵀ vfree + b reads the
+// free velocity so turned.
+var WorldVelocity = Module{
+	Name:  "world_velocity",
+	SPIRV: world_velocitySPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  4,
+	Args:      WorldVelocityArgs{},
+}
+
+//go:embed world_velocity.spv
+var world_velocitySPIRV string
+
 // All returns every module, by name.
 func All() []Module {
-	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBig, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, DiagCheck, Dot, Fill, FixedForce, FreeVelocity, GsColour, GsColourSweep, GsSweep, GuardCheck, GuardKeep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, JointOps, JointRows, MulElem, Project, RollingOps, SpgScalar, SpgVec, Sum}
+	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBig, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, DiagCheck, Dot, Fill, FixedForce, FreeVelocity, GsColour, GsColourSweep, GsSweep, GuardCheck, GuardKeep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, JointOps, JointRows, MulElem, Project, RollingOps, SpgScalar, SpgVec, Sum, WorldVelocity}
 }

@@ -5,17 +5,18 @@
 // no atomics.
 //
 // For body i (entries e of the CSR list adj[adjOff[i]:adjOff[i+1]],
-// e = 2k + side, side 0: body A of contact k, 1: body B; d̂ = basis rows):
+// e = 2k + side, side 0: body A of contact k, 1: body B; n, u, s_A, s_B =
+// jac[12k:12k+12], lib/contact_row.glsl):
 //
 //	if fixed[i] { dv[6i:6i+6] = 0; return }
 //	f, τ := 0, 0
 //	for _, e := range adj[adjOff[i]:adjOff[i+1]] {
 //		k := e >> 1; γ := x[3k:3k+3]
-//		if e&1 == 0 { f += (−γ_0)d̂_0 + (−γ_1)d̂_1 + (−γ_2)d̂_2; ρ := rhoA_k }
-//		else        { f +=   γ_0 d̂_0 +   γ_1 d̂_1 +   γ_2 d̂_2;  ρ := rhoB_k }
-//		τ += γ_0 ρ_0 + γ_1 ρ_1 + γ_2 ρ_2
+//		F := contactForce(n, u, γ)            // γ_0 n + γ_1 u + γ_2 w
+//		if e&1 == 0 { F = −F; s := s_A } else { s := s_B }
+//		f += F; τ += s × F
 //	}
-//	dv[6i:6i+6] = (invMass[i]·f, invInertia_i ∘ τ)
+//	dv[6i:6i+6] = (invMass[i]·f, R J̄⁻¹ Rᵀ τ)   // INERTIA_WORLD: j·τ when isotropic
 //
 // componentwise, each sum left to right, every operation `precise`: bit for
 // bit cpuref's bodyImpulse. With joints, f and τ start from the sums over
@@ -25,7 +26,8 @@
 //
 //	f += (sign·γ_r)·lin_r;  τ += γ_r·rot_r    (A: sign −1, rot = rotA; B: +1, rotB)
 //
-// (cpuref's addJointImpulses); a model without joints has empty lists.
+// (cpuref's addJointImpulses; rot world frame); a model without joints
+// has empty lists.
 //
 // With BODY_IMPULSE_ROLLING defined (body_impulse.comp), a contact k with a
 // rolling block q = ridx[k] ≠ 0xffffffff (engine.RollingRows; its impulses
@@ -37,37 +39,38 @@
 //
 // (rot = rrotA_q for A, rrotB_q for B, rows u, w, n); the includer defines
 // BODY_IMPULSE_NR and BODY_IMPULSE_RBASE (expressions: nr, 3nc + nj) and
-// binds ridx (uint32 per contact) at 15, rrotA and rrotB (9 float64 per
-// block) at 16 and 17. Without rolling blocks (nr = 0) they are not read.
+// binds ridx (uint32 per contact) at 14, rrotA and rrotB (9 float64 per
+// block) at 15 and 16. Without rolling blocks (nr = 0) they are not read.
 //
-// It declares the buffers it uses at bindings 0–14 of set 0: 0 dv (written;
-// 6 float64 per body: linear m/s, angular rad/s in the body frame), 1 x (3
+// It declares the buffers it uses at bindings 0–13 of set 0: 0 dv (written;
+// 6 float64 per body: linear m/s, angular rad/s, world frame), 1 x (3
 // per contact, N·s), 2 adjOff (n+1 uint32), 3 adj (uint32 entries),
-// 4 basis, 5 rhoA, 6 rhoB (9 per contact), 7 invMass (1 per body),
-// 8 invInertia (3 per body), 9 fixedBody (uint32 per body), 10 jadjOff
-// (n+1 uint32), 11 jadj (uint32 entries), 12 jlin, 13 jrotA, 14 jrotB (3
-// float64 per joint row). The includer defines nothing and binds its own
-// buffers from 15.
+// 4 jac (12 per contact), 5 invMass (1 per body), 6 invInertia (3 per
+// body), 7 fixedBody (uint32 per body), 8 jadjOff (n+1 uint32), 9 jadj
+// (uint32 entries), 10 jlin, 11 jrotA, 12 jrotB (3 float64 per joint row),
+// 13 rot (4 per body; read for bodies that are not isotropic). The
+// includer defines nothing and binds its own buffers from 14.
 layout(std430, set = 0, binding = 0) writeonly buffer DV { double dv[]; };
 layout(std430, set = 0, binding = 1) readonly buffer X { double x[]; };
 layout(std430, set = 0, binding = 2) readonly buffer AdjOff { uint adjOff[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Adj { uint adj[]; };
-layout(std430, set = 0, binding = 4) readonly buffer Basis { double basis[]; };
-layout(std430, set = 0, binding = 5) readonly buffer RhoA { double rhoA[]; };
-layout(std430, set = 0, binding = 6) readonly buffer RhoB { double rhoB[]; };
-layout(std430, set = 0, binding = 7) readonly buffer InvMass { double invMass[]; };
-layout(std430, set = 0, binding = 8) readonly buffer InvInertia { double invInertia[]; };
-layout(std430, set = 0, binding = 9) readonly buffer FixedBody { uint fixedBody[]; };
-layout(std430, set = 0, binding = 10) readonly buffer JAdjOff { uint jadjOff[]; };
-layout(std430, set = 0, binding = 11) readonly buffer JAdj { uint jadj[]; };
-layout(std430, set = 0, binding = 12) readonly buffer JLin { double jlin[]; };
-layout(std430, set = 0, binding = 13) readonly buffer JRotA { double jrotA[]; };
-layout(std430, set = 0, binding = 14) readonly buffer JRotB { double jrotB[]; };
+layout(std430, set = 0, binding = 4) readonly buffer Jac { double jac[]; };
+layout(std430, set = 0, binding = 5) readonly buffer InvMass { double invMass[]; };
+layout(std430, set = 0, binding = 6) readonly buffer InvInertia { double invInertia[]; };
+layout(std430, set = 0, binding = 7) readonly buffer FixedBody { uint fixedBody[]; };
+layout(std430, set = 0, binding = 8) readonly buffer JAdjOff { uint jadjOff[]; };
+layout(std430, set = 0, binding = 9) readonly buffer JAdj { uint jadj[]; };
+layout(std430, set = 0, binding = 10) readonly buffer JLin { double jlin[]; };
+layout(std430, set = 0, binding = 11) readonly buffer JRotA { double jrotA[]; };
+layout(std430, set = 0, binding = 12) readonly buffer JRotB { double jrotB[]; };
+layout(std430, set = 0, binding = 13) readonly buffer Rot { double rot[]; };
 #ifdef BODY_IMPULSE_ROLLING
-layout(std430, set = 0, binding = 15) readonly buffer RIdx { uint ridx[]; };
-layout(std430, set = 0, binding = 16) readonly buffer RRotA { double rrotA[]; };
-layout(std430, set = 0, binding = 17) readonly buffer RRotB { double rrotB[]; };
+layout(std430, set = 0, binding = 14) readonly buffer RIdx { uint ridx[]; };
+layout(std430, set = 0, binding = 15) readonly buffer RRotA { double rrotA[]; };
+layout(std430, set = 0, binding = 16) readonly buffer RRotB { double rrotB[]; };
 #endif
+
+#include "contact_row.glsl"
 
 // bodyImpulse writes dv[6i:6i+6] for body i; the joint rows' impulses
 // are x[jbase:] (jbase = 3nc).
@@ -106,30 +109,24 @@ void bodyImpulse(uint i, uint jbase) {
 		double g0 = x[3u * k];
 		double g1 = x[3u * k + 1u];
 		double g2 = x[3u * k + 2u];
-		uint b = 9u * k;
-		double s0 = basis[b], s1 = basis[b + 1u], s2 = basis[b + 2u];
-		double s3 = basis[b + 3u], s4 = basis[b + 4u], s5 = basis[b + 5u];
-		double s6 = basis[b + 6u], s7 = basis[b + 7u], s8 = basis[b + 8u];
-		double r0, r1, r2, r3, r4, r5, r6, r7, r8;
+		uint b = 12u * k;
+		dvec3 n = dvec3(jac[b], jac[b + 1u], jac[b + 2u]);
+		dvec3 u = dvec3(jac[b + 3u], jac[b + 4u], jac[b + 5u]);
+		precise dvec3 F = contactForce(n, u, g0, g1, g2);
+		uint sb = b + 6u;
 		if ((e & 1u) == 0u) {
-			r0 = rhoA[b]; r1 = rhoA[b + 1u]; r2 = rhoA[b + 2u];
-			r3 = rhoA[b + 3u]; r4 = rhoA[b + 4u]; r5 = rhoA[b + 5u];
-			r6 = rhoA[b + 6u]; r7 = rhoA[b + 7u]; r8 = rhoA[b + 8u];
-			double h0 = -g0, h1 = -g1, h2 = -g2;
-			f0 = f0 + (h0 * s0 + h1 * s3 + h2 * s6);
-			f1 = f1 + (h0 * s1 + h1 * s4 + h2 * s7);
-			f2 = f2 + (h0 * s2 + h1 * s5 + h2 * s8);
+			F = dvec3(-F.x, -F.y, -F.z);
 		} else {
-			r0 = rhoB[b]; r1 = rhoB[b + 1u]; r2 = rhoB[b + 2u];
-			r3 = rhoB[b + 3u]; r4 = rhoB[b + 4u]; r5 = rhoB[b + 5u];
-			r6 = rhoB[b + 6u]; r7 = rhoB[b + 7u]; r8 = rhoB[b + 8u];
-			f0 = f0 + (g0 * s0 + g1 * s3 + g2 * s6);
-			f1 = f1 + (g0 * s1 + g1 * s4 + g2 * s7);
-			f2 = f2 + (g0 * s2 + g1 * s5 + g2 * s8);
+			sb = b + 9u;
 		}
-		precise double c0 = g0 * r0 + g1 * r3 + g2 * r6;
-		precise double c1 = g0 * r1 + g1 * r4 + g2 * r7;
-		precise double c2 = g0 * r2 + g1 * r5 + g2 * r8;
+		dvec3 sv = dvec3(jac[sb], jac[sb + 1u], jac[sb + 2u]);
+		precise dvec3 T = contactTorque(sv, F);
+		f0 = f0 + F.x;
+		f1 = f1 + F.y;
+		f2 = f2 + F.z;
+		precise double c0 = T.x;
+		precise double c1 = T.y;
+		precise double c2 = T.z;
 #ifdef BODY_IMPULSE_ROLLING
 		if (BODY_IMPULSE_NR != 0u) {
 			uint q = ridx[k];
@@ -159,9 +156,12 @@ void bodyImpulse(uint i, uint jbase) {
 	precise double o0 = im * f0;
 	precise double o1 = im * f1;
 	precise double o2 = im * f2;
-	precise double o3 = invInertia[3u * i] * t0;
-	precise double o4 = invInertia[3u * i + 1u] * t1;
-	precise double o5 = invInertia[3u * i + 2u] * t2;
+	dvec3 ji = dvec3(invInertia[3u * i], invInertia[3u * i + 1u], invInertia[3u * i + 2u]);
+	precise dvec3 t = dvec3(t0, t1, t2);
+	precise dvec3 w = INERTIA_WORLD(ji, rot, i, t);
+	precise double o3 = w.x;
+	precise double o4 = w.y;
+	precise double o5 = w.z;
 	dv[6u * i] = o0;
 	dv[6u * i + 1u] = o1;
 	dv[6u * i + 2u] = o2;

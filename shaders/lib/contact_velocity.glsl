@@ -3,27 +3,24 @@
 // (cpuref's contactVelocity), for contact_velocity and
 // apgd_contact_velocity:
 //
-//	for d := 0; d < 3; d++ {
-//		o[d] = row(d̂_d, ρ_A,d, ρ_B,d, v_B − v_A, ω̄_A, ω̄_B)   // contact_row.glsl
-//	}
+//	o = contactRow(n, u, s_A, s_B, v_A, ω_A, v_B, ω_B)   // contact_row.glsl
 //
-// with A = bodyA[k], B = bodyB[k], v_i = v[6i:6i+3], ω̄_i = v[6i+3:6i+6];
-// every operation `precise`: bit for bit cpuref's contactVelocity.
+// with A = bodyA[k], B = bodyB[k], v_i = v[6i:6i+3], ω_i = v[6i+3:6i+6]
+// (world frame) and n, u, s_A, s_B = jac[12k:12k+12]; every operation
+// `precise`: bit for bit cpuref's velocities.
 //
-// It declares the six read-only buffers it reads, at consecutive bindings
+// It declares the four read-only buffers it reads, at consecutive bindings
 // of set 0 from the includer's CONTACT_VELOCITY_BINDING (e.g. #define
 // CONTACT_VELOCITY_BINDING 1, defined before the #include): +0 v (6
-// float64 per body), +1 bodyA, +2 bodyB (uint32 body indices), +3 basis,
-// +4 rhoA, +5 rhoB (9 float64 per contact).
+// float64 per body), +1 bodyA, +2 bodyB (uint32 body indices), +3 jac (12
+// float64 per contact).
 #ifndef CONTACT_VELOCITY_BINDING
 #error define CONTACT_VELOCITY_BINDING before including contact_velocity.glsl
 #endif
 layout(std430, set = 0, binding = CONTACT_VELOCITY_BINDING) readonly buffer V { double v[]; };
 layout(std430, set = 0, binding = CONTACT_VELOCITY_BINDING + 1) readonly buffer BodyA { uint bodyA[]; };
 layout(std430, set = 0, binding = CONTACT_VELOCITY_BINDING + 2) readonly buffer BodyB { uint bodyB[]; };
-layout(std430, set = 0, binding = CONTACT_VELOCITY_BINDING + 3) readonly buffer Basis { double basis[]; };
-layout(std430, set = 0, binding = CONTACT_VELOCITY_BINDING + 4) readonly buffer RhoA { double rhoA[]; };
-layout(std430, set = 0, binding = CONTACT_VELOCITY_BINDING + 5) readonly buffer RhoB { double rhoB[]; };
+layout(std430, set = 0, binding = CONTACT_VELOCITY_BINDING + 3) readonly buffer Jac { double jac[]; };
 
 #include "contact_row.glsl"
 
@@ -32,14 +29,17 @@ layout(std430, set = 0, binding = CONTACT_VELOCITY_BINDING + 5) readonly buffer 
 void contactVelocity(uint k, out double o[3]) {
 	uint ia = 6u * bodyA[k];
 	uint ib = 6u * bodyB[k];
-	precise dvec3 dl = dvec3(v[ib] - v[ia], v[ib + 1u] - v[ia + 1u], v[ib + 2u] - v[ia + 2u]);
+	uint j = 12u * k;
+	dvec3 n = dvec3(jac[j], jac[j + 1u], jac[j + 2u]);
+	dvec3 u = dvec3(jac[j + 3u], jac[j + 4u], jac[j + 5u]);
+	dvec3 sa = dvec3(jac[j + 6u], jac[j + 7u], jac[j + 8u]);
+	dvec3 sb = dvec3(jac[j + 9u], jac[j + 10u], jac[j + 11u]);
+	dvec3 va = dvec3(v[ia], v[ia + 1u], v[ia + 2u]);
 	dvec3 wa = dvec3(v[ia + 3u], v[ia + 4u], v[ia + 5u]);
+	dvec3 vb = dvec3(v[ib], v[ib + 1u], v[ib + 2u]);
 	dvec3 wb = dvec3(v[ib + 3u], v[ib + 4u], v[ib + 5u]);
-	for (uint d = 0u; d < 3u; d++) {
-		uint b = 9u * k + 3u * d;
-		dvec3 dir = dvec3(basis[b], basis[b + 1u], basis[b + 2u]);
-		dvec3 ra = dvec3(rhoA[b], rhoA[b + 1u], rhoA[b + 2u]);
-		dvec3 rb = dvec3(rhoB[b], rhoB[b + 1u], rhoB[b + 2u]);
-		o[d] = row(dir, ra, rb, dl, wa, wb);
-	}
+	precise dvec3 r = contactRow(n, u, sa, sb, va, wa, vb, wb);
+	o[0] = r.x;
+	o[1] = r.y;
+	o[2] = r.z;
 }

@@ -11,49 +11,54 @@
 //	γ_k += δ
 //	dv_A += M_A⁻¹ D_k,A δ; dv_B += M_B⁻¹ D_k,B δ    // fixed bodies skipped
 //
-// with M⁻¹D_k,side δ = (im·sign·(δ_0 d̂_0,j + δ_1 d̂_1,j + δ_2 d̂_2,j),
-// J⁻¹_j(δ_0 ρ_0,j + δ_1 ρ_1,j + δ_2 ρ_2,j)), sign −1 for A and +1 for B
-// (cpuref's addContactImpulse); u's rows are lib/contact_row.glsl's row
-// and ProjectCone lib/cone.glsl's proj. Every operation `precise`, in
+// with M⁻¹D_k,side δ = (im·F, R J̄⁻¹ Rᵀ (s × F)), F = ±contactForce(n,
+// u, δ) (− for A, + for B) and s the side's contact point (cpuref's
+// addContactImpulse; j·(s × F) for an isotropic body); u is
+// lib/contact_row.glsl's contactRow and ProjectCone lib/cone.glsl's proj. Every operation `precise`, in
 // cpuref's order: bit for bit equal where float64 division and square root
 // are correctly rounded. It writes γ_k and the dv of k's movable bodies
 // only, so contacts without a common movable body update independently.
 //
 // Bindings (set 0), declared here: 0 gamma (read and written; 3 float64
-// per contact), 1 dv (read and written; 6 per body), 2 diag (3 per
-// contact), 3 r (3 per contact), 4 a, 5 b (uint32 body indices), 6 basis,
-// 7 rhoA, 8 rhoB (9 per contact), 9 mu, 10 coh (1 per contact), 11 invMass
-// (1 per body), 12 invInertia (3 per body), 13 fixedBody (uint32 per
-// body). The includer defines nothing.
+// per contact), 1 dv (read and written; 6 per body, world frame), 2 diag
+// (3 per contact), 3 r (3 per contact), 4 a, 5 b (uint32 body indices),
+// 6 jac (12 per contact), 7 mu, 8 coh (1 per contact), 9 invMass (1 per
+// body), 10 invInertia (3 per body), 11 fixedBody (uint32 per body), 12 rot
+// (4 per body). The includer defines nothing.
 layout(std430, set = 0, binding = 0) buffer Gamma { double gamma[]; };
 layout(std430, set = 0, binding = 1) buffer DV { double dv[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Diag { double diag[]; };
 layout(std430, set = 0, binding = 3) readonly buffer R { double r[]; };
 layout(std430, set = 0, binding = 4) readonly buffer BodyA { uint bodyA[]; };
 layout(std430, set = 0, binding = 5) readonly buffer BodyB { uint bodyB[]; };
-layout(std430, set = 0, binding = 6) readonly buffer Basis { double basis[]; };
-layout(std430, set = 0, binding = 7) readonly buffer RhoA { double rhoA[]; };
-layout(std430, set = 0, binding = 8) readonly buffer RhoB { double rhoB[]; };
-layout(std430, set = 0, binding = 9) readonly buffer Mu { double mu[]; };
-layout(std430, set = 0, binding = 10) readonly buffer Coh { double coh[]; };
-layout(std430, set = 0, binding = 11) readonly buffer InvMass { double invMass[]; };
-layout(std430, set = 0, binding = 12) readonly buffer InvInertia { double invInertia[]; };
-layout(std430, set = 0, binding = 13) readonly buffer FixedBody { uint fixedBody[]; };
+layout(std430, set = 0, binding = 6) readonly buffer Jac { double jac[]; };
+layout(std430, set = 0, binding = 7) readonly buffer Mu { double mu[]; };
+layout(std430, set = 0, binding = 8) readonly buffer Coh { double coh[]; };
+layout(std430, set = 0, binding = 9) readonly buffer InvMass { double invMass[]; };
+layout(std430, set = 0, binding = 10) readonly buffer InvInertia { double invInertia[]; };
+layout(std430, set = 0, binding = 11) readonly buffer FixedBody { uint fixedBody[]; };
+layout(std430, set = 0, binding = 12) readonly buffer Rot { double rot[]; };
+
 #include "cone.glsl"
 #include "contact_row.glsl"
 
-// addImpulse adds M_i⁻¹ D_k,side δ to dv of body i (cpuref's addContactImpulse).
-void addImpulse(uint k, uint i, uint side, dvec3 delta) {
+// invInertiaWorld returns R J̄⁻¹ Rᵀ t for body i (cpuref's
+// invInertiaWorld).
+precise dvec3 invInertiaWorld(uint i, dvec3 t) {
+	dvec3 ji = dvec3(invInertia[3u * i], invInertia[3u * i + 1u], invInertia[3u * i + 2u]);
+	precise dvec3 w = INERTIA_WORLD(ji, rot, i, t);
+	return w;
+}
+
+// addImpulse adds M_i⁻¹ (f, s × f) to dv of body i, f the force on it and
+// s its contact point (cpuref's addContactImpulse).
+void addImpulse(uint i, dvec3 sv, dvec3 f) {
 	double im = invMass[i];
-	double sgn = side == 0u ? -1.0lf : 1.0lf;
+	precise dvec3 w = invInertiaWorld(i, contactTorque(sv, f));
 	for (uint j = 0u; j < 3u; j++) {
-		uint b = 9u * k;
-		double r0 = side == 0u ? rhoA[b + j] : rhoB[b + j];
-		double r1 = side == 0u ? rhoA[b + 3u + j] : rhoB[b + 3u + j];
-		double r2 = side == 0u ? rhoA[b + 6u + j] : rhoB[b + 6u + j];
-		precise double lin = dv[6u * i + j] + im * sgn * (delta.x * basis[b + j] + delta.y * basis[b + 3u + j] + delta.z * basis[b + 6u + j]);
+		precise double lin = dv[6u * i + j] + im * f[j];
 		dv[6u * i + j] = lin;
-		precise double ang = dv[6u * i + 3u + j] + invInertia[3u * i + j] * (delta.x * r0 + delta.y * r1 + delta.z * r2);
+		precise double ang = dv[6u * i + 3u + j] + w[j];
 		dv[6u * i + 3u + j] = ang;
 	}
 }
@@ -64,17 +69,17 @@ void sweepContact(uint k, double omega, double lambda) {
 	uint ib = bodyB[k];
 	uint oa = 6u * ia;
 	uint ob = 6u * ib;
-	precise dvec3 dl = dvec3(dv[ob] - dv[oa], dv[ob + 1u] - dv[oa + 1u], dv[ob + 2u] - dv[oa + 2u]);
-	dvec3 wa = dvec3(dv[oa + 3u], dv[oa + 4u], dv[oa + 5u]);
-	dvec3 wb = dvec3(dv[ob + 3u], dv[ob + 4u], dv[ob + 5u]);
+	uint j = 12u * k;
+	dvec3 n = dvec3(jac[j], jac[j + 1u], jac[j + 2u]);
+	dvec3 tu = dvec3(jac[j + 3u], jac[j + 4u], jac[j + 5u]);
+	dvec3 sa = dvec3(jac[j + 6u], jac[j + 7u], jac[j + 8u]);
+	dvec3 sb = dvec3(jac[j + 9u], jac[j + 10u], jac[j + 11u]);
+	precise dvec3 uv = contactRow(n, tu, sa, sb, dvec3(dv[oa], dv[oa + 1u], dv[oa + 2u]), dvec3(dv[oa + 3u], dv[oa + 4u], dv[oa + 5u]),
+		dvec3(dv[ob], dv[ob + 1u], dv[ob + 2u]), dvec3(dv[ob + 3u], dv[ob + 4u], dv[ob + 5u]));
 	double u[3];
-	for (uint d = 0u; d < 3u; d++) {
-		uint b = 9u * k + 3u * d;
-		dvec3 dir = dvec3(basis[b], basis[b + 1u], basis[b + 2u]);
-		dvec3 ra = dvec3(rhoA[b], rhoA[b + 1u], rhoA[b + 2u]);
-		dvec3 rb = dvec3(rhoB[b], rhoB[b + 1u], rhoB[b + 2u]);
-		u[d] = row(dir, ra, rb, dl, wa, wb);
-	}
+	u[0] = uv.x;
+	u[1] = uv.y;
+	u[2] = uv.z;
 	precise double s = omega / diag[3u * k];
 	double x0 = gamma[3u * k];
 	double x1 = gamma[3u * k + 1u];
@@ -94,11 +99,11 @@ void sweepContact(uint k, double omega, double lambda) {
 	gamma[3u * k] = g0;
 	gamma[3u * k + 1u] = g1;
 	gamma[3u * k + 2u] = g2;
-	dvec3 delta = dvec3(d0, d1, d2);
+	precise dvec3 F = contactForce(n, tu, d0, d1, d2);
 	if (fixedBody[ia] == 0u) {
-		addImpulse(k, ia, 0u, delta);
+		addImpulse(ia, sa, dvec3(-F.x, -F.y, -F.z));
 	}
 	if (fixedBody[ib] == 0u) {
-		addImpulse(k, ib, 1u, delta);
+		addImpulse(ib, sb, F);
 	}
 }

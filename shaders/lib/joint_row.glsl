@@ -3,13 +3,14 @@
 // joint_ops, gs_sweep and apgd_contact_velocity. Row r acts on bodies jrowA[r] and jrowB[r]
 // (JOINT_WORLD: the world, whose velocity is zero) with
 //
-//	D_rᵀ v = lin_r·(v_B − v_A) + rotA_r·ω̄_A + rotB_r·ω̄_B
+//	D_rᵀ v = lin_r·(v_B − v_A) + rotA_r·ω_A + rotB_r·ω_B
 //
+// (v and ω world frame, as the solve takes them: cpuref's frame.go)
 // computed as cpuref does, every operation `precise`:
 //
 //	u := 0
-//	if A is a body { u += −(lin·v_A) + rotA_0 ω̄_A,0 + rotA_1 ω̄_A,1 + rotA_2 ω̄_A,2 }
-//	if B is a body { u += lin·v_B + rotB_0 ω̄_B,0 + rotB_1 ω̄_B,1 + rotB_2 ω̄_B,2 }
+//	if A is a body { u += −(lin·v_A) + rotA_0 ω_A,0 + rotA_1 ω_A,1 + rotA_2 ω_A,2 }
+//	if B is a body { u += lin·v_B + rotB_0 ω_B,0 + rotB_1 ω_B,1 + rotB_2 ω_B,2 }
 //
 // each sum left to right. Static bodies take part with their velocity
 // (zero, or a kinematic body's prescribed one), as in cpuref.

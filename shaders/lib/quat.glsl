@@ -1,6 +1,9 @@
 // quat.glsl: mgl64's Vec3.Cross and Quat.Rotate, term by term in their
-// order and every operation `precise`, for free_velocity, jacobian and
-// collide_narrow. The includer defines nothing.
+// order and every operation `precise`, for free_velocity, jacobian,
+// collide_narrow and the world-frame contact rows (contact_row.glsl). The
+// includer defines nothing; a second #include adds nothing.
+#ifndef QUAT_GLSL
+#define QUAT_GLSL
 
 // cross3 is mgl64's Vec3.Cross.
 precise dvec3 cross3(dvec3 a, dvec3 b) {
@@ -20,3 +23,4 @@ precise dvec3 rotate(double w, dvec3 q, dvec3 v) {
 	precise dvec3 d = cross3(q2, c);
 	return dvec3(a.x + d.x, a.y + d.y, a.z + d.z);
 }
+#endif

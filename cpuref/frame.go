@@ -1,0 +1,107 @@
+package cpuref
+
+import "github.com/go-gl/mathgl/mgl64"
+
+// The solve's frame. Between Build and Integrate every body's velocity
+// 6-vector (vfree, dv = M⁻¹Dγ) holds its linear and its angular velocity
+// in the world frame, and every row's angular part (a contact's
+// s × d, a joint's and a rolling block's rot) is a world-frame vector, so
+// that a contact's Jacobian follows from its normal, one tangent and its
+// two contact points (12 numbers, contactRow) instead of 27. The body
+// state and vfree keep ω̄ in the body frame (README's conventions): Build
+// takes r from vfree turned into the world frame (worldVelocity), and
+// Integrate adds the solved impulse's Rᵀ(M⁻¹Dγ)_ω to vfree's ω̄, R the
+// orientation at the start of the step, so that a body without contacts
+// or joints keeps the ω̄ of engine.GyroStep bit for bit (a round trip
+// R then Rᵀ of ω̄ would add a rounding each step: a tumbling ellipsoid's
+// energy drifted 2e-10 over 20 000 steps that way, TestFreeEllipsoidEnergy).
+//
+// The angular block of M⁻¹ in the world frame is R J̄⁻¹ Rᵀ: invInertiaWorld
+// applies it as R(J̄⁻¹ ∘ (Rᵀτ)), or as j·τ for an isotropic body (J̄⁻¹'s
+// three entries equal: spheres, cubes; and bodies that cannot move, whose
+// J̄⁻¹ is 0), whose block is j·I in every frame.
+
+// isotropic reports whether body i's inverse inertia has three equal
+// entries (the device tests the same).
+func (b *Backend) isotropic(i int) bool {
+	ji := b.invInertia[3*i : 3*i+3]
+	return ji[0] == ji[1] && ji[1] == ji[2]
+}
+
+// invInertiaWorld returns R J̄⁻¹ Rᵀ t for body i: j·t componentwise for an
+// isotropic body, else t turned into the body frame, scaled by J̄⁻¹ and
+// turned back (mgl64's Quat.Rotate, by the conjugate and by the
+// orientation).
+func (b *Backend) invInertiaWorld(i int, t [3]float64) [3]float64 {
+	ji := b.invInertia[3*i : 3*i+3]
+	if ji[0] == ji[1] && ji[1] == ji[2] {
+		return [3]float64{ji[0] * t[0], ji[0] * t[1], ji[0] * t[2]}
+	}
+	q := b.quat(i)
+	tb := q.Conjugate().Rotate(mgl64.Vec3(t))
+	return [3]float64(q.Rotate(mgl64.Vec3{ji[0] * tb[0], ji[1] * tb[1], ji[2] * tb[2]}))
+}
+
+// inBodyFrame returns ρ as invInertia's entries weigh it: Rᵀρ, or ρ
+// itself for an isotropic body (whose weights are equal, so that
+// Σ_m J̄⁻¹_m ρ_m² is the same in either frame). For the diagonals.
+func (b *Backend) inBodyFrame(i int, rho mgl64.Vec3) mgl64.Vec3 {
+	if b.isotropic(i) {
+		return rho
+	}
+	return b.quat(i).Conjugate().Rotate(rho)
+}
+
+// contactW returns w = n × u of a contact's Jacobian j (12 values: n, u,
+// s_A, s_B), the third direction of its frame, as TangentBasis makes it
+// (mgl64's Vec3.Cross).
+func contactW(j *[12]float64) (wx, wy, wz float64) {
+	return j[1]*j[5] - j[2]*j[4], j[2]*j[3] - j[0]*j[5], j[0]*j[4] - j[1]*j[3]
+}
+
+// contactRow returns D_kᵀ of the velocities va and vb (6 each: linear and
+// angular, world) of contact k's bodies, with j its Jacobian: the
+// relative velocity of the two contact points,
+//
+//	V = (v_B − v_A) + (ω_B × s_B − ω_A × s_A),
+//
+// in the contact frame (n·V, u·V, w·V), each dot summed left to right.
+// This is the general row d·Δv + (d × s_A)·ω_A + (s_B × d)·ω_B written
+// with the triple products turned around.
+func contactRow(j *[12]float64, va, vb *[6]float64) (on, ou, ow float64) {
+	// ω_A × s_A and ω_B × s_B (mgl64's Vec3.Cross).
+	ax := va[4]*j[8] - va[5]*j[7]
+	ay := va[5]*j[6] - va[3]*j[8]
+	az := va[3]*j[7] - va[4]*j[6]
+	bx := vb[4]*j[11] - vb[5]*j[10]
+	by := vb[5]*j[9] - vb[3]*j[11]
+	bz := vb[3]*j[10] - vb[4]*j[9]
+	vx := (vb[0] - va[0]) + (bx - ax)
+	vy := (vb[1] - va[1]) + (by - ay)
+	vz := (vb[2] - va[2]) + (bz - az)
+	wx, wy, wz := contactW(j)
+	on = j[0]*vx + j[1]*vy + j[2]*vz
+	ou = j[3]*vx + j[4]*vy + j[5]*vz
+	ow = wx*vx + wy*vy + wz*vz
+	return on, ou, ow
+}
+
+// contactForce returns the impulse x (3 values, frame n, u, w) of a
+// contact with Jacobian j as a world vector F = x_n n + x_u u + x_w w
+// (each component summed left to right): what body B receives, and A
+// −F.
+func contactForce(j *[12]float64, x0, x1, x2 float64) (f0, f1, f2 float64) {
+	wx, wy, wz := contactW(j)
+	return x0*j[0] + x1*j[3] + x2*wx, x0*j[1] + x1*j[4] + x2*wy, x0*j[2] + x1*j[5] + x2*wz
+}
+
+// contactTorque returns s × F for side 0 (A: s = s_A) or 1 (B: s_B) of a
+// contact with Jacobian j (mgl64's Vec3.Cross): with F the force on that
+// side (−F for A), its torque about the body's centre.
+func contactTorque(j *[12]float64, side int32, f0, f1, f2 float64) (t0, t1, t2 float64) {
+	s := j[6:9]
+	if side != 0 {
+		s = j[9:12]
+	}
+	return s[1]*f2 - s[2]*f1, s[2]*f0 - s[0]*f2, s[0]*f1 - s[1]*f0
+}
