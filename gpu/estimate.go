@@ -33,12 +33,14 @@ import (
 //
 // Measured on lavapipe (DeviceMemoryBytes, the largest after each step of
 // a backend stepped by engine.Sim, so without a run's guard; apgd): settle
-// N = 2000 after 60 steps, 7810 contacts, 8.60 MB (estimate 9.42 MB with
-// the guard); fill N = 2000 after 60 steps, 4316 contacts, 6.36 MB
-// (6.63 MB); the scaling series' settle N = 64 000 (bench's scale-64000)
-// after 3 steps, 185 249 contacts, 221 MiB (234 MiB). Before the contact
+// N = 2000 after 60 steps, 7810 contacts, 7.25 MB (estimate 8.49 MB with
+// the guard); fill N = 2000 after 60 steps, 4316 contacts, 5.71 MB
+// (6.12 MB); the scaling series' settle N = 64 000 (bench's scale-64000)
+// after 3 steps, 185 249 contacts, 200 MiB (213 MiB). With the Jacobian
+// of 27 float64 per contact (before `6cf546a`: 690 B per contact found)
+// the same runs held 8.60, 6.36 and 221 MiB; before the contact
 // room started at 4·bodies (it was 8) and the Jacobian was sized by the
-// contacts found (it took the room's size), the same runs held 11.0, 10.2
+// contacts found (it took the room's size), 11.0, 10.2
 // and 335 MiB. It leaves out the fixed buffers (kernels' scalars,
 // staging: under 1 MiB) and the driver's own alignment.
 func EstimateBytes(bodies, contacts int) int64 {
