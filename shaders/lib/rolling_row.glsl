@@ -3,9 +3,9 @@
 // bodies are bodyA and bodyB of the includer) has three rows d ∈ {u, w, n}
 // (the contact frame) acting on angular velocities only,
 //
-//	D_k,dᵀ v = rotA_k,d·ω̄_A + rotB_k,d·ω̄_B,  rotA_k,d = −Ā d, rotB_k,d = B̄ d
+//	D_k,dᵀ v = rotA_k,d·ω_A + rotB_k,d·ω_B,  rotA_k,d = −d, rotB_k,d = d
 //
-// (ω̄ in the body frames: (ω_B − ω_A)·d in the world frame), and the set
+// (ω in the world frame, as the solve takes it: (ω_B − ω_A)·d), and the set
 // ‖(γ_ru, γ_rw)‖ ≤ μ_r max(γ_n, 0), |γ_s| ≤ μ_s max(γ_n, 0) with γ_n its
 // contact's projected normal impulse.
 //
