@@ -32,10 +32,10 @@
 // With BODY_IMPULSE_ROLLING defined (body_impulse.comp), a contact k with a
 // rolling block q = ridx[k] ≠ 0xffffffff (engine.RollingRows; its impulses
 // γ_q = x[rbase+3q:rbase+3q+3]) adds the block's torque to the contact's
-// before the body's sum takes it, as cpuref's addRollingTorques adds it to
-// the contact's imp:
+// before the body's sum takes it, as cpuref's addRollingTorque adds it to
+// the contact's:
 //
-//	τ += (γ_0 ρ_0 + γ_1 ρ_1 + γ_2 ρ_2) + (γ_q,0 rot_0 + γ_q,1 rot_1 + γ_q,2 rot_2)
+//	τ += (s × F) + (γ_q,0 rot_0 + γ_q,1 rot_1 + γ_q,2 rot_2)
 //
 // (rot = rrotA_q for A, rrotB_q for B, rows u, w, n); the includer defines
 // BODY_IMPULSE_NR and BODY_IMPULSE_RBASE (expressions: nr, 3nc + nj) and

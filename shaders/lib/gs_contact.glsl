@@ -14,8 +14,8 @@
 // with M⁻¹D_k,side δ = (im·F, R J̄⁻¹ Rᵀ (s × F)), F = ±contactForce(n,
 // u, δ) (− for A, + for B) and s the side's contact point (cpuref's
 // addContactImpulse; j·(s × F) for an isotropic body); u is
-// lib/contact_row.glsl's contactRow and ProjectCone lib/cone.glsl's proj. Every operation `precise`, in
-// cpuref's order: bit for bit equal where float64 division and square root
+// lib/contact_row.glsl's contactRow and ProjectCone lib/cone.glsl's
+// proj. Every operation `precise`, in cpuref's order: bit for bit equal where float64 division and square root
 // are correctly rounded. It writes γ_k and the dv of k's movable bodies
 // only, so contacts without a common movable body update independently.
 //
