@@ -17,9 +17,12 @@ import "github.com/go-gl/mathgl/mgl64"
 // energy drifted 2e-10 over 20 000 steps that way, TestFreeEllipsoidEnergy).
 //
 // The angular block of M⁻¹ in the world frame is R J̄⁻¹ Rᵀ: invInertiaWorld
-// applies it as R(J̄⁻¹ ∘ (Rᵀτ)), or as j·τ for an isotropic body (J̄⁻¹'s
-// three entries equal: spheres, cubes; and bodies that cannot move, whose
-// J̄⁻¹ is 0), whose block is j·I in every frame.
+// applies it as j·τ for an isotropic body (J̄⁻¹'s three entries equal:
+// spheres, cubes; and bodies that cannot move, whose J̄⁻¹ is 0), whose
+// block is j·I in every frame, and otherwise as the symmetric matrix
+// that Build forms once per step (worldInertia: 6 numbers per body, so
+// that a product with N costs such a body 15 operations, not two
+// quaternion turns).
 
 // isotropic reports whether body i's inverse inertia has three equal
 // entries (the device tests the same).
@@ -29,17 +32,44 @@ func (b *Backend) isotropic(i int) bool {
 }
 
 // invInertiaWorld returns R J̄⁻¹ Rᵀ t for body i: j·t componentwise for an
-// isotropic body, else t turned into the body frame, scaled by J̄⁻¹ and
-// turned back (mgl64's Quat.Rotate, by the conjugate and by the
-// orientation).
+// isotropic body, else the product with the step's matrix
+// invInertiaW[6i:6i+6] (worldInertia), each row summed left to right.
 func (b *Backend) invInertiaWorld(i int, t [3]float64) [3]float64 {
 	ji := b.invInertia[3*i : 3*i+3]
 	if ji[0] == ji[1] && ji[1] == ji[2] {
 		return [3]float64{ji[0] * t[0], ji[0] * t[1], ji[0] * t[2]}
 	}
-	q := b.quat(i)
-	tb := q.Conjugate().Rotate(mgl64.Vec3(t))
-	return [3]float64(q.Rotate(mgl64.Vec3{ji[0] * tb[0], ji[1] * tb[1], ji[2] * tb[2]}))
+	m := (*[6]float64)(b.invInertiaW[6*i : 6*i+6])
+	return [3]float64{
+		m[0]*t[0] + m[1]*t[1] + m[2]*t[2],
+		m[1]*t[0] + m[3]*t[1] + m[4]*t[2],
+		m[2]*t[0] + m[4]*t[1] + m[5]*t[2]}
+}
+
+// worldInertia returns R J̄⁻¹ Rᵀ for the orientation (w, x, y, z) and the
+// body-frame inverse inertia ji as (m00, m01, m02, m11, m12, m22), with R
+// the rotation matrix of the quaternion,
+//
+//	R = [1 − 2(y²+z²), 2(xy − wz), 2(xz + wy);
+//	     2(xy + wz), 1 − 2(x²+z²), 2(yz − wx);
+//	     2(xz − wy), 2(yz + wx), 1 − 2(x²+y²)],
+//
+// and m_ab = R_a0·j_0·R_b0 + R_a1·j_1·R_b1 + R_a2·j_2·R_b2, each term
+// (R_ak·j_k)·R_bk, left to right (the device's world_velocity.comp the
+// same).
+func worldInertia(w, x, y, z float64, ji [3]float64) [6]float64 {
+	xx, yy, zz := x*x, y*y, z*z
+	xy, xz, yz := x*y, x*z, y*z
+	wx, wy, wz := w*x, w*y, w*z
+	r := [3][3]float64{
+		{1 - 2*(yy+zz), 2 * (xy - wz), 2 * (xz + wy)},
+		{2 * (xy + wz), 1 - 2*(xx+zz), 2 * (yz - wx)},
+		{2 * (xz - wy), 2 * (yz + wx), 1 - 2*(xx+yy)},
+	}
+	m := func(a, c int) float64 {
+		return r[a][0]*ji[0]*r[c][0] + r[a][1]*ji[1]*r[c][1] + r[a][2]*ji[2]*r[c][2]
+	}
+	return [6]float64{m(0, 0), m(0, 1), m(0, 2), m(1, 1), m(1, 2), m(2, 2)}
 }
 
 // inBodyFrame returns ρ as invInertia's entries weigh it: Rᵀρ, or ρ

@@ -11,7 +11,8 @@ import (
 // gatherImpulse is bodyImpulse written with mgl64's vectors, the loop
 // the GPU's apgd_body_impulse kernel computes: for each contact of the
 // body in order, the force ±(x_n n + x_u u + x_w w) and its torque s × F
-// added as they come, then M⁻¹ (the world frame's R J̄⁻¹ Rᵀ, or j·I for an
+// added as they come, then M⁻¹ (the world frame's R J̄⁻¹ Rᵀ as the matrix
+// worldInertia makes, applied with mgl64's Mat3.Mul3x1, or j·I for an
 // isotropic body).
 func gatherImpulse(b *Backend, x Vec, dv []float64) {
 	for i := 0; i < b.n; i++ {
@@ -41,8 +42,8 @@ func gatherImpulse(b *Backend, x Vec, dv []float64) {
 			w = t.Mul(ji[0])
 		} else {
 			q := b.quat(i)
-			tb := q.Conjugate().Rotate(t)
-			w = q.Rotate(mgl64.Vec3{ji[0] * tb[0], ji[1] * tb[1], ji[2] * tb[2]})
+			m := worldInertia(q.W, q.V[0], q.V[1], q.V[2], [3]float64(ji))
+			w = mgl64.Mat3{m[0], m[1], m[2], m[1], m[3], m[4], m[2], m[4], m[5]}.Mul3x1(t)
 		}
 		for j := 0; j < 3; j++ {
 			o[j] = b.invMass[i] * f[j]

@@ -120,7 +120,9 @@ func (b *Backend) freeVelocities(_, lo, hi int) {
 
 // worldVelocity sets dst = v with every body's angular part turned into
 // the world frame, R v[6i+3:6i+6] (mgl64's Quat.Rotate; the linear part
-// copied): the solve's frame (frame.go).
+// copied): the solve's frame (frame.go); and, for every movable body that
+// is not isotropic, invInertiaW = R J̄⁻¹ Rᵀ at this step's orientation
+// (worldInertia).
 func (b *Backend) worldVelocity(v, dst []float64) {
 	b.args.x, b.args.dv = v, dst
 	b.pool.forChunks(b.n, bodyGrain, taskFunc(b.loops.worldVelocity))
@@ -131,8 +133,13 @@ func (b *Backend) worldVelocity(v, dst []float64) {
 func (b *Backend) worldVelocities(_, lo, hi int) {
 	v, d := b.args.x, b.args.dv
 	for i := lo; i < hi; i++ {
-		w := b.quat(i).Rotate(mgl64.Vec3{v[6*i+3], v[6*i+4], v[6*i+5]})
+		q := b.quat(i)
+		w := q.Rotate(mgl64.Vec3{v[6*i+3], v[6*i+4], v[6*i+5]})
 		d[6*i], d[6*i+1], d[6*i+2], d[6*i+3], d[6*i+4], d[6*i+5] = v[6*i], v[6*i+1], v[6*i+2], w[0], w[1], w[2]
+		if !b.fixed[i] && !b.isotropic(i) {
+			m := worldInertia(q.W, q.V[0], q.V[1], q.V[2], [3]float64(b.invInertia[3*i:3*i+3]))
+			copy(b.invInertiaW[6*i:6*i+6], m[:])
+		}
 	}
 }
 

@@ -71,7 +71,8 @@ import (
 // world frame: cpuref's frame.go; Build's copy of vfree so turned, then
 // the solve's M⁻¹Dx), fixedBody
 // (uint32, nonzero for fixed bodies and planes, fixedKinematic for
-// kinematic bodies), adjOff (uint32, n+1).
+// kinematic bodies), adjOff (uint32, n+1), invInertiaW (6 per body: the
+// step's R J̄⁻¹ Rᵀ, world_velocity).
 // Contact buffers (nc contacts), grown with Buffer.Grow as nc grows: a, b
 // (uint32), normal, pa, pb (3), phi, mu, cohesion (1), jac (12: n, u,
 // s_A, s_B, world frame), coh (1, N·s), r (3), adj (uint32, at most 2nc), prevGamma (3);
@@ -103,6 +104,8 @@ type Backend struct {
 
 	// Body buffers, made by Load.
 	pos, rot, vel, omega, invMass, invInertia, force, torque, vfree, dv, fixedBody, adjOff *Buffer
+	// invInertiaW: R J̄⁻¹ Rᵀ of the step, 6 per body (world_velocity).
+	invInertiaW *Buffer
 	// Contact buffers, made empty by newBackendOn and grown by Collide.
 	a, b, normal, pa, pb, phi, mu, cohesion, jac, coh, r, adj, prevGamma *Buffer
 
@@ -185,7 +188,7 @@ func newBackendOn(d *Device) (*Backend, error) {
 // bodyBuffers lists the buffers Load makes.
 func (b *Backend) bodyBuffers() []**Buffer {
 	return []**Buffer{&b.pos, &b.rot, &b.vel, &b.omega, &b.invMass, &b.invInertia, &b.force, &b.torque,
-		&b.vfree, &b.dv, &b.fixedBody, &b.adjOff}
+		&b.vfree, &b.dv, &b.fixedBody, &b.adjOff, &b.invInertiaW}
 }
 
 // release frees the backend's buffers and LinAlg (not the device).
@@ -273,7 +276,7 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 		}
 	}
 	n := int64(h.n)
-	sizes := []int64{24 * n, 32 * n, 24 * n, 24 * n, 8 * n, 24 * n, 24 * n, 24 * n, 48 * n, 48 * n, 4 * n, 4 * (n + 1)}
+	sizes := []int64{24 * n, 32 * n, 24 * n, 24 * n, 8 * n, 24 * n, 24 * n, 24 * n, 48 * n, 48 * n, 4 * n, 4 * (n + 1), 48 * n}
 	for i, p := range b.bodyBuffers() {
 		var err error
 		if *p, err = b.d.NewBuffer(sizes[i]); err != nil {
@@ -369,7 +372,7 @@ func (b *Backend) Build(h float64) (engine.Problem, error) {
 	b.recordKinematicVelocity(h)
 	// The rows' r reads vfree in the world frame, in dv (cpuref's Build).
 	kw := b.k.worldVelocity
-	l.record(kw, l.groups(kw, b.n), shaders.WorldVelocityArgs{N: uint32(b.n)}, b.dv, b.vfree, b.rot)
+	l.record(kw, l.groups(kw, b.n), shaders.WorldVelocityArgs{N: uint32(b.n)}, b.dv, b.vfree, b.rot, b.invInertia, b.invInertiaW)
 	if b.nc > 0 {
 		kj := b.k.jacobian
 		l.record(kj, l.groups(kj, b.nc), shaders.JacobianArgs{H: h, MaxRecovery: b.settings.MaxRecoverySpeed, NC: uint32(b.nc)},
@@ -402,7 +405,7 @@ func (b *Backend) recordBodyImpulse(x *Buffer) {
 	rl := &b.rl
 	b.l.record(k, b.l.groups(k, b.n), shaders.BodyImpulseArgs{N: uint32(b.n), Jbase: b.jbase(), Nr: uint32(rl.n), Rbase: b.rbase()},
 		b.dv, x, b.adjOff, b.adj, b.jac, b.invMass, b.invInertia, b.fixedBody,
-		j.adjOff, j.adj, j.lin, j.rotA, j.rotB, b.rot, rl.ridx, rl.rotA, rl.rotB)
+		j.adjOff, j.adj, j.lin, j.rotA, j.rotB, b.invInertiaW, rl.ridx, rl.rotA, rl.rotB)
 }
 
 // WarmStart fills gamma with the last step's impulse of each contact

@@ -148,7 +148,7 @@ func (p *problem) recordGatedSchur(kb, kc *Kernel, s *Buffer, dst, x, gr, r *Vec
 	b := p.b
 	p.record(kb, p.groups(kb, b.n), shaders.ApgdBodyImpulseArgs{N: uint32(b.n), Jbase: b.jbase(), Gate: g},
 		b.dv, x.buf, b.adjOff, b.adj, b.jac, b.invMass, b.invInertia, b.fixedBody,
-		b.jt.adjOff, b.jt.adj, b.jt.lin, b.jt.rotA, b.jt.rotB, b.rot, s)
+		b.jt.adjOff, b.jt.adj, b.jt.lin, b.jt.rotA, b.jt.rotB, b.invInertiaW, s)
 	var wg uint32
 	if withG {
 		wg = 1

@@ -13,7 +13,7 @@ import (
 // there are the reference; this file carries no build tag, so the
 // constants are restated):
 //
-//   - per body: the body buffers of Load (36 float64 and 2 uint32: 288
+//   - per body: the body buffers of Load (42 float64 and 2 uint32: 336
 //     B), loadCollider's per-body buffers (shape 40, mat 16, box 64,
 //     planeN 24, cell 16, specialOff, special, adjCursor, pairOff 4 each,
 //     16 candidates of 4 B: 240 B) and the binning slots (8 B per slot, a
@@ -33,10 +33,10 @@ import (
 //
 // Measured on lavapipe (DeviceMemoryBytes, the largest after each step of
 // a backend stepped by engine.Sim, so without a run's guard; apgd): settle
-// N = 2000 after 60 steps, 7810 contacts, 7.25 MB (estimate 8.49 MB with
-// the guard); fill N = 2000 after 60 steps, 4316 contacts, 5.71 MB
-// (6.12 MB); the scaling series' settle N = 64 000 (bench's scale-64000)
-// after 3 steps, 185 249 contacts, 200 MiB (213 MiB). With the Jacobian
+// N = 2000 after 60 steps, 7810 contacts, 7.35 MB (estimate 8.59 MB with
+// the guard); fill N = 2000 after 60 steps, 4316 contacts, 5.80 MB
+// (6.21 MB); the scaling series' settle N = 64 000 (bench's scale-64000)
+// after 3 steps, 185 249 contacts, 203 MiB (216 MiB). With the Jacobian
 // of 27 float64 per contact (before `6cf546a`: 690 B per contact found)
 // the same runs held 8.60, 6.36 and 221 MiB; before the contact
 // room started at 4·bodies (it was 8) and the Jacobian was sized by the
@@ -48,7 +48,7 @@ func EstimateBytes(bodies, contacts int) int64 {
 	slots := int64(1) << bits.Len64(uint64(max(2*n, 128)-1))
 	pairCap := pairCapPerBody*n + capSlack
 	contactCap := max(contactCapPerBody*n+capSlack, nc+nc/4)
-	return (288+240+108)*n + 8*slots + (4+56)*pairCap + 152*contactCap + (570+36)*nc
+	return (336+240+108)*n + 8*slots + (4+56)*pairCap + 152*contactCap + (570+36)*nc
 }
 
 // The device collider's capacities at Load (loadCollider): binning

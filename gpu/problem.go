@@ -178,7 +178,7 @@ func (p *problem) recordSweep(g, dg *Vec, omega, lambda float64, s *Buffer, gt u
 	for c := 0; c < maxColours && b.nc > 0; c++ {
 		if m := int(cl.starts[c+1] - cl.starts[c]); m > 0 {
 			p.record(k, p.groups(k, m), shaders.GsColourSweepArgs{Omega: omega, Lambda: lambda, Colour: uint32(c), Gate: gt},
-				g.buf, b.dv, dg.buf, b.r, b.a, b.b, b.jac, b.mu, b.coh, b.invMass, b.invInertia, b.fixedBody, b.rot,
+				g.buf, b.dv, dg.buf, b.r, b.a, b.b, b.jac, b.mu, b.coh, b.invMass, b.invInertia, b.fixedBody, b.invInertiaW,
 				cl.perm, cl.start, s)
 		}
 	}
@@ -187,7 +187,7 @@ func (p *problem) recordSweep(g, dg *Vec, omega, lambda float64, s *Buffer, gt u
 		return
 	}
 	p.record(b.k.sweep, [3]uint32{1, 1, 1}, shaders.GsSweepArgs{Omega: omega, Lambda: lambda, NC: uint32(b.nc), Nj: uint32(j.Rows), Nr: uint32(rl.n), Gate: gt},
-		g.buf, b.dv, dg.buf, b.r, b.a, b.b, b.jac, b.mu, b.coh, b.invMass, b.invInertia, b.fixedBody, b.rot,
+		g.buf, b.dv, dg.buf, b.r, b.a, b.b, b.jac, b.mu, b.coh, b.invMass, b.invInertia, b.fixedBody, b.invInertiaW,
 		j.lin, j.rotA, j.rotB, j.rowA, j.rowB, j.lo, j.hi, rl.rcon, rl.rotA, rl.rotB, rl.mur, rl.mus, cl.perm, cl.start, s)
 }
 

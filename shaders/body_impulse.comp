@@ -15,7 +15,7 @@
 //		if e&1 == 0 { F = −F; s := s_A } else { s := s_B }
 //		f += F; τ += s × F
 //	}
-//	dv[6i:6i+6] = (invMass[i]·f, R J̄⁻¹ Rᵀ τ)    // j·τ for an isotropic body
+//	dv[6i:6i+6] = (invMass[i]·f, invInertiaW_i τ)    // j·τ for an isotropic body
 //
 // componentwise, each sum left to right, every operation `precise`: bit for
 // bit cpuref's bodyImpulse (lib/body_impulse.glsl's bodyImpulse, which
@@ -26,8 +26,8 @@
 // (3 per contact, N·s), 2 adjOff (n+1 uint32), 3 adj (uint32 entries),
 // 4 jac (12 per contact), 5 invMass (1 per body), 6 invInertia (3 per
 // body), 7 fixedBody (uint32 per body), 8 jadjOff (n+1 uint32), 9 jadj
-// (uint32 entries), 10 jlin, 11 jrotA, 12 jrotB (3 per joint row), 13 rot
-// (4 per body), 14 ridx (uint32 per contact: its rolling block or
+// (uint32 entries), 10 jlin, 11 jrotA, 12 jrotB (3 per joint row),
+// 13 invInertiaW (6 per body), 14 ridx (uint32 per contact: its rolling block or
 // 0xffffffff), 15 rrotA, 16 rrotB (9 float64 per rolling block); all read
 // except dv.
 // Push constants: uint n, uint jbase (3nc: x's first joint row), uint nr

@@ -18,7 +18,7 @@
 //	}
 //
 // Bindings (set 0): 0–12 as lib/gs_contact.glsl (gamma, dv, diag, r, a,
-// b, jac, mu, coh, invMass, invInertia, fixedBody, rot),
+// b, jac, mu, coh, invMass, invInertia, fixedBody, invInertiaW),
 // 13 perm (uint32 per contact: the contacts by colour), 14 start (uint32,
 // 34: the colours' ranges of perm), read, as gs_colour writes them, 15 s
 // (read; the solver's scalars, layout in gpu/apgd.go).

@@ -35,7 +35,7 @@
 //
 // Bindings (set 0): 0–12 as lib/gs_contact.glsl (gamma, dv, diag: g_k as
 // block_diag writes it, r, a, b, jac, mu, coh, invMass, invInertia,
-// fixedBody, rot), 13–17 jlin, jrotA, jrotB, jrowA, jrowB
+// fixedBody, invInertiaW), 13–17 jlin, jrotA, jrotB, jrowA, jrowB
 // (read) as lib/joint_row.glsl, 18 jlo, 19 jhi (1 per joint row), 20–24
 // rcon, rrotA, rrotB, rmur, rmus (read) as lib/rolling_row.glsl, 25 perm
 // (uint32 per contact: the contacts by colour), 26 start (uint32, 34: the

@@ -1213,7 +1213,10 @@ var sumSPIRV string
 // WorldVelocity is world_velocity.comp: dst = v with every body's angular part turned into the
 // world frame (cpuref's worldVelocity): the solve takes velocities in the
 // world frame (cpuref's frame.go), and Build's r = Dᵀ vfree + b reads the
-// free velocity so turned.
+// free velocity so turned; and the step's world-frame inverse inertia
+// R J̄⁻¹ Rᵀ of every body, which the products with N apply to bodies that
+// are not isotropic (cpuref's worldInertia; cpuref forms it for those
+// only, the values of the others are never read).
 var WorldVelocity = Module{
 	Name:  "world_velocity",
 	SPIRV: world_velocitySPIRV,
@@ -1221,6 +1224,8 @@ var WorldVelocity = Module{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, WriteOnly: true},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  4,

@@ -48,8 +48,9 @@
 // 4 jac (12 per contact), 5 invMass (1 per body), 6 invInertia (3 per
 // body), 7 fixedBody (uint32 per body), 8 jadjOff (n+1 uint32), 9 jadj
 // (uint32 entries), 10 jlin, 11 jrotA, 12 jrotB (3 float64 per joint row),
-// 13 rot (4 per body; read for bodies that are not isotropic). The
-// includer defines nothing and binds its own buffers from 14.
+// 13 invInertiaW (6 per body: R J̄⁻¹ Rᵀ of the step, world_velocity; read
+// for bodies that are not isotropic). The includer defines nothing and
+// binds its own buffers from 14.
 layout(std430, set = 0, binding = 0) writeonly buffer DV { double dv[]; };
 layout(std430, set = 0, binding = 1) readonly buffer X { double x[]; };
 layout(std430, set = 0, binding = 2) readonly buffer AdjOff { uint adjOff[]; };
@@ -63,7 +64,7 @@ layout(std430, set = 0, binding = 9) readonly buffer JAdj { uint jadj[]; };
 layout(std430, set = 0, binding = 10) readonly buffer JLin { double jlin[]; };
 layout(std430, set = 0, binding = 11) readonly buffer JRotA { double jrotA[]; };
 layout(std430, set = 0, binding = 12) readonly buffer JRotB { double jrotB[]; };
-layout(std430, set = 0, binding = 13) readonly buffer Rot { double rot[]; };
+layout(std430, set = 0, binding = 13) readonly buffer InvInertiaW { double invInertiaW[]; };
 #ifdef BODY_IMPULSE_ROLLING
 layout(std430, set = 0, binding = 14) readonly buffer RIdx { uint ridx[]; };
 layout(std430, set = 0, binding = 15) readonly buffer RRotA { double rrotA[]; };
@@ -158,7 +159,7 @@ void bodyImpulse(uint i, uint jbase) {
 	precise double o2 = im * f2;
 	dvec3 ji = dvec3(invInertia[3u * i], invInertia[3u * i + 1u], invInertia[3u * i + 2u]);
 	precise dvec3 t = dvec3(t0, t1, t2);
-	precise dvec3 w = INERTIA_WORLD(ji, rot, i, t);
+	precise dvec3 w = INERTIA_WORLD(ji, invInertiaW, i, t);
 	precise double o3 = w.x;
 	precise double o4 = w.y;
 	precise double o5 = w.z;

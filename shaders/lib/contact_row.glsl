@@ -49,16 +49,13 @@ precise dvec3 contactTorque(dvec3 s, dvec3 f) {
 	return cross3(s, f);
 }
 
-// invInertiaWorldOf returns R J̄⁻¹ Rᵀ t for a body whose inverse inertia
-// is ji (body frame) and orientation (qw, qv): ji.x·t for an isotropic
-// body (three equal entries), else t turned into the body frame by the
-// conjugate, scaled and turned back (cpuref's invInertiaWorld). The
-// orientation is read only where it is needed: see INERTIA_WORLD.
-precise dvec3 invInertiaWorldOf(dvec3 ji, double qw, dvec3 qv, dvec3 t) {
-	precise dvec3 qc = dvec3(qv.x * -1.0lf, qv.y * -1.0lf, qv.z * -1.0lf);
-	precise dvec3 tb = rotate(qw, qc, t);
-	precise dvec3 s = dvec3(ji.x * tb.x, ji.y * tb.y, ji.z * tb.z);
-	return rotate(qw, qv, s);
+// symMul returns m t for the symmetric matrix m = (m00, m01, m02, m11,
+// m12, m22), each row summed left to right (cpuref's invInertiaWorld).
+precise dvec3 symMul(double m0, double m1, double m2, double m3, double m4, double m5, dvec3 t) {
+	precise double x = m0 * t.x + m1 * t.y + m2 * t.z;
+	precise double y = m1 * t.x + m3 * t.y + m4 * t.z;
+	precise double z = m2 * t.x + m4 * t.y + m5 * t.z;
+	return dvec3(x, y, z);
 }
 
 // isotropic reports whether ji's three entries are equal.
@@ -76,8 +73,9 @@ precise dvec3 inBodyFrameOf(dvec3 ji, double qw, dvec3 qv, dvec3 rho) {
 	return rotate(qw, qc, rho);
 }
 
-// INERTIA_WORLD(ji, ROT, i, t): invInertiaWorldOf for body i whose
-// orientation is ROT[4i:4i+4] (w, x, y, z), reading it only for a body
-// that is not isotropic; ji.x·t componentwise otherwise.
-#define INERTIA_WORLD(ji, ROT, i, t) (isotropic(ji) ? dvec3((ji).x * (t).x, (ji).x * (t).y, (ji).x * (t).z) : invInertiaWorldOf((ji), ROT[4u * (i)], dvec3(ROT[4u * (i) + 1u], ROT[4u * (i) + 2u], ROT[4u * (i) + 3u]), (t)))
+// INERTIA_WORLD(ji, IW, i, t): R J̄⁻¹ Rᵀ t for body i of inverse inertia
+// ji (body frame): ji.x·t componentwise for an isotropic body, else
+// symMul with the step's matrix IW[6i:6i+6] (world_velocity writes it),
+// read only then (cpuref's invInertiaWorld).
+#define INERTIA_WORLD(ji, IW, i, t) (isotropic(ji) ? dvec3((ji).x * (t).x, (ji).x * (t).y, (ji).x * (t).z) : symMul(IW[6u * (i)], IW[6u * (i) + 1u], IW[6u * (i) + 2u], IW[6u * (i) + 3u], IW[6u * (i) + 4u], IW[6u * (i) + 5u], (t)))
 #endif

@@ -23,8 +23,9 @@
 // per contact), 1 dv (read and written; 6 per body, world frame), 2 diag
 // (3 per contact), 3 r (3 per contact), 4 a, 5 b (uint32 body indices),
 // 6 jac (12 per contact), 7 mu, 8 coh (1 per contact), 9 invMass (1 per
-// body), 10 invInertia (3 per body), 11 fixedBody (uint32 per body), 12 rot
-// (4 per body). The includer defines nothing.
+// body), 10 invInertia (3 per body), 11 fixedBody (uint32 per body),
+// 12 invInertiaW (6 per body: R J̄⁻¹ Rᵀ of the step, world_velocity). The
+// includer defines nothing.
 layout(std430, set = 0, binding = 0) buffer Gamma { double gamma[]; };
 layout(std430, set = 0, binding = 1) buffer DV { double dv[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Diag { double diag[]; };
@@ -37,7 +38,7 @@ layout(std430, set = 0, binding = 8) readonly buffer Coh { double coh[]; };
 layout(std430, set = 0, binding = 9) readonly buffer InvMass { double invMass[]; };
 layout(std430, set = 0, binding = 10) readonly buffer InvInertia { double invInertia[]; };
 layout(std430, set = 0, binding = 11) readonly buffer FixedBody { uint fixedBody[]; };
-layout(std430, set = 0, binding = 12) readonly buffer Rot { double rot[]; };
+layout(std430, set = 0, binding = 12) readonly buffer InvInertiaW { double invInertiaW[]; };
 
 #include "cone.glsl"
 #include "contact_row.glsl"
@@ -46,7 +47,7 @@ layout(std430, set = 0, binding = 12) readonly buffer Rot { double rot[]; };
 // invInertiaWorld).
 precise dvec3 invInertiaWorld(uint i, dvec3 t) {
 	dvec3 ji = dvec3(invInertia[3u * i], invInertia[3u * i + 1u], invInertia[3u * i + 2u]);
-	precise dvec3 w = INERTIA_WORLD(ji, rot, i, t);
+	precise dvec3 w = INERTIA_WORLD(ji, invInertiaW, i, t);
 	return w;
 }
 
