@@ -35,9 +35,9 @@ func (b *Backend) isotropic(i int) bool {
 // isotropic body, else the product with the step's matrix
 // invInertiaW[6i:6i+6] (worldInertia), each row summed left to right.
 func (b *Backend) invInertiaWorld(i int, t [3]float64) [3]float64 {
-	ji := b.invInertia[3*i : 3*i+3]
-	if ji[0] == ji[1] && ji[1] == ji[2] {
-		return [3]float64{ji[0] * t[0], ji[0] * t[1], ji[0] * t[2]}
+	if b.isotropic(i) {
+		j := b.invInertia[3*i]
+		return [3]float64{j * t[0], j * t[1], j * t[2]}
 	}
 	m := (*[6]float64)(b.invInertiaW[6*i : 6*i+6])
 	return [3]float64{

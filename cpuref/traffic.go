@@ -15,7 +15,8 @@ import "github.com/gpusim/gpusim/traffic"
 // bounds from above what an iteration streams from memory: at N = 1000
 // the whole state fits the caches. Both contact sides count as movable
 // bodies, and bodies as isotropic (spheres): another body's M⁻¹ also
-// reads its orientation (32 bytes per body and body-impulse pass).
+// reads its step matrix R J̄⁻¹ Rᵀ (invInertiaW: 48 bytes per body and
+// body-impulse pass).
 func APGDIterationTraffic() []traffic.Pass {
 	r, w := traffic.Read, traffic.Write
 	const vec3, f64, u32 = traffic.Vec3, traffic.F64, traffic.U32

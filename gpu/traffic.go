@@ -40,7 +40,8 @@ func APGDIterationTraffic() []traffic.Pass {
 	// its γ, the contact's n and u and the side's contact point s),
 	// apgd_contact_velocity reads both bodies' dv and the contact's
 	// Jacobian (n, u, s_A, s_B). Bodies count as isotropic (spheres):
-	// another body's M⁻¹ also reads its orientation (rot, 32 B per body).
+	// another body's M⁻¹ also reads the step's R J̄⁻¹ Rᵀ (invInertiaW,
+	// 48 B per body).
 	bodyImpulse := traffic.Pass{Name: "apgd_body_impulse", Role: "dv = M⁻¹ D γ' (per body, over its contacts)", Accesses: []traffic.Access{
 		w(0, "dv", 0, 6*f64), r(1, "γ'", 2*vec3, 0), r(2, "adjOff", 0, 2*u32), r(3, "adj", 2*u32, 0),
 		r(4, "jac: n, u and the side's s", 2*9*f64, 0),
