@@ -23,10 +23,17 @@ import (
 //	          (or γ_k and Nγ_k after a restart), g = Ny + r,
 //	          γ' = Π(y − t g)
 //	bodies:   M⁻¹Dγ' (gathered from each contact's γ' and Jacobian)
-//	contacts: Nγ', [r' = r₀ + a(Nγ' + r₀)], the residual vector of γ'
-//	elements: γ'·Nγ', r·γ', (γ'−y)·(Nγ'−Ny), ‖γ'−y‖², the residual
-//	          vector's squared norm, g·(γ'−γ_k)
+//	contacts: Nγ', [r' = r₀ + a(Nγ' + r₀)]
+//	elements: γ'·Nγ', r·γ', (γ'−y)·(Nγ'−Ny), ‖γ'−y‖², the squared norm
+//	          of the residual vector of γ', g·(γ'−γ_k)
 //
+// Neither g nor the residual vector is stored: g = 1·Ny + 1·r is taken
+// again where it is read (the trial, the last dot product), and the
+// residual vector chunk by chunk where its norm is summed, each with
+// engine.APGD's operations on the same operands, so the same values. That
+// keeps seven vectors of 3 per contact instead of nine (48 bytes per
+// contact less) and streams neither (cpuref/traffic.go).
+
 // The residual of a trial is taken with the trial (engine.APGD takes it
 // once the trial is accepted; a rejected trial's is dropped, the values
 // are the same), and the anti-relaxed r' goes to a second vector that
@@ -42,11 +49,11 @@ var _ engine.DeviceAPGD = (*problem)(nil)
 // apgdWork is SolveAPGD's state: vectors of 3 per contact, the per-chunk
 // partial sums, and the operands of the running loop.
 type apgdWork struct {
-	g, x, xNew, y, best, ny, nx, nxNew, tmp []float64
-	rAR, rAR2                               []float64 // r of the anti-relaxed solve, and the next one
-	r, rNext                                []float64 // r in use (the problem's or rAR), the trial's (r or rAR2)
-	part                                    [][6]float64
-	col                                     []float64 // one sum's column of part, for sumChunks
+	x, xNew, y, best, ny, nx, nxNew []float64
+	rAR, rAR2                       []float64 // r of the anti-relaxed solve, and the next one
+	r, rNext                        []float64 // r in use (the problem's or rAR), the trial's (r or rAR2)
+	part                            [][6]float64
+	col                             []float64 // one sum's column of part, for sumChunks
 
 	r0      Vec     // the problem's r
 	yMode   int     // trialY: 0 y as it is, 1 y = γ_k, 2 y = a·γ_k + b·γ_{k−1}
@@ -72,7 +79,7 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 		l.trialY, l.trial, l.velRes, l.dot6 = b.apgdTrialY, b.apgdTrial, b.apgdVelRes, b.apgdDot6
 		w.started = true
 	}
-	for _, v := range []*[]float64{&w.g, &w.x, &w.xNew, &w.y, &w.best, &w.ny, &w.nx, &w.nxNew, &w.tmp} {
+	for _, v := range []*[]float64{&w.x, &w.xNew, &w.y, &w.best, &w.ny, &w.nx, &w.nxNew} {
 		*v = resizeF(*v, n)
 	}
 	w.r0, w.r, w.rNext, w.gd, w.ar = b.r, b.r, b.r, opt.Gd, ar
@@ -83,8 +90,10 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 	}
 	defer func() { w.r0, w.r, w.rNext, b.args = nil, nil, nil, loopArgs{} }()
 
-	// Lines 1–5: γ̂₀ = 1, y₀ = γ₀, θ₀ = 1, L from the secant between γ₀ and γ̂₀.
-	x, xNew, y, best, g, tmp := w.x, w.xNew, w.y, w.best, w.g, w.tmp
+	// Lines 1–5: γ̂₀ = 1, y₀ = γ₀, θ₀ = 1, L from the secant between γ₀ and γ̂₀
+	// (γ₀ − γ̂₀ and its product with N in nxNew and ny, which the loop
+	// sets before it reads them).
+	x, xNew, y, best, g, tmp := w.x, w.xNew, w.y, w.best, w.ny, w.nxNew
 	b.args.d, b.args.x = x, gamma
 	b.pool.forChunks(nc, contactGrain, taskFunc(b.loops.project))
 	copy(y, x)
@@ -194,9 +203,10 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 	st.Converged = rmin < opt.Tol
 	st.Objective = fBest
 	if ar {
-		// The objective with the problem's own r, as engine.APGD reports it.
-		b.schur(tmp, best)
-		st.Objective = 0.5*b.dot(best, tmp) + b.dot(b.r, best)
+		// The objective with the problem's own r, as engine.APGD reports it
+		// (N γ̂ in y, done with).
+		b.schur(y, best)
+		st.Objective = 0.5*b.dot(best, y) + b.dot(b.r, best)
 	}
 	return st, nil
 }
@@ -225,12 +235,12 @@ func (b *Backend) schur(dst, x []float64) {
 }
 
 // apgdTrialY sets, for the contacts in [lo, hi), y_k and N y_k (yMode),
-// g_k = N y_k + r_k, and then makes the first trial there (apgdTrial; it
-// needs only contact k's y_k and g_k, and overwrites γ_{k−1} in xNew after
-// y_k is taken from it).
+// and then makes the first trial there (apgdTrial; it needs only contact
+// k's y_k and N y_k, and overwrites γ_{k−1} in xNew after y_k is taken
+// from it).
 func (b *Backend) apgdTrialY(c, lo, hi int) {
 	w := &b.apgd
-	y, ny, g, r := w.y[3*lo:3*hi], w.ny[3*lo:3*hi], w.g[3*lo:3*hi], w.r[3*lo:3*hi]
+	y, ny := w.y[3*lo:3*hi], w.ny[3*lo:3*hi]
 	x, xo, nx, nxo, a, e := w.x[3*lo:3*hi], w.xNew[3*lo:3*hi], w.nx[3*lo:3*hi], w.nxNew[3*lo:3*hi], w.ya, w.yb
 	switch w.yMode {
 	case 1:
@@ -244,30 +254,28 @@ func (b *Backend) apgdTrialY(c, lo, hi int) {
 			ny[i] = a*nx[i] + e*nxo[i]
 		}
 	}
-	for i := range g {
-		g[i] = 1*ny[i] + 1*r[i]
-	}
 	b.apgdTrial(c, lo, hi)
 }
 
-// apgdTrial sets γ'_k = Π(y_k − t g_k) for the contacts in [lo, hi).
+// apgdTrial sets γ'_k = Π(y_k − t g_k) for the contacts in [lo, hi), with
+// g_k = 1·N y_k + 1·r_k (engine.APGD's Axpby).
 func (b *Backend) apgdTrial(_, lo, hi int) {
 	w := &b.apgd
-	y, g, xn, nt := w.y, w.g, w.xNew, w.negT
+	y, ny, r, xn, nt := w.y, w.ny, w.r, w.xNew, w.negT
 	for i := 3 * lo; i < 3*hi; i++ {
-		xn[i] = 1*y[i] + nt*g[i]
+		g := 1*ny[i] + 1*r[i]
+		xn[i] = 1*y[i] + nt*g
 	}
 	projectCones(xn, xn, b.con.Mu, b.coh, lo, hi)
 }
 
 // apgdVelRes sets, for the contacts in [lo, hi), Nγ'_k = D_kᵀ dv; when
 // anti-relaxed, r'_k = r₀_k plus μ_k‖(u_u, u_w)‖ on the normal row,
-// u = Nγ' + r₀ (else r' is r); then tmp_k = γ'_k − Π(γ'_k − g_d(Nγ'_k + r'_k)),
-// the residual vector of the trial.
+// u = Nγ' + r₀ (else r' is r).
 func (b *Backend) apgdVelRes(_, lo, hi int) {
 	w := &b.apgd
 	b.velocities(lo, hi, b.dv, w.nxNew[3*lo:3*hi])
-	xn, nx, r, tmp, ngd := w.xNew, w.nxNew, w.rNext, w.tmp, -w.gd
+	nx, r := w.nxNew, w.rNext
 	if w.ar {
 		r0 := w.r0
 		for k := lo; k < hi; k++ {
@@ -277,13 +285,33 @@ func (b *Backend) apgdVelRes(_, lo, hi int) {
 			r[3*k] += b.con.Mu[k] * math.Hypot(u1, u2)
 		}
 	}
-	for i := 3 * lo; i < 3*hi; i++ {
-		tmp[i] = 1*xn[i] + ngd*(1*nx[i]+1*r[i])
+}
+
+// residualVector sets buf[:hi−lo] to the elements i in [lo, hi) (at most
+// chunk of them) of the trial's residual vector,
+// γ'_k − Π(γ'_k − g_d(Nγ'_k + r'_k)), computed contact by contact for the
+// contacts that hold them (whole, also where a contact straddles lo or
+// hi; buf has room for them) with engine's operations (three Axpby and a
+// Project).
+func (b *Backend) residualVector(buf *[chunk + 6]float64, lo, hi int) []float64 {
+	w := &b.apgd
+	k0, k1 := lo/3, (hi+2)/3
+	xn := w.xNew[3*k0 : 3*k1]
+	nx, r, z := w.nxNew[3*k0:3*k1], w.rNext[3*k0:3*k1], buf[:len(xn)]
+	ngd := -w.gd
+	for i := range z {
+		z[i] = 1*xn[i] + ngd*(1*nx[i]+1*r[i])
 	}
-	projectCones(tmp, tmp, b.con.Mu, b.coh, lo, hi)
-	for i := 3 * lo; i < 3*hi; i++ {
-		tmp[i] = 1*xn[i] + (-1)*tmp[i]
+	projectCones(z, z, b.con.Mu[k0:k1], b.coh[k0:k1], 0, k1-k0)
+	// In place: element i reads z[off+i], off ≥ 0, before anything
+	// at or above it is written.
+	off := lo - 3*k0
+	t := buf[:hi-lo]
+	xs, zs := xn[off:off+len(t)], z[off:off+len(t)]
+	for i := range t {
+		t[i] = 1*xs[i] + (-1)*zs[i]
 	}
+	return t
 }
 
 // dots6 returns γ'·Nγ', r·γ', (γ'−y)·(Nγ'−Ny), ‖γ'−y‖², ‖tmp‖² and
@@ -319,17 +347,19 @@ func (b *Backend) dots6(n int) [6]float64 {
 
 func (b *Backend) apgdDot6(c, lo, hi int) {
 	w := &b.apgd
+	var buf [chunk + 6]float64
+	tmp := b.residualVector(&buf, lo, hi)
 	xn, nx, r, y, ny := w.xNew[lo:hi], w.nxNew[lo:hi], w.r[lo:hi], w.y[lo:hi], w.ny[lo:hi]
-	tmp, g, x := w.tmp[lo:hi], w.g[lo:hi], w.x[lo:hi]
+	x := w.x[lo:hi]
 	n := len(xn)
-	nx, r, y, ny, tmp, g, x = nx[:n], r[:n], y[:n], ny[:n], tmp[:n], g[:n], x[:n]
+	nx, r, y, ny, tmp, x = nx[:n], r[:n], y[:n], ny[:n], tmp[:n], x[:n]
 	// Lane l's terms are l, l+256, …: row j of 256 adds term 256j+l to lane
 	// l's sum, rows in order, so each lane adds its terms in order while
 	// the loads run along the vectors.
 	var s [6][lanes]float64
 	for j := 0; j < n; j += lanes {
 		m := min(lanes, n-j)
-		xn, nx, r, y, ny, tmp, g, x := xn[j:j+m], nx[j:j+m], r[j:j+m], y[j:j+m], ny[j:j+m], tmp[j:j+m], g[j:j+m], x[j:j+m]
+		xn, nx, r, y, ny, tmp, x := xn[j:j+m], nx[j:j+m], r[j:j+m], y[j:j+m], ny[j:j+m], tmp[j:j+m], x[j:j+m]
 		s0, s1, s2, s3, s4, s5 := s[0][:m], s[1][:m], s[2][:m], s[3][:m], s[4][:m], s[5][:m]
 		for i := range xn {
 			s0[i] += xn[i] * nx[i]
@@ -338,7 +368,8 @@ func (b *Backend) apgdDot6(c, lo, hi int) {
 			s2[i] += d * (1*nx[i] + (-1)*ny[i])
 			s3[i] += d * d
 			s4[i] += tmp[i] * tmp[i]
-			s5[i] += g[i] * (1*xn[i] + (-1)*x[i])
+			g := 1*ny[i] + 1*r[i]
+			s5[i] += g * (1*xn[i] + (-1)*x[i])
 		}
 	}
 	w.part[c] = [6]float64{laneTree(&s[0]), laneTree(&s[1]), laneTree(&s[2]), laneTree(&s[3]), laneTree(&s[4]), laneTree(&s[5])}

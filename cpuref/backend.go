@@ -34,7 +34,7 @@ type Backend struct {
 
 	pos, rot, vel, omega []float64
 	invMass, invInertia  []float64
-	invInertiaW          []float64 // R J̄⁻¹ Rᵀ of the step, 6 per body, for bodies that are not isotropic (frame.go)
+	invInertiaW          []float64 // R J̄⁻¹ Rᵀ of the step, 6 per body, for bodies that are not isotropic (frame.go); nil if there are none
 	force, torque        []float64 // external, world frame
 	vfree                []float64 // v + h M⁻¹ f, 6 per body (linear world, angular body)
 	dv                   []float64 // M⁻¹ D x, 6 per body (world: frame.go; scratch of Schur, and of Build for vfree in the world frame)
@@ -111,7 +111,15 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	b.invMass, b.invInertia, b.force, b.torque = a.InvMass, a.InvInertia, a.Force, a.Torque
 	b.vfree = make([]float64, 6*n)
 	b.dv = make([]float64, 6*n)
-	b.invInertiaW = make([]float64, 6*n)
+	b.invInertiaW = nil
+	for i := range n {
+		if !b.fixed[i] && !b.isotropic(i) {
+			// Only bodies that are not isotropic read it (frame.go): a
+			// model of spheres keeps no 48 bytes per body for it.
+			b.invInertiaW = make([]float64, 6*n)
+			break
+		}
+	}
 	b.prevGamma = b.prevGamma[:0]
 	b.loadJoints(m)
 	b.rl = rolling{on: m.HasRolling(), prev: b.rl.prev[:0]}

@@ -179,5 +179,5 @@ func resizeU(s []uint32, n int) []uint32 {
 	if cap(s) >= n {
 		return s[:n]
 	}
-	return make([]uint32, n, n+n/4)
+	return make([]uint32, n, roomy(n))
 }

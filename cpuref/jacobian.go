@@ -238,9 +238,20 @@ func (b *Backend) addContactImpulse(k int, x [3]float64, dv []float64) {
 	}
 }
 
+// resizeF returns s resliced to length n when it has room, else a new
+// slice of length n with headroom (roomy).
 func resizeF(s []float64, n int) []float64 {
 	if cap(s) >= n {
 		return s[:n]
 	}
-	return make([]float64, n, n+n/4)
+	return make([]float64, n, roomy(n))
 }
+
+// roomy is the capacity that the backend gives a per-contact array that
+// must grow to n elements: an eighth more, so that a count of contacts
+// that creeps up reallocates a few times (at most 6 reallocations per
+// doubling) and not at every step, while a settled pile's arrays carry
+// 12.5 % of unused room, not the 25 % that Go's append and the earlier
+// n + n/4 left (at 64 000 settled spheres the per-contact arrays are about
+// 40 % of the memory).
+func roomy(n int) int { return n + n/8 }

@@ -113,7 +113,7 @@ func (l linalg) Read(dst []float64, src engine.Vec) { copy(dst, vec(src)) }
 
 // ReuseVec returns v when it is a Vec of length n, v resliced to length n
 // when it is a Vec with room for n elements, else a new Vec of length n
-// with a quarter more room; the contents are unspecified
+// with room to grow (roomy); the contents are unspecified
 // (engine.VecReuser). Reslicing boxes a new slice header into the
 // interface, one small allocation; keeping v allocates nothing.
 func (l linalg) ReuseVec(v engine.Vec, n int) engine.Vec {
@@ -124,7 +124,7 @@ func (l linalg) ReuseVec(v engine.Vec, n int) engine.Vec {
 	case ok && cap(x) >= n:
 		return x[:n]
 	}
-	return make(Vec, n, n+n/4)
+	return make(Vec, n, roomy(n))
 }
 
 // taskFunc adapts a loop body made once (a method value kept in a field)

@@ -268,5 +268,5 @@ func resizeI32(s []int32, n int) []int32 {
 	if cap(s) >= n {
 		return s[:n]
 	}
-	return make([]int32, n, n+n/4)
+	return make([]int32, n, roomy(n))
 }

@@ -22,17 +22,16 @@ func APGDIterationTraffic() []traffic.Pass {
 	const vec3, f64, u32 = traffic.Vec3, traffic.F64, traffic.U32
 	return []traffic.Pass{
 		{Name: "apgdTrialY", Role: "y, N y, g = N y + r; γ' = Π(y − t g)", Accesses: []traffic.Access{
-			r(0, "γ_k, γ_{k−1}, Nγ_k, Nγ_{k−1}, r", 5*vec3, 0), r(0, "mu, coh", 2*f64, 0), w(0, "y, N y, g, γ'", 4*vec3, 0)}},
+			r(0, "γ_k, γ_{k−1}, Nγ_k, Nγ_{k−1}, r", 5*vec3, 0), r(0, "mu, coh", 2*f64, 0), w(0, "y, N y, γ'", 3*vec3, 0)}},
 		{Name: "bodyImpulses", Role: "dv = M⁻¹ D γ' (per body, over its contacts)", Accesses: []traffic.Access{
 			r(0, "adjOff", 0, 2*u32), r(0, "adj", 2*u32, 0), r(0, "γ'", 2*vec3, 0),
 			r(0, "jac: n, u", 2*jacobianPerContact/2, 0), r(0, "jac: s_A, s_B", jacobianPerContact/2, 0),
 			r(0, "fixed", 0, 1), r(0, "invMass", 0, f64), r(0, "invInertia", 0, 3*f64), w(0, "dv", 0, 6*f64)}},
-		{Name: "apgdVelRes", Role: "Nγ' = Dᵀ dv; the trial's residual vector", Accesses: []traffic.Access{
+		{Name: "apgdVelRes", Role: "Nγ' = Dᵀ dv", Accesses: []traffic.Access{
 			r(0, "A, B", 2*u32, 0), r(0, "dv of A and B", 2*6*f64, 0),
-			r(0, "jac", jacobianPerContact, 0),
-			w(0, "Nγ'", vec3, 0), r(0, "γ', r", 2*vec3, 0), r(0, "mu, coh", 2*f64, 0), w(0, "tmp", vec3, 0)}},
-		{Name: "apgdDot6", Role: "the six dot products", Accesses: []traffic.Access{
-			r(0, "γ', Nγ', r, y, N y, tmp, g, γ_k", 8*vec3, 0)}},
+			r(0, "jac", jacobianPerContact, 0), w(0, "Nγ'", vec3, 0)}},
+		{Name: "apgdDot6", Role: "the six dot products, g = N y + r and the residual vector on the fly", Accesses: []traffic.Access{
+			r(0, "γ', Nγ', r, y, N y, γ_k", 6*vec3, 0), r(0, "mu, coh", 2*f64, 0)}},
 	}
 }
 

@@ -37,15 +37,16 @@ func TestTrafficModelLayout(t *testing.T) {
 		t.Errorf("the Jacobian holds %g bytes per contact, the model counts %d", got, jacobianPerContact)
 	}
 	w := &b.apgd
-	for _, v := range [][]float64{w.g, w.x, w.xNew, w.y, w.ny, w.nx, w.nxNew, w.tmp} {
+	for _, v := range [][]float64{w.x, w.xNew, w.y, w.best, w.ny, w.nx, w.nxNew} {
 		if got := per(len(v)); got != 24 {
 			t.Errorf("a solver vector holds %g bytes per contact, the model counts 24", got)
 		}
 	}
-	// The terms: 120 + 16 + 96 (trial) + 8 + 48 + 96 + 48 + 89/3
+	// The terms: 120 + 16 + 72 (trial) + 8 + 48 + 96 + 48 + 89/3
 	// (body impulses: each side its γ', the contact's n and u and its s)
-	// + 8 + 96 + 96 + 24 + 48 + 16 + 24 (velocities) + 192.
-	want := 232 + 200 + 89.0/3 + 312 + 192
+	// + 8 + 96 + 96 + 24 (velocities) + 144 + 16 (dot products and the
+	// residual vector).
+	want := 208 + 200 + 89.0/3 + 224 + 160
 	// 1e-12 relative: the model sums its terms in another order.
 	if got := APGDBytesPerContactIteration(1.0 / 3); math.Abs(got-want) > 1e-12*want {
 		t.Errorf("bytes per contact-iteration %g, want %g", got, want)
