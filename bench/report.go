@@ -294,8 +294,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			x.IterationsMean, x.ResidualLast, x.ResidualMedian, x.SubmitsPerStep, x.SubmitsPerIteration, x.BodyStepsPerSecond)
 	}
 
-	b.WriteString("\n### Memory\n\nGo heap allocation per measured step; peak resident memory (VmHWM) of the case's process and of a process that only opened the " +
-		"backend; bytes per body = (peak − baseline) / bodies; device memory = largest sum of buffer capacities after a step (Vulkan only).\n\n")
+	b.WriteString("\n### Memory\n\nGo heap allocation per measured step; peak resident memory (VmHWM) of the case's process after its measured steps (the engine, the scene and " +
+		"one copy of the body state read back; the end-of-run figures are read after it) and of a process that only opened the backend; bytes per body = (peak − baseline) / bodies; device memory = largest sum of buffer capacities after a step (Vulkan only).\n\n")
 	b.WriteString("| case | backend | bodies | allocated B / step | mallocs / step | peak RSS (MiB) | baseline RSS (MiB) | bytes / body | device memory (MiB) |\n")
 	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, x := range ok {
