@@ -15,13 +15,29 @@ func (v Vec) Len() int { return len(v) }
 // linalg implements engine.LinAlg on Vec with a pool.
 type linalg struct{ pool *pool }
 
+// reusedVec is the engine.Vec that ReuseVec returns: a Vec behind a
+// pointer, so that a new length changes the slice in place. A Vec stored
+// in an engine.Vec is a new 24-byte slice header on the heap each time;
+// Sim's γ takes a new length whenever the number of contacts changes.
+type reusedVec struct{ v Vec }
+
+// Len returns the length.
+func (r *reusedVec) Len() int { return len(r.v) }
+
 func vec(v engine.Vec) Vec {
-	x, ok := v.(Vec)
-	if !ok {
-		panic(fmt.Sprintf("cpuref: vector of type %T is not a cpuref.Vec", v))
+	switch x := v.(type) {
+	case Vec:
+		return x
+	case *reusedVec:
+		return x.v
 	}
-	return x
+	panic(fmt.Sprintf("cpuref: vector of type %T is not a cpuref vector", v))
 }
+
+// Data returns the elements of a vector made by the CPU path's LinAlg
+// (NewVec, ReuseVec, or a Vec), not a copy; it panics on another kind of
+// vector.
+func Data(v engine.Vec) Vec { return vec(v) }
 
 // NewVec returns a zeroed vector of length n.
 func (l linalg) NewVec(n int) engine.Vec { return make(Vec, n) }
@@ -111,20 +127,24 @@ func (l linalg) Write(dst engine.Vec, src []float64) { copy(vec(dst), src) }
 // Read copies src into dst.
 func (l linalg) Read(dst []float64, src engine.Vec) { copy(dst, vec(src)) }
 
-// ReuseVec returns v when it is a Vec of length n, v resliced to length n
-// when it is a Vec with room for n elements, else a new Vec of length n
-// with room to grow (roomy); the contents are unspecified
-// (engine.VecReuser). Reslicing boxes a new slice header into the
-// interface, one small allocation; keeping v allocates nothing.
+// ReuseVec returns v with length n when it has room for n elements, else
+// a new vector of length n with room to grow (roomy); the contents are
+// unspecified (engine.VecReuser). A vector it returned takes the new
+// length in place (reusedVec), so reusing it allocates nothing; a Vec
+// with room is wrapped once.
 func (l linalg) ReuseVec(v engine.Vec, n int) engine.Vec {
-	x, ok := v.(Vec)
-	switch {
-	case ok && len(x) == n:
-		return v
-	case ok && cap(x) >= n:
-		return x[:n]
+	switch x := v.(type) {
+	case *reusedVec:
+		if cap(x.v) >= n {
+			x.v = x.v[:n]
+			return x
+		}
+	case Vec:
+		if cap(x) >= n {
+			return &reusedVec{x[:n]}
+		}
 	}
-	return make(Vec, n, roomy(n))
+	return &reusedVec{make(Vec, n, roomy(n))}
 }
 
 // taskFunc adapts a loop body made once (a method value kept in a field)

@@ -31,7 +31,7 @@ import (
 type gpuOrder struct{ engine.Problem }
 
 func (p gpuOrder) Dot(x, y engine.Vec) float64 {
-	return kernelDot(x.(cpuref.Vec), y.(cpuref.Vec))
+	return kernelDot(cpuref.Data(x), cpuref.Data(y))
 }
 
 // Joints passes on the wrapped problem's joint rows (engine.JointRows).
