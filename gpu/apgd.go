@@ -138,11 +138,14 @@ type apgdRun struct {
 	s, hist *Buffer
 	chunks  int
 	partial *Vec // apgd_dot's partials, 4 per chunk (a Vec, so that it lives as long as a)
-	// γ_k, γ_{k+1}, y_k, g, N y_k, N γ_k, N γ_{k+1}, best, scratch, r
-	// (the anti-relaxed one, or r₀)
-	x, xNew, y, g, ny, nx, nxNew, best, tmp, r *Vec
-	r0, gamma                                  *Vec
-	histCap                                    int
+	// γ_k, γ_{k+1}, y_k, g, N y_k, N γ_k, N γ_{k+1}, best, r (the
+	// anti-relaxed one, or r₀). No scratch vector of its own: the
+	// residual vector goes to y, which an accepted trial no longer needs
+	// (apgd_next sets it anew), init's γ₀ − γ̂₀ to nxNew, which the first
+	// trial sets before it reads it, and tail's N γ̂ to y.
+	x, xNew, y, g, ny, nx, nxNew, best, r *Vec
+	r0, gamma                             *Vec
+	histCap                               int
 }
 
 // SolveAPGD implements engine.DeviceAPGD: engine.APGD's iterations on the
@@ -239,7 +242,7 @@ func (a *apgdRun) setup() error {
 	// The work vectors stay with the backend from solve to solve (devVec).
 	k := 0
 	vec := func() *Vec { k++; return a.p.devVec(k, a.n) }
-	a.x, a.xNew, a.y, a.g, a.ny, a.nx, a.nxNew, a.best, a.tmp = vec(), vec(), vec(), vec(), vec(), vec(), vec(), vec(), vec()
+	a.x, a.xNew, a.y, a.g, a.ny, a.nx, a.nxNew, a.best = vec(), vec(), vec(), vec(), vec(), vec(), vec(), vec()
 	a.r0 = a.p.vec(a.p.R())
 	a.r = a.r0
 	if a.ar {
@@ -269,21 +272,21 @@ func (a *apgdRun) release() {
 	}
 }
 
-// init records lines 1–5: x = Π(γ₀), y = x, best = 1, tmp = x − best,
-// g = N tmp, then L from ‖g‖/‖tmp‖, then N y = N γ₀, g = N y + r and a
+// init records lines 1–5: x = Π(γ₀), y = x, best = 1, nxNew = x − best,
+// g = N nxNew, then L from ‖g‖/‖nxNew‖, then N y = N γ₀, g = N y + r and a
 // copy of N γ₀ (engine.APGD's calls and values).
 func (a *apgdRun) init() {
 	p := a.p
 	p.Project(a.x, a.gamma)
 	p.Copy(a.y, a.x)
 	p.Fill(a.best, 1)
-	p.Axpby(a.tmp, 1, a.x, -1, a.best)
-	p.Schur(a.g, a.tmp)
+	p.Axpby(a.nxNew, 1, a.x, -1, a.best)
+	p.Schur(a.g, a.nxNew)
 	if a.ar {
 		p.Copy(a.r, a.r0)
 	}
 	st := gate(apgdStart)
-	a.dots(0, st, a.tmp, a.g, a.g, a.g, a.g)
+	a.dots(0, st, a.nxNew, a.g, a.g, a.g, a.g)
 	a.scalar(0, st)
 	a.schur(a.ny, a.x, st, true)
 	p.Copy(a.nx, a.ny)
@@ -304,8 +307,8 @@ func (a *apgdRun) block() {
 			a.r.buf, a.r0.buf, a.nxNew.buf, b.mu, a.s)
 	}
 	p.record(a.k.residual, p.groupsRows(a.k.residual), shaders.ApgdResidualArgs{Gd: a.opt.Gd, NC: uint32(b.nc), Nj: p.nj(), Gate: accept},
-		a.tmp.buf, a.xNew.buf, a.nxNew.buf, a.r.buf, b.mu, b.coh, a.s, b.jt.lo, b.jt.hi)
-	a.dots(2, accept, a.tmp, a.g, a.xNew, a.x, a.x)
+		a.y.buf, a.xNew.buf, a.nxNew.buf, a.r.buf, b.mu, b.coh, a.s, b.jt.lo, b.jt.hi)
+	a.dots(2, accept, a.y, a.g, a.xNew, a.x, a.x)
 	a.scalar(2, accept)
 	p.record(a.k.next, p.groups(a.k.next, a.n), shaders.ApgdNextArgs{N: uint32(a.n), Gate: step},
 		a.best.buf, a.y.buf, a.x.buf, a.xNew.buf, a.ny.buf, a.nx.buf, a.nxNew.buf, a.g.buf, a.r.buf, a.s)
@@ -319,8 +322,8 @@ func (a *apgdRun) tail() {
 		return
 	}
 	done := gate(apgdDone)
-	a.schur(a.tmp, a.best, done, false)
-	a.dots(3, done, a.best, a.tmp, a.r0, a.best, a.best)
+	a.schur(a.y, a.best, done, false)
+	a.dots(3, done, a.best, a.y, a.r0, a.best, a.best)
 }
 
 // schur records dst = N x (and g = dst + r when withG) under gate g.

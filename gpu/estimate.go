@@ -25,7 +25,7 @@ import (
 //     the count exceeds it;
 //   - per contact found: the Jacobian, coh and r (128 B, growSolver), the
 //     device solvers' work vectors and partial sums and gs's colouring,
-//     all grown with Buffer.Grow's headroom: 570 B, measured;
+//     all grown with Buffer.Grow's headroom: 540 B, measured;
 //   - a run's guard (guard.go): the kept copy of the body state and the
 //     skip flags, 108 B per body, and of the warm-start memory, 36 B per
 //     contact (keys and impulses; rolling impulses, 24 B more, are left
@@ -33,12 +33,14 @@ import (
 //
 // Measured on lavapipe (DeviceMemoryBytes, the largest after each step of
 // a backend stepped by engine.Sim, so without a run's guard; apgd): settle
-// N = 2000 after 60 steps, 7810 contacts, 7.35 MB (estimate 8.59 MB with
-// the guard); fill N = 2000 after 60 steps, 4316 contacts, 5.80 MB
-// (6.21 MB); the scaling series' settle N = 64 000 (bench's scale-64000)
-// after 3 steps, 185 249 contacts, 203 MiB (216 MiB). With the Jacobian
-// of 27 float64 per contact (before `6cf546a`: 690 B per contact found)
-// the same runs held 8.60, 6.36 and 221 MiB; before the contact
+// N = 2000 after 60 steps, 7810 contacts, 7.14 MB (estimate 8.35 MB with
+// the guard); fill N = 2000 after 60 steps, 4316 contacts, 5.68 MB
+// (6.08 MB); the scaling series' settle N = 64 000 (bench's scale-64000)
+// after 3 steps, 185 249 contacts, 197.5 MiB (211 MiB). With APGD's
+// scratch vector of its own (before the residual vector went to y: 570 B
+// per contact found) the same runs held 7.35 MB, 5.80 MB and 203 MiB;
+// with the Jacobian of 27 float64 per contact (before `6cf546a`: 690 B)
+// 8.60, 6.36 and 221 MiB; before the contact
 // room started at 4·bodies (it was 8) and the Jacobian was sized by the
 // contacts found (it took the room's size), 11.0, 10.2
 // and 335 MiB. It leaves out the fixed buffers (kernels' scalars,
@@ -48,7 +50,7 @@ func EstimateBytes(bodies, contacts int) int64 {
 	slots := int64(1) << bits.Len64(uint64(max(2*n, 128)-1))
 	pairCap := pairCapPerBody*n + capSlack
 	contactCap := max(contactCapPerBody*n+capSlack, nc+nc/4)
-	return (336+240+108)*n + 8*slots + (4+56)*pairCap + 152*contactCap + (570+36)*nc
+	return (336+240+108)*n + 8*slots + (4+56)*pairCap + 152*contactCap + (540+36)*nc
 }
 
 // The device collider's capacities at Load (loadCollider): binning

@@ -14,7 +14,7 @@ func TestEstimateBytes(t *testing.T) {
 		bodies, contacts int
 		measured         float64 // bytes
 	}{
-		{2000, 7810, 7345152}, {2000, 4316, 5803008}, {64000, 185249, 212600064},
+		{2000, 7810, 7141632}, {2000, 4316, 5679616}, {64000, 185249, 207042560},
 	} {
 		got := float64(EstimateBytes(c.bodies, c.contacts))
 		if r := got / c.measured; r < 0.9 || r > 1.25 {
@@ -22,10 +22,10 @@ func TestEstimateBytes(t *testing.T) {
 		}
 	}
 	// Large models in int64: 2²⁴ bodies with 2²⁶ contacts hold at least
-	// the per-contact term, 606 B × 2²⁶ = 37.9 GiB, and the bodies' and
+	// the per-contact term, 576 B × 2²⁶ = 36 GiB, and the bodies' and
 	// capacities' on top.
-	if got := EstimateBytes(1<<24, 4<<24); got < 606<<26+684<<24 {
-		t.Errorf("EstimateBytes(2²⁴ bodies, 2²⁶ contacts) = %d: want over %d", got, int64(606<<26+684<<24))
+	if got := EstimateBytes(1<<24, 4<<24); got < 576<<26+684<<24 {
+		t.Errorf("EstimateBytes(2²⁴ bodies, 2²⁶ contacts) = %d: want over %d", got, int64(576<<26+684<<24))
 	}
 }
 

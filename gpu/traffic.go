@@ -59,9 +59,9 @@ func APGDIterationTraffic() []traffic.Pass {
 		{Name: "apgd_dot", Role: "trial's four dot products", Accesses: []traffic.Access{
 			r(1, "γ'", vec3, 0), r(2, "Nγ'", vec3, 0), r(3, "r", vec3, 0), r(4, "y", vec3, 0), r(5, "N y", vec3, 0)}},
 		{Name: "apgd_residual", Role: "residual vector", Accesses: []traffic.Access{
-			w(0, "tmp", vec3, 0), r(1, "γ'", vec3, 0), r(2, "Nγ'", vec3, 0), r(3, "r", vec3, 0), r(4, "mu", f64, 0), r(5, "coh", f64, 0)}},
+			w(0, "residual vector (in y)", vec3, 0), r(1, "γ'", vec3, 0), r(2, "Nγ'", vec3, 0), r(3, "r", vec3, 0), r(4, "mu", f64, 0), r(5, "coh", f64, 0)}},
 		{Name: "apgd_dot", Role: "accept's two dot products", Accesses: []traffic.Access{
-			r(1, "tmp", vec3, 0), r(2, "g", vec3, 0), r(3, "γ'", vec3, 0), r(4, "γ", vec3, 0)}},
+			r(1, "residual vector", vec3, 0), r(2, "g", vec3, 0), r(3, "γ'", vec3, 0), r(4, "γ", vec3, 0)}},
 		{Name: "apgd_next", Role: "best, y, N y, g, γ, Nγ", Accesses: []traffic.Access{
 			w(0, "best (when better)", vec3, 0), w(1, "y", vec3, 0), r(2, "γ", vec3, 0), w(2, "γ", vec3, 0), r(3, "γ'", vec3, 0),
 			w(4, "N y", vec3, 0), r(5, "Nγ", vec3, 0), w(5, "Nγ", vec3, 0), r(6, "Nγ'", vec3, 0), w(7, "g", vec3, 0), r(8, "r", vec3, 0)}},
