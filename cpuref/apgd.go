@@ -355,7 +355,9 @@ func (b *Backend) apgdDot6(c, lo, hi int) {
 	nx, r, y, ny, tmp, x = nx[:n], r[:n], y[:n], ny[:n], tmp[:n], x[:n]
 	// Lane l's terms are l, l+256, …: row j of 256 adds term 256j+l to lane
 	// l's sum, rows in order, so each lane adds its terms in order while
-	// the loads run along the vectors.
+	// the loads run along the vectors. (Summing lane by lane in registers
+	// instead was measured 10–40 % slower: each lane's sum is then a chain
+	// of dependent additions.)
 	var s [6][lanes]float64
 	for j := 0; j < n; j += lanes {
 		m := min(lanes, n-j)

@@ -178,6 +178,16 @@ func (b *Backend) bodyImpulses(_, lo, hi int) {
 			*o = [6]float64{}
 			continue
 		}
+		adj := b.adj[b.adjOff[i]:b.adjOff[i+1]]
+		if len(adj) == 0 && b.jt.Rows == 0 {
+			// Nothing acts on the body: M⁻¹ applied to zero sums is +0 in
+			// every entry (each row of the step's R J̄⁻¹ Rᵀ has a positive
+			// diagonal term, so a sum of its zero products is +0), so the
+			// products are skipped; a pile's bodies without contacts (most
+			// of a falling one) cost nothing per iteration.
+			*o = [6]float64{}
+			continue
+		}
 		var f0, f1, f2, t0, t1, t2 float64
 		if b.jt.Rows > 0 {
 			// Joint rows first, so that contacts add in the same order as
@@ -186,7 +196,7 @@ func (b *Backend) bodyImpulses(_, lo, hi int) {
 			b.addJointImpulses(i, x, &f, &t)
 			f0, f1, f2, t0, t1, t2 = f[0], f[1], f[2], t[0], t[1], t[2]
 		}
-		for _, e := range b.adj[b.adjOff[i]:b.adjOff[i+1]] {
+		for _, e := range adj {
 			k := int(e >> 1)
 			g := (*[3]float64)(x[3*k : 3*k+3])
 			j := (*[12]float64)(b.jac[12*k : 12*k+12])
