@@ -33,7 +33,7 @@ import (
 // engine.APGD's operations on the same operands, so the same values. That
 // keeps seven vectors of 3 per contact instead of nine (48 bytes per
 // contact less) and streams neither (cpuref/traffic.go).
-
+//
 // The residual of a trial is taken with the trial (engine.APGD takes it
 // once the trial is accepted; a rejected trial's is dropped, the values
 // are the same), and the anti-relaxed r' goes to a second vector that
