@@ -19,22 +19,27 @@ import (
 //	/usr/bin/time -v gpusim run settle --set n=N --backend cpu --steps 20 --quiet --out /tmp/s
 //	/usr/bin/time -v gpusim run fill --set n=N --backend cpu --steps 2 --quiet --out /tmp/f
 //
-// (GOGC = 10, gpusim's default; "Maximum resident set size"):
+// (GOGC = 10, gpusim's default; "Maximum resident set size"), at
+// `c9c29de` (2026-11-28):
 //
-//	settle N = 1000, 2197 contacts: 18.1 MiB      fill N = 16000, 6247 contacts: 37.1 MiB
-//	settle N = 4000, 10377 contacts: 31.1 MiB     fill N = 64000, 25060 contacts: 106.1 MiB
-//	settle N = 16000, 45611 contacts: 85.1 MiB
-//	settle N = 64000, 184558 contacts: 299.1 MiB
+//	settle N = 1000, 2197 contacts: 17.8 MiB      fill N = 16000, 6247 contacts: 36.1 MiB
+//	settle N = 4000, 10377 contacts: 27.3 MiB     fill N = 64000, 25060 contacts: 105.2 MiB
+//	settle N = 16000, 45611 contacts: 73.6 MiB
+//	settle N = 64000, 184558 contacts: 245.5 MiB
 //
 // and a process that only lists the scenes, 11.6 MiB. The two scenes
 // differ in contacts per body (2.9 and 0.4), which separates the two
-// costs: between N = 16000 and 64000 settle grew by 214 MiB and fill by
-// 69 MiB, so a contact costs 1266 B (the Jacobian's 27 float64, APGD's
-// work vectors, the contact data, with the growth headroom of append) and
-// a body 1010 B (model, state, collider). The model reproduced settle N =
-// 64000 within 2 %; since the CPU path dropped its per-contact impulse
-// array (72 B per contact, 90 B with append's headroom) it is about 5 %
-// high there, which errs on the safe side for a memory check. The Vulkan path (fill on lavapipe, where device
+// costs: between N = 16000 and 64000 settle grew by 171.9 MiB and fill by
+// 69.1 MiB, so a contact costs 897 B (the Jacobian's 12 float64, APGD's
+// seven work vectors, the contact data, with the growth headroom) and a
+// body 1159 B (model, state, collider); the constants round them up to
+// 900 and 1160. The model gives settle N = 64000 within 2 % (241.2 MiB)
+// at its measured contacts; at contactsPerBody it asks for 23 % more
+// than that run took. Before the solve in the world frame and APGD's
+// seven vectors (`0f43f1f`: 27 float64 per contact, nine vectors) the
+// same runs took 18.1, 31.1, 85.1 and 299.1 MiB (settle) and 37.1 and
+// 106.1 MiB (fill): 1266 B per contact and 1010 B per body. The Vulkan
+// path (fill on lavapipe, where device
 // buffers are host memory: N = 16000, 225 MiB; N = 64000, 466 MiB) holds
 // the same ~1 KB per body on the host besides its device buffers
 // (gpu.EstimateBytes) and a fixed 140 MiB of driver and compiled kernels;
@@ -42,8 +47,8 @@ import (
 // (unified memory), which over-estimates a discrete GPU's host memory.
 const (
 	hostBaseBytes       = 12 << 20 // the process before any body
-	hostBytesPerBody    = 1010
-	hostBytesPerContact = 1266
+	hostBytesPerBody    = 1160
+	hostBytesPerContact = 900
 	// contactsPerBody is the contacts a run is expected to reach per body:
 	// a settled pile of spheres has 2.9–3.4 (settle, pressure in
 	// docs/bench.md); 4 leaves a margin for walls and for non-spherical

@@ -140,7 +140,7 @@ func badInputs() []badInput {
 			[]string{"run", "s.json", "--backend", "cpu", "--steps", "2", "--quiet"}, []string{`s.json: name: "../../../victim" cannot name a folder: it holds '/'; want letters, digits, '.', '_' and '-'`}, 0},
 		{"scene: name with a space (--set)", mini, runArgs("s.json", "--set", "name=my run"), []string{`s.json: name: "my run" cannot name a folder: it holds ' '`}, 0},
 		{"not enough memory (exit 1): 2²⁴ bodies in 8 GiB", nil, []string{"run", "settle", "--set", "n=16777216", "--backend", "cpu", "--max-memory", "8G"},
-			[]string{"builtin:settle: not enough memory: 16777221 bodies on the cpu backend need about 94.9 GiB of host memory", "more than the 8 GiB available (--max-memory)"}, exitFailure},
+			[]string{"builtin:settle: not enough memory: 16777221 bodies on the cpu backend need about 74.4 GiB of host memory", "more than the 8 GiB available (--max-memory)"}, exitFailure},
 		{"--max-memory lots", mini, runArgs("s.json", "--max-memory", "lots"), []string{"--max-memory lots: want a number of bytes > 0 with an optional suffix"}, 0},
 		{"--max-input-size 0", mini, runArgs("s.json", "--max-input-size", "0"), []string{"--max-input-size 0: want a number of bytes > 0"}, 0},
 		{"scene: unknown built-in", nil, runArgs("nope"), []string{`"nope"`}, 0},
@@ -458,7 +458,7 @@ checks.
 
 | failure | example message | test |
 |---|---|---|
-| not enough memory, detected before anything is allocated | ` + "`builtin:settle: not enough memory: 16777221 bodies on the cpu backend need about 94.9 GiB of host memory (...), more than the 22.7 GiB available (MemAvailable in /proc/meminfo); ...`" + ` (rows above, with ` + "`--max-memory`" + `) | TestBadInputs, run.TestRunRefusesBeforeOutputs |
+| not enough memory, detected before anything is allocated | ` + "`builtin:settle: not enough memory: 16777221 bodies on the cpu backend need about 74.4 GiB of host memory (...), more than the 22.7 GiB available (MemAvailable in /proc/meminfo); ...`" + ` (rows above, with ` + "`--max-memory`" + `) | TestBadInputs, run.TestRunRefusesBeforeOutputs |
 | disk full while writing | ` + "`run: write out/a/trace.csv: no space left on device (the file ends at its last complete row); run: write out/a/final.csv: ...`" + ` | tests.TestFaultFullDisk (a 64 KiB tmpfs) |
 | a guard: the run diverged | ` + "`step K: bodies outside the guard domain ... the outputs hold step K−1, the last good one; checkpoint of step K−1: OUT/checkpoints/...`" + ` | run.TestGuardStopsRunawayBody, run.TestGuardStopsDivergence |
 | the device ran out of memory | ` + "`... gpu: vkAllocateMemory: out of device memory (VK_ERROR_OUT_OF_DEVICE_MEMORY) (N bytes)`" + ` (` + "`--backend vulkan`" + `; ` + "`auto`" + ` falls back to the CPU path) | TestVulkanOutOfMemory |
