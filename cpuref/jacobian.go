@@ -181,10 +181,11 @@ func (b *Backend) bodyImpulses(_, lo, hi int) {
 		adj := b.adj[b.adjOff[i]:b.adjOff[i+1]]
 		if len(adj) == 0 && b.jt.Rows == 0 {
 			// Nothing acts on the body: M⁻¹ applied to zero sums is +0 in
-			// every entry (each row of the step's R J̄⁻¹ Rᵀ has a positive
-			// diagonal term, so a sum of its zero products is +0), so the
-			// products are skipped; a pile's bodies without contacts (most
-			// of a falling one) cost nothing per iteration.
+			// every entry (each row of the step's R J̄⁻¹ Rᵀ has a diagonal
+			// entry ≥ 0, whose product with +0 is +0, and a sum with one
+			// +0 term is +0), so the products are skipped; a pile's bodies
+			// without contacts (most of a falling one) cost nothing per
+			// iteration.
 			*o = [6]float64{}
 			continue
 		}
