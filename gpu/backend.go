@@ -72,7 +72,8 @@ import (
 // the solve's M⁻¹Dx), fixedBody
 // (uint32, nonzero for fixed bodies and planes, fixedKinematic for
 // kinematic bodies), adjOff (uint32, n+1), invInertiaW (6 per body: the
-// step's R J̄⁻¹ Rᵀ, world_velocity).
+// step's R J̄⁻¹ Rᵀ, world_velocity; one body's room in a model whose
+// bodies are all isotropic).
 // Contact buffers (nc contacts), grown with Buffer.Grow as nc grows: a, b
 // (uint32), normal, pa, pb (3), phi, mu, cohesion (1), jac (12: n, u,
 // s_A, s_B, world frame), coh (1, N·s), r (3), adj (uint32, at most 2nc), prevGamma (3);
@@ -276,7 +277,17 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 		}
 	}
 	n := int64(h.n)
-	sizes := []int64{24 * n, 32 * n, 24 * n, 24 * n, 8 * n, 24 * n, 24 * n, 24 * n, 48 * n, 48 * n, 4 * n, 4 * (n + 1), 48 * n}
+	// invInertiaW holds R J̄⁻¹ Rᵀ only for bodies that are not isotropic
+	// (world_velocity writes no other): a model without them binds one
+	// body's room, never written (cpuref keeps none).
+	nw := int64(1)
+	for i := range h.n {
+		if ji := h.invInertia[3*i : 3*i+3]; ji[0] != ji[1] || ji[1] != ji[2] {
+			nw = n
+			break
+		}
+	}
+	sizes := []int64{24 * n, 32 * n, 24 * n, 24 * n, 8 * n, 24 * n, 24 * n, 24 * n, 48 * n, 48 * n, 4 * n, 4 * (n + 1), 48 * nw}
 	for i, p := range b.bodyBuffers() {
 		var err error
 		if *p, err = b.d.NewBuffer(sizes[i]); err != nil {

@@ -33,12 +33,15 @@ import (
 //
 // Measured on lavapipe (DeviceMemoryBytes, the largest after each step of
 // a backend stepped by engine.Sim, so without a run's guard; apgd): settle
-// N = 2000 after 60 steps, 7810 contacts, 7.14 MB (estimate 8.35 MB with
-// the guard); fill N = 2000 after 60 steps, 4316 contacts, 5.68 MB
+// N = 2000 after 60 steps, 7810 contacts, 7.05 MB (estimate 8.35 MB with
+// the guard); fill N = 2000 after 60 steps, 4316 contacts, 5.58 MB
 // (6.08 MB); the scaling series' settle N = 64 000 (bench's scale-64000)
-// after 3 steps, 185 249 contacts, 197.5 MiB (211 MiB). With APGD's
-// scratch vector of its own (before the residual vector went to y: 570 B
-// per contact found) the same runs held 7.35 MB, 5.80 MB and 203 MiB;
+// after 3 steps, 185 249 contacts, 194.5 MiB (211 MiB). These models are
+// spheres, so invInertiaW holds one body's room; the estimate counts its
+// 48 B per body, which a model with ellipsoids, boxes or hulls holds.
+// With invInertiaW for every body they held 7.14 MB, 5.68 MB and
+// 197.5 MiB; with APGD's scratch vector of its own too (570 B per contact
+// found) 7.35 MB, 5.80 MB and 203 MiB;
 // with the Jacobian of 27 float64 per contact (before `6cf546a`: 690 B)
 // 8.60, 6.36 and 221 MiB; before the contact
 // room started at 4·bodies (it was 8) and the Jacobian was sized by the

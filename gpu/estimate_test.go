@@ -14,7 +14,7 @@ func TestEstimateBytes(t *testing.T) {
 		bodies, contacts int
 		measured         float64 // bytes
 	}{
-		{2000, 7810, 7141632}, {2000, 4316, 5679616}, {64000, 185249, 207042560},
+		{2000, 7810, 7045632}, {2000, 4316, 5583616}, {64000, 185249, 203970560},
 	} {
 		got := float64(EstimateBytes(c.bodies, c.contacts))
 		if r := got / c.measured; r < 0.9 || r > 1.25 {

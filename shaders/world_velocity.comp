@@ -3,15 +3,17 @@
 // world frame (cpuref's worldVelocity): the solve takes velocities in the
 // world frame (cpuref's frame.go), and Build's r = Dᵀ vfree + b reads the
 // free velocity so turned; and the step's world-frame inverse inertia
-// R J̄⁻¹ Rᵀ of every body, which the products with N apply to bodies that
-// are not isotropic (cpuref's worldInertia; cpuref forms it for those
-// only, the values of the others are never read).
+// R J̄⁻¹ Rᵀ of every body that is not isotropic (J̄⁻¹'s entries not all
+// equal; a fixed body's are 0), the only bodies whose products with N read
+// it (lib/contact_row.glsl's INERTIA_WORLD; cpuref's worldInertia for the
+// same bodies). A model without such bodies binds an iw of one body's
+// size, never written.
 //
 // Loop, for each body i (q = rot_i = (w, x, y, z), j = invInertia_i):
 //
 //	dst[6i:6i+3] = v[6i:6i+3]
 //	dst[6i+3:6i+6] = Rotate(q, v[6i+3:6i+6])   // mgl64's Quat.Rotate
-//	iw[6i:6i+6] = worldInertia(q, j)           // (m00, m01, m02, m11, m12, m22)
+//	if !isotropic(j) { iw[6i:6i+6] = worldInertia(q, j) } // (m00, m01, m02, m11, m12, m22)
 //
 // with R the quaternion's rotation matrix, [1 − 2(y²+z²), 2(xy − wz),
 // 2(xz + wy); 2(xy + wz), 1 − 2(x²+z²), 2(yz − wx); 2(xz − wy),
@@ -36,6 +38,7 @@ layout(push_constant) uniform Push {
 } p;
 
 #include "quat.glsl"
+#include "contact_row.glsl"
 
 void main() {
 	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
@@ -50,6 +53,10 @@ void main() {
 		dst[o + 4u] = w.y;
 		dst[o + 5u] = w.z;
 
+		double j[3] = double[3](invInertia[3u * i], invInertia[3u * i + 1u], invInertia[3u * i + 2u]);
+		if (isotropic(dvec3(j[0], j[1], j[2]))) {
+			continue;
+		}
 		double qw = rot[4u * i];
 		double x = rot[4u * i + 1u];
 		double y = rot[4u * i + 2u];
@@ -73,7 +80,6 @@ void main() {
 		r[6] = 2.0lf * (xz - wy);
 		r[7] = 2.0lf * (yz + wx);
 		r[8] = 1.0lf - 2.0lf * (xx + yy);
-		double j[3] = double[3](invInertia[3u * i], invInertia[3u * i + 1u], invInertia[3u * i + 2u]);
 		uint ab[12] = uint[12](0u, 0u, 0u, 1u, 0u, 2u, 1u, 1u, 1u, 2u, 2u, 2u);
 		for (uint e = 0u; e < 6u; e++) {
 			uint a = 3u * ab[2u * e];

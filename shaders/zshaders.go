@@ -1214,9 +1214,11 @@ var sumSPIRV string
 // world frame (cpuref's worldVelocity): the solve takes velocities in the
 // world frame (cpuref's frame.go), and Build's r = Dᵀ vfree + b reads the
 // free velocity so turned; and the step's world-frame inverse inertia
-// R J̄⁻¹ Rᵀ of every body, which the products with N apply to bodies that
-// are not isotropic (cpuref's worldInertia; cpuref forms it for those
-// only, the values of the others are never read).
+// R J̄⁻¹ Rᵀ of every body that is not isotropic (J̄⁻¹'s entries not all
+// equal; a fixed body's are 0), the only bodies whose products with N read
+// it (lib/contact_row.glsl's INERTIA_WORLD; cpuref's worldInertia for the
+// same bodies). A model without such bodies binds an iw of one body's
+// size, never written.
 var WorldVelocity = Module{
 	Name:  "world_velocity",
 	SPIRV: world_velocitySPIRV,
