@@ -116,10 +116,17 @@ clean:
 GLSLC     ?= glslc
 GLSLFLAGS := --target-env=vulkan1.1 -O
 
+# A kernel that includes store.glsl is compiled a second time, with
+# -DSTORE_F32, to NAME_f32.spv: the float32 storage of settings.precision
+# "mixed" (shaders/lib/store.glsl).
 shaders:
 	@set -e; for f in shaders/*.comp; do \
 		$(GLSLC) $(GLSLFLAGS) -I shaders/lib -o $${f%.comp}.spv $$f; \
 		spirv-val --target-env vulkan1.1 $${f%.comp}.spv; \
+		if grep -q '^#include "store.glsl"' $$f; then \
+			$(GLSLC) $(GLSLFLAGS) -DSTORE_F32 -I shaders/lib -o $${f%.comp}_f32.spv $$f; \
+			spirv-val --target-env vulkan1.1 $${f%.comp}_f32.spv; \
+		fi; \
 	done
 	$(GO) run ./shaders/gen -dir shaders
 
@@ -131,6 +138,10 @@ check-shaders:
 	for f in "$$tmp"/*.comp; do \
 		$(GLSLC) $(GLSLFLAGS) -I "$$tmp"/lib -o "$${f%.comp}.spv" "$$f"; \
 		spirv-val --target-env vulkan1.1 "$${f%.comp}.spv"; \
+		if grep -q '^#include "store.glsl"' "$$f"; then \
+			$(GLSLC) $(GLSLFLAGS) -DSTORE_F32 -I "$$tmp"/lib -o "$${f%.comp}_f32.spv" "$$f"; \
+			spirv-val --target-env vulkan1.1 "$${f%.comp}_f32.spv"; \
+		fi; \
 	done; \
 	$(GO) run ./shaders/gen -dir "$$tmp"; \
 	stale=0; \
@@ -139,7 +150,7 @@ check-shaders:
 		if ! cmp -s "$$f" "shaders/$$b"; then echo "shaders/$$b is stale: run make shaders"; stale=1; fi; \
 	done; \
 	for f in shaders/*.spv; do \
-		if [ ! -f "$${f%.spv}.comp" ]; then echo "$$f has no .comp source"; stale=1; fi; \
+		if [ ! -f "$$tmp/$$(basename "$$f")" ]; then echo "$$f has no .comp source"; stale=1; fi; \
 	done; \
 	if [ $$stale = 0 ]; then echo "shaders up to date ($$($(GLSLC) --version | head -1))"; fi; \
 	exit $$stale

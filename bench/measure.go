@@ -31,6 +31,9 @@ type Request struct {
 	// Workers, when > 0, overrides the scene's settings.workers (the CPU
 	// path's goroutines; the Vulkan backend's host work).
 	Workers int `json:"workers,omitempty"`
+	// Precision, when set, overrides the scene's settings.precision
+	// ("double" or "mixed").
+	Precision string `json:"precision,omitempty"`
 	// Baseline measures a process that only opens the backend (Case is
 	// ignored): its peak resident memory is subtracted from each case's
 	// (Result.BytesPerBody).
@@ -50,7 +53,9 @@ type Phase struct {
 type Result struct {
 	Case    string `json:"case"`
 	Kind    Kind   `json:"kind"`
-	Backend string `json:"backend"` // as named by the backend: "cpu", "vulkan: <device>"
+	Backend string `json:"backend"` // as named by the backend: "cpu", "vulkan: <device>"; " mixed" follows with settings.precision "mixed"
+	// Precision is the case's settings.precision.
+	Precision string `json:"precision,omitempty"`
 	// Bodies counts the movable bodies (fixed walls and planes excluded).
 	Bodies int     `json:"bodies"`
 	Dt     float64 `json:"dt_s"`
@@ -167,6 +172,12 @@ func Measure(req Request) (*Result, error) {
 	if req.Workers > 0 {
 		sc.Settings.Workers = req.Workers
 	}
+	if req.Precision != "" {
+		sc.Settings.Precision = req.Precision
+		if err := sc.Settings.Validate(); err != nil {
+			return nil, fmt.Errorf("bench: case %s: %w", c.Name, err)
+		}
+	}
 	be, _, err := run.NewBackend(req.Backend, req.Device, false, sc.Settings.Workers)
 	if err != nil {
 		return nil, fmt.Errorf("bench: case %s: %w", c.Name, err)
@@ -189,7 +200,10 @@ func Measure(req Request) (*Result, error) {
 	}
 	s := sc.Settings
 	res := &Result{Case: c.Name, Kind: c.Kind, Backend: be.Name(), Dt: s.Dt, Solver: s.Solver, Tol: s.Tol,
-		MaxIter: s.MaxIter, Warmup: c.Warmup, Steps: c.Steps, Workers: s.Workers}
+		MaxIter: s.MaxIter, Warmup: c.Warmup, Steps: c.Steps, Workers: s.Workers, Precision: s.Precision}
+	if s.Mixed() {
+		res.Backend += " mixed"
+	}
 	if res.Workers <= 0 {
 		res.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -242,6 +256,9 @@ func Measure(req Request) (*Result, error) {
 		model := cpuref.APGDBytesPerContactIteration
 		if req.Backend == "vulkan" {
 			model = gpu.APGDBytesPerContactIteration
+			if s.MixedFor(&sc.Model) {
+				model = gpu.APGDBytesPerContactIterationMixed
+			}
 		}
 		res.TrafficPerContactIteration = model(float64(res.Bodies) / res.ContactsMean)
 		res.TrafficRate = res.TrafficPerContactIteration * res.ContactsMean * res.IterationsMean / res.Solve.Median

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/gpusim/gpusim/engine"
 )
 
 // Report is what gpusim bench writes: bench.json is its JSON form,
@@ -55,6 +57,9 @@ type Config struct {
 	// count (settings.workers), one after the other, for the speed-up
 	// table; the Vulkan backend runs each case once, at the scene's count.
 	Workers []int
+	// Precisions, if set, measures every case on every backend once per
+	// settings.precision ("double", "mixed"); else at the scene's.
+	Precisions []string
 	// Exec carries out one request; gpusim bench runs each in a fresh
 	// process so that its peak memory is its own.
 	Exec func(Request) (*Result, error)
@@ -81,22 +86,31 @@ func Run(cfg Config) (*Report, error) {
 		if backend == "cpu" && len(cfg.Workers) > 0 {
 			workers = cfg.Workers
 		}
+		precisions := cfg.Precisions
+		if len(precisions) == 0 {
+			precisions = []string{""}
+		}
 		for _, c := range cfg.Cases {
 			for _, w := range workers {
-				r, err := cfg.Exec(Request{Case: c.Name, Backend: backend, Device: cfg.Device, Steps: cfg.Steps, Warmup: cfg.Warmup, Workers: w})
-				if err != nil {
-					errs = append(errs, fmt.Errorf("%s on %s: %w", c.Name, backend, err))
-					r = &Result{Case: c.Name, Kind: c.Kind, Backend: base.Backend, Workers: w, Error: err.Error()}
-				} else {
-					r.BaselineRSS = base.PeakRSS
-					if r.Bodies > 0 {
-						r.BytesPerBody = float64(r.PeakRSS-r.BaselineRSS) / float64(r.Bodies)
+				for _, prec := range precisions {
+					r, err := cfg.Exec(Request{Case: c.Name, Backend: backend, Device: cfg.Device, Steps: cfg.Steps, Warmup: cfg.Warmup, Workers: w, Precision: prec})
+					if err != nil {
+						errs = append(errs, fmt.Errorf("%s on %s: %w", c.Name, backend, err))
+						r = &Result{Case: c.Name, Kind: c.Kind, Backend: base.Backend, Workers: w, Precision: prec, Error: err.Error()}
+						if prec == engine.PrecisionMixed {
+							r.Backend += " mixed"
+						}
+					} else {
+						r.BaselineRSS = base.PeakRSS
+						if r.Bodies > 0 {
+							r.BytesPerBody = float64(r.PeakRSS-r.BaselineRSS) / float64(r.Bodies)
+						}
 					}
+					if cfg.Progress != nil {
+						cfg.Progress(r)
+					}
+					rep.Results = append(rep.Results, *r)
 				}
-				if cfg.Progress != nil {
-					cfg.Progress(r)
-				}
-				rep.Results = append(rep.Results, *r)
 			}
 		}
 	}

@@ -15,15 +15,17 @@ import (
 	"github.com/gpusim/gpusim/internal/atomicfile"
 )
 
-// Version is the newest format version. Write writes it when the
-// warm-start data has rolling impulses (engine.WarmStartData.Rolling) and
-// version 2, the same without them, otherwise, so that a run without
-// rolling friction writes the files it wrote before version 3 existed.
-// Read reads versions 1 to 3: version 1 has no joint impulses in its warm
-// section (a run resumed from one starts its joint rows from zero, as
-// that version's runs did), versions 1 and 2 no rolling impulses (the
-// rolling rows start from zero).
-const Version = 3
+// Version is the newest format version. Write writes the oldest version
+// that holds the checkpoint: 4 when settings.precision is "mixed" (it
+// adds the precision after workers), else 3 when the warm-start data has
+// rolling impulses (engine.WarmStartData.Rolling), else 2, so that a run
+// without rolling friction or mixed precision writes the files it wrote
+// before versions 3 and 4 existed. Read reads versions 1 to 4: version 1
+// has no joint impulses in its warm section (a run resumed from one starts
+// its joint rows from zero, as that version's runs did), versions 1 and 2
+// no rolling impulses (the rolling rows start from zero), versions 1 to 3
+// no precision (it is "double").
+const Version = 4
 
 const magic = "GPUSIMCK"
 
@@ -183,7 +185,10 @@ func Encode(c *Checkpoint) ([]byte, error) {
 	e.buf = append(e.buf, magic...)
 	version := uint32(2)
 	if c.Warm != nil && len(c.Warm.Rolling) > 0 {
-		version = Version
+		version = 3
+	}
+	if c.Settings.Mixed() {
+		version = 4
 	}
 	e.u32(version)
 	e.u64(0) // length, set below
@@ -197,6 +202,9 @@ func Encode(c *Checkpoint) ([]byte, error) {
 	e.bool(s.WarmStart)
 	e.f64(s.Envelope, s.BinSize, s.MaxRecoverySpeed)
 	e.u64(uint64(s.Workers))
+	if version >= 4 {
+		e.str(s.Precision)
+	}
 	e.u64(uint64(c.Steps))
 	e.f64(c.Duration)
 	e.u64(uint64(len(c.Trace)))
@@ -316,6 +324,13 @@ func Decode(data []byte) (*Checkpoint, error) {
 	s.WarmStart = d.bool("settings.warm_start")
 	s.Envelope, s.BinSize, s.MaxRecoverySpeed = d.f64(), d.f64(), d.f64()
 	s.Workers = d.count("settings.workers", math.MaxInt32)
+	s.Precision = engine.PrecisionDouble
+	if version >= 4 {
+		s.Precision = d.str("settings.precision", 16)
+		if d.err == nil && s.Precision != engine.PrecisionDouble && s.Precision != engine.PrecisionMixed {
+			d.err = fmt.Errorf("settings.precision %q is not %q or %q", s.Precision, engine.PrecisionDouble, engine.PrecisionMixed)
+		}
+	}
 	c.Steps = d.count("run.steps", math.MaxInt32)
 	c.Duration = d.f64()
 	if nt := d.count("run.trace", d.left()/8); nt > 0 {

@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"encoding/binary"
 	"hash/crc32"
 	"math"
@@ -93,7 +94,7 @@ func TestDecodeRejects(t *testing.T) {
 		return b
 	}
 	version := append([]byte(nil), good...)
-	binary.LittleEndian.PutUint32(version[8:], 4)
+	binary.LittleEndian.PutUint32(version[8:], 5)
 	// The state section starts after the model hash; find it from the
 	// end: warm section (1 + 8 + 3·3·4 + 9·8 bytes, joints 8 + 2·8),
 	// state (8 + 13·3·8).
@@ -118,7 +119,7 @@ func TestDecodeRejects(t *testing.T) {
 		{"truncated half", good[:len(good)/2], "truncated"},
 		{"truncated crc", good[:len(good)-1], "truncated"},
 		{"trailing", append(append([]byte(nil), good...), 0), "after the end"},
-		{"version", version, "format version 4; this gpusim reads versions 1 to 3"},
+		{"version", version, "format version 5; this gpusim reads versions 1 to 4"},
 		{"flipped state bit", flip(stateOff + 20), "corrupted"},
 		{"flipped crc", flip(len(good) - 1), "corrupted"},
 		{"NaN position", withCRC(nanPos), "state: body 1: position component 1 is NaN"},
@@ -254,6 +255,42 @@ func TestRollingWarmVersion3(t *testing.T) {
 	c.Warm.Rolling = c.Warm.Rolling[:4]
 	if _, err := Encode(c); err == nil {
 		t.Error("4 rolling impulses for 3 keys encoded")
+	}
+}
+
+// TestMixedVersion4: settings.precision "mixed" is written as version 4
+// (the precision after workers) and reads back, with rolling impulses
+// too; a version 4 file with another precision does not read.
+func TestMixedVersion4(t *testing.T) {
+	c := sample()
+	v2, err := Encode(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Settings.Precision = engine.PrecisionMixed
+	c.Warm.Rolling = []float64{0.01, -0.02, 0.003, 0, 0, 0, 1e-3, 2e-3, -4e-4}
+	v4, err := Encode(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint32(v4[8:]); v != 4 {
+		t.Fatalf("mixed precision: version %d, want 4", v)
+	}
+	if want := len(v2) + 8 + len("mixed") + 9*8; len(v4) != want {
+		t.Fatalf("version 4 is %d bytes, want %d", len(v4), want)
+	}
+	got, err := Decode(v4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, c) {
+		t.Errorf("read back\n%+v\nwant\n%+v", got.Settings, c.Settings)
+	}
+	at := bytes.Index(v4, []byte("mixed"))
+	bad := append([]byte(nil), v4...)
+	copy(bad[at:], "mixxd")
+	if _, err := Decode(withCRC(bad)); err == nil || !strings.Contains(err.Error(), "settings.precision") {
+		t.Errorf("precision \"mixxd\": %v, want an error naming settings.precision", err)
 	}
 }
 

@@ -3,8 +3,8 @@
 // in the same state, bit for bit, as the run that was never stopped (on the
 // CPU path).
 //
-// A checkpoint file (format version 2) is, all integers and floats little
-// endian, floats as their IEEE 754 float64 bits:
+// A checkpoint file (format version 2; 3 and 4 below) is, all integers and
+// floats little endian, floats as their IEEE 754 float64 bits:
 //
 //	magic     8 bytes "GPUSIMCK"
 //	version   uint32 (2)
@@ -13,7 +13,8 @@
 //	  step      uint64: steps taken
 //	  settings  dt f64, solver str, tol f64, max_iter i64, gd f64,
 //	            warm_start u8, envelope f64, bin_size f64,
-//	            max_recovery_speed f64, workers i64
+//	            max_recovery_speed f64, workers i64,
+//	            precision str (version 4 only: "mixed")
 //	  run       steps i64, duration f64, trace: count u64 + ids i64
 //	  source    str: the scene's file or builtin:NAME
 //	  params    count u64 + (name str, value f64), by name
@@ -28,7 +29,10 @@
 // where str and bytes are a uint64 length and the bytes. Version 1, the
 // same without the warm section's joints, still reads (its runs' joint
 // rows restart from zero impulses; version 2 restores them, so that a run
-// with joints resumes bit for bit). Write puts the
+// with joints resumes bit for bit). Version 3 adds the rolling impulses
+// to the warm section and version 4 the precision to the settings;
+// Write writes the oldest version that holds the checkpoint (Version says
+// which). Write puts the
 // file in place atomically (temporary file, fsync, rename, fsync of the
 // folder); Read rejects a file with another magic or version, a truncated
 // or over-long one, one whose checksum does not match, and one whose

@@ -40,6 +40,14 @@ import (
 // becomes r when the trial is accepted.
 //
 // The work vectors are kept from solve to solve.
+//
+// With settings.precision "mixed" every value of a work vector is rounded
+// to float32 (Go's float32(v), to nearest) where the device stores it, and
+// used as rounded from then on (lib/store.glsl): γ' after its projection,
+// Nγ', y and N y, g = N y + r, the residual vector, and init's γ₀,
+// γ₀ − γ̂₀, N(γ₀ − γ̂₀) and N γ₀. The arithmetic stays float64, so the CPU
+// path computes the device's mixed-precision values (TestDeviceAPGDMixed);
+// it stores them in float64 and saves no memory.
 func (p *problem) SolveAPGD(gamma engine.Vec, opt engine.SolveOptions, antiRelax bool) (engine.SolveStats, error) {
 	return p.b.solveAPGD(vec(gamma), opt, antiRelax)
 }
@@ -56,6 +64,7 @@ type apgdWork struct {
 	col                             []float64 // one sum's column of part, for sumChunks
 
 	r0      Vec     // the problem's r
+	mixed   bool    // settings.precision "mixed": round what the device stores as float32
 	yMode   int     // trialY: 0 y as it is, 1 y = γ_k, 2 y = a·γ_k + b·γ_{k−1}
 	ya, yb  float64 // trialY's a, b
 	negT    float64 // −t
@@ -82,7 +91,7 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 	for _, v := range []*[]float64{&w.x, &w.xNew, &w.y, &w.best, &w.ny, &w.nx, &w.nxNew} {
 		*v = resizeF(*v, n)
 	}
-	w.r0, w.r, w.rNext, w.gd, w.ar = b.r, b.r, b.r, opt.Gd, ar
+	w.r0, w.r, w.rNext, w.gd, w.ar, w.mixed = b.r, b.r, b.r, opt.Gd, ar, b.mixed
 	if ar {
 		w.rAR, w.rAR2 = resizeF(w.rAR, n), resizeF(w.rAR2, n)
 		copy(w.rAR, b.r)
@@ -96,6 +105,7 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 	x, xNew, y, best, g, tmp := w.x, w.xNew, w.y, w.best, w.ny, w.nxNew
 	b.args.d, b.args.x = x, gamma
 	b.pool.forChunks(nc, contactGrain, taskFunc(b.loops.project))
+	w.round(x)
 	copy(y, x)
 	for i := range best {
 		best[i] = 1
@@ -103,7 +113,9 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 	for i := range tmp {
 		tmp[i] = x[i] + (-1)*best[i]
 	}
+	w.round(tmp)
 	b.schur(g, tmp)
+	w.round(g)
 	den := math.Sqrt(b.dot(tmp, tmp))
 	L := math.Sqrt(b.dot(g, g)) / den
 	if !(L > 0) || math.IsInf(L, 0) {
@@ -118,6 +130,7 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 	fBest := math.NaN()
 	// N γ₀, and N y₀ = N γ₀ (engine.APGD's Schur and Copy).
 	b.schur(w.nx, x)
+	w.round(w.nx)
 	copy(w.ny, w.nx)
 	w.yMode = 0
 
@@ -206,6 +219,7 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 		// The objective with the problem's own r, as engine.APGD reports it
 		// (N γ̂ in y, done with).
 		b.schur(y, best)
+		w.round(y)
 		st.Objective = 0.5*b.dot(best, y) + b.dot(b.r, best)
 	}
 	return st, nil
@@ -253,6 +267,8 @@ func (b *Backend) apgdTrialY(c, lo, hi int) {
 		for i := range ny {
 			ny[i] = a*nx[i] + e*nxo[i]
 		}
+		w.round(y)
+		w.round(ny)
 	}
 	b.apgdTrial(c, lo, hi)
 }
@@ -262,11 +278,32 @@ func (b *Backend) apgdTrialY(c, lo, hi int) {
 func (b *Backend) apgdTrial(_, lo, hi int) {
 	w := &b.apgd
 	y, ny, r, xn, nt := w.y, w.ny, w.r, w.xNew, w.negT
-	for i := 3 * lo; i < 3*hi; i++ {
-		g := 1*ny[i] + 1*r[i]
-		xn[i] = 1*y[i] + nt*g
+	if w.mixed {
+		for i := 3 * lo; i < 3*hi; i++ {
+			g := f32(1*ny[i] + 1*r[i])
+			xn[i] = 1*y[i] + nt*g
+		}
+	} else {
+		for i := 3 * lo; i < 3*hi; i++ {
+			g := 1*ny[i] + 1*r[i]
+			xn[i] = 1*y[i] + nt*g
+		}
 	}
 	projectCones(xn, xn, b.con.Mu, b.coh, lo, hi)
+	w.round(xn[3*lo : 3*hi])
+}
+
+// f32 is v rounded to float32, to nearest, as the device stores it.
+func f32(v float64) float64 { return float64(float32(v)) }
+
+// round rounds v's elements to float32 when the solve is mixed.
+func (w *apgdWork) round(v []float64) {
+	if !w.mixed {
+		return
+	}
+	for i, x := range v {
+		v[i] = f32(x)
+	}
 }
 
 // apgdVelRes sets, for the contacts in [lo, hi), Nγ'_k = D_kᵀ dv; when
@@ -275,6 +312,7 @@ func (b *Backend) apgdTrial(_, lo, hi int) {
 func (b *Backend) apgdVelRes(_, lo, hi int) {
 	w := &b.apgd
 	b.velocities(lo, hi, b.dv, w.nxNew[3*lo:3*hi])
+	w.round(w.nxNew[3*lo : 3*hi])
 	nx, r := w.nxNew, w.rNext
 	if w.ar {
 		r0 := w.r0
@@ -311,6 +349,7 @@ func (b *Backend) residualVector(buf *[chunk + 6]float64, lo, hi int) []float64 
 	for i := range t {
 		t[i] = 1*xs[i] + (-1)*zs[i]
 	}
+	w.round(t)
 	return t
 }
 
@@ -359,6 +398,7 @@ func (b *Backend) apgdDot6(c, lo, hi int) {
 	// instead was measured 10–40 % slower: each lane's sum is then a chain
 	// of dependent additions.)
 	var s [6][lanes]float64
+	mixed := w.mixed
 	for j := 0; j < n; j += lanes {
 		m := min(lanes, n-j)
 		xn, nx, r, y, ny, tmp, x := xn[j:j+m], nx[j:j+m], r[j:j+m], y[j:j+m], ny[j:j+m], tmp[j:j+m], x[j:j+m]
@@ -371,6 +411,9 @@ func (b *Backend) apgdDot6(c, lo, hi int) {
 			s3[i] += d * d
 			s4[i] += tmp[i] * tmp[i]
 			g := 1*ny[i] + 1*r[i]
+			if mixed {
+				g = f32(g)
+			}
 			s5[i] += g * (1*xn[i] + (-1)*x[i])
 		}
 	}

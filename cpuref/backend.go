@@ -21,6 +21,7 @@ type Backend struct {
 	// and warm-start keys.
 	collide.Collider
 	settings engine.Settings
+	mixed    bool // settings.precision "mixed" for this model (Settings.MixedFor)
 
 	// What the kernels read of the Collider, set by Load and after each
 	// Collide (see collided; not copies): the body count, the fixed flags
@@ -106,6 +107,7 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	b.collided()
 	n := b.n
 	b.settings = *s
+	b.mixed = s.MixedFor(m)
 	a := b.Collider.BodyArrays(m)
 	b.pos, b.rot, b.vel, b.omega = a.Pos, a.Rot, a.Vel, a.Omega
 	b.invMass, b.invInertia, b.force, b.torque = a.InvMass, a.InvInertia, a.Force, a.Torque

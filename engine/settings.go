@@ -35,6 +35,49 @@ type Settings struct {
 	// Workers is the number of goroutines of the CPU path (0: GOMAXPROCS).
 	// Results do not depend on it.
 	Workers int `json:"workers"`
+	// Precision is how the APGD solvers store their work vectors:
+	// PrecisionDouble ("double", or "": float64) or PrecisionMixed
+	// ("mixed": float32 storage, float64 arithmetic; see PrecisionMixed).
+	Precision string `json:"precision"`
+}
+
+// The values of Settings.Precision.
+const (
+	// PrecisionDouble keeps every vector in float64.
+	PrecisionDouble = "double"
+	// PrecisionMixed stores the work vectors of apgd and apgd-ar (γ_k,
+	// γ_{k+1}, y_k, g, N y_k, N γ_k, N γ_{k+1}, the best iterate and the
+	// residual vector) as float32, rounded to nearest where each is
+	// stored, and does all arithmetic in float64: products, projections,
+	// dot products and the solver's scalars. The problem (D, r, μ, the
+	// cohesion) and the bodies' state stay float64. On the Vulkan backend
+	// it halves what an iteration reads and writes of those vectors
+	// (gpu/traffic.go) and their memory; the CPU path computes the same
+	// values (it rounds where the device stores) as the oracle of the
+	// device's, and saves nothing. A model with joints or rolling friction
+	// is solved in float64 on both backends (MixedFor; MixedNote says so).
+	PrecisionMixed = "mixed"
+)
+
+// Mixed reports whether s asks for mixed precision.
+func (s *Settings) Mixed() bool { return s.Precision == PrecisionMixed }
+
+// MixedFor reports whether the backends solve model m in mixed precision:
+// s asks for it and m has neither joints nor rolling friction. (The CPU
+// path solves problems with joint or rolling rows with engine.APGD's own
+// iterations, which have no float32 storage to emulate; the device takes
+// the same float64 solve, so that both backends compute the same values.)
+func (s *Settings) MixedFor(m *Model) bool {
+	return s.Mixed() && len(m.Joints) == 0 && !m.HasRolling()
+}
+
+// MixedNote returns the line that run and bench print when s asks for
+// mixed precision and m is solved in float64 (MixedFor), else "".
+func MixedNote(m *Model, s *Settings) string {
+	if !s.Mixed() || s.MixedFor(m) {
+		return ""
+	}
+	return "settings.precision \"mixed\": this model has joints or rolling friction, so its solves are float64 (mixed precision covers contacts without rolling friction)"
 }
 
 // DefaultSettings are the settings a scene starts from.
@@ -53,7 +96,8 @@ func DefaultSettings() Settings {
 		WarmStart: true,
 		// Envelope 0 means automatic: 5% of the smallest bounding radius
 		// of the movable bodies (see Sim).
-		Envelope: 0,
+		Envelope:  0,
+		Precision: PrecisionDouble,
 	}
 }
 
@@ -84,6 +128,15 @@ func (s *Settings) Validate() error {
 	}
 	if _, err := NewSolver(s.Solver); err != nil {
 		return fmt.Errorf("settings: %w", err)
+	}
+	switch s.Precision {
+	case "", PrecisionDouble:
+	case PrecisionMixed:
+		if s.Solver != "apgd" && s.Solver != "apgd-ar" {
+			return fmt.Errorf("settings: precision %q is for the solvers apgd and apgd-ar, not %s", s.Precision, s.Solver)
+		}
+	default:
+		return fmt.Errorf("settings: precision %q is not %q or %q", s.Precision, PrecisionDouble, PrecisionMixed)
 	}
 	return nil
 }

@@ -124,8 +124,36 @@ func (s *apgdScalars) u32(off int) uint32 { return binary.LittleEndian.Uint32(s.
 
 // apgdKernels are the device solver's kernels.
 type apgdKernels struct {
-	bodyImpulse, contactVelocity, step, dot, sum, scalar, residual, antiRelax, next *Kernel
+	bodyImpulse, contactVelocity, step, dot, sum, scalar, residual, antiRelax, next, init *Kernel
 }
+
+// apgdModules returns the kernels' modules: with f32 (settings.precision
+// "mixed") the float32-storage builds of those that read or write the
+// work vectors (shaders/lib/store.glsl).
+func apgdModules(k *apgdKernels, f32 bool) []kernelSpec {
+	pick := func(dbl, f shaders.Module) shaders.Module {
+		if f32 {
+			return f
+		}
+		return dbl
+	}
+	return []kernelSpec{
+		{&k.bodyImpulse, pick(shaders.ApgdBodyImpulse, shaders.ApgdBodyImpulseF32)},
+		{&k.contactVelocity, pick(shaders.ApgdContactVelocity, shaders.ApgdContactVelocityF32)},
+		{&k.step, pick(shaders.ApgdStep, shaders.ApgdStepF32)}, {&k.dot, pick(shaders.ApgdDot, shaders.ApgdDotF32)},
+		{&k.sum, shaders.ApgdSum}, {&k.scalar, shaders.ApgdScalar},
+		{&k.residual, pick(shaders.ApgdResidual, shaders.ApgdResidualF32)},
+		{&k.antiRelax, pick(shaders.ApgdAntiRelax, shaders.ApgdAntiRelaxF32)},
+		{&k.next, pick(shaders.ApgdNext, shaders.ApgdNextF32)}, {&k.init, pick(shaders.ApgdInit, shaders.ApgdInitF32)},
+	}
+}
+
+// The modes of apgd_init.
+const (
+	apgdInitStart = 0 // x = Π(γ₀), y = x, best = 1, nxNew = x − best
+	apgdInitNx    = 1 // nx = ny
+	apgdInitOut   = 2 // γ = best
+)
 
 // apgdRun is one device solve.
 type apgdRun struct {
@@ -138,14 +166,16 @@ type apgdRun struct {
 	s, hist *Buffer
 	chunks  int
 	partial *Vec // apgd_dot's partials, 4 per chunk (a Vec, so that it lives as long as a)
-	// γ_k, γ_{k+1}, y_k, g, N y_k, N γ_k, N γ_{k+1}, best, r (the
-	// anti-relaxed one, or r₀). No scratch vector of its own: the
-	// residual vector goes to y, which an accepted trial no longer needs
-	// (apgd_next sets it anew), init's γ₀ − γ̂₀ to nxNew, which the first
-	// trial sets before it reads it, and tail's N γ̂ to y.
-	x, xNew, y, g, ny, nx, nxNew, best, r *Vec
-	r0, gamma                             *Vec
-	histCap                               int
+	// The work vectors γ_k, γ_{k+1}, y_k, g, N y_k, N γ_k, N γ_{k+1},
+	// best: n float64, or n float32 with settings.precision "mixed"
+	// (store.glsl). No scratch vector of its own: the residual vector
+	// goes to y, which an accepted trial no longer needs (apgd_next sets
+	// it anew), init's γ₀ − γ̂₀ to nxNew, which the first trial sets
+	// before it reads it, and tail's N γ̂ to y.
+	x, xNew, y, g, ny, nx, nxNew, best *Buffer
+	// r (the anti-relaxed one, or r₀), r₀ and γ: float64 always.
+	r, r0, gamma *Vec
+	histCap      int
 }
 
 // SolveAPGD implements engine.DeviceAPGD: engine.APGD's iterations on the
@@ -206,7 +236,7 @@ func (p *problem) SolveAPGD(gamma engine.Vec, opt engine.SolveOptions, antiRelax
 			})
 		}
 	}
-	p.Copy(gamma, a.best)
+	a.initOp(apgdInitOut)
 	return st, p.Err()
 }
 
@@ -220,11 +250,7 @@ func (a *apgdRun) run(name string) (apgdScalars, error) {
 // setup builds the kernels and makes the buffers and vectors of a solve.
 func (a *apgdRun) setup() error {
 	d := a.p.b.d
-	if err := kernels(d,
-		kernelSpec{&a.k.bodyImpulse, shaders.ApgdBodyImpulse}, kernelSpec{&a.k.contactVelocity, shaders.ApgdContactVelocity},
-		kernelSpec{&a.k.step, shaders.ApgdStep}, kernelSpec{&a.k.dot, shaders.ApgdDot}, kernelSpec{&a.k.sum, shaders.ApgdSum},
-		kernelSpec{&a.k.scalar, shaders.ApgdScalar}, kernelSpec{&a.k.residual, shaders.ApgdResidual},
-		kernelSpec{&a.k.antiRelax, shaders.ApgdAntiRelax}, kernelSpec{&a.k.next, shaders.ApgdNext}); err != nil {
+	if err := kernels(d, apgdModules(&a.k, a.p.b.mixed)...); err != nil {
 		return err
 	}
 	var err error
@@ -239,14 +265,20 @@ func (a *apgdRun) setup() error {
 		}
 	}
 	a.chunks = (a.n + dotChunk - 1) / dotChunk
-	// The work vectors stay with the backend from solve to solve (devVec).
+	// The work vectors stay with the backend from solve to solve (devVec;
+	// n float32 fit in a vector of ⌈n/2⌉ float64).
 	k := 0
-	vec := func() *Vec { k++; return a.p.devVec(k, a.n) }
-	a.x, a.xNew, a.y, a.g, a.ny, a.nx, a.nxNew, a.best = vec(), vec(), vec(), vec(), vec(), vec(), vec(), vec()
+	words := a.n
+	if a.p.b.mixed {
+		words = (a.n + 1) / 2
+	}
+	work := func() *Buffer { k++; return a.p.devVec(k, words).buf }
+	a.x, a.xNew, a.y, a.g, a.ny, a.nx, a.nxNew, a.best = work(), work(), work(), work(), work(), work(), work(), work()
 	a.r0 = a.p.vec(a.p.R())
 	a.r = a.r0
 	if a.ar {
-		a.r = vec()
+		k++
+		a.r = a.p.devVec(k, a.n)
 	}
 	a.partial = a.p.devVec(0, 4*a.chunks)
 	if err := a.p.Err(); err != nil {
@@ -277,19 +309,23 @@ func (a *apgdRun) release() {
 // copy of N γ₀ (engine.APGD's calls and values).
 func (a *apgdRun) init() {
 	p := a.p
-	p.Project(a.x, a.gamma)
-	p.Copy(a.y, a.x)
-	p.Fill(a.best, 1)
-	p.Axpby(a.nxNew, 1, a.x, -1, a.best)
-	p.Schur(a.g, a.nxNew)
+	a.initOp(apgdInitStart)
+	st := gate(apgdStart)
+	a.schur(a.g, a.nxNew, st, false)
 	if a.ar {
 		p.Copy(a.r, a.r0)
 	}
-	st := gate(apgdStart)
-	a.dots(0, st, a.nxNew, a.g, a.g, a.g, a.g)
+	a.dots(0, st, a.nxNew, a.g, a.r.buf, a.g, a.g)
 	a.scalar(0, st)
 	a.schur(a.ny, a.x, st, true)
-	p.Copy(a.nx, a.ny)
+	a.initOp(apgdInitNx)
+}
+
+// initOp records apgd_init in the given mode.
+func (a *apgdRun) initOp(mode uint32) {
+	p, b := a.p, a.p.b
+	p.record(a.k.init, p.groupsRows(a.k.init), shaders.ApgdInitArgs{NC: uint32(b.nc), Nj: p.nj(), Mode: mode},
+		a.gamma.buf, a.x, a.y, a.best, a.nxNew, a.ny, a.nx, b.mu, b.coh, b.jt.lo, b.jt.hi)
 }
 
 // block records one iteration block (see above).
@@ -298,20 +334,20 @@ func (a *apgdRun) block() {
 	trial := gate(apgdStart, apgdTrial)
 	accept, step := gate(apgdAccept), gate(apgdStep)
 	p.record(a.k.step, p.groupsRows(a.k.step), shaders.ApgdStepArgs{NC: uint32(b.nc), Nj: p.nj(), Gate: trial},
-		a.xNew.buf, a.y.buf, a.g.buf, b.mu, b.coh, a.s, b.jt.lo, b.jt.hi)
+		a.xNew, a.y, a.g, b.mu, b.coh, a.s, b.jt.lo, b.jt.hi)
 	a.schur(a.nxNew, a.xNew, trial, false)
-	a.dots(1, trial, a.xNew, a.nxNew, a.r, a.y, a.ny)
+	a.dots(1, trial, a.xNew, a.nxNew, a.r.buf, a.y, a.ny)
 	a.scalar(1, trial)
 	if a.ar {
 		p.record(a.k.antiRelax, p.groupsRows(a.k.antiRelax), shaders.ApgdAntiRelaxArgs{NC: uint32(b.nc), Nj: p.nj(), Gate: accept},
-			a.r.buf, a.r0.buf, a.nxNew.buf, b.mu, a.s)
+			a.r.buf, a.r0.buf, a.nxNew, b.mu, a.s)
 	}
 	p.record(a.k.residual, p.groupsRows(a.k.residual), shaders.ApgdResidualArgs{Gd: a.opt.Gd, NC: uint32(b.nc), Nj: p.nj(), Gate: accept},
-		a.y.buf, a.xNew.buf, a.nxNew.buf, a.r.buf, b.mu, b.coh, a.s, b.jt.lo, b.jt.hi)
-	a.dots(2, accept, a.y, a.g, a.xNew, a.x, a.x)
+		a.y, a.xNew, a.nxNew, a.r.buf, b.mu, b.coh, a.s, b.jt.lo, b.jt.hi)
+	a.dots(2, accept, a.y, a.g, a.r.buf, a.xNew, a.x)
 	a.scalar(2, accept)
 	p.record(a.k.next, p.groups(a.k.next, a.n), shaders.ApgdNextArgs{N: uint32(a.n), Gate: step},
-		a.best.buf, a.y.buf, a.x.buf, a.xNew.buf, a.ny.buf, a.nx.buf, a.nxNew.buf, a.g.buf, a.r.buf, a.s)
+		a.best, a.y, a.x, a.xNew, a.ny, a.nx, a.nxNew, a.g, a.r.buf, a.s)
 	a.scalar(3, step)
 }
 
@@ -323,17 +359,18 @@ func (a *apgdRun) tail() {
 	}
 	done := gate(apgdDone)
 	a.schur(a.y, a.best, done, false)
-	a.dots(3, done, a.best, a.y, a.r0, a.best, a.best)
+	a.dots(3, done, a.best, a.y, a.r0.buf, a.best, a.best)
 }
 
 // schur records dst = N x (and g = dst + r when withG) under gate g.
-func (a *apgdRun) schur(dst, x *Vec, g uint32, withG bool) {
-	a.p.recordGatedSchur(a.k.bodyImpulse, a.k.contactVelocity, a.s, dst, x, a.g, a.r, g, withG)
+func (a *apgdRun) schur(dst, x *Buffer, g uint32, withG bool) {
+	a.p.recordGatedSchur(a.k.bodyImpulse, a.k.contactVelocity, a.s, dst, x, a.g, a.r.buf, g, withG)
 }
 
 // dots records apgd_dot of the given mode on v0…v4 and apgd_sum into
-// s.dots under gate g.
-func (a *apgdRun) dots(mode, g uint32, v0, v1, v2, v3, v4 *Vec) {
+// s.dots under gate g (v2 is float64 always, the others work vectors:
+// apgd_dot's header).
+func (a *apgdRun) dots(mode, g uint32, v0, v1, v2, v3, v4 *Buffer) {
 	p := a.p
 	pairs := uint32(2)
 	if mode == 1 {
@@ -341,7 +378,7 @@ func (a *apgdRun) dots(mode, g uint32, v0, v1, v2, v3, v4 *Vec) {
 	}
 	groups := [3]uint32{uint32(min(a.chunks, int(p.d.Info.MaxWorkgroupCount[0]))), 1, 1}
 	p.record(a.k.dot, groups, shaders.ApgdDotArgs{N: uint32(a.n), Mode: mode, Gate: g},
-		a.partial.buf, v0.buf, v1.buf, v2.buf, v3.buf, v4.buf, a.s)
+		a.partial.buf, v0, v1, v2, v3, v4, a.s)
 	p.record(a.k.sum, [3]uint32{pairs, 1, 1}, shaders.ApgdSumArgs{Chunks: uint32(a.chunks), Gate: g}, a.s, a.partial.buf)
 }
 

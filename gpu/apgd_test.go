@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/gpusim/gpusim/engine"
@@ -231,5 +232,103 @@ func TestDeviceAPGDLongSeparating(t *testing.T) {
 			t.Fatalf("%s on cpuref: %v", solver.Name(), err)
 		}
 		sameSolve(t, solver.Name()+" on cpuref with the GPU's dot order", dg, dst, enginetest.ReadVec(cp, cg), cst)
+	}
+}
+
+// TestDeviceAPGDMixed: with settings.precision "mixed" the device APGD
+// (the float32-storage kernels, shaders/lib/store.glsl) computes what
+// cpuref's emulation computes bit for bit (γ, iterations, residual,
+// objective, history), plain and anti-relaxed, on the random cone
+// problems and on a settle step. Bit-identity needs float64 → float32
+// conversions rounded to nearest, which lavapipe gives and Vulkan does not
+// promise (another driver may round them otherwise: the test then checks
+// the answer within 1e-6 relative to the largest impulse instead, about
+// eight float32 roundings). It also checks that the answer is
+// float32-valued (it is the best iterate as stored) and differs from the
+// float64 solve's, so that the float32 kernels did run.
+func TestDeviceAPGDMixed(t *testing.T) {
+	mixed := engine.DefaultSettings()
+	mixed.Precision = engine.PrecisionMixed
+	sc, err := scene.LoadBuiltin("settle", []string{"n=1000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	settle := advanced(t, sc, 30)
+	for _, c := range []struct {
+		name string
+		m    *engine.Model
+		opt  engine.SolveOptions
+	}{
+		{"random", randomModel(21, 300), engine.SolveOptions{MaxIter: 60, Gd: mixed.Gd, History: true}},
+		{"random-tol", randomModel(21, 300), engine.SolveOptions{Tol: 1e-5, MaxIter: 300, Gd: mixed.Gd}},
+		{"settle", settle, engine.SolveOptions{Tol: sc.Settings.Tol, MaxIter: 200, Gd: mixed.Gd, History: true}},
+	} {
+		for _, ar := range []bool{false, true} {
+			name := c.name
+			if ar {
+				name += "-ar"
+			}
+			t.Run(name, func(t *testing.T) {
+				tw := newTwin(t, c.m, mixed)
+				cp, gp := tw.build(t, mixed.Dt)
+				gamma0 := make([]float64, 3*tw.nc)
+				r := rand.New(rand.NewPCG(21, 2))
+				for i := range gamma0 {
+					gamma0[i] = 1e-3 * r.NormFloat64()
+				}
+				solver := &engine.APGD{AntiRelax: ar}
+				solve := func(p engine.Problem) ([]float64, engine.SolveStats) {
+					t.Helper()
+					g := enginetest.VecOf(p, gamma0)
+					st, err := solver.Solve(p, g, c.opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return enginetest.ReadVec(p, g), st
+				}
+				dg, dst := solve(gp)
+				cg, cst := solve(cp)
+				scale := 0.0
+				for i, v := range dg {
+					if float64(float32(v)) != v {
+						t.Fatalf("γ[%d] = %v is not a float32", i, v)
+					}
+					scale = max(scale, math.Abs(v))
+				}
+				if strings.HasPrefix(tw.gpu.d.Info.Name, "llvmpipe") && !testfile.GoFusesMultiplyAdd {
+					if i := enginetest.FirstDiff(dg, cg); i >= 0 {
+						t.Errorf("γ[%d] = %v on the device, %v on cpuref", i, dg[i], cg[i])
+					}
+					if dst.Iterations != cst.Iterations || dst.Residual != cst.Residual ||
+						math.Float64bits(dst.Objective) != math.Float64bits(cst.Objective) || len(dst.History) != len(cst.History) {
+						t.Errorf("stats %+v on the device, %+v on cpuref", dst, cst)
+					}
+					for k := range min(len(dst.History), len(cst.History)) {
+						if dst.History[k] != cst.History[k] {
+							t.Errorf("iteration %d: %+v on the device, %+v on cpuref", k+1, dst.History[k], cst.History[k])
+							break
+						}
+					}
+				} else {
+					for i := range dg {
+						if math.Abs(dg[i]-cg[i]) > 1e-6*scale {
+							t.Errorf("γ[%d] = %v on the device, %v on cpuref (tolerance %.3g)", i, dg[i], cg[i], 1e-6*scale)
+							break
+						}
+					}
+				}
+				// The float64 solve of the same problem differs.
+				dbl := newTwin(t, c.m, engine.DefaultSettings())
+				_, gp64 := dbl.build(t, mixed.Dt)
+				g64 := enginetest.VecOf(gp64, gamma0)
+				if _, err := solver.Solve(gp64, g64, c.opt); err != nil {
+					t.Fatal(err)
+				}
+				if enginetest.FirstDiff(dg, enginetest.ReadVec(gp64, g64)) < 0 {
+					t.Error("the mixed solve equals the float64 solve: were the float32 kernels used?")
+				}
+				t.Logf("%d contacts, %d iterations, residual %.3g (scale %.3g)", tw.nc, dst.Iterations, dst.Residual, scale)
+			})
+		}
 	}
 }

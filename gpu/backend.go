@@ -99,6 +99,7 @@ type Backend struct {
 	grd      guardState // engine.StateGuard (guard.go)
 	dchk     diagCheck  // engine.DeviceBlockDiag (diagcheck.go)
 	settings engine.Settings
+	mixed    bool // settings.precision "mixed" for this model (Settings.MixedFor): apgd's float32 kernels
 	n        int  // bodies
 	nc       int  // contacts
 	loaded   bool // Load succeeded
@@ -269,6 +270,7 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	h := &b.host
 	h.load(m, s)
 	b.settings = *s
+	b.mixed = s.MixedFor(m)
 	b.n, b.nc = h.n, 0
 	for _, p := range b.bodyBuffers() {
 		if *p != nil {

@@ -162,7 +162,7 @@ func (b *Batch) Dispatch(k *Kernel, groups [3]uint32, args shaders.Args, bufs ..
 	}
 	b.push = b.push[:0]
 	if args != nil {
-		if args.Kernel() != k.m.Name {
+		if args.Kernel() != k.m.Source {
 			panic(fmt.Sprintf("gpu: Dispatch %s: push constants %T are kernel %s's", k.m.Name, args, args.Kernel()))
 		}
 		b.push = args.AppendPush(b.push)

@@ -137,24 +137,24 @@ func (ds *devSolve) dots(mode, pairs, g uint32, v0, v1, v2, v3, v4 *Vec) {
 
 // schur records dst = N x and, with withG, gr = dst + r, under gate g.
 func (ds *devSolve) schur(dst, x, gr, r *Vec, g uint32, withG bool) {
-	ds.p.recordGatedSchur(ds.bodyImpulse, ds.contactVelocity, ds.s, dst, x, gr, r, g, withG)
+	ds.p.recordGatedSchur(ds.bodyImpulse, ds.contactVelocity, ds.s, dst.buf, x.buf, gr.buf, r.buf, g, withG)
 }
 
 // recordGatedSchur records, under gate g of the scalar buffer s, the
 // device solvers' Schur product dst = N x with apgd_body_impulse kb and
 // apgd_contact_velocity kc (joint rows included), and gr = dst + r when
 // withG: what apgd.go's and devSolve's iterations share.
-func (p *problem) recordGatedSchur(kb, kc *Kernel, s *Buffer, dst, x, gr, r *Vec, g uint32, withG bool) {
+func (p *problem) recordGatedSchur(kb, kc *Kernel, s *Buffer, dst, x, gr, r *Buffer, g uint32, withG bool) {
 	b := p.b
 	p.record(kb, p.groups(kb, b.n), shaders.ApgdBodyImpulseArgs{N: uint32(b.n), Jbase: b.jbase(), Gate: g},
-		b.dv, x.buf, b.adjOff, b.adj, b.jac, b.invMass, b.invInertia, b.fixedBody,
+		b.dv, x, b.adjOff, b.adj, b.jac, b.invMass, b.invInertia, b.fixedBody,
 		b.jt.adjOff, b.jt.adj, b.jt.lin, b.jt.rotA, b.jt.rotB, b.invInertiaW, s)
 	var wg uint32
 	if withG {
 		wg = 1
 	}
 	p.record(kc, p.groupsRows(kc), shaders.ApgdContactVelocityArgs{NC: uint32(b.nc), Nj: p.nj(), Gate: g, WithG: wg},
-		dst.buf, gr.buf, r.buf, b.dv, b.a, b.b, b.jac, s,
+		dst, gr, r, b.dv, b.a, b.b, b.jac, s,
 		b.jt.lin, b.jt.rotA, b.jt.rotB, b.jt.rowA, b.jt.rowB)
 }
 

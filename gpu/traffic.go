@@ -33,8 +33,18 @@ const (
 // APGDIterationTraffic returns the kernels of one device APGD iteration in
 // the order apgdRun.block records them (without anti-relaxation) and
 // their traffic.
-func APGDIterationTraffic() []traffic.Pass {
+func APGDIterationTraffic() []traffic.Pass { return APGDIterationTrafficFor(false) }
+
+// APGDIterationTrafficFor is APGDIterationTraffic with float32 storage of
+// the work vectors when f32 (settings.precision "mixed": the NAME_f32
+// kernels, 12 bytes per contact of each work vector instead of 24; r, μ,
+// the cohesion, the Jacobian and the bodies' velocities stay float64).
+func APGDIterationTrafficFor(f32 bool) []traffic.Pass {
 	r, w := traffic.Read, traffic.Write
+	wv, sfx := float64(vec3), ""
+	if f32 {
+		wv, sfx = 3*4, "_f32"
+	}
 	// The Schur product N x: apgd_body_impulse gathers over each movable
 	// body's contact list (both sides of a contact: its adjacency entry,
 	// its γ, the contact's n and u and the side's contact point s),
@@ -42,29 +52,29 @@ func APGDIterationTraffic() []traffic.Pass {
 	// Jacobian (n, u, s_A, s_B). Bodies count as isotropic (spheres):
 	// another body's M⁻¹ also reads the step's R J̄⁻¹ Rᵀ (invInertiaW,
 	// 48 B per body).
-	bodyImpulse := traffic.Pass{Name: "apgd_body_impulse", Role: "dv = M⁻¹ D γ' (per body, over its contacts)", Accesses: []traffic.Access{
-		w(0, "dv", 0, 6*f64), r(1, "γ'", 2*vec3, 0), r(2, "adjOff", 0, 2*u32), r(3, "adj", 2*u32, 0),
+	bodyImpulse := traffic.Pass{Name: "apgd_body_impulse" + sfx, Role: "dv = M⁻¹ D γ' (per body, over its contacts)", Accesses: []traffic.Access{
+		w(0, "dv", 0, 6*f64), r(1, "γ'", 2*wv, 0), r(2, "adjOff", 0, 2*u32), r(3, "adj", 2*u32, 0),
 		r(4, "jac: n, u and the side's s", 2*9*f64, 0),
 		r(5, "invMass", 0, f64), r(6, "invInertia", 0, 3*f64), r(7, "fixedBody", 0, u32), r(8, "jadjOff", 0, 2*u32),
 	}}
-	contactVelocity := traffic.Pass{Name: "apgd_contact_velocity", Role: "Nγ' = Dᵀ dv (per contact)", Accesses: []traffic.Access{
-		w(0, "Nγ'", vec3, 0), r(3, "dv of A and B", 2*6*f64, 0), r(4, "a", u32, 0), r(5, "b", u32, 0),
+	contactVelocity := traffic.Pass{Name: "apgd_contact_velocity" + sfx, Role: "Nγ' = Dᵀ dv (per contact)", Accesses: []traffic.Access{
+		w(0, "Nγ'", wv, 0), r(3, "dv of A and B", 2*6*f64, 0), r(4, "a", u32, 0), r(5, "b", u32, 0),
 		r(6, "jac", 12*f64, 0),
 	}}
 	return []traffic.Pass{
-		{Name: "apgd_step", Role: "γ' = Π(y − t g)", Accesses: []traffic.Access{
-			w(0, "γ'", vec3, 0), r(1, "y", vec3, 0), r(2, "g", vec3, 0), r(3, "mu", f64, 0), r(4, "coh", f64, 0)}},
+		{Name: "apgd_step" + sfx, Role: "γ' = Π(y − t g)", Accesses: []traffic.Access{
+			w(0, "γ'", wv, 0), r(1, "y", wv, 0), r(2, "g", wv, 0), r(3, "mu", f64, 0), r(4, "coh", f64, 0)}},
 		bodyImpulse,
 		contactVelocity,
-		{Name: "apgd_dot", Role: "trial's four dot products", Accesses: []traffic.Access{
-			r(1, "γ'", vec3, 0), r(2, "Nγ'", vec3, 0), r(3, "r", vec3, 0), r(4, "y", vec3, 0), r(5, "N y", vec3, 0)}},
-		{Name: "apgd_residual", Role: "residual vector", Accesses: []traffic.Access{
-			w(0, "residual vector (in y)", vec3, 0), r(1, "γ'", vec3, 0), r(2, "Nγ'", vec3, 0), r(3, "r", vec3, 0), r(4, "mu", f64, 0), r(5, "coh", f64, 0)}},
-		{Name: "apgd_dot", Role: "accept's two dot products", Accesses: []traffic.Access{
-			r(1, "residual vector", vec3, 0), r(2, "g", vec3, 0), r(3, "γ'", vec3, 0), r(4, "γ", vec3, 0)}},
-		{Name: "apgd_next", Role: "best, y, N y, g, γ, Nγ", Accesses: []traffic.Access{
-			w(0, "best (when better)", vec3, 0), w(1, "y", vec3, 0), r(2, "γ", vec3, 0), w(2, "γ", vec3, 0), r(3, "γ'", vec3, 0),
-			w(4, "N y", vec3, 0), r(5, "Nγ", vec3, 0), w(5, "Nγ", vec3, 0), r(6, "Nγ'", vec3, 0), w(7, "g", vec3, 0), r(8, "r", vec3, 0)}},
+		{Name: "apgd_dot" + sfx, Role: "trial's four dot products", Accesses: []traffic.Access{
+			r(1, "γ'", wv, 0), r(2, "Nγ'", wv, 0), r(3, "r", vec3, 0), r(4, "y", wv, 0), r(5, "N y", wv, 0)}},
+		{Name: "apgd_residual" + sfx, Role: "residual vector", Accesses: []traffic.Access{
+			w(0, "residual vector (in y)", wv, 0), r(1, "γ'", wv, 0), r(2, "Nγ'", wv, 0), r(3, "r", vec3, 0), r(4, "mu", f64, 0), r(5, "coh", f64, 0)}},
+		{Name: "apgd_dot" + sfx, Role: "accept's two dot products", Accesses: []traffic.Access{
+			r(1, "residual vector", wv, 0), r(2, "g", wv, 0), r(4, "γ'", wv, 0), r(5, "γ", wv, 0)}},
+		{Name: "apgd_next" + sfx, Role: "best, y, N y, g, γ, Nγ", Accesses: []traffic.Access{
+			w(0, "best (when better)", wv, 0), w(1, "y", wv, 0), r(2, "γ", wv, 0), w(2, "γ", wv, 0), r(3, "γ'", wv, 0),
+			w(4, "N y", wv, 0), r(5, "Nγ", wv, 0), w(5, "Nγ", wv, 0), r(6, "Nγ'", wv, 0), w(7, "g", wv, 0), r(8, "r", vec3, 0)}},
 	}
 }
 
@@ -74,12 +84,19 @@ func APGDBytesPerContactIteration(bodiesPerContact float64) float64 {
 	return traffic.PerContactIteration(APGDIterationTraffic(), bodiesPerContact)
 }
 
-// WriteTrafficModel writes the model as a Markdown table at
+// APGDBytesPerContactIterationMixed is APGDBytesPerContactIteration with
+// settings.precision "mixed" (APGDIterationTrafficFor(true)).
+func APGDBytesPerContactIterationMixed(bodiesPerContact float64) float64 {
+	return traffic.PerContactIteration(APGDIterationTrafficFor(true), bodiesPerContact)
+}
+
+// WriteTrafficModel writes the model (with float32 work vectors when f32:
+// APGDIterationTrafficFor) as a Markdown table at
 // bodiesPerContact bodies per contact, and the time per iteration and per
 // step of 100 iterations it predicts for contacts contacts on devices of
 // the given memory bandwidths (bytes/s, by name), bandwidth alone.
-func WriteTrafficModel(w io.Writer, bodiesPerContact float64, contacts int, bandwidths []NamedBandwidth) error {
-	total, err := traffic.WriteTable(w, "kernel", APGDIterationTraffic(), bodiesPerContact)
+func WriteTrafficModel(w io.Writer, bodiesPerContact float64, contacts int, bandwidths []NamedBandwidth, f32 bool) error {
+	total, err := traffic.WriteTable(w, "kernel", APGDIterationTrafficFor(f32), bodiesPerContact)
 	if err != nil {
 		return err
 	}

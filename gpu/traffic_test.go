@@ -14,7 +14,7 @@ import (
 // never from a writeonly one, and every binding the kernel may write is
 // counted as written (a write the model forgot).
 func TestTrafficModel(t *testing.T) {
-	for _, k := range APGDIterationTraffic() {
+	for _, k := range append(APGDIterationTraffic(), APGDIterationTrafficFor(true)...) {
 		m, ok := shaders.Lookup(k.Name)
 		if !ok {
 			t.Errorf("%s: no such kernel", k.Name)
@@ -44,8 +44,9 @@ func TestTrafficModel(t *testing.T) {
 			// apgd_contact_velocity writes g only with withG, which the
 			// iteration's product does not set; the scalar buffer's
 			// writes are a few bytes (apgd_sum's dots).
-			if b.ReadOnly || written[b.Binding] || (k.Name == "apgd_contact_velocity" && b.Binding == 1) ||
-				(k.Name == "apgd_dot" && b.Binding == 0) {
+			src := strings.TrimSuffix(k.Name, "_f32")
+			if b.ReadOnly || written[b.Binding] || (src == "apgd_contact_velocity" && b.Binding == 1) ||
+				(src == "apgd_dot" && b.Binding == 0) {
 				continue
 			}
 			t.Errorf("%s: binding %d may be written but the model counts no write", k.Name, b.Binding)
@@ -63,10 +64,20 @@ func TestTrafficModel(t *testing.T) {
 		t.Errorf("bytes per contact-iteration %g, want %g", got, want)
 	}
 	var b strings.Builder
-	if err := WriteTrafficModel(&b, 1.0/3, 2_980_000, DatasheetBandwidths); err != nil {
+	if err := WriteTrafficModel(&b, 1.0/3, 2_980_000, DatasheetBandwidths, false); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "| **total** | one iteration | **1137** |") {
 		t.Errorf("table:\n%s", b.String())
+	}
+	// Mixed precision: each work vector 12 bytes instead of 24 (r, μ,
+	// the cohesion, the Jacobian and dv as before): 52 (step: 3 vectors,
+	// μ, coh) + 176 + 100/3 (body impulse: each side 12 of γ', 4 of adj,
+	// 72 of jac) + 212 (contact velocity: 12 + 96 + 8 + 96) + 72 (4
+	// vectors and r) + 76 (residual: 3 vectors, r, μ, coh) + 48 (4
+	// vectors) + 144 (next: 10 vectors and r).
+	want = 52 + 176 + 100.0/3 + 212 + 72 + 76 + 48 + 144
+	if got := APGDBytesPerContactIterationMixed(1.0 / 3); math.Abs(got-want) > 1e-12*want {
+		t.Errorf("mixed: bytes per contact-iteration %g, want %g", got, want)
 	}
 }

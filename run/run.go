@@ -324,6 +324,9 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 	if line := redundantJoints(&sc.Model, sc.Settings); line != "" && opt.Notice != nil {
 		opt.Notice(line)
 	}
+	if line := engine.MixedNote(&sc.Model, &sc.Settings); line != "" && opt.Notice != nil {
+		opt.Notice(line)
+	}
 	ckp := newCheckpointer(sc, opt)
 	if opt.Resume != nil {
 		if err := restore(sim, opt.Resume, Steps(sc), opt.Notice); err != nil {

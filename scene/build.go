@@ -258,6 +258,7 @@ func (s SettingsSpec) apply(e *engine.Settings) {
 	set(&e.BinSize, s.BinSize)
 	set(&e.MaxRecoverySpeed, s.MaxRecoverySpeed)
 	set(&e.Workers, s.Workers)
+	set(&e.Precision, s.Precision)
 }
 
 // settingsSpec gives every field of e.
@@ -265,7 +266,7 @@ func settingsSpec(e engine.Settings) SettingsSpec {
 	return SettingsSpec{
 		Dt: ptr(e.Dt), Solver: ptr(e.Solver), Tol: ptr(e.Tol), MaxIter: ptr(e.MaxIter), Gd: ptr(e.Gd),
 		WarmStart: ptr(e.WarmStart), Envelope: ptr(e.Envelope), BinSize: ptr(e.BinSize),
-		MaxRecoverySpeed: ptr(e.MaxRecoverySpeed), Workers: ptr(e.Workers),
+		MaxRecoverySpeed: ptr(e.MaxRecoverySpeed), Workers: ptr(e.Workers), Precision: ptr(e.Precision),
 	}
 }
 

@@ -56,6 +56,7 @@ type SettingsSpec struct {
 	BinSize          *float64 `json:"bin_size,omitempty"`           // m
 	MaxRecoverySpeed *float64 `json:"max_recovery_speed,omitempty"` // m/s
 	Workers          *int     `json:"workers,omitempty"`
+	Precision        *string  `json:"precision,omitempty"` // "double" or "mixed"
 }
 
 // RunSpec says how long to run and what to trace.

@@ -28,7 +28,8 @@ layout(local_size_x = 64) in;
 
 layout(std430, set = 0, binding = 0) writeonly buffer R { double r[]; };
 layout(std430, set = 0, binding = 1) readonly buffer R0 { double r0[]; };
-layout(std430, set = 0, binding = 2) readonly buffer NX { double nx[]; };
+#include "store.glsl"
+layout(std430, set = 0, binding = 2) readonly buffer NX { STORE nx[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Mu { double mu[]; };
 #define SCALARS_BINDING 4
 #define SCALARS_ACCESS readonly

@@ -12,6 +12,8 @@
 // Dispatch: (min(⌈n/64⌉, max group count), 1, 1) workgroups of 64.
 layout(local_size_x = 64) in;
 
+#include "store.glsl"
+#define BODY_IMPULSE_X STORE
 #include "body_impulse.glsl"
 
 #define SCALARS_BINDING 14

@@ -21,8 +21,9 @@
 // Dispatch: (min(⌈(nc+nj)/64⌉, max group count), 1, 1) workgroups of 64.
 layout(local_size_x = 64) in;
 
-layout(std430, set = 0, binding = 0) writeonly buffer Out { double outv[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer G { double g[]; };
+#include "store.glsl"
+layout(std430, set = 0, binding = 0) writeonly buffer Out { STORE outv[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer G { STORE g[]; };
 layout(std430, set = 0, binding = 2) readonly buffer R { double r[]; };
 #define CONTACT_VELOCITY_BINDING 3
 #include "contact_velocity.glsl"
@@ -51,20 +52,20 @@ void main() {
 		if (k >= p.nc) {
 			uint i = 3u * p.nc + (k - p.nc);
 			double o = jointVelocity(k - p.nc);
-			outv[i] = o;
+			outv[i] = STORE(o);
 			if (p.withG != 0u) {
-				precise double gi = o + r[i];
-				g[i] = gi;
+				precise double gi = ROUND(o) + r[i];
+				g[i] = STORE(gi);
 			}
 			continue;
 		}
 		double o[3];
 		contactVelocity(k, o);
 		for (uint d = 0u; d < 3u; d++) {
-			outv[3u * k + d] = o[d];
+			outv[3u * k + d] = STORE(o[d]);
 			if (p.withG != 0u) {
-				precise double gk = o[d] + r[3u * k + d];
-				g[3u * k + d] = gk;
+				precise double gk = ROUND(o[d]) + r[3u * k + d];
+				g[3u * k + d] = STORE(gk);
 			}
 		}
 	}

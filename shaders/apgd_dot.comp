@@ -10,7 +10,7 @@
 //
 //	mode 0: v0·v0, v1·v1                 (init: ‖γ₀ − 1‖², ‖N(γ₀ − 1)‖²)
 //	mode 1: v0·v1, v2·v0, d·e, d·d       (trial: γ'ᵀNγ', rᵀγ', ΔᵀNΔ, ‖Δ‖²)
-//	mode 2: v0·v0, v1·(v2 − v3)          (accept: residual², gᵀ(γ_{k+1} − γ_k))
+//	mode 2: v0·v0, v1·(v3 − v4)          (accept: residual², gᵀ(γ_{k+1} − γ_k))
 //	mode 3: v0·v1, v2·v0                 (objective: γ̂ᵀNγ̂, r₀ᵀγ̂)
 //	mode 4: v0·v0, v1·v2, v3·v1          (device Jacobi, gpu/jacobi.go, and SPG,
 //	                                      gpu/spg.go: residual², γᵀNγ, rᵀγ)
@@ -28,7 +28,9 @@
 // of the same vectors bit for bit.
 // Bindings (set 0): 0 partial (written; 4·⌈n/2048⌉ float64), 1–5 v0–v4
 // (read; n float64; unused ones may be any buffer), 6 s (read; the
-// solver's scalars).
+// solver's scalars). apgd_dot_f32 (lib/store.glsl) reads v0, v1, v3 and
+// v4 as float32 (the APGD work vectors) and v2 as float64 (r in modes 1
+// and 3); only the device APGD solver binds it, in modes 0–3.
 // Push constants: uint n, uint mode, uint gate (12 bytes).
 // Dispatch: (min(⌈n/2048⌉, max group count), 1, 1) workgroups of 256; a
 // workgroup loops over chunks c, c + groups, ….
@@ -38,11 +40,12 @@ const uint CHUNK = 2048;
 const uint WG = 256;
 
 layout(std430, set = 0, binding = 0) writeonly buffer Partial { double partial[]; };
-layout(std430, set = 0, binding = 1) readonly buffer V0 { double v0[]; };
-layout(std430, set = 0, binding = 2) readonly buffer V1 { double v1[]; };
+#include "store.glsl"
+layout(std430, set = 0, binding = 1) readonly buffer V0 { STORE v0[]; };
+layout(std430, set = 0, binding = 2) readonly buffer V1 { STORE v1[]; };
 layout(std430, set = 0, binding = 3) readonly buffer V2 { double v2[]; };
-layout(std430, set = 0, binding = 4) readonly buffer V3 { double v3[]; };
-layout(std430, set = 0, binding = 5) readonly buffer V4 { double v4[]; };
+layout(std430, set = 0, binding = 4) readonly buffer V3 { STORE v3[]; };
+layout(std430, set = 0, binding = 5) readonly buffer V4 { STORE v4[]; };
 #define SCALARS_BINDING 6
 #define SCALARS_ACCESS readonly
 #include "apgd_scalars.glsl"
@@ -72,15 +75,15 @@ void main() {
 		precise double acc3 = 0.0lf;
 		for (uint i = lo + t; i < hi; i += WG) {
 			if (p.mode == 0u) {
-				precise double a = v0[i] * v0[i];
-				precise double b = v1[i] * v1[i];
+				precise double a = double(v0[i]) * double(v0[i]);
+				precise double b = double(v1[i]) * double(v1[i]);
 				acc0 = acc0 + a;
 				acc1 = acc1 + b;
 			} else if (p.mode == 1u) {
-				double d = axpby(1.0lf, v0[i], -1.0lf, v3[i]);
-				double e = axpby(1.0lf, v1[i], -1.0lf, v4[i]);
-				precise double a = v0[i] * v1[i];
-				precise double b = v2[i] * v0[i];
+				double d = axpby(1.0lf, double(v0[i]), -1.0lf, double(v3[i]));
+				double e = axpby(1.0lf, double(v1[i]), -1.0lf, double(v4[i]));
+				precise double a = double(v0[i]) * double(v1[i]);
+				precise double b = double(v2[i]) * double(v0[i]);
 				precise double de = d * e;
 				precise double dd = d * d;
 				acc0 = acc0 + a;
@@ -88,30 +91,30 @@ void main() {
 				acc2 = acc2 + de;
 				acc3 = acc3 + dd;
 			} else if (p.mode == 2u) {
-				double d = axpby(1.0lf, v2[i], -1.0lf, v3[i]);
-				precise double a = v0[i] * v0[i];
-				precise double b = v1[i] * d;
+				double d = axpby(1.0lf, double(v3[i]), -1.0lf, double(v4[i]));
+				precise double a = double(v0[i]) * double(v0[i]);
+				precise double b = double(v1[i]) * d;
 				acc0 = acc0 + a;
 				acc1 = acc1 + b;
 			} else if (p.mode == 5u) {
-				precise double a = v0[i] * v1[i];
-				precise double dd = v0[i] * v0[i];
-				precise double b = dd * v2[i];
-				precise double yy = v1[i] * v1[i];
-				precise double c = yy * v3[i];
+				precise double a = double(v0[i]) * double(v1[i]);
+				precise double dd = double(v0[i]) * double(v0[i]);
+				precise double b = dd * double(v2[i]);
+				precise double yy = double(v1[i]) * double(v1[i]);
+				precise double c = yy * double(v3[i]);
 				acc0 = acc0 + a;
 				acc1 = acc1 + b;
 				acc2 = acc2 + c;
 			} else if (p.mode == 4u) {
-				precise double a = v0[i] * v0[i];
-				precise double b = v1[i] * v2[i];
-				precise double c = v3[i] * v1[i];
+				precise double a = double(v0[i]) * double(v0[i]);
+				precise double b = double(v1[i]) * double(v2[i]);
+				precise double c = double(v3[i]) * double(v1[i]);
 				acc0 = acc0 + a;
 				acc1 = acc1 + b;
 				acc2 = acc2 + c;
 			} else {
-				precise double a = v0[i] * v1[i];
-				precise double b = v2[i] * v0[i];
+				precise double a = double(v0[i]) * double(v1[i]);
+				precise double b = double(v2[i]) * double(v0[i]);
 				acc0 = acc0 + a;
 				acc1 = acc1 + b;
 			}

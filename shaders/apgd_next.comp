@@ -28,14 +28,15 @@
 // grid-stride loop covers any n.
 layout(local_size_x = 256) in;
 
-layout(std430, set = 0, binding = 0) writeonly buffer Best { double best[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer Y { double y[]; };
-layout(std430, set = 0, binding = 2) buffer X { double x[]; };
-layout(std430, set = 0, binding = 3) readonly buffer XNew { double xNew[]; };
-layout(std430, set = 0, binding = 4) writeonly buffer NY { double ny[]; };
-layout(std430, set = 0, binding = 5) buffer NX { double nx[]; };
-layout(std430, set = 0, binding = 6) readonly buffer NXNew { double nxNew[]; };
-layout(std430, set = 0, binding = 7) writeonly buffer G { double g[]; };
+#include "store.glsl"
+layout(std430, set = 0, binding = 0) writeonly buffer Best { STORE best[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Y { STORE y[]; };
+layout(std430, set = 0, binding = 2) buffer X { STORE x[]; };
+layout(std430, set = 0, binding = 3) readonly buffer XNew { STORE xNew[]; };
+layout(std430, set = 0, binding = 4) writeonly buffer NY { STORE ny[]; };
+layout(std430, set = 0, binding = 5) buffer NX { STORE nx[]; };
+layout(std430, set = 0, binding = 6) readonly buffer NXNew { STORE nxNew[]; };
+layout(std430, set = 0, binding = 7) writeonly buffer G { STORE g[]; };
 layout(std430, set = 0, binding = 8) readonly buffer R { double r[]; };
 #define SCALARS_BINDING 9
 #define SCALARS_ACCESS readonly
@@ -59,21 +60,21 @@ void main() {
 	for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) {
 		double xn = xNew[i];
 		if (improved) {
-			best[i] = xn;
+			best[i] = STORE(xn);
 		}
 		double nxn = nxNew[i];
 		double nyi;
 		if (restart) {
-			y[i] = xn;
+			y[i] = STORE(xn);
 			nyi = nxn;
 		} else {
-			y[i] = axpby(a, xn, b, x[i]);
-			nyi = axpby(a, nxn, b, nx[i]);
+			y[i] = STORE(axpby(a, xn, b, x[i]));
+			nyi = ROUND(axpby(a, nxn, b, nx[i]));
 		}
-		ny[i] = nyi;
+		ny[i] = STORE(nyi);
 		precise double gi = nyi + r[i];
-		g[i] = gi;
-		x[i] = xn;
-		nx[i] = nxn;
+		g[i] = STORE(gi);
+		x[i] = STORE(xn);
+		nx[i] = STORE(nxn);
 	}
 }

@@ -27,9 +27,10 @@
 // grid-stride loop covers any nc.
 layout(local_size_x = 64) in;
 
-layout(std430, set = 0, binding = 0) writeonly buffer Tmp { double tmp[]; };
-layout(std430, set = 0, binding = 1) readonly buffer X { double x[]; };
-layout(std430, set = 0, binding = 2) readonly buffer NX { double nx[]; };
+#include "store.glsl"
+layout(std430, set = 0, binding = 0) writeonly buffer Tmp { STORE tmp[]; };
+layout(std430, set = 0, binding = 1) readonly buffer X { STORE x[]; };
+layout(std430, set = 0, binding = 2) readonly buffer NX { STORE nx[]; };
 layout(std430, set = 0, binding = 3) readonly buffer R { double r[]; };
 layout(std430, set = 0, binding = 4) readonly buffer Mu { double mu[]; };
 layout(std430, set = 0, binding = 5) readonly buffer Coh { double coh[]; };
@@ -61,7 +62,7 @@ void main() {
 			uint i = 3u * p.nc + rj;
 			double u = axpby(1.0lf, nx[i], 1.0lf, r[i]);
 			double z = axpby(1.0lf, x[i], ngd, u);
-			tmp[i] = axpby(1.0lf, x[i], -1.0lf, clampRow(z, jlo[rj], jhi[rj]));
+			tmp[i] = STORE(axpby(1.0lf, x[i], -1.0lf, clampRow(z, jlo[rj], jhi[rj])));
 			continue;
 		}
 		double z[3];
@@ -74,7 +75,7 @@ void main() {
 		proj(z[0], z[1], z[2], mu[k], coh[k], pz[0], pz[1], pz[2]);
 		for (uint d = 0u; d < 3u; d++) {
 			uint i = 3u * k + d;
-			tmp[i] = axpby(1.0lf, x[i], -1.0lf, pz[d]);
+			tmp[i] = STORE(axpby(1.0lf, x[i], -1.0lf, pz[d]));
 		}
 	}
 }

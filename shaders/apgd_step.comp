@@ -25,9 +25,10 @@
 // grid-stride loop covers any nc.
 layout(local_size_x = 64) in;
 
-layout(std430, set = 0, binding = 0) writeonly buffer XNew { double xNew[]; };
-layout(std430, set = 0, binding = 1) readonly buffer Y { double y[]; };
-layout(std430, set = 0, binding = 2) readonly buffer G { double g[]; };
+#include "store.glsl"
+layout(std430, set = 0, binding = 0) writeonly buffer XNew { STORE xNew[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Y { STORE y[]; };
+layout(std430, set = 0, binding = 2) readonly buffer G { STORE g[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Mu { double mu[]; };
 layout(std430, set = 0, binding = 4) readonly buffer Coh { double coh[]; };
 #define SCALARS_BINDING 5
@@ -55,7 +56,7 @@ void main() {
 		if (k >= p.nc) {
 			uint rj = k - p.nc;
 			uint i = 3u * p.nc + rj;
-			xNew[i] = clampRow(axpby(1.0lf, y[i], nt, g[i]), jlo[rj], jhi[rj]);
+			xNew[i] = STORE(clampRow(axpby(1.0lf, y[i], nt, g[i]), jlo[rj], jhi[rj]));
 			continue;
 		}
 		double z[3];
@@ -65,8 +66,8 @@ void main() {
 		}
 		double on, ou, ow;
 		proj(z[0], z[1], z[2], mu[k], coh[k], on, ou, ow);
-		xNew[3u * k] = on;
-		xNew[3u * k + 1u] = ou;
-		xNew[3u * k + 2u] = ow;
+		xNew[3u * k] = STORE(on);
+		xNew[3u * k + 1u] = STORE(ou);
+		xNew[3u * k + 2u] = STORE(ow);
 	}
 }

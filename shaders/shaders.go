@@ -3,8 +3,13 @@ package shaders
 // Module is one compiled kernel: its SPIR-V and what a compute pipeline
 // needs to know about it.
 type Module struct {
-	// Name is the kernel's name: its file name without .comp.
+	// Name is the kernel's name: its file name without .comp, or, for
+	// the float32-storage build of a kernel that includes store.glsl,
+	// that name and _f32 (NAME_f32.spv).
 	Name string
+	// Source is the .comp file's name without .comp: Name, or Name
+	// without _f32. Args belong to the source (NAMEArgs.Kernel()).
+	Source string
 	// SPIRV is the module's binary (little-endian 32-bit words).
 	SPIRV string
 	// Bindings are the kernel's descriptors, all in set 0, by binding.

@@ -8,21 +8,44 @@ import (
 	"testing"
 )
 
-// Every .comp has its module in the table, with SPIR-V that starts with
+// Every .comp has its module in the table (and a float32-storage build,
+// NAME_f32, when it includes store.glsl), with SPIR-V that starts with
 // the magic number and a header that documents it.
 func TestTable(t *testing.T) {
 	comps, err := filepath.Glob("*.comp")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(comps) != len(All()) {
-		t.Errorf("%d .comp files, %d modules", len(comps), len(All()))
+	want := len(comps)
+	for _, c := range comps {
+		name := strings.TrimSuffix(c, ".comp")
+		src, err := os.ReadFile(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		builds := []string{name}
+		if strings.Contains(string(src), "\n#include \"store.glsl\"") {
+			builds = append(builds, name+"_f32")
+			want++
+		}
+		for _, b := range builds {
+			m, ok := Lookup(b)
+			if !ok {
+				t.Errorf("%s has no module %s (run make shaders)", c, b)
+				continue
+			}
+			if m.Source != name {
+				t.Errorf("%s: module %s has source %q", c, b, m.Source)
+			}
+		}
+	}
+	if len(All()) != want {
+		t.Errorf("%d .comp files, %d modules, want %d", len(comps), len(All()), want)
 	}
 	for _, c := range comps {
 		name := strings.TrimSuffix(c, ".comp")
 		m, ok := Lookup(name)
 		if !ok {
-			t.Errorf("%s has no module (run make shaders)", c)
 			continue
 		}
 		if len(m.SPIRV) < 20 || len(m.SPIRV)%4 != 0 || binary.LittleEndian.Uint32([]byte(m.SPIRV)) != 0x07230203 {
@@ -106,7 +129,7 @@ func TestArgs(t *testing.T) {
 			t.Errorf("%s: %d bytes of push constants, no Args", m.Name, m.PushSize)
 			continue
 		}
-		if got := m.Args.Kernel(); got != m.Name {
+		if got := m.Args.Kernel(); got != m.Source {
 			t.Errorf("%s: Args %T names kernel %s", m.Name, m.Args, got)
 		}
 		pre := []byte{9}

@@ -95,6 +95,24 @@ func (a ApgdDotArgs) AppendPush(b []byte) []byte {
 	return b
 }
 
+// ApgdInitArgs are the push constants of apgd_init.comp (12 bytes).
+type ApgdInitArgs struct {
+	NC   uint32 // uint nc, byte 0
+	Nj   uint32 // uint nj, byte 4
+	Mode uint32 // uint mode, byte 8
+}
+
+// Kernel returns "apgd_init".
+func (ApgdInitArgs) Kernel() string { return "apgd_init" }
+
+// AppendPush appends the 12 bytes of the block to b.
+func (a ApgdInitArgs) AppendPush(b []byte) []byte {
+	b = binary.LittleEndian.AppendUint32(b, a.NC)
+	b = binary.LittleEndian.AppendUint32(b, a.Nj)
+	b = binary.LittleEndian.AppendUint32(b, a.Mode)
+	return b
+}
+
 // ApgdNextArgs are the push constants of apgd_next.comp (8 bytes).
 type ApgdNextArgs struct {
 	N    uint32 // uint n, byte 0

@@ -9,8 +9,9 @@ import _ "embed"
 // added to the normal row of r (cpuref's AntiRelax), u the contact
 // velocities Nγ + r.
 var AntiRelax = Module{
-	Name:  "anti_relax",
-	SPIRV: anti_relaxSPIRV,
+	Name:   "anti_relax",
+	Source: "anti_relax",
+	SPIRV:  anti_relaxSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -32,8 +33,9 @@ var anti_relaxSPIRV string
 // AntiRelax(r, u)); run only while the device APGD solver's phase is one of
 // those in the gate mask (gpu/apgd.go).
 var ApgdAntiRelax = Module{
-	Name:  "apgd_anti_relax",
-	SPIRV: apgd_anti_relaxSPIRV,
+	Name:   "apgd_anti_relax",
+	Source: "apgd_anti_relax",
+	SPIRV:  apgd_anti_relaxSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -49,12 +51,39 @@ var ApgdAntiRelax = Module{
 //go:embed apgd_anti_relax.spv
 var apgd_anti_relaxSPIRV string
 
+// ApgdAntiRelaxF32 is apgd_anti_relax.comp built with float32 storage (lib/store.glsl):
+// r_3k = r0_3k + μ_k‖(u_3k+1, u_3k+2)‖ and
+// r_3k+1, r_3k+2 = r0_3k+1, r0_3k+2 for every contact k, with u = nx + r0
+// the contact velocities: lines 33–37 of the anti-relaxation paper's
+// algorithm as engine.APGD takes them (Axpby(u, 1, nx, 1, r0) then
+// AntiRelax(r, u)); run only while the device APGD solver's phase is one of
+// those in the gate mask (gpu/apgd.go).
+var ApgdAntiRelaxF32 = Module{
+	Name:   "apgd_anti_relax_f32",
+	Source: "apgd_anti_relax",
+	SPIRV:  apgd_anti_relax_f32SPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  12,
+	Args:      ApgdAntiRelaxArgs{},
+}
+
+//go:embed apgd_anti_relax_f32.spv
+var apgd_anti_relax_f32SPIRV string
+
 // ApgdBodyImpulse is apgd_body_impulse.comp: body_impulse.comp (dv = M⁻¹ D x, the first half of the
 // Schur product N x), run only while the device APGD solver's phase is one
 // of those in the gate mask: the kernel of gpu's device APGD (gpu/apgd.go).
 var ApgdBodyImpulse = Module{
-	Name:  "apgd_body_impulse",
-	SPIRV: apgd_body_impulseSPIRV,
+	Name:   "apgd_body_impulse",
+	Source: "apgd_body_impulse",
+	SPIRV:  apgd_body_impulseSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -80,13 +109,47 @@ var ApgdBodyImpulse = Module{
 //go:embed apgd_body_impulse.spv
 var apgd_body_impulseSPIRV string
 
+// ApgdBodyImpulseF32 is apgd_body_impulse.comp built with float32 storage (lib/store.glsl):
+// body_impulse.comp (dv = M⁻¹ D x, the first half of the
+// Schur product N x), run only while the device APGD solver's phase is one
+// of those in the gate mask: the kernel of gpu's device APGD (gpu/apgd.go).
+var ApgdBodyImpulseF32 = Module{
+	Name:   "apgd_body_impulse_f32",
+	Source: "apgd_body_impulse",
+	SPIRV:  apgd_body_impulse_f32SPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 10, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 11, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 12, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 13, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 14, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  12,
+	Args:      ApgdBodyImpulseArgs{},
+}
+
+//go:embed apgd_body_impulse_f32.spv
+var apgd_body_impulse_f32SPIRV string
+
 // ApgdContactVelocity is apgd_contact_velocity.comp: contact_velocity.comp (out = Dᵀ dv, the second half
 // of the Schur product N x) and, when withG is set, g = out + r as well,
 // run only while the device APGD solver's phase is one of those in the gate
 // mask (gpu/apgd.go).
 var ApgdContactVelocity = Module{
-	Name:  "apgd_contact_velocity",
-	SPIRV: apgd_contact_velocitySPIRV,
+	Name:   "apgd_contact_velocity",
+	Source: "apgd_contact_velocity",
+	SPIRV:  apgd_contact_velocitySPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, WriteOnly: true},
@@ -110,14 +173,47 @@ var ApgdContactVelocity = Module{
 //go:embed apgd_contact_velocity.spv
 var apgd_contact_velocitySPIRV string
 
+// ApgdContactVelocityF32 is apgd_contact_velocity.comp built with float32 storage (lib/store.glsl):
+// contact_velocity.comp (out = Dᵀ dv, the second half
+// of the Schur product N x) and, when withG is set, g = out + r as well,
+// run only while the device APGD solver's phase is one of those in the gate
+// mask (gpu/apgd.go).
+var ApgdContactVelocityF32 = Module{
+	Name:   "apgd_contact_velocity_f32",
+	Source: "apgd_contact_velocity",
+	SPIRV:  apgd_contact_velocity_f32SPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 10, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 11, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 12, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  16,
+	Args:      ApgdContactVelocityArgs{},
+}
+
+//go:embed apgd_contact_velocity_f32.spv
+var apgd_contact_velocity_f32SPIRV string
+
 // ApgdDot is apgd_dot.comp: the first pass of the device APGD solver's dot products
 // (gpu/apgd.go; the device Jacobi and SPG solvers' too): up to four
 // at once, each summed over chunks of 2048 elements exactly as dot.comp
 // sums one (apgd_sum.comp is the second pass);
 // run only while the solver's phase is one of those in the gate mask.
 var ApgdDot = Module{
-	Name:  "apgd_dot",
-	SPIRV: apgd_dotSPIRV,
+	Name:   "apgd_dot",
+	Source: "apgd_dot",
+	SPIRV:  apgd_dotSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -135,13 +231,104 @@ var ApgdDot = Module{
 //go:embed apgd_dot.spv
 var apgd_dotSPIRV string
 
+// ApgdDotF32 is apgd_dot.comp built with float32 storage (lib/store.glsl):
+// the first pass of the device APGD solver's dot products
+// (gpu/apgd.go; the device Jacobi and SPG solvers' too): up to four
+// at once, each summed over chunks of 2048 elements exactly as dot.comp
+// sums one (apgd_sum.comp is the second pass);
+// run only while the solver's phase is one of those in the gate mask.
+var ApgdDotF32 = Module{
+	Name:   "apgd_dot_f32",
+	Source: "apgd_dot",
+	SPIRV:  apgd_dot_f32SPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{256, 1, 1},
+	PushSize:  12,
+	Args:      ApgdDotArgs{},
+}
+
+//go:embed apgd_dot_f32.spv
+var apgd_dot_f32SPIRV string
+
+// ApgdInit is apgd_init.comp: the device APGD solver's vectors at the start and at the end
+// of a solve (gpu/apgd.go), for every contact k (its three rows) and joint
+// row: mode 0 sets x = Π(γ₀), y = x, best = 1 and nxNew = 1·x + (−1)·best
+// (lines 1–3 of Algorithm 1 of the APGD paper: engine.APGD's Project,
+// Copy, Fill and Axpby), mode 1 sets nx = ny (N γ₀ from N y₀), mode 2
+// sets γ = best (the solve's answer).
+var ApgdInit = Module{
+	Name:   "apgd_init",
+	Source: "apgd_init",
+	SPIRV:  apgd_initSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer},
+		{Binding: 1, Kind: StorageBuffer},
+		{Binding: 2, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 3, Kind: StorageBuffer},
+		{Binding: 4, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 10, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  12,
+	Args:      ApgdInitArgs{},
+}
+
+//go:embed apgd_init.spv
+var apgd_initSPIRV string
+
+// ApgdInitF32 is apgd_init.comp built with float32 storage (lib/store.glsl):
+// the device APGD solver's vectors at the start and at the end
+// of a solve (gpu/apgd.go), for every contact k (its three rows) and joint
+// row: mode 0 sets x = Π(γ₀), y = x, best = 1 and nxNew = 1·x + (−1)·best
+// (lines 1–3 of Algorithm 1 of the APGD paper: engine.APGD's Project,
+// Copy, Fill and Axpby), mode 1 sets nx = ny (N γ₀ from N y₀), mode 2
+// sets γ = best (the solve's answer).
+var ApgdInitF32 = Module{
+	Name:   "apgd_init_f32",
+	Source: "apgd_init",
+	SPIRV:  apgd_init_f32SPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer},
+		{Binding: 1, Kind: StorageBuffer},
+		{Binding: 2, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 3, Kind: StorageBuffer},
+		{Binding: 4, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 10, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  12,
+	Args:      ApgdInitArgs{},
+}
+
+//go:embed apgd_init_f32.spv
+var apgd_init_f32SPIRV string
+
 // ApgdNext is apgd_next.comp: the vector updates that end an iteration of the device APGD
 // solver (gpu/apgd.go), lines 17–20, 24 and 16 of Algorithm 1 of the APGD
 // paper, for every element i; run only while the solver's phase is one of
 // those in the gate mask.
 var ApgdNext = Module{
-	Name:  "apgd_next",
-	SPIRV: apgd_nextSPIRV,
+	Name:   "apgd_next",
+	Source: "apgd_next",
+	SPIRV:  apgd_nextSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, WriteOnly: true},
@@ -162,13 +349,43 @@ var ApgdNext = Module{
 //go:embed apgd_next.spv
 var apgd_nextSPIRV string
 
+// ApgdNextF32 is apgd_next.comp built with float32 storage (lib/store.glsl):
+// the vector updates that end an iteration of the device APGD
+// solver (gpu/apgd.go), lines 17–20, 24 and 16 of Algorithm 1 of the APGD
+// paper, for every element i; run only while the solver's phase is one of
+// those in the gate mask.
+var ApgdNextF32 = Module{
+	Name:   "apgd_next_f32",
+	Source: "apgd_next",
+	SPIRV:  apgd_next_f32SPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 2, Kind: StorageBuffer},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 5, Kind: StorageBuffer},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{256, 1, 1},
+	PushSize:  8,
+	Args:      ApgdNextArgs{},
+}
+
+//go:embed apgd_next_f32.spv
+var apgd_next_f32SPIRV string
+
 // ApgdResidual is apgd_residual.comp: tmp_k = x_k − Π_Υk(x_k − g_d(nx_k + r_k)) for every contact
 // k, the vector whose norm is the residual of eq. 25 of the APGD paper
 // (engine's residual, with nx = Nx); run only while the device APGD
 // solver's phase is one of those in the gate mask (gpu/apgd.go).
 var ApgdResidual = Module{
-	Name:  "apgd_residual",
-	SPIRV: apgd_residualSPIRV,
+	Name:   "apgd_residual",
+	Source: "apgd_residual",
+	SPIRV:  apgd_residualSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -188,13 +405,42 @@ var ApgdResidual = Module{
 //go:embed apgd_residual.spv
 var apgd_residualSPIRV string
 
+// ApgdResidualF32 is apgd_residual.comp built with float32 storage (lib/store.glsl):
+// tmp_k = x_k − Π_Υk(x_k − g_d(nx_k + r_k)) for every contact
+// k, the vector whose norm is the residual of eq. 25 of the APGD paper
+// (engine's residual, with nx = Nx); run only while the device APGD
+// solver's phase is one of those in the gate mask (gpu/apgd.go).
+var ApgdResidualF32 = Module{
+	Name:   "apgd_residual_f32",
+	Source: "apgd_residual",
+	SPIRV:  apgd_residual_f32SPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  20,
+	Args:      ApgdResidualArgs{},
+}
+
+//go:embed apgd_residual_f32.spv
+var apgd_residual_f32SPIRV string
+
 // ApgdScalar is apgd_scalar.comp: the scalar steps of the device APGD solver (gpu/apgd.go), one
 // invocation; engine.APGD's host arithmetic, operation for operation, on
 // the dot products apgd_sum.comp left in s.dots. It runs only while the
 // solver's phase is one of those in the gate mask.
 var ApgdScalar = Module{
-	Name:  "apgd_scalar",
-	SPIRV: apgd_scalarSPIRV,
+	Name:   "apgd_scalar",
+	Source: "apgd_scalar",
+	SPIRV:  apgd_scalarSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer},
 		{Binding: 1, Kind: StorageBuffer, WriteOnly: true},
@@ -212,8 +458,9 @@ var apgd_scalarSPIRV string
 // APGD solver's scalars; run only while the solver's phase is one of those
 // in the gate mask (gpu/apgd.go).
 var ApgdStep = Module{
-	Name:  "apgd_step",
-	SPIRV: apgd_stepSPIRV,
+	Name:   "apgd_step",
+	Source: "apgd_step",
+	SPIRV:  apgd_stepSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -232,13 +479,41 @@ var ApgdStep = Module{
 //go:embed apgd_step.spv
 var apgd_stepSPIRV string
 
+// ApgdStepF32 is apgd_step.comp built with float32 storage (lib/store.glsl):
+// x'_k = Π_Υk(y_k − t g_k) for every contact k, line 8 of
+// Algorithm 1 of the APGD paper, with the step size t read from the device
+// APGD solver's scalars; run only while the solver's phase is one of those
+// in the gate mask (gpu/apgd.go).
+var ApgdStepF32 = Module{
+	Name:   "apgd_step_f32",
+	Source: "apgd_step",
+	SPIRV:  apgd_step_f32SPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  12,
+	Args:      ApgdStepArgs{},
+}
+
+//go:embed apgd_step_f32.spv
+var apgd_step_f32SPIRV string
+
 // ApgdSum is apgd_sum.comp: s.dots[q] = Σ_c partial[q·chunks + c] for q < pairs, the second
 // pass of the device APGD solver's dot products (apgd_dot.comp writes the
 // partials), in sum.comp's fixed order; run only while the solver's phase
 // is one of those in the gate mask (gpu/apgd.go).
 var ApgdSum = Module{
-	Name:  "apgd_sum",
-	SPIRV: apgd_sumSPIRV,
+	Name:   "apgd_sum",
+	Source: "apgd_sum",
+	SPIRV:  apgd_sumSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -253,8 +528,9 @@ var apgd_sumSPIRV string
 
 // Axpby is axpby.comp: dst_i = a·x_i + b·y_i for i in [0, n).
 var Axpby = Module{
-	Name:  "axpby",
-	SPIRV: axpbySPIRV,
+	Name:   "axpby",
+	Source: "axpby",
+	SPIRV:  axpbySPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -272,8 +548,9 @@ var axpbySPIRV string
 // contact k, N_kk = D_kᵀ M⁻¹ D_k, the block-Jacobi preconditioner of eq. 27
 // of the APGD paper (cpuref's BlockDiag).
 var BlockDiag = Module{
-	Name:  "block_diag",
-	SPIRV: block_diagSPIRV,
+	Name:   "block_diag",
+	Source: "block_diag",
+	SPIRV:  block_diagSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -296,8 +573,9 @@ var block_diagSPIRV string
 // gather over the body's contacts in contact order, so the sum is
 // deterministic and needs no atomics.
 var BodyImpulse = Module{
-	Name:  "body_impulse",
-	SPIRV: body_impulseSPIRV,
+	Name:   "body_impulse",
+	Source: "body_impulse",
+	SPIRV:  body_impulseSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -330,8 +608,9 @@ var body_impulseSPIRV string
 // and its grid class and bin range (cpuref's Collider.Collide, ShapeAABB
 // and Grid.classify); it also clears the slot counters of collide_bin.
 var CollideAabb = Module{
-	Name:  "collide_aabb",
-	SPIRV: collide_aabbSPIRV,
+	Name:   "collide_aabb",
+	Source: "collide_aabb",
+	SPIRV:  collide_aabbSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -362,8 +641,9 @@ var collide_aabbSPIRV string
 // is A, 1: B) in increasing order; fixed bodies get none. Deterministic:
 // the atomics only count and place, and modes 2 and 3 sort each list.
 var CollideAdj = Module{
-	Name:  "collide_adj",
-	SPIRV: collide_adjSPIRV,
+	Name:   "collide_adj",
+	Source: "collide_adj",
+	SPIRV:  collide_adjSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -388,8 +668,9 @@ var collide_adjSPIRV string
 // for special body i of class cls (1 big, 2 plane), its partners are the
 // j > i with specialHit(i, cls, j) (lib/broadphase.glsl):
 var CollideBig = Module{
-	Name:  "collide_big",
-	SPIRV: collide_bigSPIRV,
+	Name:   "collide_big",
+	Source: "collide_big",
+	SPIRV:  collide_bigSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -416,8 +697,9 @@ var collide_bigSPIRV string
 // sort of (body, bin) entries by hash slot (cpuref's Grid.count and
 // Grid.scatter), and the list of big bodies and planes.
 var CollideBin = Module{
-	Name:  "collide_bin",
-	SPIRV: collide_binSPIRV,
+	Name:   "collide_bin",
+	Source: "collide_bin",
+	SPIRV:  collide_binSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -441,8 +723,9 @@ var collide_binSPIRV string
 // order, then narrowphase order), so a binary search finds the match; the
 // result is the merge cpuref does, copied bit for bit.
 var CollideKeys = Module{
-	Name:  "collide_keys",
-	SPIRV: collide_keysSPIRV,
+	Name:   "collide_keys",
+	Source: "collide_keys",
+	SPIRV:  collide_keysSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -469,8 +752,9 @@ var collide_keysSPIRV string
 // narrowphase order. The contacts of a pair whose EPA polytope outgrows
 // the device's bound come from the host.
 var CollideNarrow = Module{
-	Name:  "collide_narrow",
-	SPIRV: collide_narrowSPIRV,
+	Name:   "collide_narrow",
+	Source: "collide_narrow",
+	SPIRV:  collide_narrowSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -509,8 +793,9 @@ var collide_narrowSPIRV string
 // by i then j: cpuref's Grid.Pairs (binPairs, bigPairs, planePairs,
 // sortKeys) gives the same list.
 var CollidePairs = Module{
-	Name:  "collide_pairs",
-	SPIRV: collide_pairsSPIRV,
+	Name:   "collide_pairs",
+	Source: "collide_pairs",
+	SPIRV:  collide_pairsSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -541,8 +826,9 @@ var collide_pairsSPIRV string
 // becomes its exclusive scan and data[len] the total, which is also stored
 // in meta[out].
 var CollideScan = Module{
-	Name:  "collide_scan",
-	SPIRV: collide_scanSPIRV,
+	Name:   "collide_scan",
+	Source: "collide_scan",
+	SPIRV:  collide_scanSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer},
 		{Binding: 1, Kind: StorageBuffer},
@@ -561,8 +847,9 @@ var collide_scanSPIRV string
 // contactVelocity) with v = dv from body_impulse: the relative velocity of
 // the contact in its frame (n, u, w).
 var ContactVelocity = Module{
-	Name:  "contact_velocity",
-	SPIRV: contact_velocitySPIRV,
+	Name:   "contact_velocity",
+	Source: "contact_velocity",
+	SPIRV:  contact_velocitySPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -580,8 +867,9 @@ var contact_velocitySPIRV string
 
 // Copy is copy.comp: dst_i = src_i for i in [0, n).
 var Copy = Module{
-	Name:  "copy",
-	SPIRV: copySPIRV,
+	Name:   "copy",
+	Source: "copy",
+	SPIRV:  copySPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -598,8 +886,9 @@ var copySPIRV string
 // (gpu's engine.DeviceBlockDiag), so that a Gauss–Seidel or Jacobi solve
 // reads back 4 bytes instead of the whole diagonal:
 var DiagCheck = Module{
-	Name:  "diag_check",
-	SPIRV: diag_checkSPIRV,
+	Name:   "diag_check",
+	Source: "diag_check",
+	SPIRV:  diag_checkSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -616,8 +905,9 @@ var diag_checkSPIRV string
 // Dot is dot.comp: partial_c = Σ x_i·y_i over chunk c = [2048c, min(2048(c+1), n)), the
 // first pass of the deterministic dot product (sum.comp is the second).
 var Dot = Module{
-	Name:  "dot",
-	SPIRV: dotSPIRV,
+	Name:   "dot",
+	Source: "dot",
+	SPIRV:  dotSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -633,8 +923,9 @@ var dotSPIRV string
 
 // Fill is fill.comp: dst_i = v for i in [0, n).
 var Fill = Module{
-	Name:  "fill",
-	SPIRV: fillSPIRV,
+	Name:   "fill",
+	Source: "fill",
+	SPIRV:  fillSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 	},
@@ -651,8 +942,9 @@ var fillSPIRV string
 // component, is the second), like dot.comp: cpuref's FixedForce sums the
 // same terms in contact order, so the two differ by summation order only.
 var FixedForce = Module{
-	Name:  "fixed_force",
-	SPIRV: fixed_forceSPIRV,
+	Name:   "fixed_force",
+	Source: "fixed_force",
+	SPIRV:  fixed_forceSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, WriteOnly: true},
@@ -677,8 +969,9 @@ var fixed_forceSPIRV string
 // frame, the gyroscopic torque −ω̄×(Jω̄) integrated implicitly (implicit
 // midpoint, engine.GyroStep; lib/gyro.glsl). Fixed bodies get zero.
 var FreeVelocity = Module{
-	Name:  "free_velocity",
-	SPIRV: free_velocitySPIRV,
+	Name:   "free_velocity",
+	Source: "free_velocity",
+	SPIRV:  free_velocitySPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -708,8 +1001,9 @@ var free_velocitySPIRV string
 // 32 the colour of the contacts swept by gs_sweep's one invocation, NONE =
 // 0xffffffff uncoloured; BUCKETS = 33 (the colours and the tail).
 var GsColour = Module{
-	Name:  "gs_colour",
-	SPIRV: gs_colourSPIRV,
+	Name:   "gs_colour",
+	Source: "gs_colour",
+	SPIRV:  gs_colourSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -740,8 +1034,9 @@ var gs_colourSPIRV string
 // buffer is one of those in the gate mask (the device Gauss–Seidel solver,
 // gpu/gs.go; problem.Sweep passes a mask of every phase).
 var GsColourSweep = Module{
-	Name:  "gs_colour_sweep",
-	SPIRV: gs_colour_sweepSPIRV,
+	Name:   "gs_colour_sweep",
+	Source: "gs_colour_sweep",
+	SPIRV:  gs_colour_sweepSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer},
 		{Binding: 1, Kind: StorageBuffer},
@@ -779,8 +1074,9 @@ var gs_colour_sweepSPIRV string
 // Gauss–Seidel solver, gpu/gs.go; problem.Sweep passes a mask of every
 // phase).
 var GsSweep = Module{
-	Name:  "gs_sweep",
-	SPIRV: gs_sweepSPIRV,
+	Name:   "gs_sweep",
+	Source: "gs_sweep",
+	SPIRV:  gs_sweepSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer},
 		{Binding: 1, Kind: StorageBuffer},
@@ -823,8 +1119,9 @@ var gs_sweepSPIRV string
 // gpu backend's engine.StateGuard), engine.GuardOffenders' loop with its
 // lists cut to their first K = 8 ids:
 var GuardCheck = Module{
-	Name:  "guard_check",
-	SPIRV: guard_checkSPIRV,
+	Name:   "guard_check",
+	Source: "guard_check",
+	SPIRV:  guard_checkSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer},
 		{Binding: 1, Kind: StorageBuffer},
@@ -850,8 +1147,9 @@ var guard_checkSPIRV string
 // after guard_check in the same batch, the copy happens only when the
 // check passed, with no read-back between.
 var GuardKeep = Module{
-	Name:  "guard_keep",
-	SPIRV: guard_keepSPIRV,
+	Name:   "guard_keep",
+	Source: "guard_keep",
+	SPIRV:  guard_keepSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -871,8 +1169,9 @@ var guard_keepSPIRV string
 // the body frame, ω̄ = ω̄_free + Rᵀdv_ω, x += h·v, and q ← q ⊗ exp(½hω̄)
 // renormalised.
 var Integrate = Module{
-	Name:  "integrate",
-	SPIRV: integrateSPIRV,
+	Name:   "integrate",
+	Source: "integrate",
+	SPIRV:  integrateSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer},
 		{Binding: 1, Kind: StorageBuffer},
@@ -895,8 +1194,9 @@ var integrateSPIRV string
 // iteration v ← B N v and the Rayleigh quotient vᵀNv / vᵀB⁻¹v), one
 // invocation, on the dot product apgd_sum.comp left in s.dots[0]:
 var JacobiPower = Module{
-	Name:  "jacobi_power",
-	SPIRV: jacobi_powerSPIRV,
+	Name:   "jacobi_power",
+	Source: "jacobi_power",
+	SPIRV:  jacobi_powerSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer},
 	},
@@ -914,8 +1214,9 @@ var jacobi_powerSPIRV string
 // in s.dots: ‖γ − Π(γ − g_d(Nγ + r))‖², γᵀNγ, rᵀγ. It runs only while the
 // solver's phase is one of those in the gate mask.
 var JacobiScalar = Module{
-	Name:  "jacobi_scalar",
-	SPIRV: jacobi_scalarSPIRV,
+	Name:   "jacobi_scalar",
+	Source: "jacobi_scalar",
+	SPIRV:  jacobi_scalarSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer},
 		{Binding: 1, Kind: StorageBuffer, WriteOnly: true},
@@ -940,8 +1241,9 @@ var jacobi_scalarSPIRV string
 // Dispatch: (min(⌈n/256⌉, max group count), 1, 1) workgroups of 256; a
 // grid-stride loop covers any n.
 var JacobiScale = Module{
-	Name:  "jacobi_scale",
-	SPIRV: jacobi_scaleSPIRV,
+	Name:   "jacobi_scale",
+	Source: "jacobi_scale",
+	SPIRV:  jacobi_scaleSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -959,8 +1261,9 @@ var jacobi_scaleSPIRV string
 // every contact k; run only while the device Jacobi solver's phase is one
 // of those in the gate mask (gpu/jacobi.go).
 var JacobiStep = Module{
-	Name:  "jacobi_step",
-	SPIRV: jacobi_stepSPIRV,
+	Name:   "jacobi_step",
+	Source: "jacobi_step",
+	SPIRV:  jacobi_stepSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -986,8 +1289,9 @@ var jacobi_stepSPIRV string
 // centres s_A = R_A s̄_A and s_B = R_B s̄_B (s̄ the contact point in the
 // body frame), the cohesion impulse h·ĉ, and r_k = D_kᵀ vfree + b_k.
 var Jacobian = Module{
-	Name:  "jacobian",
-	SPIRV: jacobianSPIRV,
+	Name:   "jacobian",
+	Source: "jacobian",
+	SPIRV:  jacobianSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, WriteOnly: true},
@@ -1014,8 +1318,9 @@ var jacobianSPIRV string
 // that the problem's methods need beside the contacts' kernels, one
 // invocation per row r, by mode:
 var JointOps = Module{
-	Name:  "joint_ops",
-	SPIRV: joint_opsSPIRV,
+	Name:   "joint_ops",
+	Source: "joint_ops",
+	SPIRV:  joint_opsSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -1045,8 +1350,9 @@ var joint_opsSPIRV string
 // jointVelocities, bit for bit): one invocation per joint, writing its
 // rows row..row+rows−1 (rows per kind, plus one for a motor).
 var JointRows = Module{
-	Name:  "joint_rows",
-	SPIRV: joint_rowsSPIRV,
+	Name:   "joint_rows",
+	Source: "joint_rows",
+	SPIRV:  joint_rowsSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -1072,8 +1378,9 @@ var joint_rowsSPIRV string
 
 // MulElem is mul_elem.comp: dst_i = x_i·y_i for i in [0, n).
 var MulElem = Module{
-	Name:  "mul_elem",
-	SPIRV: mul_elemSPIRV,
+	Name:   "mul_elem",
+	Source: "mul_elem",
+	SPIRV:  mul_elemSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -1091,8 +1398,9 @@ var mul_elemSPIRV string
 // friction cone {‖(γ_u, γ_w)‖ ≤ μ_k(γ_n + c_k)} shifted by the cohesion
 // impulse c_k (cpuref.ProjectCone, APGD paper section 2.4).
 var Project = Module{
-	Name:  "project",
-	SPIRV: projectSPIRV,
+	Name:   "project",
+	Source: "project",
+	SPIRV:  projectSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -1113,8 +1421,9 @@ var projectSPIRV string
 // device, bit for bit cpuref's rolling.go, by mode (push constant mode;
 // n items: contacts or blocks as said):
 var RollingOps = Module{
-	Name:  "rolling_ops",
-	SPIRV: rolling_opsSPIRV,
+	Name:   "rolling_ops",
+	Source: "rolling_ops",
+	SPIRV:  rolling_opsSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -1149,8 +1458,9 @@ var rolling_opsSPIRV string
 // the dot products apgd_sum.comp left in s.dots. It runs only while the
 // solver's phase is the one in the gate mask. With n = 3n_c, DONE = 4:
 var SpgScalar = Module{
-	Name:  "spg_scalar",
-	SPIRV: spg_scalarSPIRV,
+	Name:   "spg_scalar",
+	Source: "spg_scalar",
+	SPIRV:  spg_scalarSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer},
 		{Binding: 1, Kind: StorageBuffer, WriteOnly: true},
@@ -1168,8 +1478,9 @@ var spg_scalarSPIRV string
 // its rows i = 3k + d; run only while the solver's phase is the one in the
 // gate mask (mode 5: in any phase).
 var SpgVec = Module{
-	Name:  "spg_vec",
-	SPIRV: spg_vecSPIRV,
+	Name:   "spg_vec",
+	Source: "spg_vec",
+	SPIRV:  spg_vecSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer},
 		{Binding: 1, Kind: StorageBuffer},
@@ -1196,8 +1507,9 @@ var spg_vecSPIRV string
 // Sum is sum.comp: dst_index = Σ src_i over i in [0, n), in a fixed order: the second
 // pass of the deterministic dot product (dot.comp writes the src partials).
 var Sum = Module{
-	Name:  "sum",
-	SPIRV: sumSPIRV,
+	Name:   "sum",
+	Source: "sum",
+	SPIRV:  sumSPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -1220,8 +1532,9 @@ var sumSPIRV string
 // same bodies). A model without such bodies binds an iw of one body's
 // size, never written.
 var WorldVelocity = Module{
-	Name:  "world_velocity",
-	SPIRV: world_velocitySPIRV,
+	Name:   "world_velocity",
+	Source: "world_velocity",
+	SPIRV:  world_velocitySPIRV,
 	Bindings: []Binding{
 		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
 		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
@@ -1239,5 +1552,5 @@ var world_velocitySPIRV string
 
 // All returns every module, by name.
 func All() []Module {
-	return []Module{AntiRelax, ApgdAntiRelax, ApgdBodyImpulse, ApgdContactVelocity, ApgdDot, ApgdNext, ApgdResidual, ApgdScalar, ApgdStep, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBig, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, DiagCheck, Dot, Fill, FixedForce, FreeVelocity, GsColour, GsColourSweep, GsSweep, GuardCheck, GuardKeep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, JointOps, JointRows, MulElem, Project, RollingOps, SpgScalar, SpgVec, Sum, WorldVelocity}
+	return []Module{AntiRelax, ApgdAntiRelax, ApgdAntiRelaxF32, ApgdBodyImpulse, ApgdBodyImpulseF32, ApgdContactVelocity, ApgdContactVelocityF32, ApgdDot, ApgdDotF32, ApgdInit, ApgdInitF32, ApgdNext, ApgdNextF32, ApgdResidual, ApgdResidualF32, ApgdScalar, ApgdStep, ApgdStepF32, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBig, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, DiagCheck, Dot, Fill, FixedForce, FreeVelocity, GsColour, GsColourSweep, GsSweep, GuardCheck, GuardKeep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, JointOps, JointRows, MulElem, Project, RollingOps, SpgScalar, SpgVec, Sum, WorldVelocity}
 }

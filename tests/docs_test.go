@@ -287,11 +287,14 @@ func TestDocsTrafficModel(t *testing.T) {
 	const doc = "bench-gpu.md"
 	var b strings.Builder
 	const bodies, contacts = 1_000_000, 2_980_000 // gpusim bench --traffic's bed
-	if err := gpu.WriteTrafficModel(&b, float64(bodies)/contacts, contacts, gpu.DatasheetBandwidths); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(docText(t, doc), b.String()) {
-		t.Errorf("docs/%s does not hold the traffic model as gpusim bench --traffic prints it now:\n%s", doc, b.String())
+	for _, f32 := range []bool{false, true} {
+		b.Reset()
+		if err := gpu.WriteTrafficModel(&b, float64(bodies)/contacts, contacts, gpu.DatasheetBandwidths, f32); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(docText(t, doc), b.String()) {
+			t.Errorf("docs/%s does not hold the traffic model (f32 %v) as gpusim bench --traffic prints it now:\n%s", doc, f32, b.String())
+		}
 	}
 	per := gpu.APGDBytesPerContactIteration(float64(bodies) / contacts)
 	// The page prints whole bytes: half a byte either way.

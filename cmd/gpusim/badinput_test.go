@@ -166,6 +166,8 @@ func badInputs() []badInput {
 		{"--backend gpu", mini, []string{"run", "s.json", "--backend", "gpu", "--out", "out"}, []string{`unknown backend "gpu"`}, 0},
 		{"--vk-memory-limit -1", mini, runArgs("s.json", "--vk-memory-limit", "-1"), []string{"--vk-memory-limit -1: want a number of bytes ≥ 0"}, 0},
 		{"--workers -1", mini, runArgs("s.json", "--workers", "-1"), []string{"workers = -1 must be ≥ 0"}, 0},
+		{"--precision single", mini, runArgs("s.json", "--precision", "single"), []string{`precision "single" is not "double" or "mixed"`}, 0},
+		{"--precision mixed with gs", mini, runArgs("s.json", "--precision", "mixed", "--solver", "gs"), []string{`precision "mixed" is for the solvers apgd and apgd-ar, not gs`}, 0},
 		{"--checkpoint -1", mini, runArgs("s.json", "--checkpoint", "-1"), []string{"--checkpoint -1"}, 0},
 		{"--vtk -1", mini, runArgs("s.json", "--vtk", "-1"), []string{"--vtk -1"}, 0},
 		{"--npz -1", mini, runArgs("s.json", "--npz", "-1"), []string{"--npz -1: want a number of steps ≥ 1"}, 0},

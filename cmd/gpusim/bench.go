@@ -19,6 +19,7 @@ import (
 
 	"github.com/gpusim/gpusim/bench"
 	"github.com/gpusim/gpusim/cpuref"
+	"github.com/gpusim/gpusim/engine"
 	"github.com/gpusim/gpusim/gpu"
 	"github.com/gpusim/gpusim/traffic"
 )
@@ -40,6 +41,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		workers  = fs.String("workers", "", "comma-separated worker counts: measure every case on the CPU path with each (settings.workers) and report the speed-up over the fewest")
 		model    = fs.Bool("traffic", false, "print the traffic models of an APGD iteration (bytes per contact: the device's kernel by kernel, with the time per step it predicts for a bed of 1 000 000 spheres; the CPU path's loop by loop) and exit")
 		device   = fs.String("device", "", "Vulkan device: index, UUID (GPU-…), PCI address or name substring; default: the best GPU among those CUDA_VISIBLE_DEVICES leaves visible")
+		precs    = fs.String("precision", "", "comma-separated settings.precision values (double, mixed): measure every case with each, side by side (default: each scene's)")
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: gpusim bench [flags]\n\nCases of the matrix: %s\nQuick matrix: %s\nScaling series: %s\n\nFlags:\n",
@@ -57,7 +59,11 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		// The H200's bed-1000000 (docs/bench-gpu.md): 2 980 000 contacts.
 		const bodies, contacts = 1_000_000, 2_980_000
 		fmt.Fprintf(stdout, "Device APGD iteration, bodies per contact %d/%d:\n\n", bodies, contacts)
-		if err := gpu.WriteTrafficModel(stdout, float64(bodies)/contacts, contacts, gpu.DatasheetBandwidths); err != nil {
+		if err := gpu.WriteTrafficModel(stdout, float64(bodies)/contacts, contacts, gpu.DatasheetBandwidths, false); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "\nDevice APGD iteration with settings.precision \"mixed\" (float32 work vectors), bodies per contact %d/%d:\n\n", bodies, contacts)
+		if err := gpu.WriteTrafficModel(stdout, float64(bodies)/contacts, contacts, gpu.DatasheetBandwidths, true); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "\nCPU path's APGD iteration, bodies per contact %d/%d:\n\n", bodies, contacts)
@@ -98,7 +104,11 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg := bench.Config{Backends: bes, Cases: chosen, Device: *device, Steps: *steps, Warmup: *warmup, Workers: ws,
+	ps, err := parsePrecisions(*precs)
+	if err != nil {
+		return err
+	}
+	cfg := bench.Config{Backends: bes, Cases: chosen, Device: *device, Steps: *steps, Warmup: *warmup, Workers: ws, Precisions: ps,
 		Exec: func(req bench.Request) (*bench.Result, error) { return execCase(ctx, self, req) },
 		Progress: func(r *bench.Result) {
 			if r.Error != "" {
@@ -118,6 +128,26 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "wrote %s and %s\n", filepath.Join(*out, "bench.md"), filepath.Join(*out, "bench.json"))
 	return runErr
+}
+
+// parsePrecisions parses --precision: distinct values of
+// settings.precision.
+func parsePrecisions(list string) ([]string, error) {
+	if list == "" {
+		return nil, nil
+	}
+	var ps []string
+	for _, p := range strings.Split(list, ",") {
+		p = strings.TrimSpace(p)
+		if p != engine.PrecisionDouble && p != engine.PrecisionMixed {
+			return nil, usageError{fmt.Errorf("--precision: %q is not %s or %s", p, engine.PrecisionDouble, engine.PrecisionMixed)}
+		}
+		if slices.Contains(ps, p) {
+			return nil, usageError{fmt.Errorf("--precision: %s given twice", p)}
+		}
+		ps = append(ps, p)
+	}
+	return ps, nil
 }
 
 // parseWorkers parses --workers: distinct whole numbers from 1 to 1024,
@@ -225,6 +255,9 @@ func execCase(ctx context.Context, self string, req bench.Request) (*bench.Resul
 	if req.Workers > 0 {
 		args = append(args, "--workers", strconv.Itoa(req.Workers))
 	}
+	if req.Precision != "" {
+		args = append(args, "--precision", req.Precision)
+	}
 	if req.Baseline {
 		args = append(args, "--baseline")
 	} else {
@@ -262,6 +295,7 @@ func cmdBenchCase(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&req.Steps, "steps", 0, "measured steps (0: the case's)")
 	fs.IntVar(&req.Warmup, "warmup", -1, "warm-up steps (-1: the case's)")
 	fs.IntVar(&req.Workers, "workers", 0, "settings.workers (0: the scene's)")
+	fs.StringVar(&req.Precision, "precision", "", "settings.precision (empty: the scene's)")
 	fs.BoolVar(&req.Baseline, "baseline", false, "only open the backend and report the peak memory")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

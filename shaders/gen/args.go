@@ -270,8 +270,8 @@ func argsSource(ks []kernel) ([]byte, error) {
 	var body bytes.Buffer
 	usesMath := false
 	for _, k := range ks {
-		if len(k.push) == 0 {
-			continue
+		if len(k.push) == 0 || k.name != k.source {
+			continue // a variant shares its source's NAMEArgs
 		}
 		tn := k.goName + "Args"
 		fmt.Fprintf(&body, "// %s are the push constants of %s.comp (%d bytes).\n", tn, k.name, k.refl.PushSize)

@@ -125,7 +125,7 @@ func TestArgsPadding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, err := argsSource([]kernel{{name: "pad", goName: "Pad", refl: r, push: ms}})
+	code, err := argsSource([]kernel{{name: "pad", goName: "Pad", source: "pad", refl: r, push: ms}})
 	if err != nil {
 		t.Fatal(err)
 	}

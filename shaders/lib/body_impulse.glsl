@@ -49,10 +49,14 @@
 // body), 7 fixedBody (uint32 per body), 8 jadjOff (n+1 uint32), 9 jadj
 // (uint32 entries), 10 jlin, 11 jrotA, 12 jrotB (3 float64 per joint row),
 // 13 invInertiaW (6 per body: R J̄⁻¹ Rᵀ of the step, world_velocity; read
-// for bodies that are not isotropic). The includer defines nothing and
-// binds its own buffers from 14.
+// for bodies that are not isotropic). The includer binds its own buffers
+// from 14, and may define BODY_IMPULSE_X, the element type of x (double
+// unless defined; apgd_body_impulse gives store.glsl's STORE).
+#ifndef BODY_IMPULSE_X
+#define BODY_IMPULSE_X double
+#endif
 layout(std430, set = 0, binding = 0) writeonly buffer DV { double dv[]; };
-layout(std430, set = 0, binding = 1) readonly buffer X { double x[]; };
+layout(std430, set = 0, binding = 1) readonly buffer X { BODY_IMPULSE_X x[]; };
 layout(std430, set = 0, binding = 2) readonly buffer AdjOff { uint adjOff[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Adj { uint adj[]; };
 layout(std430, set = 0, binding = 4) readonly buffer Jac { double jac[]; };
