@@ -41,13 +41,11 @@ import (
 //
 // The work vectors are kept from solve to solve.
 //
-// With settings.precision "mixed" every value of a work vector is rounded
-// to float32 (Go's float32(v), to nearest) where the device stores it, and
-// used as rounded from then on (lib/store.glsl): γ' after its projection,
-// Nγ', y and N y, g = N y + r, the residual vector, and init's γ₀,
-// γ₀ − γ̂₀, N(γ₀ − γ̂₀) and N γ₀. The arithmetic stays float64, so the CPU
-// path computes the device's mixed-precision values (TestDeviceAPGDMixed);
-// it stores them in float64 and saves no memory.
+// With settings.precision "mixed" (precision.go) every value of a work
+// vector is rounded to float32 where the device stores it, and used as
+// rounded from then on: γ' after its projection, Nγ', y and N y,
+// g = N y + r, the residual vector, and init's γ₀, γ₀ − γ̂₀, N(γ₀ − γ̂₀)
+// and N γ₀.
 func (p *problem) SolveAPGD(gamma engine.Vec, opt engine.SolveOptions, antiRelax bool) (engine.SolveStats, error) {
 	return p.b.solveAPGD(vec(gamma), opt, antiRelax)
 }
@@ -293,16 +291,10 @@ func (b *Backend) apgdTrial(_, lo, hi int) {
 	w.round(xn[3*lo : 3*hi])
 }
 
-// f32 is v rounded to float32, to nearest, as the device stores it.
-func f32(v float64) float64 { return float64(float32(v)) }
-
 // round rounds v's elements to float32 when the solve is mixed.
 func (w *apgdWork) round(v []float64) {
-	if !w.mixed {
-		return
-	}
-	for i, x := range v {
-		v[i] = f32(x)
+	if w.mixed {
+		roundF32(v)
 	}
 }
 

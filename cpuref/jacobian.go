@@ -66,6 +66,9 @@ func (b *Backend) build(_, lo, hi int) {
 		copy(j[3:], u[:])
 		copy(j[6:], sa[:])
 		copy(j[9:], sb[:])
+		if b.mixed {
+			roundF32(j) // as the device stores it; r below reads it so
+		}
 		b.coh[k] = h * c.Cohesion[k]
 		b.velocities(k, k+1, b.dv, b.r[3*k:3*k+3])
 		bn := c.Phi[k] / h

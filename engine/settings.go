@@ -45,16 +45,18 @@ type Settings struct {
 const (
 	// PrecisionDouble keeps every vector in float64.
 	PrecisionDouble = "double"
-	// PrecisionMixed stores the work vectors of apgd and apgd-ar (γ_k,
-	// γ_{k+1}, y_k, g, N y_k, N γ_k, N γ_{k+1}, the best iterate and the
-	// residual vector) as float32, rounded to nearest where each is
-	// stored, and does all arithmetic in float64: products, projections,
-	// dot products and the solver's scalars. The problem (D, r, μ, the
-	// cohesion) and the bodies' state stay float64. On the Vulkan backend
-	// it halves what an iteration reads and writes of those vectors
-	// (gpu/traffic.go) and their memory; the CPU path computes the same
-	// values (it rounds where the device stores) as the oracle of the
-	// device's, and saves nothing. A model with joints or rolling friction
+	// PrecisionMixed stores the contacts' Jacobian blocks D_k and the
+	// work vectors of apgd and apgd-ar (γ_k, γ_{k+1}, y_k, g, N y_k, N γ_k,
+	// N γ_{k+1}, the best iterate and the residual vector) as float32,
+	// rounded to nearest where each is stored, and does all arithmetic in
+	// float64: products, projections, dot products and the solver's
+	// scalars; r is formed from D as rounded. r, μ, the cohesion and the
+	// bodies' state stay float64. On the Vulkan backend it halves what an
+	// iteration reads and writes of those arrays (gpu/traffic.go: 1138 →
+	// 694 B per contact-iteration of a settled bed) and their memory; the
+	// CPU path computes the same values (it rounds where the device
+	// stores: cpuref/precision.go) as the oracle of the device's, and
+	// saves nothing. A model with joints or rolling friction
 	// is solved in float64 on both backends (MixedFor; MixedNote says so).
 	PrecisionMixed = "mixed"
 )

@@ -141,6 +141,41 @@ func newBackend(opt Options) (*Backend, error) {
 	return b, nil
 }
 
+// jacKernels sets the kernels that read or write the Jacobian to their
+// float32-storage builds (settings.precision "mixed", shaders/lib/store.glsl)
+// when f32, else to the float64 ones. The float64 ones are built with the
+// backend; the others on first use (the device keeps every kernel built).
+func (b *Backend) jacKernels(f32 bool) error {
+	for _, k := range []struct {
+		k    **Kernel
+		d, f shaders.Module
+	}{
+		{&b.k.jacobian, shaders.Jacobian, shaders.JacobianF32},
+		{&b.k.bodyImpulse, shaders.BodyImpulse, shaders.BodyImpulseF32},
+		{&b.k.contactVelocity, shaders.ContactVelocity, shaders.ContactVelocityF32},
+		{&b.k.fixedForce, shaders.FixedForce, shaders.FixedForceF32},
+	} {
+		m := k.d
+		if f32 {
+			m = k.f
+		}
+		var err error
+		if *k.k, err = b.d.Kernel(m); err != nil {
+			return fmt.Errorf("gpu: settings.precision %q: %w", b.settings.Precision, err)
+		}
+	}
+	return nil
+}
+
+// jacBytes is the Jacobian's bytes per contact: 12 float64, or 12 float32
+// with settings.precision "mixed".
+func (b *Backend) jacBytes() int64 {
+	if b.mixed {
+		return jacobianBytes / 2
+	}
+	return jacobianBytes
+}
+
 // newBackendOn makes a backend on an open device, which it does not close.
 func newBackendOn(d *Device) (*Backend, error) {
 	b := &Backend{d: d}
@@ -271,6 +306,9 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	h.load(m, s)
 	b.settings = *s
 	b.mixed = s.MixedFor(m)
+	if err := b.jacKernels(b.mixed); err != nil {
+		return err
+	}
 	b.n, b.nc = h.n, 0
 	for _, p := range b.bodyBuffers() {
 		if *p != nil {

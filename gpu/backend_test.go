@@ -4,6 +4,7 @@ package gpu
 
 import (
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"runtime"
@@ -246,6 +247,90 @@ func TestSceneStep(t *testing.T) {
 					}
 				}
 			}
+		})
+	}
+}
+
+// TestSceneStepMixed: with settings.precision "mixed" (float32 Jacobian and
+// APGD work vectors, shaders/lib/store.glsl) three steps of the settle
+// and fill scenes (apgd and apgd-ar, tolerance 0, 50 iterations) give the
+// same contacts, impulses, solve statistics, fixed force and state on the
+// device as on cpuref, which rounds where the device stores, bit for bit
+// on lavapipe (another driver may round float64 → float32 conversions
+// otherwise: Vulkan leaves the rounding open; the test then reports the
+// largest difference and fails above 1e-6 m or m/s, about ten float32
+// roundings of the positions and speeds here). The impulses are
+// float32-valued, and the state differs from the float64 run's.
+func TestSceneStepMixed(t *testing.T) {
+	requireUnfusedGo(t)
+	d := requireDevice(t)
+	exact := strings.HasPrefix(d.Info.Name, "llvmpipe")
+	for _, c := range []struct {
+		name   string
+		sets   []string
+		solver string
+	}{{"settle", []string{"n=1000"}, "apgd"}, {"fill", nil, "apgd-ar"}} {
+		t.Run(c.name, func(t *testing.T) {
+			sc, err := scene.LoadBuiltin(c.name, c.sets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := advanced(t, sc, 30)
+			set := sc.Settings
+			set.Solver, set.Tol, set.MaxIter, set.Precision = c.solver, 0, 50, engine.PrecisionMixed
+			gb, err := newBackendOn(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer gb.Close()
+			g := newStepper(t, gb, m, set, false)
+			cp := newStepper(t, cpuref.New(0), m, set, false)
+			dbl := set
+			dbl.Precision = engine.PrecisionDouble
+			cd := newStepper(t, cpuref.New(0), m, dbl, false)
+			for range 3 {
+				for _, s := range []*stepper{g, cp, cd} {
+					s.step(t)
+				}
+			}
+			if g.nc == 0 || g.nc != cp.nc {
+				t.Fatalf("%d contacts on the GPU, %d on the CPU", g.nc, cp.nc)
+			}
+			gg, cg := g.impulses(), cp.impulses()
+			for i, v := range gg {
+				if float64(float32(v)) != v {
+					t.Fatalf("γ[%d] = %v is not a float32", i, v)
+				}
+			}
+			gs, cs, ds := g.state(t), cp.state(t), cd.state(t)
+			worst := 0.0
+			for _, f := range []struct {
+				name      string
+				g, o, dbl []float64
+			}{{"pos", gs.Pos, cs.Pos, ds.Pos}, {"rot", gs.Rot, cs.Rot, ds.Rot}, {"vel", gs.Vel, cs.Vel, ds.Vel}, {"omega", gs.Omega, cs.Omega, ds.Omega}} {
+				if exact {
+					if i := enginetest.FirstDiff(f.g, f.o); i >= 0 {
+						t.Errorf("%s[%d] = %v on the GPU, %v on cpuref", f.name, i, f.g[i], f.o[i])
+					}
+				}
+				for i := range f.g {
+					worst = max(worst, math.Abs(f.g[i]-f.o[i]))
+				}
+				if f.name == "vel" && enginetest.FirstDiff(f.g, f.dbl) < 0 {
+					t.Error("the mixed run's velocities equal the float64 run's: were the float32 kernels used?")
+				}
+			}
+			if exact {
+				if i := enginetest.FirstDiff(gg, cg); i >= 0 {
+					t.Errorf("γ[%d] = %v on the GPU, %v on cpuref", i, gg[i], cg[i])
+				}
+				if g.force != cp.force || g.stats.Residual != cp.stats.Residual || g.stats.Iterations != cp.stats.Iterations {
+					t.Errorf("force %v, stats %+v on the GPU; %v, %+v on cpuref", g.force, g.stats, cp.force, cp.stats)
+				}
+			} else if worst > 1e-6 {
+				t.Errorf("state differs by %.3g between the GPU and cpuref", worst)
+			}
+			t.Logf("%d contacts, residual %.3g (float64: %.3g); largest state difference %.3g", g.nc, g.stats.Residual, cd.stats.Residual, worst)
 		})
 	}
 }

@@ -615,7 +615,7 @@ func (b *Backend) growSolver(nc int) error {
 		buf  *Buffer
 		size int64
 	}{
-		{b.jac, jacobianBytes * n}, {b.coh, 8 * n}, {b.r, 24*n + 8*int64(b.jt.Rows)},
+		{b.jac, b.jacBytes() * n}, {b.coh, 8 * n}, {b.r, 24*n + 8*int64(b.jt.Rows)},
 	} {
 		if err := g.buf.GrowDiscard(g.size); err != nil {
 			return fmt.Errorf("gpu: collide: %d contacts: %w", nc, err)

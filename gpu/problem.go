@@ -113,11 +113,26 @@ func (p *problem) AntiRelax(dst, u engine.Vec) {
 	b.recordRollingOp(rollingCopyMode, b.rl.n, d.buf, b.rbase(), b.r, b.rbase(), b.dv)
 }
 
+// refusesMixed fails the problem and reports true when its Jacobian is
+// stored as float32 (settings.precision "mixed"), which op's kernels
+// (block_diag, gs_sweep, gs_colour_sweep) read as float64: mixed precision
+// is for apgd and apgd-ar (engine.Settings.Validate), which call neither.
+func (p *problem) refusesMixed(op string) bool {
+	if !p.b.mixed {
+		return false
+	}
+	p.fail(fmt.Errorf("gpu: %s: settings.precision %q is for the solvers apgd and apgd-ar", op, engine.PrecisionMixed))
+	return true
+}
+
 // BlockDiag sets the three rows of contact i to tr(N_ii)/3 (block_diag.comp)
 // and joint row r to N_rr (joint_ops), as cpuref's.
 func (p *problem) BlockDiag(dst engine.Vec) {
 	b := p.b
 	d := p.contactVec("BlockDiag", dst)
+	if p.refusesMixed("BlockDiag") {
+		return
+	}
 	if b.nc > 0 {
 		k := b.k.blockDiag
 		p.record(k, p.groupsNC(k), shaders.BlockDiagArgs{NC: uint32(b.nc)}, d.buf, b.a, b.b, b.jac, b.invMass, b.invInertia, b.rot)
@@ -136,7 +151,7 @@ func (p *problem) BlockDiag(dst engine.Vec) {
 // colours' sizes).
 func (p *problem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
 	g, dg := p.contactVec("Sweep", gamma), p.contactVec("Sweep", diag)
-	if p.empty() {
+	if p.empty() || p.refusesMixed("Sweep") {
 		return
 	}
 	s, err := p.sweepReady()

@@ -36,14 +36,15 @@ const (
 func APGDIterationTraffic() []traffic.Pass { return APGDIterationTrafficFor(false) }
 
 // APGDIterationTrafficFor is APGDIterationTraffic with float32 storage of
-// the work vectors when f32 (settings.precision "mixed": the NAME_f32
-// kernels, 12 bytes per contact of each work vector instead of 24; r, μ,
-// the cohesion, the Jacobian and the bodies' velocities stay float64).
+// the work vectors and the Jacobian when f32 (settings.precision "mixed":
+// the NAME_f32 kernels, 12 bytes per contact of each work vector instead
+// of 24, 48 of the Jacobian instead of 96; r, μ, the cohesion and the
+// bodies' velocities stay float64).
 func APGDIterationTrafficFor(f32 bool) []traffic.Pass {
 	r, w := traffic.Read, traffic.Write
-	wv, sfx := float64(vec3), ""
+	wv, jf, sfx := float64(vec3), float64(f64), ""
 	if f32 {
-		wv, sfx = 3*4, "_f32"
+		wv, jf, sfx = 3*4, 4, "_f32"
 	}
 	// The Schur product N x: apgd_body_impulse gathers over each movable
 	// body's contact list (both sides of a contact: its adjacency entry,
@@ -54,12 +55,12 @@ func APGDIterationTrafficFor(f32 bool) []traffic.Pass {
 	// 48 B per body).
 	bodyImpulse := traffic.Pass{Name: "apgd_body_impulse" + sfx, Role: "dv = M⁻¹ D γ' (per body, over its contacts)", Accesses: []traffic.Access{
 		w(0, "dv", 0, 6*f64), r(1, "γ'", 2*wv, 0), r(2, "adjOff", 0, 2*u32), r(3, "adj", 2*u32, 0),
-		r(4, "jac: n, u and the side's s", 2*9*f64, 0),
+		r(4, "jac: n, u and the side's s", 2*9*jf, 0),
 		r(5, "invMass", 0, f64), r(6, "invInertia", 0, 3*f64), r(7, "fixedBody", 0, u32), r(8, "jadjOff", 0, 2*u32),
 	}}
 	contactVelocity := traffic.Pass{Name: "apgd_contact_velocity" + sfx, Role: "Nγ' = Dᵀ dv (per contact)", Accesses: []traffic.Access{
 		w(0, "Nγ'", wv, 0), r(3, "dv of A and B", 2*6*f64, 0), r(4, "a", u32, 0), r(5, "b", u32, 0),
-		r(6, "jac", 12*f64, 0),
+		r(6, "jac", 12*jf, 0),
 	}}
 	return []traffic.Pass{
 		{Name: "apgd_step" + sfx, Role: "γ' = Π(y − t g)", Accesses: []traffic.Access{

@@ -70,13 +70,13 @@ func TestTrafficModel(t *testing.T) {
 	if !strings.Contains(b.String(), "| **total** | one iteration | **1137** |") {
 		t.Errorf("table:\n%s", b.String())
 	}
-	// Mixed precision: each work vector 12 bytes instead of 24 (r, μ,
-	// the cohesion, the Jacobian and dv as before): 52 (step: 3 vectors,
-	// μ, coh) + 176 + 100/3 (body impulse: each side 12 of γ', 4 of adj,
-	// 72 of jac) + 212 (contact velocity: 12 + 96 + 8 + 96) + 72 (4
-	// vectors and r) + 76 (residual: 3 vectors, r, μ, coh) + 48 (4
-	// vectors) + 144 (next: 10 vectors and r).
-	want = 52 + 176 + 100.0/3 + 212 + 72 + 76 + 48 + 144
+	// Mixed precision: each work vector 12 bytes instead of 24 and the
+	// Jacobian 48 instead of 96 (r, μ, the cohesion and dv as before): 52
+	// (step: 3 vectors, μ, coh) + 104 + 100/3 (body impulse: each side 12
+	// of γ', 4 of adj, 36 of jac) + 164 (contact velocity: 12 + 96 of dv
+	// + 8 + 48 of jac) + 72 (4 vectors and r) + 76 (residual: 3 vectors,
+	// r, μ, coh) + 48 (4 vectors) + 144 (next: 10 vectors and r).
+	want = 52 + 104 + 100.0/3 + 164 + 72 + 76 + 48 + 144
 	if got := APGDBytesPerContactIterationMixed(1.0 / 3); math.Abs(got-want) > 1e-12*want {
 		t.Errorf("mixed: bytes per contact-iteration %g, want %g", got, want)
 	}

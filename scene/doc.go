@@ -92,7 +92,8 @@
 //	max_recovery_speed cap on the penetration recovery speed (m/s), 0 = none
 //	workers            goroutines of the CPU path, 0 = GOMAXPROCS
 //	precision          "double" or "mixed" (apgd, apgd-ar: float32 storage of
-//	                   the solver's vectors, float64 arithmetic); default "double"
+//	                   the Jacobian and the solver's vectors, float64
+//	                   arithmetic); default "double"
 //
 // # run
 //

@@ -47,6 +47,7 @@ layout(push_constant) uniform Push {
 #define BODY_IMPULSE_ROLLING
 #define BODY_IMPULSE_NR p.nr
 #define BODY_IMPULSE_RBASE p.rbase
+#include "store.glsl"
 #include "body_impulse.glsl"
 
 void main() {

@@ -22,6 +22,7 @@ layout(local_size_x = 64) in;
 
 layout(std430, set = 0, binding = 0) writeonly buffer Out { double outv[]; };
 #define CONTACT_VELOCITY_BINDING 1
+#include "store.glsl"
 #include "contact_velocity.glsl"
 
 layout(push_constant) uniform Push {

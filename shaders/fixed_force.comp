@@ -41,7 +41,8 @@ layout(std430, set = 0, binding = 2) writeonly buffer PZ { double pz[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Gamma { double gamma[]; };
 layout(std430, set = 0, binding = 4) readonly buffer BodyA { uint bodyA[]; };
 layout(std430, set = 0, binding = 5) readonly buffer BodyB { uint bodyB[]; };
-layout(std430, set = 0, binding = 6) readonly buffer Jac { double jac[]; };
+#include "store.glsl"
+layout(std430, set = 0, binding = 6) readonly buffer Jac { STORE jac[]; };
 layout(std430, set = 0, binding = 7) readonly buffer FixedBody { uint fixedBody[]; };
 
 #include "contact_row.glsl"

@@ -18,7 +18,10 @@
 // ties, then y), u = normalise(n × e). Every operation is `precise` and in
 // cpuref's order: bit for bit cpuref's Build where float64 division and
 // square root are correctly rounded.
-// Bindings (set 0): 0 jac (written; 12 float64 per contact), 1 coh
+// jacobian_f32 (settings.precision "mixed", lib/store.glsl) rounds the
+// block to float32 and forms r from the block as rounded.
+// Bindings (set 0): 0 jac (written; 12 float64 per contact, float32 in
+// jacobian_f32), 1 coh
 // (written; 1 per contact, N·s), 2 r (written; 3 per contact, m/s), 3 a,
 // 4 b (uint32 body indices), 5 normal (3), 6 pa, 7 pb (3, body frames, m),
 // 8 phi (1, m), 9 cohesion (1, N), 10 rot (4 per body), 11 vfree (6 per
@@ -29,7 +32,8 @@
 // grid-stride loop covers any nc.
 layout(local_size_x = 64) in;
 
-layout(std430, set = 0, binding = 0) writeonly buffer Jac { double jac[]; };
+#include "store.glsl"
+layout(std430, set = 0, binding = 0) writeonly buffer Jac { STORE jac[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Coh { double coh[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer R { double r[]; };
 layout(std430, set = 0, binding = 3) readonly buffer BodyA { uint bodyA[]; };
@@ -78,12 +82,20 @@ void main() {
 			dvec3(pa[3u * k], pa[3u * k + 1u], pa[3u * k + 2u]));
 		precise dvec3 sb = rotate(rot[4u * ib], dvec3(rot[4u * ib + 1u], rot[4u * ib + 2u], rot[4u * ib + 3u]),
 			dvec3(pb[3u * k], pb[3u * k + 1u], pb[3u * k + 2u]));
+#ifdef STORE_F32
+		// As stored (lib/store.glsl): r below is formed from the block
+		// every product reads.
+		n = ROUND3(n);
+		u = ROUND3(u);
+		sa = ROUND3(sa);
+		sb = ROUND3(sb);
+#endif
 		uint j = 12u * k;
 		for (uint c = 0u; c < 3u; c++) {
-			jac[j + c] = n[c];
-			jac[j + 3u + c] = u[c];
-			jac[j + 6u + c] = sa[c];
-			jac[j + 9u + c] = sb[c];
+			jac[j + c] = STORE(n[c]);
+			jac[j + 3u + c] = STORE(u[c]);
+			jac[j + 6u + c] = STORE(sa[c]);
+			jac[j + 9u + c] = STORE(sb[c]);
 		}
 		precise double ch = p.h * cohesion[k];
 		coh[k] = ch;

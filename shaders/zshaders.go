@@ -603,6 +603,42 @@ var BodyImpulse = Module{
 //go:embed body_impulse.spv
 var body_impulseSPIRV string
 
+// BodyImpulseF32 is body_impulse.comp built with float32 storage (lib/store.glsl):
+// dv_i = M_i⁻¹ (D x)_i for every body i, the first half of
+// the matrix-free Schur product N x = Dᵀ M⁻¹ D x (cpuref's bodyImpulse): a
+// gather over the body's contacts in contact order, so the sum is
+// deterministic and needs no atomics.
+var BodyImpulseF32 = Module{
+	Name:   "body_impulse_f32",
+	Source: "body_impulse",
+	SPIRV:  body_impulse_f32SPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 10, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 11, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 12, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 13, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 14, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 15, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 16, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  16,
+	Args:      BodyImpulseArgs{},
+}
+
+//go:embed body_impulse_f32.spv
+var body_impulse_f32SPIRV string
+
 // CollideAabb is collide_aabb.comp: the first stage of collision on the device for every body
 // i: its speculative margin, its world AABB inflated by envelope + margin,
 // and its grid class and bin range (cpuref's Collider.Collide, ShapeAABB
@@ -865,6 +901,30 @@ var ContactVelocity = Module{
 //go:embed contact_velocity.spv
 var contact_velocitySPIRV string
 
+// ContactVelocityF32 is contact_velocity.comp built with float32 storage (lib/store.glsl):
+// out_k = D_kᵀ v for every contact k, the second half of
+// the matrix-free Schur product N x = Dᵀ (M⁻¹ D x) (cpuref's
+// contactVelocity) with v = dv from body_impulse: the relative velocity of
+// the contact in its frame (n, u, w).
+var ContactVelocityF32 = Module{
+	Name:   "contact_velocity_f32",
+	Source: "contact_velocity",
+	SPIRV:  contact_velocity_f32SPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  4,
+	Args:      ContactVelocityArgs{},
+}
+
+//go:embed contact_velocity_f32.spv
+var contact_velocity_f32SPIRV string
+
 // Copy is copy.comp: dst_i = src_i for i in [0, n).
 var Copy = Module{
 	Name:   "copy",
@@ -962,6 +1022,33 @@ var FixedForce = Module{
 
 //go:embed fixed_force.spv
 var fixed_forceSPIRV string
+
+// FixedForceF32 is fixed_force.comp built with float32 storage (lib/store.glsl):
+// the per-chunk sums of the contact force (N) on fixed bodies,
+// the first pass of a deterministic reduction (sum.comp, run once per
+// component, is the second), like dot.comp: cpuref's FixedForce sums the
+// same terms in contact order, so the two differ by summation order only.
+var FixedForceF32 = Module{
+	Name:   "fixed_force_f32",
+	Source: "fixed_force",
+	SPIRV:  fixed_force_f32SPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 2, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{256, 1, 1},
+	PushSize:  12,
+	Args:      FixedForceArgs{},
+}
+
+//go:embed fixed_force_f32.spv
+var fixed_force_f32SPIRV string
 
 // FreeVelocity is free_velocity.comp: vfree_i = v_i + h M_i⁻¹ f_i for every body i, the velocity
 // without contact impulses (cpuref's freeVelocity, term M⁻¹k of eq. 5 of
@@ -1314,6 +1401,38 @@ var Jacobian = Module{
 //go:embed jacobian.spv
 var jacobianSPIRV string
 
+// JacobianF32 is jacobian.comp built with float32 storage (lib/store.glsl):
+// for every contact k, the Jacobian block D_k of eq. 4 of the
+// APGD paper in the solve's world frame (cpuref's Build and frame.go):
+// the normal n, the tangent u, the contact points from the bodies'
+// centres s_A = R_A s̄_A and s_B = R_B s̄_B (s̄ the contact point in the
+// body frame), the cohesion impulse h·ĉ, and r_k = D_kᵀ vfree + b_k.
+var JacobianF32 = Module{
+	Name:   "jacobian_f32",
+	Source: "jacobian",
+	SPIRV:  jacobian_f32SPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 1, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 2, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 3, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 10, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 11, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  20,
+	Args:      JacobianArgs{},
+}
+
+//go:embed jacobian_f32.spv
+var jacobian_f32SPIRV string
+
 // JointOps is joint_ops.comp: the per-row operations of the joint rows γ[jbase:jbase+nj]
 // that the problem's methods need beside the contacts' kernels, one
 // invocation per row r, by mode:
@@ -1552,5 +1671,5 @@ var world_velocitySPIRV string
 
 // All returns every module, by name.
 func All() []Module {
-	return []Module{AntiRelax, ApgdAntiRelax, ApgdAntiRelaxF32, ApgdBodyImpulse, ApgdBodyImpulseF32, ApgdContactVelocity, ApgdContactVelocityF32, ApgdDot, ApgdDotF32, ApgdInit, ApgdInitF32, ApgdNext, ApgdNextF32, ApgdResidual, ApgdResidualF32, ApgdScalar, ApgdStep, ApgdStepF32, ApgdSum, Axpby, BlockDiag, BodyImpulse, CollideAabb, CollideAdj, CollideBig, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, Copy, DiagCheck, Dot, Fill, FixedForce, FreeVelocity, GsColour, GsColourSweep, GsSweep, GuardCheck, GuardKeep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, JointOps, JointRows, MulElem, Project, RollingOps, SpgScalar, SpgVec, Sum, WorldVelocity}
+	return []Module{AntiRelax, ApgdAntiRelax, ApgdAntiRelaxF32, ApgdBodyImpulse, ApgdBodyImpulseF32, ApgdContactVelocity, ApgdContactVelocityF32, ApgdDot, ApgdDotF32, ApgdInit, ApgdInitF32, ApgdNext, ApgdNextF32, ApgdResidual, ApgdResidualF32, ApgdScalar, ApgdStep, ApgdStepF32, ApgdSum, Axpby, BlockDiag, BodyImpulse, BodyImpulseF32, CollideAabb, CollideAdj, CollideBig, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, ContactVelocityF32, Copy, DiagCheck, Dot, Fill, FixedForce, FixedForceF32, FreeVelocity, GsColour, GsColourSweep, GsSweep, GuardCheck, GuardKeep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, JacobianF32, JointOps, JointRows, MulElem, Project, RollingOps, SpgScalar, SpgVec, Sum, WorldVelocity}
 }

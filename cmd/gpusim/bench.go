@@ -62,7 +62,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		if err := gpu.WriteTrafficModel(stdout, float64(bodies)/contacts, contacts, gpu.DatasheetBandwidths, false); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "\nDevice APGD iteration with settings.precision \"mixed\" (float32 work vectors), bodies per contact %d/%d:\n\n", bodies, contacts)
+		fmt.Fprintf(stdout, "\nDevice APGD iteration with settings.precision \"mixed\" (float32 work vectors and Jacobian), bodies per contact %d/%d:\n\n", bodies, contacts)
 		if err := gpu.WriteTrafficModel(stdout, float64(bodies)/contacts, contacts, gpu.DatasheetBandwidths, true); err != nil {
 			return err
 		}

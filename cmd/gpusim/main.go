@@ -308,7 +308,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		maxIter  = fs.Int("max-iter", 0, "solver iteration cap")
 		warm     = fs.Bool("warm-start", engine.DefaultSettings().WarmStart, "start each solve from the last step's impulses (overrides the scene's settings.warm_start; --warm-start=false turns it off)")
 		workers  = fs.Int("workers", 0, "goroutines of the CPU path (0: all cores)")
-		prec     = fs.String("precision", "", "settings.precision: double, or mixed (apgd, apgd-ar: float32 storage of the solver's vectors, float64 arithmetic); default: the scene's")
+		prec     = fs.String("precision", "", "settings.precision: double, or mixed (apgd, apgd-ar: float32 storage of the Jacobian and the solver's vectors, float64 arithmetic); default: the scene's")
 		out      = fs.String("out", "", "output folder (default out/SCENE)")
 		overwr   = fs.Bool("overwrite", false, "replace the outputs of an earlier run in the output folder (only the files gpusim writes)")
 		trace    = fs.String("trace", "", "comma-separated body ids to trace (0-based, scene order)")

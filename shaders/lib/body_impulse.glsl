@@ -59,7 +59,10 @@ layout(std430, set = 0, binding = 0) writeonly buffer DV { double dv[]; };
 layout(std430, set = 0, binding = 1) readonly buffer X { BODY_IMPULSE_X x[]; };
 layout(std430, set = 0, binding = 2) readonly buffer AdjOff { uint adjOff[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Adj { uint adj[]; };
-layout(std430, set = 0, binding = 4) readonly buffer Jac { double jac[]; };
+#ifndef JAC_ELEM
+#define JAC_ELEM double // lib/store.glsl defines it
+#endif
+layout(std430, set = 0, binding = 4) readonly buffer Jac { JAC_ELEM jac[]; };
 layout(std430, set = 0, binding = 5) readonly buffer InvMass { double invMass[]; };
 layout(std430, set = 0, binding = 6) readonly buffer InvInertia { double invInertia[]; };
 layout(std430, set = 0, binding = 7) readonly buffer FixedBody { uint fixedBody[]; };

@@ -20,7 +20,10 @@
 layout(std430, set = 0, binding = CONTACT_VELOCITY_BINDING) readonly buffer V { double v[]; };
 layout(std430, set = 0, binding = CONTACT_VELOCITY_BINDING + 1) readonly buffer BodyA { uint bodyA[]; };
 layout(std430, set = 0, binding = CONTACT_VELOCITY_BINDING + 2) readonly buffer BodyB { uint bodyB[]; };
-layout(std430, set = 0, binding = CONTACT_VELOCITY_BINDING + 3) readonly buffer Jac { double jac[]; };
+#ifndef JAC_ELEM
+#define JAC_ELEM double // lib/store.glsl defines it
+#endif
+layout(std430, set = 0, binding = CONTACT_VELOCITY_BINDING + 3) readonly buffer Jac { JAC_ELEM jac[]; };
 
 #include "contact_row.glsl"
 
