@@ -4,7 +4,8 @@
 # On a machine with a Vulkan GPU: the parity and conformance tests of the
 # gpu package on it, then gpusim bench on the small cases beside the CPU
 # path, on beds of 100 000 and 1 000 000 spheres (bench.Bed: a settled
-# lattice, 100 apgd iterations, 2 warm-up steps and 5 measured), and on
+# lattice, 100 apgd iterations, 2 warm-up steps and 5 measured; each in
+# float64 and with settings.precision "mixed", side by side), and on
 # the mechanism scenes (bench.Mechanism: 5 warm-up steps and 20 measured
 # from the scene's start) beside the CPU path and at the papers' sizes.
 # Without one it says so and runs the same at small size on lavapipe.
@@ -55,7 +56,7 @@ rc=0
 if part tests; then
 echo "== parity and conformance tests" >&2
 (cd gpu && GPUSIM_REQUIRE_VULKAN=1 "$GPU_TEST" -test.v -test.timeout 20m \
-	-test.run 'TestNarrowRowsBuild|TestCollideMatchesCPU|TestCollideNarrow|TestKernelCollideScan|TestSolversMatchCPU|TestEngineConformance|TestDeviceAPGD$|TestMemoryLimit|TestJointsMatchCPU|TestCollideDeviceExcluded|TestKinematicSceneStep|TestCompoundSceneStep|TestKernelColours|TestCheckStateMatchesHost|TestKeepState|TestReuseVecReleasesReplaced|TestDeviceGS|TestBufferGrow|TestCollideDeviceSubmits') \
+	-test.run 'TestNarrowRowsBuild|TestCollideMatchesCPU|TestCollideNarrow|TestKernelCollideScan|TestSolversMatchCPU|TestEngineConformance|TestDeviceAPGD$|TestDeviceAPGDMixed|TestSceneStepMixed|TestMemoryLimit|TestJointsMatchCPU|TestCollideDeviceExcluded|TestKinematicSceneStep|TestCompoundSceneStep|TestKernelColours|TestCheckStateMatchesHost|TestKeepState|TestReuseVecReleasesReplaced|TestDeviceGS|TestBufferGrow|TestCollideDeviceSubmits') \
 	>"$OUT/tests.log" 2>&1 || { rc=1; echo "gpu-bench: tests failed: $OUT/tests.log" >&2; }
 grep -E '^(--- |ok|FAIL)' "$OUT/tests.log" | grep -v '^    ' >&2
 fi
@@ -66,7 +67,7 @@ if part small; then
 fi
 if part large; then
 	echo "== bench, large beds" >&2
-	"$GPUSIM" bench --backends vulkan --cases "$large" --out "$OUT/large" || rc=1
+	"$GPUSIM" bench --backends vulkan --cases "$large" --precision double,mixed --out "$OUT/large" || rc=1
 fi
 if part mech; then
 	echo "== bench, mechanism scenes, beside the CPU path" >&2

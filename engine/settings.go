@@ -57,7 +57,8 @@ const (
 	// CPU path computes the same values (it rounds where the device
 	// stores: cpuref/precision.go) as the oracle of the device's, and
 	// saves nothing. A model with joints or rolling friction
-	// is solved in float64 on both backends (MixedFor; MixedNote says so).
+	// is solved in float64 on both backends (MixedFor; MixedNotes says so,
+	// and what float32 does to a tolerance).
 	PrecisionMixed = "mixed"
 )
 
@@ -73,13 +74,27 @@ func (s *Settings) MixedFor(m *Model) bool {
 	return s.Mixed() && len(m.Joints) == 0 && !m.HasRolling()
 }
 
-// MixedNote returns the line that run and bench print when s asks for
-// mixed precision and m is solved in float64 (MixedFor), else "".
-func MixedNote(m *Model, s *Settings) string {
-	if !s.Mixed() || s.MixedFor(m) {
-		return ""
+// MixedNotes returns the lines that run prints when s asks for mixed
+// precision: that m is solved in float64 (MixedFor), or that a tolerance
+// may not be reached. The residual of eq. 25, ‖γ − Π(γ − g_d(Nγ + r))‖
+// / (3n_c g_d), divides differences of impulses by g_d, and float32
+// iterates resolve the direction of a sliding contact's friction impulse
+// to about 2⁻²⁴ rad only: each such contact adds about
+// 2⁻²⁴|γ_t|/(3n_c g_d) to it (in quadrature), a floor under which the
+// residual scatters while the objective still falls. On the fill scene
+// (tol 1e-6, max_iter 500) that floor is near 2e-5, and most solves run
+// to max_iter (docs/validation.md, "Mixed precision against float64").
+func MixedNotes(m *Model, s *Settings) []string {
+	if !s.Mixed() {
+		return nil
 	}
-	return "settings.precision \"mixed\": this model has joints or rolling friction, so its solves are float64 (mixed precision covers contacts without rolling friction)"
+	if !s.MixedFor(m) {
+		return []string{"settings.precision \"mixed\": this model has joints or rolling friction, so its solves are float64 (mixed precision covers contacts without rolling friction)"}
+	}
+	if s.Tol > 0 {
+		return []string{fmt.Sprintf("settings.precision \"mixed\" with tol = %g: float32 iterates floor the residual of eq. 25 (each sliding contact adds about 2⁻²⁴|γ_t|/(3n_c g_d): its friction direction is resolved to 2⁻²⁴ rad; near 2e-5 on the fill scene), so a tolerance below that floor runs each solve to max_iter; mixed precision suits tol 0 with a fixed max_iter", s.Tol)}
+	}
+	return nil
 }
 
 // DefaultSettings are the settings a scene starts from.

@@ -94,9 +94,11 @@ const (
 // θ, θ', β, fx, res, rmin, fBest, dots[4] at byte 0, 8, …, 96; then uint32
 // phase, flags, iter, bt, err, pad at byte 104, 108, …, 124; then float64
 // Lmin, the floor under L (engine.APGD's εL₀), at byte 128, which only
-// apgd_scalar reads and its init writes.
+// apgd_scalar reads and its init writes, and rlow, the smallest residual
+// so far, at byte 136, which only apgd_scalar_f32 reads and writes (with
+// mixed precision rmin is the best iterate's residual).
 const (
-	apgdScalarBytes = 136
+	apgdScalarBytes = 144
 	sL              = 0
 	sRmin           = 7
 	sFBest          = 8
@@ -105,6 +107,7 @@ const (
 	sIter           = 112
 	sBT             = 116
 	sErr            = 120
+	sRlow           = 17 // float64 at byte 136: the smallest residual (mixed precision)
 )
 
 // apgdScalars is the host's copy of the scalar buffer.
@@ -141,7 +144,7 @@ func apgdModules(k *apgdKernels, f32 bool) []kernelSpec {
 		{&k.bodyImpulse, pick(shaders.ApgdBodyImpulse, shaders.ApgdBodyImpulseF32)},
 		{&k.contactVelocity, pick(shaders.ApgdContactVelocity, shaders.ApgdContactVelocityF32)},
 		{&k.step, pick(shaders.ApgdStep, shaders.ApgdStepF32)}, {&k.dot, pick(shaders.ApgdDot, shaders.ApgdDotF32)},
-		{&k.sum, shaders.ApgdSum}, {&k.scalar, shaders.ApgdScalar},
+		{&k.sum, shaders.ApgdSum}, {&k.scalar, pick(shaders.ApgdScalar, shaders.ApgdScalarF32)},
 		{&k.residual, pick(shaders.ApgdResidual, shaders.ApgdResidualF32)},
 		{&k.antiRelax, pick(shaders.ApgdAntiRelax, shaders.ApgdAntiRelaxF32)},
 		{&k.next, pick(shaders.ApgdNext, shaders.ApgdNextF32)}, {&k.init, pick(shaders.ApgdInit, shaders.ApgdInitF32)},
@@ -287,6 +290,7 @@ func (a *apgdRun) setup() error {
 	}
 	var sc apgdScalars
 	sc.setF64(sRmin, math.Inf(1))
+	sc.setF64(sRlow, math.Inf(1))
 	sc.setF64(sFBest, math.NaN())
 	if err := a.s.write(0, sc.raw[:]); err != nil {
 		a.release()

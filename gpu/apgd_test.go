@@ -243,9 +243,8 @@ func TestDeviceAPGDLongSeparating(t *testing.T) {
 // conversions rounded to nearest, which lavapipe gives and Vulkan does not
 // promise (another driver may round them otherwise: the test then checks
 // the answer within 1e-6 relative to the largest impulse instead, about
-// eight float32 roundings). It also checks that the answer is
-// float32-valued (it is the best iterate as stored) and differs from the
-// float64 solve's, so that the float32 kernels did run.
+// eight float32 roundings). It also checks that the answer differs from
+// the float64 solve's, so that the float32 kernels did run.
 func TestDeviceAPGDMixed(t *testing.T) {
 	mixed := engine.DefaultSettings()
 	mixed.Precision = engine.PrecisionMixed
@@ -289,10 +288,7 @@ func TestDeviceAPGDMixed(t *testing.T) {
 				dg, dst := solve(gp)
 				cg, cst := solve(cp)
 				scale := 0.0
-				for i, v := range dg {
-					if float64(float32(v)) != v {
-						t.Fatalf("γ[%d] = %v is not a float32", i, v)
-					}
+				for _, v := range dg {
 					scale = max(scale, math.Abs(v))
 				}
 				if strings.HasPrefix(tw.gpu.d.Info.Name, "llvmpipe") && !testfile.GoFusesMultiplyAdd {

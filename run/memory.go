@@ -79,7 +79,9 @@ func EstimateMemory(bodies int, backend string) Estimate {
 		// Host holds the device buffers too: on a CPU or integrated
 		// device (lavapipe, unified memory) they are host memory, which
 		// is all that can be known before the device is open.
-		e.Device = gpu.EstimateBytes(bodies, e.Contacts)
+		// As a float64 run (settings.precision "mixed" takes less: the
+		// device's own check at Load counts it).
+		e.Device = gpu.EstimateBytes(bodies, e.Contacts, false)
 		e.Host = hostBaseBytes + vulkanBaseBytes + hostBytesPerBody*n + e.Device
 	default:
 		e.Host = hostBaseBytes + hostBytesPerBody*n + hostBytesPerContact*nc

@@ -324,8 +324,10 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 	if line := redundantJoints(&sc.Model, sc.Settings); line != "" && opt.Notice != nil {
 		opt.Notice(line)
 	}
-	if line := engine.MixedNote(&sc.Model, &sc.Settings); line != "" && opt.Notice != nil {
-		opt.Notice(line)
+	if opt.Notice != nil {
+		for _, line := range engine.MixedNotes(&sc.Model, &sc.Settings) {
+			opt.Notice(line)
+		}
 	}
 	ckp := newCheckpointer(sc, opt)
 	if opt.Resume != nil {

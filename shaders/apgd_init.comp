@@ -16,7 +16,8 @@
 //
 // every operation `precise`: the values of engine.APGD's calls bit for bit.
 // In apgd_init_f32 (lib/store.glsl) x, y, best, nxNew, ny and nx are
-// float32: nxNew is formed from x as stored, and γ = best converts back.
+// float32: nxNew is formed from x as stored, and mode 2 sets γ = Π(best)
+// (float64), since best as stored may lie an ulp off its cone.
 // Bindings (set 0): 0 γ (float64; read in mode 0, written in mode 2), 1 x,
 // 2 y, 3 best, 4 nxNew, 5 ny, 6 nx (STORE; 3 per contact, then 1 per joint
 // row), 7 mu, 8 coh (read; 1 per contact), 9 jlo, 10 jhi (read; 1 per
@@ -73,9 +74,19 @@ void main() {
 			continue;
 		}
 		if (p.mode == 2u) {
+#ifdef STORE_F32
+			// The answer is the best iterate's projection: as stored it
+			// may lie an ulp off its cone (lib/store.glsl).
+			if (k >= p.nc) {
+				gamma[i0] = clampRow(best[i0], jlo[k - p.nc], jhi[k - p.nc]);
+			} else {
+				proj(best[i0], best[i0 + 1u], best[i0 + 2u], mu[k], coh[k], gamma[i0], gamma[i0 + 1u], gamma[i0 + 2u]);
+			}
+#else
 			for (uint d = 0u; d < m; d++) {
 				gamma[i0 + d] = double(best[i0 + d]);
 			}
+#endif
 			continue;
 		}
 		if (k >= p.nc) {

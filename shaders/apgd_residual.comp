@@ -19,6 +19,10 @@
 // operations on its one row with the projection clampRow onto
 // [jlo, jhi] (lib/joint_bounds.glsl) — what engine's host loop does with
 // the Problem's elementwise operations and Project on a joint row.
+// In apgd_residual_f32 (lib/store.glsl) the residual is taken at Π(x)
+// instead of x: the iterate as stored in float32 may lie an ulp off its
+// cone, which the residual, divided by g_d, would count as a velocity
+// error of 2⁻²⁴|γ|/g_d and floor it there.
 // Bindings (set 0): 0 tmp (written; 3 float64 per contact, then 1 per
 // joint row), 1 x, 2 nx, 3 r (as tmp), 4 mu, 5 coh (1 per contact), 6 s
 // (read; the solver's scalars), 7 jlo, 8 jhi (1 per joint row).
@@ -60,22 +64,37 @@ void main() {
 		if (k >= p.nc) {
 			uint rj = k - p.nc;
 			uint i = 3u * p.nc + rj;
+			double xi = x[i];
+#ifdef STORE_F32
+			xi = clampRow(xi, jlo[rj], jhi[rj]);
+#endif
 			double u = axpby(1.0lf, nx[i], 1.0lf, r[i]);
-			double z = axpby(1.0lf, x[i], ngd, u);
-			tmp[i] = STORE(axpby(1.0lf, x[i], -1.0lf, clampRow(z, jlo[rj], jhi[rj])));
+			double z = axpby(1.0lf, xi, ngd, u);
+			tmp[i] = STORE(axpby(1.0lf, xi, -1.0lf, clampRow(z, jlo[rj], jhi[rj])));
 			continue;
 		}
+		double xk[3];
+#ifdef STORE_F32
+		// The iterate as stored may lie an ulp off its cone: the residual
+		// is taken at its projection (lib/store.glsl; cpuref's
+		// residualVector).
+		proj(x[3u * k], x[3u * k + 1u], x[3u * k + 2u], mu[k], coh[k], xk[0], xk[1], xk[2]);
+#else
+		for (uint d = 0u; d < 3u; d++) {
+			xk[d] = x[3u * k + d];
+		}
+#endif
 		double z[3];
 		for (uint d = 0u; d < 3u; d++) {
 			uint i = 3u * k + d;
 			double u = axpby(1.0lf, nx[i], 1.0lf, r[i]);
-			z[d] = axpby(1.0lf, x[i], ngd, u);
+			z[d] = axpby(1.0lf, xk[d], ngd, u);
 		}
 		double pz[3];
 		proj(z[0], z[1], z[2], mu[k], coh[k], pz[0], pz[1], pz[2]);
 		for (uint d = 0u; d < 3u; d++) {
 			uint i = 3u * k + d;
-			tmp[i] = STORE(axpby(1.0lf, x[i], -1.0lf, pz[d]));
+			tmp[i] = STORE(axpby(1.0lf, xk[d], -1.0lf, pz[d]));
 		}
 	}
 }

@@ -38,6 +38,11 @@
 // t finite where the line search never raises L: s.Lmin at byte 128 of
 // lib/apgd_scalars.glsl's block; no other kernel reads it.
 //
+// apgd_scalar_f32 (settings.precision "mixed", lib/store.glsl) takes the
+// accepted iterate as the best also when res < 2·rlow and fx < fBest,
+// rlow (byte 136) being the smallest residual so far (rmin is then the
+// best iterate's), as cpuref's solveAPGD does with mixed precision.
+//
 // Every operation `precise`: the host's float64 values bit for bit where
 // division and square root are correctly rounded.
 // Bindings (set 0): 0 s (the solver's scalars, read and written; layout in
@@ -45,6 +50,7 @@
 // Push constants: double tol, double gd, uint mode, uint gate, uint n,
 // uint maxIter, uint histCap (36 bytes).
 // Dispatch: (1, 1, 1), one workgroup of 1.
+#include "store.glsl"
 #define SCALARS_BINDING 0
 #define SCALARS_ACCESS
 #include "apgd_scalars.glsl"
@@ -107,7 +113,18 @@ void main() {
 		precise double res = sqrt(s.dots[0]) / scale;
 		uint iter = s.iter + 1u;
 		uint flags = 0u;
-		if (res < s.rmin) {
+		bool better = res < s.rmin;
+#ifdef STORE_F32
+		// Mixed precision (lib/store.glsl): float32 iterates floor the
+		// residual, and below twice the smallest residual so far the
+		// objective decides (cpuref's solveAPGD says why).
+		precise double twice = 2.0lf * s.rlow;
+		better = better || (res < twice && s.fx < s.fBest);
+		if (res < s.rlow) {
+			s.rlow = res;
+		}
+#endif
+		if (better) {
 			s.rmin = res;
 			s.fBest = s.fx;
 			flags |= 1u;

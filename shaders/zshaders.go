@@ -453,6 +453,27 @@ var ApgdScalar = Module{
 //go:embed apgd_scalar.spv
 var apgd_scalarSPIRV string
 
+// ApgdScalarF32 is apgd_scalar.comp built with float32 storage (lib/store.glsl):
+// the scalar steps of the device APGD solver (gpu/apgd.go), one
+// invocation; engine.APGD's host arithmetic, operation for operation, on
+// the dot products apgd_sum.comp left in s.dots. It runs only while the
+// solver's phase is one of those in the gate mask.
+var ApgdScalarF32 = Module{
+	Name:   "apgd_scalar_f32",
+	Source: "apgd_scalar",
+	SPIRV:  apgd_scalar_f32SPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer},
+		{Binding: 1, Kind: StorageBuffer, WriteOnly: true},
+	},
+	LocalSize: [3]uint32{1, 1, 1},
+	PushSize:  36,
+	Args:      ApgdScalarArgs{},
+}
+
+//go:embed apgd_scalar_f32.spv
+var apgd_scalar_f32SPIRV string
+
 // ApgdStep is apgd_step.comp: x'_k = Π_Υk(y_k − t g_k) for every contact k, line 8 of
 // Algorithm 1 of the APGD paper, with the step size t read from the device
 // APGD solver's scalars; run only while the solver's phase is one of those
@@ -1671,5 +1692,5 @@ var world_velocitySPIRV string
 
 // All returns every module, by name.
 func All() []Module {
-	return []Module{AntiRelax, ApgdAntiRelax, ApgdAntiRelaxF32, ApgdBodyImpulse, ApgdBodyImpulseF32, ApgdContactVelocity, ApgdContactVelocityF32, ApgdDot, ApgdDotF32, ApgdInit, ApgdInitF32, ApgdNext, ApgdNextF32, ApgdResidual, ApgdResidualF32, ApgdScalar, ApgdStep, ApgdStepF32, ApgdSum, Axpby, BlockDiag, BodyImpulse, BodyImpulseF32, CollideAabb, CollideAdj, CollideBig, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, ContactVelocityF32, Copy, DiagCheck, Dot, Fill, FixedForce, FixedForceF32, FreeVelocity, GsColour, GsColourSweep, GsSweep, GuardCheck, GuardKeep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, JacobianF32, JointOps, JointRows, MulElem, Project, RollingOps, SpgScalar, SpgVec, Sum, WorldVelocity}
+	return []Module{AntiRelax, ApgdAntiRelax, ApgdAntiRelaxF32, ApgdBodyImpulse, ApgdBodyImpulseF32, ApgdContactVelocity, ApgdContactVelocityF32, ApgdDot, ApgdDotF32, ApgdInit, ApgdInitF32, ApgdNext, ApgdNextF32, ApgdResidual, ApgdResidualF32, ApgdScalar, ApgdScalarF32, ApgdStep, ApgdStepF32, ApgdSum, Axpby, BlockDiag, BodyImpulse, BodyImpulseF32, CollideAabb, CollideAdj, CollideBig, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, ContactVelocityF32, Copy, DiagCheck, Dot, Fill, FixedForce, FixedForceF32, FreeVelocity, GsColour, GsColourSweep, GsSweep, GuardCheck, GuardKeep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, JacobianF32, JointOps, JointRows, MulElem, Project, RollingOps, SpgScalar, SpgVec, Sum, WorldVelocity}
 }
