@@ -17,7 +17,8 @@ import (
 
 // Version is the newest format version. Write writes the oldest version
 // that holds the checkpoint: 4 when settings.precision is "mixed" (it
-// adds the precision after workers), else 3 when the warm-start data has
+// adds the precision after workers, and a flag before the warm section's
+// rolling impulses, which it may go without), else 3 when the warm-start data has
 // rolling impulses (engine.WarmStartData.Rolling), else 2, so that a run
 // without rolling friction or mixed precision writes the files it wrote
 // before versions 3 and 4 existed. Read reads versions 1 to 4: version 1
@@ -246,7 +247,11 @@ func Encode(c *Checkpoint) ([]byte, error) {
 		e.f64(w.Gamma...)
 		e.u64(uint64(len(w.Joints)))
 		e.f64(w.Joints...)
-		if version >= 3 {
+		if version >= 4 {
+			// Version 4 may have no rolling impulses: a flag says.
+			e.bool(len(w.Rolling) > 0)
+		}
+		if version >= 3 && (version == 3 || len(w.Rolling) > 0) {
 			if len(w.Rolling) != 3*m {
 				return nil, fmt.Errorf("checkpoint: warm-start data of %d keys and %d rolling impulses (want 3 per key)", m, len(w.Rolling))
 			}
@@ -381,9 +386,13 @@ func Decode(data []byte) (*Checkpoint, error) {
 				}
 			}
 		}
-		if version >= 3 {
+		rolling := version == 3
+		if version >= 4 {
+			rolling = d.bool("warm rolling flag")
+		}
+		if rolling {
 			// 3 rolling impulses per key (Encode writes version 3 only
-			// with them).
+			// with them, version 4 with its flag set).
 			if d.err == nil && d.left() < 3*8*m {
 				d.err = fmt.Errorf("warm rolling impulses: need %d bytes, %d left in the content", 3*8*m, d.left())
 			}

@@ -259,8 +259,9 @@ func TestRollingWarmVersion3(t *testing.T) {
 }
 
 // TestMixedVersion4: settings.precision "mixed" is written as version 4
-// (the precision after workers) and reads back, with rolling impulses
-// too; a version 4 file with another precision does not read.
+// (the precision after workers, a flag before the rolling impulses) and
+// reads back, with rolling impulses and without; a version 4 file with
+// another precision does not read.
 func TestMixedVersion4(t *testing.T) {
 	c := sample()
 	v2, err := Encode(c)
@@ -276,7 +277,7 @@ func TestMixedVersion4(t *testing.T) {
 	if v := binary.LittleEndian.Uint32(v4[8:]); v != 4 {
 		t.Fatalf("mixed precision: version %d, want 4", v)
 	}
-	if want := len(v2) + 8 + len("mixed") + 9*8; len(v4) != want {
+	if want := len(v2) + 8 + len("mixed") + 1 + 9*8; len(v4) != want { // precision, rolling flag, rolling impulses
 		t.Fatalf("version 4 is %d bytes, want %d", len(v4), want)
 	}
 	got, err := Decode(v4)
@@ -285,6 +286,18 @@ func TestMixedVersion4(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, c) {
 		t.Errorf("read back\n%+v\nwant\n%+v", got.Settings, c.Settings)
+	}
+	// Without rolling impulses: the flag alone.
+	c.Warm.Rolling = nil
+	noRoll, err := Encode(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(noRoll) != len(v4)-9*8 {
+		t.Errorf("version 4 without rolling impulses is %d bytes, want %d", len(noRoll), len(v4)-9*8)
+	}
+	if got, err := Decode(noRoll); err != nil || !reflect.DeepEqual(got, c) {
+		t.Errorf("version 4 without rolling impulses read back %+v, %v", got, err)
 	}
 	at := bytes.Index(v4, []byte("mixed"))
 	bad := append([]byte(nil), v4...)

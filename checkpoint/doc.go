@@ -30,7 +30,9 @@
 // same without the warm section's joints, still reads (its runs' joint
 // rows restart from zero impulses; version 2 restores them, so that a run
 // with joints resumes bit for bit). Version 3 adds the rolling impulses
-// to the warm section and version 4 the precision to the settings;
+// (3 f64 per key) to the end of the warm section, and version 4 the
+// precision to the settings and, before the rolling impulses, a u8 flag
+// (0: none follow, 1: they do);
 // Write writes the oldest version that holds the checkpoint (Version says
 // which). Write puts the
 // file in place atomically (temporary file, fsync, rename, fsync of the
