@@ -35,11 +35,12 @@ type Impl struct {
 	Submits func(t *testing.T, b engine.Backend) int
 }
 
-// Run runs every part of the suite on impl as subtests: Kernels and
-// Solvers.
+// Run runs every part of the suite on impl as subtests: Kernels, Solvers
+// and Mixed.
 func Run(t *testing.T, impl Impl) {
 	t.Run("Kernels", func(t *testing.T) { Kernels(t, impl) })
 	t.Run("Solvers", func(t *testing.T) { Solvers(t, impl) })
+	t.Run("Mixed", func(t *testing.T) { Mixed(t, impl) })
 }
 
 // newBackend returns impl.New(t), closed at cleanup.
