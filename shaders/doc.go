@@ -36,6 +36,11 @@
 // Rotate and the fixed-order workgroup sum. Each lib file opens with a
 // comment saying what it holds and what its includer must define before
 // the #include; after editing one, "make shaders" recompiles every kernel.
+//
+// A kernel that includes store.glsl (the storage type of the Jacobian and
+// of APGD's work vectors) is compiled a second time with -DSTORE_F32 into
+// NAME_f32.spv: the Module NAMEF32 (Name "NAME_f32", Source "NAME", the
+// same NAMEArgs), which settings.precision "mixed" runs.
 package shaders
 
 //go:generate go run ./gen -dir .
