@@ -43,10 +43,13 @@ import (
 // accepted; when the step size must be halved the block ends in phase
 // trial, and the next block skips its start and tries again with 2L. So
 // halvings move work into later blocks (or the next submit) and change no
-// value: the sequence of operations is the host's. 16 to 64 blocks go
-// into a submit (see apgdBlocks; fewer when MaxIter leaves fewer iterations); after the
-// iteration that stops the solve, the phase is done and every later kernel
-// of the submit returns at once.
+// value: the sequence of operations is the host's. 16 blocks go into a
+// submit (apgdBlocks; fewer when MaxIter leaves fewer iterations), and
+// since every block records the same work, the second submit's recording
+// is run again by the later ones (runBlocks, Batch.Resubmit): a solve
+// records its blocks about twice, not once per iteration. After the
+// iteration that stops the solve, the phase is done and every later
+// kernel of the submit returns at once.
 //
 // Every kernel computes what engine.APGD's LinAlg and Problem calls compute
 // on this backend, bit for bit (each kernel's header says how), so the
@@ -247,7 +250,7 @@ func (p *problem) SolveAPGD(gamma engine.Vec, opt engine.SolveOptions, antiRelax
 // device's phase is done, and returns the scalars.
 func (a *apgdRun) run(name string) (apgdScalars, error) {
 	a.init()
-	return runBlocks(a.p, a.s, a.opt.MaxIter, name, a.block, a.tail)
+	return runBlocks(a.p, a.s, a.opt.MaxIter, name, a.block, a.tail, true)
 }
 
 // setup builds the kernels and makes the buffers and vectors of a solve.

@@ -45,6 +45,9 @@ type Batch struct {
 	pools      []C.gs_nd
 	pool       int // the pool in use
 	recording  bool
+	reusable   bool   // begun by BeginReusable
+	ended      bool   // submitted, and not begun since: Resubmit may run it again
+	gen        uint64 // Begins so far
 	dispatches int
 	barriers   int
 	gpuTime    time.Duration
@@ -108,7 +111,21 @@ func (b *Batch) Release() {
 }
 
 // Begin starts recording.
-func (b *Batch) Begin() error {
+func (b *Batch) Begin() error { return b.begin(false) }
+
+// BeginReusable starts recording a batch that Resubmit may run again
+// after its Submit, until the next Begin: the recorded work, with the
+// buffers and push constants it was recorded with.
+func (b *Batch) BeginReusable() error { return b.begin(true) }
+
+// Generation counts the batch's Begins: a recording that Resubmit would
+// run is that of the generation its caller saw.
+func (b *Batch) Generation() uint64 { return b.gen }
+
+// Resubmittable reports whether Resubmit may run the last recording.
+func (b *Batch) Resubmittable() bool { return b.reusable && b.ended && !b.recording }
+
+func (b *Batch) begin(reusable bool) error {
 	b.d.usable()
 	if b.recording {
 		panic("gpu: Begin on a Batch that is recording")
@@ -125,9 +142,16 @@ func (b *Batch) Begin() error {
 		}
 	}
 	b.pool = 0
-	if err := check("vkBeginCommandBuffer", C.gs_begin(b.d.vk, b.cmd, b.queries)); err != nil {
+	b.ended = false
+	b.gen++
+	ru := C.uint32_t(0)
+	if reusable {
+		ru = 1
+	}
+	if err := check("vkBeginCommandBuffer", C.gs_begin(b.d.vk, b.cmd, b.queries, ru)); err != nil {
 		return err
 	}
+	b.reusable = reusable
 	b.recording = true
 	b.dispatches, b.barriers = 0, 0
 	clear(b.written)
@@ -312,6 +336,36 @@ func (b *Batch) Submit() error {
 		return err
 	}
 	r := C.gs_submit(d.vk, d.queue, pre, b.cmd, b.fence, b.queries, C.uint64_t(submitTimeout.Nanoseconds()))
+	b.ended = r == C.GS_SUCCESS
+	return b.submitted(r)
+}
+
+// Resubmit runs the batch's last recording again (begun with
+// BeginReusable, submitted, not begun since) and waits for it to finish:
+// the host records nothing. It panics otherwise.
+func (b *Batch) Resubmit() error {
+	d := b.d
+	if !b.Resubmittable() {
+		panic("gpu: Resubmit of a Batch that is recording, not reusable or not submitted")
+	}
+	if d.lost != nil {
+		return d.lost
+	}
+	pre, err := d.takeFills()
+	if err != nil {
+		return err
+	}
+	r := C.gs_resubmit(d.vk, d.queue, pre, b.cmd, b.fence, C.uint64_t(submitTimeout.Nanoseconds()))
+	if r != C.GS_SUCCESS {
+		b.ended = false
+	}
+	return b.submitted(r)
+}
+
+// submitted accounts for a submission that returned r and reads its
+// timestamps and the validation messages.
+func (b *Batch) submitted(r C.int32_t) error {
+	d := b.d
 	d.submits++
 	if r == C.GS_TIMEOUT {
 		d.lost = fmt.Errorf("gpu: submit: %w: no completion after %v", ErrDeviceLost, submitTimeout)

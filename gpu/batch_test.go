@@ -115,6 +115,50 @@ type shortArgs struct{}
 func (shortArgs) Kernel() string             { return "fill" }
 func (shortArgs) AppendPush(b []byte) []byte { return append(b, 1, 2, 3, 4) }
 
+// TestBatchResubmit: a batch begun with BeginReusable runs again at each
+// Resubmit, one submit each, reading what the last run wrote (z = z + 1
+// per run); a plain batch, or one begun again since, is not resubmittable.
+func TestBatchResubmit(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		fill, axpby := kernel(t, d, shaders.Fill), kernel(t, d, shaders.Axpby)
+		const n = 1000
+		y, z := floats(t, d, make([]float64, n)), floats(t, d, make([]float64, n))
+		b := newBatch(t, d)
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		g := [3]uint32{4, 1, 1}
+		must(b.Begin())
+		must(b.Dispatch(fill, g, shaders.FillArgs{V: 2, N: n}, y))
+		must(b.Submit())
+		if b.Resubmittable() {
+			t.Error("a batch begun with Begin is resubmittable")
+		}
+		must(b.BeginReusable())
+		gen := b.Generation()
+		must(b.Dispatch(axpby, g, shaders.AxpbyArgs{A: 1, B: 0.5, N: n}, z, z, y))
+		must(b.Submit())
+		before := d.Submits()
+		for range 4 {
+			must(b.Resubmit())
+		}
+		if got := d.Submits() - before; got != 4 || b.Generation() != gen {
+			t.Errorf("%d submits, generation %d; want 4, %d", got, b.Generation(), gen)
+		}
+		if got := readAll(t, z); slices.ContainsFunc(got, func(v float64) bool { return v != 5 }) {
+			t.Errorf("z = %v…, want 5 after 5 runs", got[:4])
+		}
+		must(b.Begin())
+		must(b.Submit())
+		if b.Resubmittable() {
+			t.Error("resubmittable after a new Begin")
+		}
+	})
+}
+
 func TestDispatchMisuse(t *testing.T) {
 	d := requireDevice(t)
 	fill := kernel(t, d, shaders.Fill)

@@ -173,6 +173,34 @@ func (l *LinAlg) update(buf *Buffer, off int64, data []byte) {
 	}
 }
 
+// beginReusable flushes what is recorded and begins a batch that
+// resubmit may run again (Batch.BeginReusable); it returns the batch's
+// generation, which resubmit checks.
+func (l *LinAlg) beginReusable() uint64 {
+	if l.Flush() != nil {
+		return 0
+	}
+	if err := l.b.BeginReusable(); err != nil {
+		l.fail(err)
+		return 0
+	}
+	return l.b.Generation()
+}
+
+// resubmit runs the reusable batch of generation gen again and waits for
+// it (Batch.Resubmit). It reports false, doing nothing, when that
+// recording is gone (something was recorded since) or an error is kept.
+func (l *LinAlg) resubmit(gen uint64) bool {
+	if l.err != nil || gen == 0 || l.b.Generation() != gen || !l.b.Resubmittable() {
+		return false
+	}
+	l.fail(l.b.Resubmit())
+	if l.err == nil {
+		l.drain()
+	}
+	return true
+}
+
 // Flush submits the recorded operations and waits for them.
 func (l *LinAlg) Flush() error {
 	if l.b.Recording() {

@@ -1020,10 +1020,10 @@ int32_t gs_reset_pool(gs_vk *vk, gs_nd pool) { return vk->ResetDescriptorPool(vk
 
 void gs_destroy_pool(gs_vk *vk, gs_nd pool) { vk->DestroyDescriptorPool(vk->device, pool, NULL); }
 
-int32_t gs_begin(gs_vk *vk, gs_obj cmd, gs_nd queries) {
+int32_t gs_begin(gs_vk *vk, gs_obj cmd, gs_nd queries, uint32_t reusable) {
 	command_buffer_begin_info info = {
 		.sType = ST_COMMAND_BUFFER_BEGIN_INFO,
-		.flags = CMD_ONE_TIME_SUBMIT,
+		.flags = reusable ? 0 : CMD_ONE_TIME_SUBMIT,
 	};
 	int32_t r = vk->BeginCommandBuffer(cmd, &info);
 	if (r != GS_SUCCESS) {
@@ -1118,6 +1118,11 @@ int32_t gs_submit(gs_vk *vk, gs_obj queue, gs_obj pre, gs_obj cmd, gs_nd fence, 
 	if (r != GS_SUCCESS) {
 		return r;
 	}
+	return gs_resubmit(vk, queue, pre, cmd, fence, timeout);
+}
+
+int32_t gs_resubmit(gs_vk *vk, gs_obj queue, gs_obj pre, gs_obj cmd, gs_nd fence, uint64_t timeout) {
+	int32_t r;
 	gs_obj cmds[2] = {pre, cmd};
 	submit_info si = {
 		.sType = ST_SUBMIT_INFO,

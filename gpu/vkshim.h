@@ -147,9 +147,10 @@ int32_t gs_create_pool(gs_vk *vk, uint32_t maxsets, uint32_t nstorage, uint32_t 
 int32_t gs_reset_pool(gs_vk *vk, gs_nd pool);
 void gs_destroy_pool(gs_vk *vk, gs_nd pool);
 
-// gs_begin begins cmd for one submission; with a query pool (not 0) it
-// resets queries 0 and 1 and writes timestamp 0.
-int32_t gs_begin(gs_vk *vk, gs_obj cmd, gs_nd queries);
+// gs_begin begins cmd for one submission, or for several when reusable
+// (gs_resubmit); with a query pool (not 0) it resets queries 0 and 1 and
+// writes timestamp 0.
+int32_t gs_begin(gs_vk *vk, gs_obj cmd, gs_nd queries, uint32_t reusable);
 
 // gs_dispatch allocates a descriptor set for k from pool, points its
 // bindings (binding numbers, types) at buffers (offsets, ranges in bytes)
@@ -178,6 +179,10 @@ void gs_update(gs_vk *vk, gs_obj cmd, gs_nd dst, uint64_t off, uint64_t size, co
 // buffer ended with gs_end_pre, submitted before cmd in the same
 // submission.
 int32_t gs_submit(gs_vk *vk, gs_obj queue, gs_obj pre, gs_obj cmd, gs_nd fence, gs_nd queries, uint64_t timeout);
+
+// gs_resubmit submits cmd, already ended by gs_submit and begun reusable,
+// again (after pre, as gs_submit), waits for fence and resets it.
+int32_t gs_resubmit(gs_vk *vk, gs_obj queue, gs_obj pre, gs_obj cmd, gs_nd fence, uint64_t timeout);
 
 // gs_end_pre ends cmd after a barrier making its transfer writes visible
 // to the compute and transfer work submitted after it.
