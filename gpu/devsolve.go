@@ -219,11 +219,14 @@ func runBlocks(p *problem, s *Buffer, maxIter int, name string, block, tail func
 		} else if err := p.Err(); err != nil {
 			return sc, err
 		}
-		if err := s.read(sc.raw[:], 0); err != nil {
+		// Between submits only phase, flags, iter and bt (16 bytes), the
+		// whole block once the solve is done: a step reads back little
+		// however many submits its solve takes.
+		if err := s.read(sc.raw[sPhase:sBT+4], sPhase); err != nil {
 			return sc, err
 		}
 		if sc.u32(sPhase) == apgdDone {
-			return sc, nil
+			return sc, s.read(sc.raw[:], 0)
 		}
 		now := [3]uint32{sc.u32(sPhase), sc.u32(sIter), sc.u32(sBT)}
 		if now == last {

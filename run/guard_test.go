@@ -544,9 +544,10 @@ func TestGuardReadBack(t *testing.T) {
 		t.Logf("%s: %d bytes read back per step (the state: %d bytes)", name, b, state)
 		return b
 	}
-	// 1 KiB: the run reads 690 bytes a step on settle n=1000 (measured:
-	// 12 of the guard's counts, 24 of FixedForce, the collision counts
-	// and the scalars of APGD's 100 iterations), the same for any n.
+	// 1 KiB: the run reads 346 bytes a step on settle n=1000 (measured:
+	// 12 of the guard's counts, 24 of FixedForce, the collision counts,
+	// and of APGD's solve 16 bytes between its submits and its 144-byte
+	// scalar block at the end), the same for any n.
 	if b := perStep("no outputs", sc, Options{}); b > 1024 {
 		t.Errorf("without outputs: %d bytes read back per step, want at most 1024", b)
 	}
