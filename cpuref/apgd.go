@@ -344,6 +344,9 @@ func (b *Backend) apgdVelRes(_, lo, hi int) {
 // hi; buf has room for them) with engine's operations (three Axpby and a
 // Project).
 func (b *Backend) residualVector(buf, pbuf *[chunk + 6]float64, lo, hi int) []float64 {
+	if b.apgd.mixed != (pbuf != nil) {
+		panic("cpuref: residualVector: a projection buffer is for mixed precision, and needed there")
+	}
 	w := &b.apgd
 	k0, k1 := lo/3, (hi+2)/3
 	xn := w.xNew[3*k0 : 3*k1]
@@ -370,6 +373,14 @@ func (b *Backend) residualVector(buf, pbuf *[chunk + 6]float64, lo, hi int) []fl
 	}
 	w.round(t)
 	return t
+}
+
+// residualVectorMixed is residualVector with mixed precision, whose
+// projection buffer only it holds (a float64 solve does not zero 16 KB of
+// stack per chunk for it).
+func (b *Backend) residualVectorMixed(buf *[chunk + 6]float64, lo, hi int) []float64 {
+	var pbuf [chunk + 6]float64
+	return b.residualVector(buf, &pbuf, lo, hi)
 }
 
 // dots6 returns γ'·Nγ', r·γ', (γ'−y)·(Nγ'−Ny), ‖γ'−y‖², ‖tmp‖² and
@@ -405,8 +416,13 @@ func (b *Backend) dots6(n int) [6]float64 {
 
 func (b *Backend) apgdDot6(c, lo, hi int) {
 	w := &b.apgd
-	var buf, pbuf [chunk + 6]float64
-	tmp := b.residualVector(&buf, &pbuf, lo, hi)
+	var buf [chunk + 6]float64
+	var tmp []float64
+	if w.mixed {
+		tmp = b.residualVectorMixed(&buf, lo, hi)
+	} else {
+		tmp = b.residualVector(&buf, nil, lo, hi)
+	}
 	xn, nx, r, y, ny := w.xNew[lo:hi], w.nxNew[lo:hi], w.r[lo:hi], w.y[lo:hi], w.ny[lo:hi]
 	x := w.x[lo:hi]
 	n := len(xn)
