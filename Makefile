@@ -3,6 +3,13 @@ GO      ?= go
 SCENE   ?= settle
 BIN     := bin/gpusim
 
+# Go 1.26's experimental simd/archsimd package, for the CPU path's AVX-512
+# loops (cpuref/simd.go: the same bits as the scalar loops, which every
+# other build and processor runs). Only with Go 1.26, whose package the
+# loops are written for; GOEXPERIMENT= (empty) builds without them.
+GOEXPERIMENT ?= $(if $(filter go1.26%,$(shell $(GO) env GOVERSION)),simd,)
+export GOEXPERIMENT
+
 .PHONY: all build test test-short docs-check run bench gpu-bench gpu-ab bench-peers lint fmt clean shaders check-shaders fuzz soak test-slurm test-k8s
 
 all: build

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
 )
 
@@ -35,11 +36,14 @@ type Report struct {
 
 // Machine describes where the figures were taken.
 type Machine struct {
-	CPU       string   `json:"cpu"`
-	Cores     int      `json:"cores"`
-	GoVersion string   `json:"go"`
-	OS        string   `json:"os"`
-	Backends  []string `json:"backends"` // as the backends name themselves, device included
+	CPU       string `json:"cpu"`
+	Cores     int    `json:"cores"`
+	GoVersion string `json:"go"`
+	// SIMD names the CPU path's vector loops ("avx512", or "none":
+	// cpuref.SIMD).
+	SIMD     string   `json:"cpu_simd"`
+	OS       string   `json:"os"`
+	Backends []string `json:"backends"` // as the backends name themselves, device included
 	// GCPercent is the garbage collector's target in the case processes
 	// (gpusim's default 10, or GOGC): it sets how far peak memory runs
 	// above the live heap.
@@ -235,7 +239,7 @@ func Commit() string {
 }
 
 func machine() Machine {
-	m := Machine{CPU: "unknown", Cores: runtime.NumCPU(), GoVersion: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH}
+	m := Machine{CPU: "unknown", Cores: runtime.NumCPU(), GoVersion: runtime.Version(), SIMD: cpuref.SIMD(), OS: runtime.GOOS + "/" + runtime.GOARCH}
 	// The case processes inherit this process's setting (gpusim's main sets
 	// it the same way in both).
 	m.GCPercent = debug.SetGCPercent(-1)
@@ -281,8 +285,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "Commit `%s`, %s.  \n", r.Commit, r.Date.Format(time.RFC3339))
-	fmt.Fprintf(b, "Machine: %s, %d cores, %s, %s, GOGC=%d; backends: %s.  \n", r.Machine.CPU, r.Machine.Cores, r.Machine.GoVersion,
-		r.Machine.OS, r.Machine.GCPercent, strings.Join(r.Machine.Backends, "; "))
+	fmt.Fprintf(b, "Machine: %s, %d cores, %s (CPU path's vector loops: %s), %s, GOGC=%d; backends: %s.  \n", r.Machine.CPU, r.Machine.Cores, r.Machine.GoVersion,
+		r.Machine.SIMD, r.Machine.OS, r.Machine.GCPercent, strings.Join(r.Machine.Backends, "; "))
 	if r.Command != "" {
 		fmt.Fprintf(b, "Command: `%s`\n", r.Command)
 	}

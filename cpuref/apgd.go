@@ -278,10 +278,14 @@ func (b *Backend) apgdTrialY(c, lo, hi int) {
 		copy(y, x)
 		copy(ny, nx)
 	case 2:
-		for i := range y {
+		i0, j0 := 0, 0
+		if useSIMD {
+			i0, j0 = axpby8(y, a, x, e, xo), axpby8(ny, a, nx, e, nxo)
+		}
+		for i := i0; i < len(y); i++ {
 			y[i] = a*x[i] + e*xo[i]
 		}
-		for i := range ny {
+		for i := j0; i < len(ny); i++ {
 			ny[i] = a*nx[i] + e*nxo[i]
 		}
 		w.round(y)
@@ -301,7 +305,11 @@ func (b *Backend) apgdTrial(_, lo, hi int) {
 			xn[i] = 1*y[i] + nt*g
 		}
 	} else {
-		for i := 3 * lo; i < 3*hi; i++ {
+		i0 := 3 * lo
+		if useSIMD {
+			i0 += xpayz8(xn[i0:3*hi], y[i0:], nt, ny[i0:], r[i0:])
+		}
+		for i := i0; i < 3*hi; i++ {
 			g := 1*ny[i] + 1*r[i]
 			xn[i] = 1*y[i] + nt*g
 		}
@@ -359,7 +367,11 @@ func (b *Backend) residualVector(buf, pbuf *[chunk + 6]float64, lo, hi int) []fl
 	}
 	nx, r, z := w.nxNew[3*k0:3*k1], w.rNext[3*k0:3*k1], buf[:len(xn)]
 	ngd := -w.gd
-	for i := range z {
+	i0 := 0
+	if useSIMD {
+		i0 = xpayz8(z, xn, ngd, nx, r)
+	}
+	for i := i0; i < len(z); i++ {
 		z[i] = 1*xn[i] + ngd*(1*nx[i]+1*r[i])
 	}
 	projectCones(z, z, b.con.Mu[k0:k1], b.coh[k0:k1], 0, k1-k0)
@@ -368,7 +380,11 @@ func (b *Backend) residualVector(buf, pbuf *[chunk + 6]float64, lo, hi int) []fl
 	off := lo - 3*k0
 	t := buf[:hi-lo]
 	xs, zs := xn[off:off+len(t)], z[off:off+len(t)]
-	for i := range t {
+	i0 = 0
+	if useSIMD {
+		i0 = sub8(t, xs, zs) // in place as below, 8 at a time
+	}
+	for i := i0; i < len(t); i++ {
 		t[i] = 1*xs[i] + (-1)*zs[i]
 	}
 	w.round(t)
@@ -438,7 +454,11 @@ func (b *Backend) apgdDot6(c, lo, hi int) {
 		m := min(lanes, n-j)
 		xn, nx, r, y, ny, tmp, x := xn[j:j+m], nx[j:j+m], r[j:j+m], y[j:j+m], ny[j:j+m], tmp[j:j+m], x[j:j+m]
 		s0, s1, s2, s3, s4, s5 := s[0][:m], s[1][:m], s[2][:m], s[3][:m], s[4][:m], s[5][:m]
-		for i := range xn {
+		i0 := 0
+		if useSIMD && !mixed {
+			i0 = dot6Lanes(&s, xn, nx, r, y, ny, tmp, x)
+		}
+		for i := i0; i < len(xn); i++ {
 			s0[i] += xn[i] * nx[i]
 			s1[i] += r[i] * xn[i]
 			d := 1*xn[i] + (-1)*y[i]

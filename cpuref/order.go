@@ -17,7 +17,11 @@ const lanes = 256
 
 // laneTree adds the lanes' sums in the device's tree order.
 func laneTree(s *[lanes]float64) float64 {
-	for h := lanes / 2; h > 0; h /= 2 {
+	h := lanes / 2
+	if useSIMD {
+		h = laneTree8(s)
+	}
+	for ; h > 0; h /= 2 {
 		for l := 0; l < h; l++ {
 			s[l] = s[l] + s[l+h]
 		}

@@ -60,8 +60,12 @@ func clearlyInside(q, a float64) bool {
 // projectCones sets d_k = ProjectCone(x_k, μ_k, c_k) for the contacts k in
 // [lo, hi) (3 per contact, d may alias x): ProjectCone's arithmetic
 // written out in the loop, which the compiler does not inline
-// (TestProjectConesBits).
+// (TestProjectConesBits); eight contacts at a time where useSIMD
+// (projectCones8, the same bits).
 func projectCones(d, x, mu, coh []float64, lo, hi int) {
+	if useSIMD {
+		lo = projectCones8(d, x, mu, coh, lo, hi)
+	}
 	for k := lo; k < hi; k++ {
 		xn, xu, xw, m, c := x[3*k], x[3*k+1], x[3*k+2], mu[k], coh[k]
 		n := xn + c

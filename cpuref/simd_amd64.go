@@ -1,0 +1,172 @@
+//go:build goexperiment.simd && amd64
+
+package cpuref
+
+import "simd/archsimd"
+
+// haveSIMD reports whether this build has the AVX-512 loops of this file
+// (Go's experimental simd/archsimd, GOEXPERIMENT=simd; simd.go) and the
+// processor runs them.
+var haveSIMD = archsimd.X86.AVX512()
+
+// Index vectors of the transposes between 8 contacts' 24 interleaved
+// values (a = x[0:8], b = x[8:16], c = x[16:24]; element 3k+j is contact
+// k's row j) and three vectors of 8 rows, one per row.
+var (
+	deN1 = [8]uint64{0, 3, 6, 9, 12, 15, 0, 0}  // from a|b
+	deN2 = [8]uint64{0, 1, 2, 3, 4, 5, 10, 13}  // then from c: 18, 21
+	deU1 = [8]uint64{1, 4, 7, 10, 13, 0, 0, 0}  // from a|b
+	deU2 = [8]uint64{0, 1, 2, 3, 4, 8, 11, 14}  // then c: 16, 19, 22
+	deW1 = [8]uint64{2, 5, 8, 11, 14, 0, 0, 0}  // from a|b
+	deW2 = [8]uint64{0, 1, 2, 3, 4, 9, 12, 15}  // then c: 17, 20, 23
+	inA1 = [8]uint64{0, 8, 0, 1, 9, 0, 2, 10}   // n0 u0 _ n1 u1 _ n2 u2 from n|u
+	inA2 = [8]uint64{0, 1, 8, 3, 4, 9, 6, 7}    // then w0, w1 from w
+	inB1 = [8]uint64{0, 3, 11, 0, 4, 12, 0, 5}  // _ n3 u3 _ n4 u4 _ n5 from n|u
+	inB2 = [8]uint64{10, 1, 2, 11, 4, 5, 12, 7} // then w2, w3, w4 from w
+	inC1 = [8]uint64{13, 0, 6, 14, 0, 7, 15, 0} // u5 _ n6 u6 _ n7 u7 _ from n|u
+	inC2 = [8]uint64{0, 13, 2, 3, 14, 5, 6, 15} // then w5, w6, w7 from w
+)
+
+// projectCones8 is projectCones for the contacts [lo, lo+8m) in groups of
+// 8, the lanes one contact each: every case's arithmetic in every lane,
+// the case picked by masks. Each lane's operations are projectCones' (no
+// fused multiply-add; correctly rounded square root and division), so the
+// values are the same bits (TestProjectConesSIMD). It returns lo+8m.
+func projectCones8(d, x, mu, coh []float64, lo, hi int) int {
+	dN1, dN2 := archsimd.LoadUint64x8(&deN1), archsimd.LoadUint64x8(&deN2)
+	dU1, dU2 := archsimd.LoadUint64x8(&deU1), archsimd.LoadUint64x8(&deU2)
+	dW1, dW2 := archsimd.LoadUint64x8(&deW1), archsimd.LoadUint64x8(&deW2)
+	iA1, iA2 := archsimd.LoadUint64x8(&inA1), archsimd.LoadUint64x8(&inA2)
+	iB1, iB2 := archsimd.LoadUint64x8(&inB1), archsimd.LoadUint64x8(&inB2)
+	iC1, iC2 := archsimd.LoadUint64x8(&inC1), archsimd.LoadUint64x8(&inC2)
+	zero := archsimd.BroadcastFloat64x8(0)
+	one := archsimd.BroadcastFloat64x8(1)
+	minus := archsimd.BroadcastFloat64x8(-1) // (−1)·v is −v exactly, −0 for +0
+	k := lo
+	for ; k+8 <= hi; k += 8 {
+		xs := x[3*k : 3*k+24]
+		a := archsimd.LoadFloat64x8Slice(xs[0:8])
+		b := archsimd.LoadFloat64x8Slice(xs[8:16])
+		c := archsimd.LoadFloat64x8Slice(xs[16:24])
+		xn := a.ConcatPermute(b, dN1).ConcatPermute(c, dN2)
+		xu := a.ConcatPermute(b, dU1).ConcatPermute(c, dU2)
+		xw := a.ConcatPermute(b, dW1).ConcatPermute(c, dW2)
+		m := archsimd.LoadFloat64x8Slice(mu[k : k+8])
+		ch := archsimd.LoadFloat64x8Slice(coh[k : k+8])
+
+		n := xn.Add(ch)
+		q := xu.Mul(xu).Add(xw.Mul(xw))
+		t := q.Sqrt()
+		mn := m.Mul(n)
+		negN := minus.Mul(n)
+		mt := m.Mul(t)
+		// The cases in projectCones' order: μ = 0, inside, polar, else.
+		mu0 := m.Equal(zero)
+		inside := t.LessEqual(mn)
+		polar := mt.LessEqual(negN)
+
+		var on, ou, ow archsimd.Float64x8
+		if mu0.Or(inside).Or(polar).ToBits() != 0xff {
+			// Some lane lies outside both cones: the projection onto the
+			// boundary (most contacts of a settled pile stick and skip
+			// the two divisions).
+			np := mt.Add(n).Div(m.Mul(m).Add(one))
+			s := m.Mul(np).Div(t)
+			on, ou, ow = np.Sub(ch), xu.Mul(s), xw.Mul(s)
+		}
+		// polar: (−c, 0, 0)
+		negC := minus.Mul(ch)
+		on, ou, ow = negC.Merge(on, polar), zero.Merge(ou, polar), zero.Merge(ow, polar)
+		// inside: unchanged
+		on, ou, ow = xn.Merge(on, inside), xu.Merge(ou, inside), xw.Merge(ow, inside)
+		// μ = 0: (max(n, 0) − c, 0, 0), math.Max's values: n where n > 0
+		// or NaN, +0 otherwise.
+		pos := n.Masked(n.Greater(zero).Or(n.IsNaN()))
+		on, ou, ow = pos.Sub(ch).Merge(on, mu0), zero.Merge(ou, mu0), zero.Merge(ow, mu0)
+
+		ds := d[3*k : 3*k+24]
+		on.ConcatPermute(ou, iA1).ConcatPermute(ow, iA2).StoreSlice(ds[0:8])
+		on.ConcatPermute(ou, iB1).ConcatPermute(ow, iB2).StoreSlice(ds[8:16])
+		on.ConcatPermute(ou, iC1).ConcatPermute(ow, iC2).StoreSlice(ds[16:24])
+	}
+	archsimd.ClearAVXUpperBits()
+	return k
+}
+
+// load8 and store8 move elements [i, i+8) of s.
+func load8(s []float64, i int) archsimd.Float64x8 {
+	return archsimd.LoadFloat64x8((*[8]float64)(s[i : i+8]))
+}
+
+func store8(v archsimd.Float64x8, s []float64, i int) {
+	v.Store((*[8]float64)(s[i : i+8]))
+}
+
+// axpby8 sets d[i] = a·x[i] + b·y[i] for i in [0, 8m), m the most whole
+// groups of 8 in len(d), and returns 8m.
+func axpby8(d []float64, a float64, x []float64, b float64, y []float64) int {
+	va, vb := archsimd.BroadcastFloat64x8(a), archsimd.BroadcastFloat64x8(b)
+	i := 0
+	for ; i+8 <= len(d); i += 8 {
+		store8(va.Mul(load8(x, i)).Add(vb.Mul(load8(y, i))), d, i)
+	}
+	archsimd.ClearAVXUpperBits()
+	return i
+}
+
+// xpayz8 sets d[i] = x[i] + a·(y[i] + z[i]) (1·x + a·(1·y + 1·z): APGD's
+// trial with a = −t and the residual vector's argument with a = −g_d) for
+// i in [0, 8m) as axpby8.
+func xpayz8(d, x []float64, a float64, y, z []float64) int {
+	va := archsimd.BroadcastFloat64x8(a)
+	i := 0
+	for ; i+8 <= len(d); i += 8 {
+		store8(load8(x, i).Add(va.Mul(load8(y, i).Add(load8(z, i)))), d, i)
+	}
+	archsimd.ClearAVXUpperBits()
+	return i
+}
+
+// sub8 sets d[i] = x[i] − y[i] (1·x + (−1)·y) for i in [0, 8m) as axpby8.
+func sub8(d, x, y []float64) int {
+	i := 0
+	for ; i+8 <= len(d); i += 8 {
+		store8(load8(x, i).Sub(load8(y, i)), d, i)
+	}
+	archsimd.ClearAVXUpperBits()
+	return i
+}
+
+// dot6Lanes adds to the lanes s[0..5][i] apgdDot6's six terms of element
+// i for i in [0, 8m), m the most whole groups of 8 in len(xn), and
+// returns 8m.
+func dot6Lanes(s *[6][lanes]float64, xn, nx, r, y, ny, tmp, x []float64) int {
+	i := 0
+	for ; i+8 <= len(xn); i += 8 {
+		vxn, vnx, vr, vy, vny := load8(xn, i), load8(nx, i), load8(r, i), load8(y, i), load8(ny, i)
+		vt, vx := load8(tmp, i), load8(x, i)
+		d := vxn.Sub(vy)
+		g := vny.Add(vr)
+		store8(load8(s[0][:], i).Add(vxn.Mul(vnx)), s[0][:], i)
+		store8(load8(s[1][:], i).Add(vr.Mul(vxn)), s[1][:], i)
+		store8(load8(s[2][:], i).Add(d.Mul(vnx.Sub(vny))), s[2][:], i)
+		store8(load8(s[3][:], i).Add(d.Mul(d)), s[3][:], i)
+		store8(load8(s[4][:], i).Add(vt.Mul(vt)), s[4][:], i)
+		store8(load8(s[5][:], i).Add(g.Mul(vxn.Sub(vx))), s[5][:], i)
+	}
+	archsimd.ClearAVXUpperBits()
+	return i
+}
+
+// laneTree8 is laneTree's steps whose halves hold whole groups of 8
+// (h ≥ 8); it returns the h left for the scalar steps.
+func laneTree8(s *[lanes]float64) int {
+	h := lanes / 2
+	for ; h >= 8; h /= 2 {
+		for l := 0; l < h; l += 8 {
+			store8(load8(s[:], l).Add(load8(s[:], l+h)), s[:], l)
+		}
+	}
+	archsimd.ClearAVXUpperBits()
+	return h
+}

@@ -1,0 +1,14 @@
+//go:build !(goexperiment.simd && amd64)
+
+package cpuref
+
+// haveSIMD: this build has no vector loops (simd.go).
+const haveSIMD = false
+
+func projectCones8(_, _, _, _ []float64, lo, _ int) int { return lo }
+
+func axpby8(_ []float64, _ float64, _ []float64, _ float64, _ []float64) int { return 0 }
+func xpayz8(_, _ []float64, _ float64, _, _ []float64) int                   { return 0 }
+func sub8(_, _, _ []float64) int                                             { return 0 }
+func dot6Lanes(_ *[6][lanes]float64, _, _, _, _, _, _, _ []float64) int      { return 0 }
+func laneTree8(_ *[lanes]float64) int                                        { return lanes / 2 }

@@ -1,0 +1,166 @@
+package cpuref
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/scene"
+)
+
+// needSIMD skips a test of the vector loops in a build without them (a
+// build without GOEXPERIMENT=simd, or a processor without AVX-512); the
+// Makefile's builds have them on this project's machines.
+func needSIMD(t *testing.T) {
+	t.Helper()
+	if !haveSIMD {
+		t.Skip("no AVX-512 loops in this build (GOEXPERIMENT=simd on amd64 with AVX-512)")
+	}
+}
+
+// withSIMD runs f with useSIMD set to on, and restores it.
+func withSIMD(on bool, f func()) {
+	old := useSIMD
+	useSIMD = on
+	defer func() { useSIMD = old }()
+	f()
+}
+
+// sameBits reports whether a and b hold the same bits, NaN matching any
+// NaN (the solvers stop on NaN; its payload is not a value).
+func sameBits(a, b float64) bool {
+	return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
+}
+
+// coneInput draws an impulse and its cone with every case of the
+// projection often: inside, on the boundary, outside, in the polar cone,
+// zero tangent, signed zeros, μ = 0, cohesion, tiny and huge scales and
+// the odd infinity or NaN.
+func coneInput(r *rand.Rand) (n, u, w, mu, c float64) {
+	special := []float64{0, math.Copysign(0, -1), 1, -1, 1e-300, -1e-300, 5e-324, 1e300, math.Inf(1), math.Inf(-1), math.NaN()}
+	pick := func() float64 {
+		switch r.IntN(12) {
+		case 0:
+			return special[r.IntN(len(special))]
+		case 1:
+			return r.NormFloat64() * math.Pow(10, float64(r.IntN(40)-20))
+		default:
+			return r.NormFloat64()
+		}
+	}
+	n, u, w = pick(), pick(), pick()
+	if r.IntN(6) > 0 {
+		mu = r.Float64()
+	}
+	if r.IntN(3) == 0 {
+		c = r.Float64()
+	}
+	switch r.IntN(6) {
+	case 0: // on the boundary ‖t‖ = μ(n + c), as nearly as it rounds
+		t := math.Hypot(u, w)
+		if mu > 0 {
+			n = t/mu - c
+		}
+	case 1: // no tangent
+		u, w = 0, 0
+	}
+	return
+}
+
+// TestProjectConesSIMD: the AVX-512 projection gives projectCones' scalar
+// bits on every case, at every offset and tail length.
+func TestProjectConesSIMD(t *testing.T) {
+	needSIMD(t)
+	r := rand.New(rand.NewPCG(7, 8))
+	const nc = 20000
+	x, mu, coh := make([]float64, 3*nc), make([]float64, nc), make([]float64, nc)
+	for k := range nc {
+		x[3*k], x[3*k+1], x[3*k+2], mu[k], coh[k] = coneInput(r)
+	}
+	for _, span := range [][2]int{{0, nc}, {3, nc - 5}, {1, 8}, {5, 12}, {0, 7}, {9, 9}} {
+		lo, hi := span[0], span[1]
+		want, got := make([]float64, 3*nc), make([]float64, 3*nc)
+		withSIMD(false, func() { projectCones(want, x, mu, coh, lo, hi) })
+		withSIMD(true, func() { projectCones(got, x, mu, coh, lo, hi) })
+		for i := range want {
+			if !sameBits(want[i], got[i]) {
+				k := i / 3
+				t.Fatalf("[%d, %d) contact %d (x %v %v %v, μ %v, c %v) row %d: vector %v (%#x), scalar %v (%#x)",
+					lo, hi, k, x[3*k], x[3*k+1], x[3*k+2], mu[k], coh[k], i%3, got[i], math.Float64bits(got[i]), want[i], math.Float64bits(want[i]))
+			}
+		}
+		// In place, as the solvers call it.
+		in := append([]float64(nil), x...)
+		withSIMD(true, func() { projectCones(in, in, mu, coh, lo, hi) })
+		for i := 3 * lo; i < 3*hi; i++ {
+			if !sameBits(want[i], in[i]) {
+				t.Fatalf("in place [%d, %d) element %d: %v, scalar %v", lo, hi, i, in[i], want[i])
+			}
+		}
+	}
+}
+
+// TestStepSIMDBits: whole steps of the settle scene (n = 1000, falling
+// onto the floor and piling up: contacts in every state of the cone) give
+// the same bits of the body state and the impulses with and without the
+// vector loops, for apgd, apgd-ar and mixed precision, on one worker and
+// on three (chunks cut differently).
+func TestStepSIMDBits(t *testing.T) {
+	needSIMD(t)
+	if testing.Short() {
+		t.Skip("short: 6 runs of 60 steps")
+	}
+	type run struct {
+		solver, precision string
+		workers           int
+	}
+	for _, c := range []run{{"apgd", "", 1}, {"apgd-ar", "", 3}, {"apgd", "mixed", 1}} {
+		t.Run(fmt.Sprintf("%s-%s-%d", c.solver, c.precision, c.workers), func(t *testing.T) {
+			var states [2]engine.State
+			var imps [2][]float64
+			for i, on := range []bool{false, true} {
+				withSIMD(on, func() {
+					sc, err := scene.LoadBuiltin("settle", []string{"n=1000"})
+					if err != nil {
+						t.Fatal(err)
+					}
+					set := sc.Settings
+					set.Solver, set.Precision, set.Tol, set.MaxIter = c.solver, c.precision, 0, 100
+					sim, err := engine.NewSim(&sc.Model, set, New(c.workers))
+					if err != nil {
+						t.Fatal(err)
+					}
+					for range 60 {
+						if _, err := sim.Step(); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if err := sim.Backend().ReadState(&states[i]); err != nil {
+						t.Fatal(err)
+					}
+					imps[i] = sim.Impulses(nil)
+				})
+			}
+			if len(imps[0]) == 0 {
+				t.Fatal("no contacts after 60 steps")
+			}
+			cmp := func(what string, a, b []float64) {
+				if len(a) != len(b) {
+					t.Fatalf("%s: %d values without the vector loops, %d with", what, len(a), len(b))
+				}
+				for i := range a {
+					if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+						t.Fatalf("%s[%d]: %v without the vector loops, %v with", what, i, a[i], b[i])
+					}
+				}
+			}
+			cmp("pos", states[0].Pos, states[1].Pos)
+			cmp("rot", states[0].Rot, states[1].Rot)
+			cmp("vel", states[0].Vel, states[1].Vel)
+			cmp("omega", states[0].Omega, states[1].Omega)
+			cmp("impulses", imps[0], imps[1])
+		})
+	}
+}
