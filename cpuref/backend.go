@@ -112,7 +112,7 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	b.pos, b.rot, b.vel, b.omega = a.Pos, a.Rot, a.Vel, a.Omega
 	b.invMass, b.invInertia, b.force, b.torque = a.InvMass, a.InvInertia, a.Force, a.Torque
 	b.vfree = make([]float64, 6*n)
-	b.dv = make([]float64, 6*n)
+	b.dv = make([]float64, 6*n, 6*n+2) // room for bodyImpulses4's 8-wide masked stores
 	b.invInertiaW = nil
 	for i := range n {
 		if !b.fixed[i] && !b.isotropic(i) {

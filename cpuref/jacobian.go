@@ -175,6 +175,10 @@ func (b *Backend) bodyImpulse(x Vec, dv []float64) {
 func (b *Backend) bodyImpulses(_, lo, hi int) {
 	dv, x := b.args.dv, b.args.x
 	rolling := b.rl.n > 0 && len(x) == b.rows()
+	if useSIMD && b.jt.Rows == 0 && !rolling && b.invInertiaW == nil && cap(dv) >= len(dv)+2 {
+		b.bodyImpulses4(dv, x, lo, hi)
+		return
+	}
 	for i := lo; i < hi; i++ {
 		o := (*[6]float64)(dv[6*i : 6*i+6])
 		if b.fixed[i] {

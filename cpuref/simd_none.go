@@ -12,3 +12,7 @@ func xpayz8(_, _ []float64, _ float64, _, _ []float64) int                   { r
 func sub8(_, _, _ []float64) int                                             { return 0 }
 func dot6Lanes(_ *[6][lanes]float64, _, _, _, _, _, _, _ []float64) int      { return 0 }
 func laneTree8(_ *[lanes]float64) int                                        { return lanes / 2 }
+
+func (b *Backend) bodyImpulses4(_, _ []float64, _, _ int) {
+	panic("cpuref: no vector loops in this build")
+}
