@@ -172,14 +172,17 @@ func laneTree8(s *[lanes]float64) int {
 }
 
 // Lane orders of a 3-vector in the low lanes of a Float64x4 (lane 3 is
-// not a value): yzx and zxy, for cross products, and the shift that takes
-// (a, b, c, d) to (b, c, d, ·); and the order that takes (f, ·, t, ·) to
-// a body's six values.
+// not a value): yzx, and s_B and its yzx from (s_A,z, s_B) loaded at
+// j[8:12]; and the order that takes (f, ·, t, ·) to a body's six values.
+//
+// A cross product a × b is c.yzx with c = a·b.yzx − a.yzx·b (c is
+// (z, x, y) of the product, each lane the scalar's two products and
+// difference in its order): three permutes, not four.
 var (
-	yzx   = [4]uint64{1, 2, 0, 3}
-	zxy   = [4]uint64{2, 0, 1, 3}
-	shift = [4]uint64{1, 2, 3, 0}
-	six   = [8]uint64{0, 1, 2, 4, 5, 6, 7, 7}
+	yzx = [4]uint64{1, 2, 0, 3}
+	sB  = [4]uint64{1, 2, 3, 0}
+	sBr = [4]uint64{2, 3, 1, 0}
+	six = [8]uint64{0, 1, 2, 4, 5, 6, 7, 7}
 )
 
 // bodyImpulses4 is bodyImpulses for the bodies in [lo, hi) of a problem
@@ -189,12 +192,14 @@ var (
 // torque s × (±F_k) of the impulses x, each 3-vector in lanes 0–2 of a
 // Float64x4 with contactW's, contactForce's and contactTorque's
 // operations in each lane, then M⁻¹ (invMass and invInertia[3i] times
-// the sums). Every value is bodyImpulses' (TestStepSIMDBits). No scalar
-// floating-point instruction runs in the loop: legacy SSE instructions
-// after 256-bit ones cost more than the loop saves (measured 3× slower).
+// the sums). The torques are summed as (z, x, y) and turned once per
+// body (a sum lane by lane commutes with the turn). Every value is
+// bodyImpulses' (TestStepSIMDBits). No scalar floating-point instruction
+// runs in the loop: legacy SSE instructions after 256-bit ones cost more
+// than the loop saves (a first version with them was 3× slower).
 func (b *Backend) bodyImpulses4(dv, x []float64, lo, hi int) {
-	pYZX, pZXY := archsimd.LoadUint64x4(&yzx), archsimd.LoadUint64x4(&zxy)
-	pShift, pSix := archsimd.LoadUint64x4(&shift), archsimd.LoadUint64x8(&six)
+	pYZX, pSB, pSBr := archsimd.LoadUint64x4(&yzx), archsimd.LoadUint64x4(&sB), archsimd.LoadUint64x4(&sBr)
+	pSix := archsimd.LoadUint64x8(&six)
 	minus := archsimd.BroadcastFloat64x4(-1)
 	var zero8 archsimd.Float64x8
 	mask6 := archsimd.Mask64x8FromBits(0x3f)
@@ -207,29 +212,31 @@ func (b *Backend) bodyImpulses4(dv, x []float64, lo, hi int) {
 			zero8.StoreMasked(o, mask6)
 			continue
 		}
-		var vf, vt archsimd.Float64x4
+		var vf, vtc archsimd.Float64x4
 		for _, e := range adj {
 			k := int(e >> 1)
 			j := (*[12]float64)(jac[12*k : 12*k+12])
 			n := archsimd.LoadFloat64x4((*[4]float64)(j[0:4]))
 			u := archsimd.LoadFloat64x4((*[4]float64)(j[3:7]))
 			// w = n × u (contactW)
-			w := n.Permute(pYZX).Mul(u.Permute(pZXY)).Sub(n.Permute(pZXY).Mul(u.Permute(pYZX)))
+			w := n.Mul(u.Permute(pYZX)).Sub(n.Permute(pYZX).Mul(u)).Permute(pYZX)
 			g := (*[3]float64)(x[3*k : 3*k+3])
 			F := archsimd.BroadcastFloat64x4(g[0]).Mul(n).Add(archsimd.BroadcastFloat64x4(g[1]).Mul(u)).Add(archsimd.BroadcastFloat64x4(g[2]).Mul(w))
-			var s archsimd.Float64x4
+			var s, sr archsimd.Float64x4
 			if e&1 == 0 {
 				F = minus.Mul(F)
 				s = archsimd.LoadFloat64x4((*[4]float64)(j[6:10]))
+				sr = s.Permute(pYZX)
 			} else {
-				s = archsimd.LoadFloat64x4((*[4]float64)(j[8:12])).Permute(pShift)
+				t := archsimd.LoadFloat64x4((*[4]float64)(j[8:12]))
+				s, sr = t.Permute(pSB), t.Permute(pSBr)
 			}
-			T := s.Permute(pYZX).Mul(F.Permute(pZXY)).Sub(s.Permute(pZXY).Mul(F.Permute(pYZX)))
+			// s × F as (z, x, y)
+			vtc = vtc.Add(s.Mul(F.Permute(pYZX)).Sub(sr.Mul(F)))
 			vf = vf.Add(F)
-			vt = vt.Add(T)
 		}
 		f := archsimd.BroadcastFloat64x4(b.invMass[i]).Mul(vf)
-		t := archsimd.BroadcastFloat64x4(b.invInertia[3*i]).Mul(vt)
+		t := archsimd.BroadcastFloat64x4(b.invInertia[3*i]).Mul(vtc.Permute(pYZX))
 		zero8.SetLo(f).SetHi(t).Permute(pSix).StoreMasked(o, mask6)
 	}
 	archsimd.ClearAVXUpperBits()
