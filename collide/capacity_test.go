@@ -14,7 +14,11 @@ import (
 // plane) and packed at 0.199 m (each body overlaps its lattice
 // neighbours by 2 mm).
 func capacityModel() (m *engine.Model, spread, packed []float64, rot []float64) {
-	const side = 8
+	return capacityModelSide(8)
+}
+
+// capacityModelSide is capacityModel with side³ bodies.
+func capacityModelSide(side int) (m *engine.Model, spread, packed []float64, rot []float64) {
 	m = &engine.Model{Gravity: mgl64.Vec3{0, 0, -9.81}, Materials: []engine.Material{{Name: "m", Friction: 0.3}}}
 	q := mgl64.QuatRotate(0.3, mgl64.Vec3{0, 0, 1})
 	for i := 0; i < side*side*side; i++ {

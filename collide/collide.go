@@ -74,6 +74,13 @@ func (c *Collider) Collide(pos, rot, vel, omega, invMass, force []float64) (int,
 	con := &c.con
 	con.Resize(0)
 	c.sub = c.sub[:0]
+	if c.runner != nil && len(c.pairs) > pairGrain {
+		if err := c.narrowParallel(pos, rot, env); err != nil {
+			return 0, err
+		}
+		c.buildAdjacency()
+		return con.Len(), nil
+	}
 	for _, pr := range c.pairs {
 		i, j := int(pr[0]), int(pr[1])
 		var n int

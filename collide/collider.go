@@ -44,6 +44,12 @@ type Collider struct {
 
 	// Warm start: the keys of the last integrated step's contacts.
 	prevA, prevB, prevSub []int32
+
+	// The narrowphase on a Runner (parallel.go).
+	runner   Runner
+	narrowFn func(part, lo, hi int)
+	wave     []narrowPart
+	nargs    narrowArgs
 }
 
 // Load takes the model's constant collision data (shapes, materials,

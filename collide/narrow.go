@@ -85,7 +85,16 @@ func Narrow(a engine.Shape, pa Pose, b engine.Shape, pb Pose, envelope float64, 
 		return out, fmt.Errorf("collide: narrowphase: a convex shape without its hull (make it with engine.NewConvex)")
 	}
 	n0 := len(out)
-	fa, fb := makeBodyFrame(pa), makeBodyFrame(pb)
+	// A sphere's frame is its centre alone in sphereSphere, spherePlane
+	// and sphereBox (b is a sphere only in sphereSphere): the rotation
+	// matrix is made only where the pair reads it.
+	fa, fb := bodyFrame{c: pa.Pos}, bodyFrame{c: pb.Pos}
+	if a.Kind != engine.Sphere || (b.Kind != engine.Sphere && b.Kind != engine.Plane && b.Kind != engine.Box) {
+		fa = makeBodyFrame(pa)
+	}
+	if b.Kind != engine.Sphere {
+		fb = makeBodyFrame(pb)
+	}
 	fa.hull, fb.hull = a.Hull, b.Hull
 	out = pair(a.Size, fa, b.Size, fb, envelope, out)
 	if swap {

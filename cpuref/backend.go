@@ -89,6 +89,11 @@ func New(workers int) *Backend {
 	return b
 }
 
+// runCollide is the collide.Runner of the backend's pool.
+func (b *Backend) runCollide(n, grain int, f func(part, lo, hi int)) {
+	b.pool.run(n, grain, taskFunc(f))
+}
+
 // Name returns "cpu".
 func (b *Backend) Name() string { return "cpu" }
 
@@ -104,6 +109,12 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 		b.pool = newPool(s.Workers)
 	}
 	b.Collider.Load(m, s)
+	// The narrowphase on the pool's workers where there are several (the
+	// contacts are the same for any number: collide.Runner).
+	b.Collider.SetRunner(nil)
+	if b.pool.workers > 1 {
+		b.Collider.SetRunner(b.runCollide)
+	}
 	b.collided()
 	n := b.n
 	b.settings = *s

@@ -1,0 +1,105 @@
+package collide
+
+import "github.com/gpusim/gpusim/engine"
+
+// Runner runs f(part, lo, hi) over the parts [part·grain, min((part+1)·grain,
+// n)) of a loop of n elements, on as many goroutines as it has, in any
+// order, and returns when every part is done (cpuref's worker pool).
+// Collide's narrowphase writes only its own part's buffers in such a loop,
+// so the contacts do not depend on the runner: they are the serial loop's,
+// bit for bit and in the same order, for any number of workers.
+type Runner func(n, grain int, f func(part, lo, hi int))
+
+// SetRunner makes Collide run the narrowphase with r; nil (the default)
+// runs it on the calling goroutine.
+func (c *Collider) SetRunner(r Runner) { c.runner = r }
+
+// The parallel narrowphase cuts the candidate pairs into parts of
+// pairGrain pairs (about 0.15 ms of sphere narrowphase) and runs them a
+// wave of waveParts parts at a time, each part into its own buffers,
+// which are appended to the contacts in order after the wave. The buffers
+// are those of one wave, reused: about 40 KB per part for spheres, not a
+// second copy of every contact (an earlier version kept every part's
+// buffers: 350 B more per body at N = 64 000, and no faster).
+const (
+	pairGrain = 512
+	waveParts = 16
+)
+
+// narrowPart is the narrowphase's output for one part of a wave: its
+// contacts and their numbers within their pairs, in pair order, or the
+// first error.
+type narrowPart struct {
+	con engine.Contacts
+	sub []int32
+	cps []ContactPoint
+	err error
+}
+
+// narrowArgs are the operands of a wave (no closure is made per step).
+type narrowArgs struct {
+	pos, rot []float64
+	env      float64
+	first    int // the wave's first pair
+}
+
+// narrowParallel sets c.con and c.sub to the contacts of the candidate
+// pairs c.pairs (bodies, not parts) as the serial loop does, the parts of
+// each wave on c.runner. It returns the first error in pair order.
+func (c *Collider) narrowParallel(pos, rot []float64, env float64) error {
+	if c.narrowFn == nil {
+		c.narrowFn = c.narrowPart
+	}
+	if len(c.wave) < waveParts {
+		c.wave = make([]narrowPart, waveParts)
+	}
+	defer func() { c.nargs = narrowArgs{} }()
+	con := &c.con
+	for first := 0; first < len(c.pairs); first += waveParts * pairGrain {
+		n := min(waveParts*pairGrain, len(c.pairs)-first)
+		c.nargs = narrowArgs{pos: pos, rot: rot, env: env, first: first}
+		c.runner(n, pairGrain, c.narrowFn)
+		for p := range (n + pairGrain - 1) / pairGrain {
+			part := &c.wave[p]
+			if part.err != nil {
+				return part.err
+			}
+			appendContactsOf(con, &part.con)
+			c.sub = append(c.sub, part.sub...)
+		}
+	}
+	return nil
+}
+
+// narrowPart computes the contacts of the wave's pairs [lo, hi) into part
+// p's buffers.
+func (c *Collider) narrowPart(p, lo, hi int) {
+	a, part := &c.nargs, &c.wave[p]
+	part.con.Resize(0)
+	part.sub, part.err = part.sub[:0], nil
+	for _, pr := range c.pairs[a.first+lo : a.first+hi] {
+		i, j := int(pr[0]), int(pr[1])
+		var n int
+		n, part.cps, part.err = c.PairContacts(i, j, a.pos, a.rot, a.env+c.margin[i]+c.margin[j], &part.con, part.cps)
+		if part.err != nil {
+			return
+		}
+		for k := range n {
+			part.sub = append(part.sub, int32(k))
+		}
+	}
+}
+
+// appendContactsOf appends src's contacts to dst.
+func appendContactsOf(dst, src *engine.Contacts) {
+	dst.A = append(dst.A, src.A...)
+	dst.B = append(dst.B, src.B...)
+	dst.Normal = append(dst.Normal, src.Normal...)
+	dst.PA = append(dst.PA, src.PA...)
+	dst.PB = append(dst.PB, src.PB...)
+	dst.Phi = append(dst.Phi, src.Phi...)
+	dst.Mu = append(dst.Mu, src.Mu...)
+	dst.Cohesion = append(dst.Cohesion, src.Cohesion...)
+	dst.Rolling = append(dst.Rolling, src.Rolling...)
+	dst.Spinning = append(dst.Spinning, src.Spinning...)
+}
