@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
 	"github.com/gpusim/gpusim/gpu"
 	"github.com/gpusim/gpusim/run"
@@ -503,7 +504,17 @@ func isTerminal(w io.Writer) bool {
 func printSummary(w io.Writer, s *run.Summary, dir string) {
 	f := s.Final
 	fmt.Fprintf(w, "scene       %s (%s)\n", s.Scene, s.Source)
-	fmt.Fprintf(w, "backend     %s, solver %s, tol %g, max-iter %d, h = %g s\n", s.Backend, s.Settings.Solver, s.Settings.Tol, s.Settings.MaxIter, s.Settings.Dt)
+	backend := s.Backend
+	if backend == "cpu" {
+		// The CPU path's loops (cpuref.SIMD: AVX-512 in a GOEXPERIMENT=simd
+		// build, as make builds, on a processor with AVX-512).
+		if cpuref.SIMD() == "avx512" {
+			backend += " (AVX-512 loops)"
+		} else {
+			backend += " (scalar loops)"
+		}
+	}
+	fmt.Fprintf(w, "backend     %s, solver %s, tol %g, max-iter %d, h = %g s\n", backend, s.Settings.Solver, s.Settings.Tol, s.Settings.MaxIter, s.Settings.Dt)
 	fmt.Fprintf(w, "bodies      %d, steps %d, simulated %.4g s\n", s.Bodies, s.Steps, s.SimTime)
 	fmt.Fprintf(w, "wall        %.3g s, per step median %.3g ms, mean %.3g ms (collision %.3g s, solve %.3g s in all)\n",
 		s.WallSeconds, 1e3*s.StepSecondsMedian, 1e3*s.StepSecondsMean, s.CollideSecondsSum, s.SolveSecondsSum)
