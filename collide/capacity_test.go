@@ -17,6 +17,19 @@ func capacityModel() (m *engine.Model, spread, packed []float64, rot []float64) 
 	return capacityModelSide(8)
 }
 
+// restArrays returns zeros of 3 per body (velocities, forces) and the
+// inverse masses of m's bodies (0 for fixed ones), for Collide.
+func restArrays(m *engine.Model) (zero, invMass []float64) {
+	n := len(m.Bodies)
+	zero, invMass = make([]float64, 3*n), make([]float64, n)
+	for i, b := range m.Bodies {
+		if !b.Fixed {
+			invMass[i] = 1 / b.Mass
+		}
+	}
+	return zero, invMass
+}
+
 // capacityModelSide is capacityModel with side³ bodies.
 func capacityModelSide(side int) (m *engine.Model, spread, packed []float64, rot []float64) {
 	m = &engine.Model{Gravity: mgl64.Vec3{0, 0, -9.81}, Materials: []engine.Material{{Name: "m", Friction: 0.3}}}
@@ -55,13 +68,7 @@ func TestCollideGrowsWithoutDropping(t *testing.T) {
 	var c Collider
 	c.Load(m, &s)
 	n := len(m.Bodies)
-	zero := make([]float64, 3*n)
-	invMass := make([]float64, n)
-	for i, b := range m.Bodies {
-		if !b.Fixed {
-			invMass[i] = 1 / b.Mass
-		}
-	}
+	zero, invMass := restArrays(m)
 	var counts []int
 	for _, pos := range [][]float64{spread, packed, spread} {
 		nc, err := c.Collide(pos, rot, zero, zero, invMass, zero)

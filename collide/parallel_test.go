@@ -46,14 +46,7 @@ func TestCollideRunner(t *testing.T) {
 		serial.Load(m, &s)
 		par.Load(m, &s)
 		par.SetRunner(shuffledRunner(7))
-		n := len(m.Bodies)
-		zero := make([]float64, 3*n)
-		invMass := make([]float64, n)
-		for i, b := range m.Bodies {
-			if !b.Fixed {
-				invMass[i] = 1 / b.Mass
-			}
-		}
+		zero, invMass := restArrays(m)
 		waves := 0
 		for _, pos := range [][]float64{spread, packed, spread, packed} {
 			ns, err := serial.Collide(pos, rot, zero, zero, invMass, zero)
@@ -98,9 +91,7 @@ func TestCollideRunnerError(t *testing.T) {
 			c.shapes[i] = engine.Shape{Kind: engine.Convex, Size: c.shapes[i].Size}
 		}
 	}
-	n := len(m.Bodies)
-	zero := make([]float64, 3*n)
-	invMass := make([]float64, n)
+	zero, invMass := restArrays(m)
 	_, errS := serial.Collide(packed, rot, zero, zero, invMass, zero)
 	if errS == nil || !strings.Contains(errS.Error(), "300") {
 		t.Fatalf("serial Collide: error %v, want one naming body 300", errS)
