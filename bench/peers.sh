@@ -64,6 +64,8 @@ PY
 		done
 	done
 done
+simd=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("cpu_simd", "none"))' "$dir/summary.json")
+echo "gpusim's CPU path ran its vector loops: $simd (avx512 needs GOEXPERIMENT=simd, as make bench-peers builds, and AVX-512)" >&2
 python3 - "$runs" "$OUT/table.md" <<'PY'
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]

@@ -130,8 +130,11 @@ type Summary struct {
 	// Host is the machine's name (os.Hostname) and Device the Vulkan
 	// device the run used (none on the CPU path): so that a run of a
 	// sweep on a cluster can be traced to its node and GPU.
-	Host     string          `json:"host,omitempty"`
-	Device   *DeviceSummary  `json:"device,omitempty"`
+	Host   string         `json:"host,omitempty"`
+	Device *DeviceSummary `json:"device,omitempty"`
+	// CPUSIMD, on the CPU path, names its vector loops: "avx512", or
+	// "none" for the scalar loops (cpuref.SIMD).
+	CPUSIMD  string          `json:"cpu_simd,omitempty"`
 	Settings engine.Settings `json:"settings"`
 	Envelope float64         `json:"envelope_m"`
 	Bodies   int             `json:"bodies"`
@@ -379,6 +382,9 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 		Backend: be.Name(), Settings: sc.Settings, Bodies: len(cur.Model.Bodies), Doc: sc.Doc}
 	if len(sc.Entering) > 0 {
 		sum.BodiesTotal = sc.TotalBodies()
+	}
+	if sum.Backend == "cpu" {
+		sum.CPUSIMD = cpuref.SIMD()
 	}
 	if cb, ok := be.(engine.Enveloper); ok {
 		sum.Envelope = cb.Envelope()

@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
 	"github.com/gpusim/gpusim/gpu"
 	"github.com/gpusim/gpusim/run"
@@ -505,10 +504,10 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 	f := s.Final
 	fmt.Fprintf(w, "scene       %s (%s)\n", s.Scene, s.Source)
 	backend := s.Backend
-	if backend == "cpu" {
+	if s.CPUSIMD != "" {
 		// The CPU path's loops (cpuref.SIMD: AVX-512 in a GOEXPERIMENT=simd
 		// build, as make builds, on a processor with AVX-512).
-		if cpuref.SIMD() == "avx512" {
+		if s.CPUSIMD == "avx512" {
 			backend += " (AVX-512 loops)"
 		} else {
 			backend += " (scalar loops)"
