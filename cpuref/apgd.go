@@ -271,6 +271,10 @@ func (b *Backend) schur(dst, x []float64) {
 // from it).
 func (b *Backend) apgdTrialY(c, lo, hi int) {
 	w := &b.apgd
+	if useSIMD && !w.mixed && w.yMode == 2 {
+		// y, N y and the trial in one pass for whole groups of 8.
+		lo = trial8(w, b.con.Mu, b.coh, true, lo, hi)
+	}
 	y, ny := w.y[3*lo:3*hi], w.ny[3*lo:3*hi]
 	x, xo, nx, nxo, a, e := w.x[3*lo:3*hi], w.xNew[3*lo:3*hi], w.nx[3*lo:3*hi], w.nxNew[3*lo:3*hi], w.ya, w.yb
 	switch w.yMode {
@@ -298,6 +302,9 @@ func (b *Backend) apgdTrialY(c, lo, hi int) {
 // g_k = 1·N y_k + 1·r_k (engine.APGD's Axpby).
 func (b *Backend) apgdTrial(_, lo, hi int) {
 	w := &b.apgd
+	if useSIMD && !w.mixed {
+		lo = trial8(w, b.con.Mu, b.coh, false, lo, hi)
+	}
 	y, ny, r, xn, nt := w.y, w.ny, w.r, w.xNew, w.negT
 	if w.mixed {
 		for i := 3 * lo; i < 3*hi; i++ {

@@ -28,11 +28,43 @@ var (
 )
 
 // projectCones8 is projectCones for the contacts [lo, lo+8m) in groups of
-// 8, the lanes one contact each: every case's arithmetic in every lane,
-// the case picked by masks. Each lane's operations are projectCones' (no
-// fused multiply-add; correctly rounded square root and division), so the
-// values are the same bits (TestProjectConesSIMD). It returns lo+8m.
+// 8 (cones8). It returns lo+8m.
 func projectCones8(d, x, mu, coh []float64, lo, hi int) int {
+	return cones8(&coneSource{d: d, x: x, mu: mu, coh: coh}, lo, hi)
+}
+
+// trial8 is APGD's trial for the contacts [lo, lo+8m) in groups of 8, in
+// one pass (cones8): with a and e (apgdTrialY, yMode 2, float64)
+// y = a·γ_k + e·γ_{k−1} and N y likewise, stored, then, or else with y
+// and N y as they are (apgdTrial), γ' = Π(y − t(N y + r)) into xo, which
+// held γ_{k−1}: axpby8's, xpayz8's and projectCones8's operations. It
+// returns lo+8m.
+func trial8(w *apgdWork, mu, coh []float64, ya bool, lo, hi int) int {
+	s := coneSource{d: w.xNew, mu: mu, coh: coh, y: w.y, ny: w.ny, r: w.r, negT: w.negT, trial: true}
+	if ya {
+		s.ya, s.a, s.e, s.x, s.xo, s.nx, s.nxo = true, w.ya, w.yb, w.x, w.xNew, w.nx, w.nxNew
+	}
+	return cones8(&s, lo, hi)
+}
+
+// coneSource says what cones8 projects: x (d = Π(x)), or APGD's trial
+// (trial8).
+type coneSource struct {
+	d, x, mu, coh         []float64
+	trial, ya             bool
+	y, ny, r, xo, nx, nxo []float64
+	a, e, negT            float64
+}
+
+// cones8 sets, for the contacts [lo, lo+8m) in groups of 8, d to the
+// projections onto their cones of the impulses of s (x, or APGD's trial
+// point), the lanes one contact each: every case's arithmetic in every
+// lane, the case picked by masks. Each lane's operations are
+// projectCones' (no fused multiply-add; correctly rounded square root and
+// division), so the values are the same bits (TestProjectConesSIMD). One
+// function: vectors passed to a call that is not inlined go through
+// memory (a projection called per group of 8 was 9× slower).
+func cones8(s *coneSource, lo, hi int) int {
 	dN1, dN2 := archsimd.LoadUint64x8(&deN1), archsimd.LoadUint64x8(&deN2)
 	dU1, dU2 := archsimd.LoadUint64x8(&deU1), archsimd.LoadUint64x8(&deU2)
 	dW1, dW2 := archsimd.LoadUint64x8(&deW1), archsimd.LoadUint64x8(&deW2)
@@ -42,17 +74,44 @@ func projectCones8(d, x, mu, coh []float64, lo, hi int) int {
 	zero := archsimd.BroadcastFloat64x8(0)
 	one := archsimd.BroadcastFloat64x8(1)
 	minus := archsimd.BroadcastFloat64x8(-1) // (−1)·v is −v exactly, −0 for +0
+	va, ve, vt := archsimd.BroadcastFloat64x8(s.a), archsimd.BroadcastFloat64x8(s.e), archsimd.BroadcastFloat64x8(s.negT)
+	d, mu, coh := s.d, s.mu, s.coh
 	k := lo
 	for ; k+8 <= hi; k += 8 {
-		xs := x[3*k : 3*k+24]
-		a := archsimd.LoadFloat64x8Slice(xs[0:8])
-		b := archsimd.LoadFloat64x8Slice(xs[8:16])
-		c := archsimd.LoadFloat64x8Slice(xs[16:24])
+		i := 3 * k
+		var a, b, c archsimd.Float64x8
+		switch {
+		case !s.trial:
+			a, b, c = load8(s.x, i), load8(s.x, i+8), load8(s.x, i+16)
+		default:
+			var y0, y1, y2, n0, n1, n2 archsimd.Float64x8
+			if s.ya {
+				x, xo, nx, nxo := s.x, s.xo, s.nx, s.nxo
+				y0 = va.Mul(load8(x, i)).Add(ve.Mul(load8(xo, i)))
+				y1 = va.Mul(load8(x, i+8)).Add(ve.Mul(load8(xo, i+8)))
+				y2 = va.Mul(load8(x, i+16)).Add(ve.Mul(load8(xo, i+16)))
+				n0 = va.Mul(load8(nx, i)).Add(ve.Mul(load8(nxo, i)))
+				n1 = va.Mul(load8(nx, i+8)).Add(ve.Mul(load8(nxo, i+8)))
+				n2 = va.Mul(load8(nx, i+16)).Add(ve.Mul(load8(nxo, i+16)))
+				store8(y0, s.y, i)
+				store8(y1, s.y, i+8)
+				store8(y2, s.y, i+16)
+				store8(n0, s.ny, i)
+				store8(n1, s.ny, i+8)
+				store8(n2, s.ny, i+16)
+			} else {
+				y0, y1, y2 = load8(s.y, i), load8(s.y, i+8), load8(s.y, i+16)
+				n0, n1, n2 = load8(s.ny, i), load8(s.ny, i+8), load8(s.ny, i+16)
+			}
+			r := s.r
+			a = y0.Add(vt.Mul(n0.Add(load8(r, i))))
+			b = y1.Add(vt.Mul(n1.Add(load8(r, i+8))))
+			c = y2.Add(vt.Mul(n2.Add(load8(r, i+16))))
+		}
 		xn := a.ConcatPermute(b, dN1).ConcatPermute(c, dN2)
 		xu := a.ConcatPermute(b, dU1).ConcatPermute(c, dU2)
 		xw := a.ConcatPermute(b, dW1).ConcatPermute(c, dW2)
-		m := archsimd.LoadFloat64x8Slice(mu[k : k+8])
-		ch := archsimd.LoadFloat64x8Slice(coh[k : k+8])
+		m, ch := load8(mu, k), load8(coh, k)
 
 		n := xn.Add(ch)
 		q := xu.Mul(xu).Add(xw.Mul(xw))
@@ -71,8 +130,8 @@ func projectCones8(d, x, mu, coh []float64, lo, hi int) int {
 			// boundary (most contacts of a settled pile stick and skip
 			// the two divisions).
 			np := mt.Add(n).Div(m.Mul(m).Add(one))
-			s := m.Mul(np).Div(t)
-			on, ou, ow = np.Sub(ch), xu.Mul(s), xw.Mul(s)
+			sc := m.Mul(np).Div(t)
+			on, ou, ow = np.Sub(ch), xu.Mul(sc), xw.Mul(sc)
 		}
 		// polar: (−c, 0, 0)
 		negC := minus.Mul(ch)
@@ -84,10 +143,9 @@ func projectCones8(d, x, mu, coh []float64, lo, hi int) int {
 		pos := n.Masked(n.Greater(zero).Or(n.IsNaN()))
 		on, ou, ow = pos.Sub(ch).Merge(on, mu0), zero.Merge(ou, mu0), zero.Merge(ow, mu0)
 
-		ds := d[3*k : 3*k+24]
-		on.ConcatPermute(ou, iA1).ConcatPermute(ow, iA2).StoreSlice(ds[0:8])
-		on.ConcatPermute(ou, iB1).ConcatPermute(ow, iB2).StoreSlice(ds[8:16])
-		on.ConcatPermute(ou, iC1).ConcatPermute(ow, iC2).StoreSlice(ds[16:24])
+		store8(on.ConcatPermute(ou, iA1).ConcatPermute(ow, iA2), d, i)
+		store8(on.ConcatPermute(ou, iB1).ConcatPermute(ow, iB2), d, i+8)
+		store8(on.ConcatPermute(ou, iC1).ConcatPermute(ow, iC2), d, i+16)
 	}
 	archsimd.ClearAVXUpperBits()
 	return k
