@@ -454,18 +454,19 @@ func (b *Backend) apgdDot6(c, lo, hi int) {
 	// l's sum, rows in order, so each lane adds its terms in order while
 	// the loads run along the vectors. (Summing lane by lane in registers
 	// instead was measured 10–40 % slower: each lane's sum is then a chain
-	// of dependent additions.)
+	// of dependent additions. dot6Lanes, 8 lanes per vector and six sums,
+	// does keep its sums in registers, lane group by lane group.)
 	var s [6][lanes]float64
 	mixed := w.mixed
+	covered := 0 // the elements dot6Lanes took (each lane's first terms, in order)
+	if useSIMD && !mixed {
+		covered = dot6Lanes(&s, xn, nx, r, y, ny, tmp, x)
+	}
 	for j := 0; j < n; j += lanes {
 		m := min(lanes, n-j)
 		xn, nx, r, y, ny, tmp, x := xn[j:j+m], nx[j:j+m], r[j:j+m], y[j:j+m], ny[j:j+m], tmp[j:j+m], x[j:j+m]
 		s0, s1, s2, s3, s4, s5 := s[0][:m], s[1][:m], s[2][:m], s[3][:m], s[4][:m], s[5][:m]
-		i0 := 0
-		if useSIMD && !mixed {
-			i0 = dot6Lanes(&s, xn, nx, r, y, ny, tmp, x)
-		}
-		for i := i0; i < len(xn); i++ {
+		for i := min(m, max(0, covered-j)); i < len(xn); i++ {
 			s0[i] += xn[i] * nx[i]
 			s1[i] += r[i] * xn[i]
 			d := 1*xn[i] + (-1)*y[i]

@@ -195,25 +195,38 @@ func sub8(d, x, y []float64) int {
 	return i
 }
 
-// dot6Lanes adds to the lanes s[0..5][i] apgdDot6's six terms of element
-// i for i in [0, 8m), m the most whole groups of 8 in len(xn), and
-// returns 8m.
+// dot6Lanes adds to the lanes s[0..5][l] apgdDot6's six terms of the
+// elements i < 8⌊n/8⌋ of a chunk of n (the arrays' length), lane l = i mod
+// 256 taking its terms in order of i, and returns 8⌊n/8⌋. Lane group by
+// lane group: the six sums of eight lanes stay in registers while the
+// group's rows pass, and are stored once (not loaded and stored per row).
 func dot6Lanes(s *[6][lanes]float64, xn, nx, r, y, ny, tmp, x []float64) int {
-	i := 0
-	for ; i+8 <= len(xn); i += 8 {
-		vxn, vnx, vr, vy, vny := load8(xn, i), load8(nx, i), load8(r, i), load8(y, i), load8(ny, i)
-		vt, vx := load8(tmp, i), load8(x, i)
-		d := vxn.Sub(vy)
-		g := vny.Add(vr)
-		store8(load8(s[0][:], i).Add(vxn.Mul(vnx)), s[0][:], i)
-		store8(load8(s[1][:], i).Add(vr.Mul(vxn)), s[1][:], i)
-		store8(load8(s[2][:], i).Add(d.Mul(vnx.Sub(vny))), s[2][:], i)
-		store8(load8(s[3][:], i).Add(d.Mul(d)), s[3][:], i)
-		store8(load8(s[4][:], i).Add(vt.Mul(vt)), s[4][:], i)
-		store8(load8(s[5][:], i).Add(g.Mul(vxn.Sub(vx))), s[5][:], i)
+	n := len(xn)
+	covered := n &^ 7
+	for g := 0; g < lanes && g < covered; g += 8 {
+		a0, a1, a2 := load8(s[0][:], g), load8(s[1][:], g), load8(s[2][:], g)
+		a3, a4, a5 := load8(s[3][:], g), load8(s[4][:], g), load8(s[5][:], g)
+		for i := g; i < covered; i += lanes {
+			vxn, vnx, vr, vy, vny := load8(xn, i), load8(nx, i), load8(r, i), load8(y, i), load8(ny, i)
+			vt, vx := load8(tmp, i), load8(x, i)
+			d := vxn.Sub(vy)
+			gv := vny.Add(vr)
+			a0 = a0.Add(vxn.Mul(vnx))
+			a1 = a1.Add(vr.Mul(vxn))
+			a2 = a2.Add(d.Mul(vnx.Sub(vny)))
+			a3 = a3.Add(d.Mul(d))
+			a4 = a4.Add(vt.Mul(vt))
+			a5 = a5.Add(gv.Mul(vxn.Sub(vx)))
+		}
+		store8(a0, s[0][:], g)
+		store8(a1, s[1][:], g)
+		store8(a2, s[2][:], g)
+		store8(a3, s[3][:], g)
+		store8(a4, s[4][:], g)
+		store8(a5, s[5][:], g)
 	}
 	archsimd.ClearAVXUpperBits()
-	return i
+	return covered
 }
 
 // laneTree8 is laneTree's steps whose halves hold whole groups of 8
