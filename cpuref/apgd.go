@@ -282,14 +282,10 @@ func (b *Backend) apgdTrialY(c, lo, hi int) {
 		copy(y, x)
 		copy(ny, nx)
 	case 2:
-		i0, j0 := 0, 0
-		if useSIMD {
-			i0, j0 = axpby8(y, a, x, e, xo), axpby8(ny, a, nx, e, nxo)
-		}
-		for i := i0; i < len(y); i++ {
+		for i := range y {
 			y[i] = a*x[i] + e*xo[i]
 		}
-		for i := j0; i < len(ny); i++ {
+		for i := range ny {
 			ny[i] = a*nx[i] + e*nxo[i]
 		}
 		w.round(y)
@@ -312,11 +308,7 @@ func (b *Backend) apgdTrial(_, lo, hi int) {
 			xn[i] = 1*y[i] + nt*g
 		}
 	} else {
-		i0 := 3 * lo
-		if useSIMD {
-			i0 += xpayz8(xn[i0:3*hi], y[i0:], nt, ny[i0:], r[i0:])
-		}
-		for i := i0; i < 3*hi; i++ {
+		for i := 3 * lo; i < 3*hi; i++ {
 			g := 1*ny[i] + 1*r[i]
 			xn[i] = 1*y[i] + nt*g
 		}
@@ -372,30 +364,46 @@ func (b *Backend) residualVector(buf, pbuf *[chunk + 6]float64, lo, hi int) []fl
 		projectCones(p, xn, b.con.Mu[k0:k1], b.coh[k0:k1], 0, k1-k0)
 		xn = p
 	}
+	off := lo - 3*k0
+	if useSIMD && !w.mixed {
+		// Whole groups of 8 contacts in one pass (residual8), the rest
+		// below; buf holds the contacts' residuals from contact k0 on,
+		// and the elements [lo, hi) start at off.
+		kk := residual8(w, buf[:], b.con.Mu, b.coh, k0, k1)
+		b.residualContacts(buf[3*(kk-k0):3*(k1-k0)], xn[3*(kk-k0):], kk, k1)
+		return buf[off : off+hi-lo]
+	}
 	nx, r, z := w.nxNew[3*k0:3*k1], w.rNext[3*k0:3*k1], buf[:len(xn)]
 	ngd := -w.gd
-	i0 := 0
-	if useSIMD {
-		i0 = xpayz8(z, xn, ngd, nx, r)
-	}
-	for i := i0; i < len(z); i++ {
+	for i := range z {
 		z[i] = 1*xn[i] + ngd*(1*nx[i]+1*r[i])
 	}
 	projectCones(z, z, b.con.Mu[k0:k1], b.coh[k0:k1], 0, k1-k0)
 	// In place: element i reads z[off+i], off ≥ 0, before anything
 	// at or above it is written.
-	off := lo - 3*k0
 	t := buf[:hi-lo]
 	xs, zs := xn[off:off+len(t)], z[off:off+len(t)]
-	i0 = 0
-	if useSIMD {
-		i0 = sub8(t, xs, zs) // in place as below, 8 at a time
-	}
-	for i := i0; i < len(t); i++ {
+	for i := range t {
 		t[i] = 1*xs[i] + (-1)*zs[i]
 	}
 	w.round(t)
 	return t
+}
+
+// residualContacts sets t to the residual vector of the contacts [k0, k1)
+// (3 per contact), xn their γ' (float64 solves; residualVector's
+// operations).
+func (b *Backend) residualContacts(t, xn []float64, k0, k1 int) {
+	w := &b.apgd
+	nx, r := w.nxNew[3*k0:3*k1], w.rNext[3*k0:3*k1]
+	ngd := -w.gd
+	for i := range t {
+		t[i] = 1*xn[i] + ngd*(1*nx[i]+1*r[i])
+	}
+	projectCones(t, t, b.con.Mu[k0:k1], b.coh[k0:k1], 0, k1-k0)
+	for i := range t {
+		t[i] = 1*xn[i] + (-1)*t[i]
+	}
 }
 
 // residualVectorMixed is residualVector with mixed precision, whose

@@ -33,6 +33,14 @@ func projectCones8(d, x, mu, coh []float64, lo, hi int) int {
 	return cones8(&coneSource{d: d, x: x, mu: mu, coh: coh}, lo, hi)
 }
 
+// residual8 sets d[3(k−k0) …] to the residual vector of APGD's trial,
+// γ' − Π(γ' − g_d(Nγ' + r')), for the contacts [k0, k0+8m) in groups of 8
+// (cones8): xpayz8's, projectCones8's and sub8's operations in one pass.
+// It returns k0+8m.
+func residual8(w *apgdWork, d, mu, coh []float64, k0, k1 int) int {
+	return cones8(&coneSource{d: d, dOff: 3 * k0, x: w.xNew, nx: w.nxNew, r: w.rNext, mu: mu, coh: coh, negT: -w.gd, resid: true}, k0, k1)
+}
+
 // trial8 is APGD's trial for the contacts [lo, lo+8m) in groups of 8, in
 // one pass (cones8): with a and e (apgdTrialY, yMode 2, float64)
 // y = a·γ_k + e·γ_{k−1} and N y likewise, stored, then, or else with y
@@ -47,11 +55,13 @@ func trial8(w *apgdWork, mu, coh []float64, ya bool, lo, hi int) int {
 	return cones8(&s, lo, hi)
 }
 
-// coneSource says what cones8 projects: x (d = Π(x)), or APGD's trial
-// (trial8).
+// coneSource says what cones8 projects: x (d = Π(x)), APGD's trial
+// point (trial, trial8), or the residual's argument (resid, residual8:
+// d = x − Π(x + negT·(nx + r)), at d[3k − dOff]).
 type coneSource struct {
 	d, x, mu, coh         []float64
-	trial, ya             bool
+	dOff                  int
+	trial, ya, resid      bool
 	y, ny, r, xo, nx, nxo []float64
 	a, e, negT            float64
 }
@@ -80,7 +90,14 @@ func cones8(s *coneSource, lo, hi int) int {
 	for ; k+8 <= hi; k += 8 {
 		i := 3 * k
 		var a, b, c archsimd.Float64x8
+		var xa, xb, xc archsimd.Float64x8 // resid: x itself
 		switch {
+		case s.resid:
+			x, nx, r := s.x, s.nx, s.r
+			xa, xb, xc = load8(x, i), load8(x, i+8), load8(x, i+16)
+			a = xa.Add(vt.Mul(load8(nx, i).Add(load8(r, i))))
+			b = xb.Add(vt.Mul(load8(nx, i+8).Add(load8(r, i+8))))
+			c = xc.Add(vt.Mul(load8(nx, i+16).Add(load8(r, i+16))))
 		case !s.trial:
 			a, b, c = load8(s.x, i), load8(s.x, i+8), load8(s.x, i+16)
 		default:
@@ -143,9 +160,16 @@ func cones8(s *coneSource, lo, hi int) int {
 		pos := n.Masked(n.Greater(zero).Or(n.IsNaN()))
 		on, ou, ow = pos.Sub(ch).Merge(on, mu0), zero.Merge(ou, mu0), zero.Merge(ow, mu0)
 
-		store8(on.ConcatPermute(ou, iA1).ConcatPermute(ow, iA2), d, i)
-		store8(on.ConcatPermute(ou, iB1).ConcatPermute(ow, iB2), d, i+8)
-		store8(on.ConcatPermute(ou, iC1).ConcatPermute(ow, iC2), d, i+16)
+		o0 := on.ConcatPermute(ou, iA1).ConcatPermute(ow, iA2)
+		o1 := on.ConcatPermute(ou, iB1).ConcatPermute(ow, iB2)
+		o2 := on.ConcatPermute(ou, iC1).ConcatPermute(ow, iC2)
+		if s.resid {
+			o0, o1, o2 = xa.Sub(o0), xb.Sub(o1), xc.Sub(o2)
+		}
+		j := i - s.dOff
+		store8(o0, d, j)
+		store8(o1, d, j+8)
+		store8(o2, d, j+16)
 	}
 	archsimd.ClearAVXUpperBits()
 	return k
@@ -158,41 +182,6 @@ func load8(s []float64, i int) archsimd.Float64x8 {
 
 func store8(v archsimd.Float64x8, s []float64, i int) {
 	v.Store((*[8]float64)(s[i : i+8]))
-}
-
-// axpby8 sets d[i] = a·x[i] + b·y[i] for i in [0, 8m), m the most whole
-// groups of 8 in len(d), and returns 8m.
-func axpby8(d []float64, a float64, x []float64, b float64, y []float64) int {
-	va, vb := archsimd.BroadcastFloat64x8(a), archsimd.BroadcastFloat64x8(b)
-	i := 0
-	for ; i+8 <= len(d); i += 8 {
-		store8(va.Mul(load8(x, i)).Add(vb.Mul(load8(y, i))), d, i)
-	}
-	archsimd.ClearAVXUpperBits()
-	return i
-}
-
-// xpayz8 sets d[i] = x[i] + a·(y[i] + z[i]) (1·x + a·(1·y + 1·z): APGD's
-// trial with a = −t and the residual vector's argument with a = −g_d) for
-// i in [0, 8m) as axpby8.
-func xpayz8(d, x []float64, a float64, y, z []float64) int {
-	va := archsimd.BroadcastFloat64x8(a)
-	i := 0
-	for ; i+8 <= len(d); i += 8 {
-		store8(load8(x, i).Add(va.Mul(load8(y, i).Add(load8(z, i)))), d, i)
-	}
-	archsimd.ClearAVXUpperBits()
-	return i
-}
-
-// sub8 sets d[i] = x[i] − y[i] (1·x + (−1)·y) for i in [0, 8m) as axpby8.
-func sub8(d, x, y []float64) int {
-	i := 0
-	for ; i+8 <= len(d); i += 8 {
-		store8(load8(x, i).Sub(load8(y, i)), d, i)
-	}
-	archsimd.ClearAVXUpperBits()
-	return i
 }
 
 // dot6Lanes adds to the lanes s[0..5][l] apgdDot6's six terms of the
