@@ -343,8 +343,9 @@ func (b *Backend) apgdVelRes(_, lo, hi int) {
 	}
 }
 
-// residualVector sets buf[:hi−lo] to the elements i in [lo, hi) (at most
-// chunk of them) of the trial's residual vector,
+// residualVector returns, in buf (at its start, or where the vector
+// loops leave them), the elements i in [lo, hi) (at most chunk of them) of
+// the trial's residual vector,
 // γ'_k − Π(γ'_k − g_d(Nγ'_k + r'_k)) (with Π(γ'_k) for γ'_k when mixed,
 // in pbuf), computed contact by contact for the
 // contacts that hold them (whole, also where a contact straddles lo or
