@@ -42,7 +42,7 @@ type Backend struct {
 
 	// The contacts' Jacobian (contacts: see collide.Collider): n, u and
 	// the contact points from the bodies' centres s_A, s_B, all world, 12
-	// per contact (contactRow).
+	// per contact (contactRows).
 	jac  []float64
 	coh  []float64  // cohesion impulse h·ĉ per contact (N·s)
 	r    Vec        // r = b + Dᵀ M⁻¹ k

@@ -24,7 +24,7 @@ func TangentBasis(n mgl64.Vec3) (u, w mgl64.Vec3) { return engine.TangentBasis(n
 // frame (R s̄ of the contact's body-frame point); this is eq. 4's
 // A_pᵀ A s̃̄ with the body frame's rotation taken into ω. A contact's
 // block is stored as n, u, s_A and s_B (jac, 12 per contact) and applied
-// by contactRow; w = n × u. f holds gravity, the external loads and the
+// by contactRows; w = n × u. f holds gravity, the external loads and the
 // gyroscopic torque −ω̄×(Jω̄) (the latter integrated implicitly: see
 // freeVelocity). r takes vfree in the world frame, which Build writes into
 // dv (worldVelocity) before the rows read it.
@@ -147,13 +147,9 @@ func (b *Backend) worldVelocities(_, lo, hi int) {
 }
 
 // velocities sets out[3(k−lo):3(k−lo)+3] = D_kᵀ v for the contacts k in
-// [lo, hi) and the 6-per-body velocity vector v (contactRow).
+// [lo, hi) and the 6-per-body velocity vector v (contactRows).
 func (b *Backend) velocities(lo, hi int, v []float64, out []float64) {
-	for k := lo; k < hi; k++ {
-		ia, ib := int(b.con.A[k]), int(b.con.B[k])
-		o := (*[3]float64)(out[3*(k-lo) : 3*(k-lo)+3])
-		o[0], o[1], o[2] = contactRow((*[12]float64)(b.jac[12*k:12*k+12]), (*[6]float64)(v[6*ia:6*ia+6]), (*[6]float64)(v[6*ib:6*ib+6]))
-	}
+	contactRows(b.jac, b.con.A, b.con.B, v, out, lo, hi)
 }
 
 // bodyImpulse sets dv = M⁻¹ D x for every movable body: the sum over the

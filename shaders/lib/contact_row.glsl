@@ -4,7 +4,7 @@
 // stored as 12 float64 at jac[12k:12k+12]: the normal n, the tangent u, and
 // the contact points from the bodies' centres s_A and s_B, all in the world
 // frame; w = n × u. Every operation `precise`, in cpuref's order: bit for
-// bit cpuref's contactW, contactRow, contactForce and contactTorque. The
+// bit cpuref's contactW, contactRows, contactForce and contactTorque. The
 // includer defines nothing; a second #include adds nothing.
 #ifndef CONTACT_ROW_GLSL
 #define CONTACT_ROW_GLSL
