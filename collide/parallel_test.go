@@ -37,7 +37,8 @@ func shuffledRunner(seed uint64) Runner {
 // parts in parallel and in random order gives the serial Collide's
 // contacts, sub-numbers and adjacency exactly: on the capacity model's
 // spread and packed states (8³ bodies: one part of pairs spread, several
-// packed) and on 20³ packed bodies (several waves), and again after Load.
+// packed) and on 20³ bodies (several waves when packed), each state twice
+// (the wave's buffers reused).
 func TestCollideRunner(t *testing.T) {
 	for _, side := range []int{8, 20} {
 		m, spread, packed, rot := capacityModelSide(side)

@@ -35,8 +35,8 @@ func projectCones8(d, x, mu, coh []float64, lo, hi int) int {
 
 // residual8 sets d[3(k−k0) …] to the residual vector of APGD's trial,
 // γ' − Π(γ' − g_d(Nγ' + r')), for the contacts [k0, k0+8m) in groups of 8
-// (cones8): xpayz8's, projectCones8's and sub8's operations in one pass.
-// It returns k0+8m.
+// (cones8): residualVector's operations (z = γ' + (−g_d)(Nγ' + r'),
+// Π(z), γ' − Π(z)) in one pass. It returns k0+8m.
 func residual8(w *apgdWork, d, mu, coh []float64, k0, k1 int) int {
 	return cones8(&coneSource{d: d, dOff: 3 * k0, x: w.xNew, nx: w.nxNew, r: w.rNext, mu: mu, coh: coh, negT: -w.gd, resid: true}, k0, k1)
 }
@@ -45,8 +45,8 @@ func residual8(w *apgdWork, d, mu, coh []float64, k0, k1 int) int {
 // one pass (cones8): with a and e (apgdTrialY, yMode 2, float64)
 // y = a·γ_k + e·γ_{k−1} and N y likewise, stored, then, or else with y
 // and N y as they are (apgdTrial), γ' = Π(y − t(N y + r)) into xo, which
-// held γ_{k−1}: axpby8's, xpayz8's and projectCones8's operations. It
-// returns lo+8m.
+// held γ_{k−1}: apgdTrialY's and apgdTrial's operations. It returns
+// lo+8m.
 func trial8(w *apgdWork, mu, coh []float64, ya bool, lo, hi int) int {
 	s := coneSource{d: w.xNew, mu: mu, coh: coh, y: w.y, ny: w.ny, r: w.r, negT: w.negT, trial: true}
 	if ya {

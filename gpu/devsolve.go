@@ -190,9 +190,10 @@ func (ds *devSolve) run(name string, block func()) (apgdScalars, error) {
 // left (the last submit records those few). Recording costs the host
 // about 36 µs per block of apgd on lavapipe with settle n = 1000 (a
 // 100-iteration solve recorded 100 blocks in 3 submits, 3.6 ms, while the
-// device waited); now it records about 36 in 7 to 9 submits (step-size halvings take blocks too). A submit holds up to
-// apgdBlocks − 1 blocks after a solve stops at its tolerance, whose
-// kernels return at once (up to 63 before).
+// device waited); now it records about 36 in 7 to 9 submits (step-size
+// halvings take blocks too). A submit holds up to apgdBlocks − 1 blocks
+// after a solve stops at its tolerance, whose kernels return at once (up
+// to 63 before).
 func runBlocks(p *problem, s *Buffer, maxIter int, name string, block, tail func(), reuse bool) (apgdScalars, error) {
 	var sc apgdScalars
 	last := [3]uint32{math.MaxUint32, 0, 0}
