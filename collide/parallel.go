@@ -17,9 +17,9 @@ func (c *Collider) SetRunner(r Runner) { c.runner = r }
 // The parallel narrowphase cuts the candidate pairs into parts of
 // pairGrain pairs and runs them a wave of waveParts parts at a time, each
 // part into its own buffers, which are appended to the contacts in order
-// after the wave. The buffers are those of one wave, reused: for spheres
-// (at most one contact per pair, 124 B in engine.Contacts and sub) at
-// most 63 KB per part, 1.0 MB for the wave, whatever the model's size,
+// after the wave. The buffers are those of one wave, reused, with room for
+// one contact per pair (spheres' most; 124 B in engine.Contacts and sub):
+// 63 KB per part, 1.0 MB for the wave, whatever the model's size,
 // not a second copy of every contact (an earlier version kept every
 // part's buffers: 350 B more per body at N = 64 000, and no faster).
 // Compound bodies (collideParts) collide on the calling goroutine.
@@ -77,7 +77,14 @@ func (c *Collider) narrowParallel(pos, rot []float64, env float64) error {
 // p's buffers.
 func (c *Collider) narrowPart(p, lo, hi int) {
 	a, part := &c.nargs, &c.wave[p]
+	// Room for one contact per pair, so that a part of spheres never grows
+	// in a later step (a part's count can pass its earlier ones while the
+	// whole count does not); pairs with more contacts grow it as needed.
+	part.con.Resize(hi - lo)
 	part.con.Resize(0)
+	if cap(part.sub) < hi-lo {
+		part.sub = make([]int32, 0, hi-lo)
+	}
 	part.sub, part.err = part.sub[:0], nil
 	for _, pr := range c.pairs[a.first+lo : a.first+hi] {
 		i, j := int(pr[0]), int(pr[1])
