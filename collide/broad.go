@@ -151,18 +151,24 @@ const maxEntries = 1 << 30
 //     entry;
 //  4. scatter: per binned body and bin, write (body, offset of the bin in
 //     the body's range) to the slot's next entry: a counting sort by slot;
-//  5. bin pairs: per slot, every two entries (a, b) of different bodies
-//     whose boxes overlap give the pair when both entries are for the owner
-//     bin of the pair: the bin that holds the minimum corner of the
-//     intersection of the two boxes, max(lo_a, lo_b) per axis. Overlapping
-//     boxes both contain it (lo_b ≤ hi_a since Min_b ≤ Max_a), and every body
-//     has one entry per bin, so each pair comes out once, whatever the entry
-//     order within a slot;
+//  5. body pairs: per binned body a, in each bin c of its range, every entry
+//     of c's slot for a body b > a whose box overlaps a's gives the pair
+//     (a, b) when c is the pair's owner bin and the entry is b's for c (not
+//     for another bin that shares the slot). The owner bin holds the
+//     minimum corner of the intersection of the two boxes, max(lo_a, lo_b)
+//     per axis; overlapping boxes both contain it (lo_b ≤ hi_a since
+//     Min_b ≤ Max_a), and every body has one entry per bin, so each pair
+//     comes out once, whatever the entry order within a slot. A body's
+//     pairs are sorted by b (a handful), and bodies are taken in order, so
+//     the pairs come out sorted; the bodies are cut into parts that a
+//     Runner may take in parallel (SetRunner), each into its own buffer,
+//     appended in order;
 //  6. big pairs: per big body, its box against every other bounded box;
 //  7. plane pairs: per plane, every bounded box that reaches its half-space;
-//  8. sort: pairs packed as i<<b | j, b the bit length of the number of
-//     bodies, sorted ascending by a radix sort, itself passes of count, scan
-//     and scatter.
+//  8. the big and plane pairs (few) are sorted by a radix sort on i<<b | j,
+//     b the bit length of the number of bodies, itself passes of count,
+//     scan and scatter, before stage 5, which merges each body's into its
+//     own. (Stages 6–8 run before 5.)
 type Grid struct {
 	// MaxEntries caps the number of (body, bin) entries one call may bin;
 	// a scene that needs more is refused with an error that suggests a
@@ -179,9 +185,32 @@ type Grid struct {
 	entryAt []uint8    // per entry: the bin's offset in the body's range, x + nx(y + ny z)
 	cells   []uint32   // scratch: one body's slots, by offset (bodySlots)
 	keys    [][2]int32 // pairs found (lower index first): Pairs's out
+	extra   [][2]int32 // the big and plane pairs, sorted
 	keyTmp  [][2]int32 // the radix sort's second buffer
 	keyBits uint       // bit length of the number of bodies
+
+	runner Runner       // runs the body pairs' parts (nil: serially)
+	wave   [][][2]int32 // the body pairs of a wave's parts
+	wargs  waveArgs     // the operands of the wave's parts
+	waveFn func(part, lo, hi int)
 }
+
+// waveArgs are the operands of the body pairs' parts (no closure per call).
+type waveArgs struct {
+	boxes []AABB
+	fixed []bool
+	shift uint
+	first int // the wave's first body
+}
+
+// The body pairs are searched in parts of bodyGrain bodies, a wave of
+// waveParts parts at a time, each part into its own buffer (reused: about
+// 12 pairs of 8 B per body of a dense packing, 100 KB per part).
+const bodyGrain = 1024
+
+// SetRunner makes Pairs search the body pairs with r; nil (the default)
+// searches them on the calling goroutine. The pairs are the same.
+func (g *Grid) SetRunner(r Runner) { g.runner = r }
 
 // binRange is the block of bins a box covers: n[k] bins from lo[k] along
 // axis k.
@@ -269,18 +298,17 @@ func (g *Grid) Pairs(boxes []AABB, bounded, fixed []bool, planePoint, planeNorma
 	g.scan()
 	g.scatter(entries, shift)
 
-	// The pairs are found into out itself and sorted there (with one
-	// second buffer), not found as keys and then copied out: at 64 000
-	// settled spheres that is 100 bytes per body less.
-	g.keys = out
+	// The big and plane pairs are found and sorted first (few, in their
+	// own buffers); the body pairs are then found into out itself, each
+	// body's merged with its big and plane pairs, so that no sort or copy
+	// of all the pairs is needed.
 	g.keyBits = uint(bits.Len(uint(len(boxes))))
-	g.binPairs(boxes, fixed)
+	g.keys = g.extra[:0]
 	g.bigPairs(boxes, bounded, fixed)
 	g.planePairs(boxes, bounded, fixed, planePoint, planeNormal)
 	g.sortKeys()
-	out = g.keys
-	g.keys = nil
-	return out, nil
+	g.extra, g.keys = g.keys, nil
+	return g.bodyPairs(out, boxes, fixed, shift), nil
 }
 
 // checkGridInput reports the first problem with Pairs's arguments.
@@ -418,26 +446,93 @@ func (g *Grid) scatter(entries int, shift uint) {
 	}
 }
 
-// binPairs appends the pairs of binned bodies, each from its owner bin.
-func (g *Grid) binPairs(boxes []AABB, fixed []bool) {
-	for s := 0; s+1 < len(g.start); s++ {
-		end := g.start[s+1]
-		for e := g.start[s]; e < end; e++ {
-			a := g.entryID[e]
-			ra := &g.ranges[a]
-			for f := e + 1; f < end; f++ {
-				b := g.entryID[f]
-				if a == b || fixed[a] && fixed[b] || !overlapClosed(&boxes[a], &boxes[b]) {
-					continue
-				}
-				rb := &g.ranges[b]
-				owner := [3]int32{max(ra.lo[0], rb.lo[0]), max(ra.lo[1], rb.lo[1]), max(ra.lo[2], rb.lo[2])}
-				if ra.offset(owner) == g.entryAt[e] && rb.offset(owner) == g.entryAt[f] {
-					g.keys = append(g.keys, g.orderedPair(a, b))
+// bodyPairs appends to out the pairs of binned bodies, sorted (stage 5),
+// the parts of bodies on g.runner when it has more than one part.
+func (g *Grid) bodyPairs(out [][2]int32, boxes []AABB, fixed []bool, shift uint) [][2]int32 {
+	n := len(g.ranges)
+	if g.runner == nil || n <= bodyGrain {
+		return g.appendBodyPairs(out, 0, n, boxes, fixed, shift)
+	}
+	if g.waveFn == nil {
+		g.waveFn = g.wavePart
+	}
+	if len(g.wave) < waveParts {
+		g.wave = make([][][2]int32, waveParts)
+	}
+	defer func() { g.wargs = waveArgs{} }()
+	for first := 0; first < n; first += waveParts * bodyGrain {
+		m := min(waveParts*bodyGrain, n-first)
+		g.wargs = waveArgs{boxes: boxes, fixed: fixed, shift: shift, first: first}
+		g.runner(m, bodyGrain, g.waveFn)
+		for p := range (m + bodyGrain - 1) / bodyGrain {
+			out = append(out, g.wave[p]...)
+		}
+	}
+	return out
+}
+
+// wavePart searches the body pairs of the wave's bodies [lo, hi) into
+// part p's buffer.
+func (g *Grid) wavePart(p, lo, hi int) {
+	a := &g.wargs
+	g.wave[p] = g.appendBodyPairs(g.wave[p][:0], a.first+lo, a.first+hi, a.boxes, a.fixed, a.shift)
+}
+
+// appendBodyPairs appends the pairs (a, b), a < b, of the bodies a in
+// [lo, hi), sorted: the binned bodies' (stage 5) with the big and plane
+// pairs (g.extra, sorted) merged in.
+func (g *Grid) appendBodyPairs(out [][2]int32, lo, hi int, boxes []AABB, fixed []bool, shift uint) [][2]int32 {
+	// x: the first big or plane pair of a body ≥ lo.
+	x, xhi := 0, len(g.extra)
+	for x < xhi {
+		if m := int(uint(x+xhi) >> 1); int(g.extra[m][0]) < lo {
+			x = m + 1
+		} else {
+			xhi = m
+		}
+	}
+	for a := lo; a < hi; a++ {
+		first := len(out)
+		for ; x < len(g.extra) && int(g.extra[x][0]) == a; x++ {
+			out = append(out, g.extra[x])
+		}
+		ra := &g.ranges[a]
+		if !ra.binned() {
+			continue // its pairs, if any, are big or plane pairs: sorted
+		}
+		var c [3]int32
+		for z := range int32(ra.n[2]) {
+			c[2] = ra.lo[2] + z
+			for y := range int32(ra.n[1]) {
+				c[1] = ra.lo[1] + y
+				for x := range int32(ra.n[0]) {
+					c[0] = ra.lo[0] + x
+					s := slot(c, shift)
+					for e, end := g.start[s], g.start[s+1]; e < end; e++ {
+						b := g.entryID[e]
+						if int(b) <= a || fixed[a] && fixed[b] {
+							continue
+						}
+						// c is the owner bin: max(lo_a, lo_b) = c per axis.
+						rb := &g.ranges[b]
+						if max(ra.lo[0], rb.lo[0]) != c[0] || max(ra.lo[1], rb.lo[1]) != c[1] || max(ra.lo[2], rb.lo[2]) != c[2] ||
+							rb.offset(c) != g.entryAt[e] || !overlapClosed(&boxes[a], &boxes[b]) {
+							continue
+						}
+						out = append(out, [2]int32{int32(a), b})
+					}
 				}
 			}
 		}
+		// Insertion sort of a's pairs by b (a handful, and the big and
+		// plane pairs among them already in order).
+		for k := first + 1; k < len(out); k++ {
+			for m := k; m > first && out[m][1] < out[m-1][1]; m-- {
+				out[m], out[m-1] = out[m-1], out[m]
+			}
+		}
 	}
+	return out
 }
 
 // bigPairs appends the pairs of big bodies with every other bounded body; a
@@ -508,13 +603,17 @@ func (g *Grid) sortKey(p [2]int32) uint64 {
 // bits, 8 bits per pass. Each pass counts the digits, scans the counts and
 // scatters the pairs stably; a pass whose digit is the same for every pair
 // is skipped. The sorted pairs end in g.keys's own array (copied back
-// from the second buffer after an odd number of passes), which is the
-// caller's out.
+// from the second buffer after an odd number of passes).
 func (g *Grid) sortKeys() {
 	if len(g.keys) == 0 {
 		return
 	}
-	g.keyTmp = resizeBuf(g.keyTmp, len(g.keys))
+	if cap(g.keyTmp) < len(g.keys) {
+		// As much room as g.keys has, which append grows by doubling:
+		// a buffer that grows with every new largest count would not.
+		g.keyTmp = make([][2]int32, 0, cap(g.keys))
+	}
+	g.keyTmp = g.keyTmp[:len(g.keys)]
 	src, dst := g.keys, g.keyTmp
 	for shift := uint(0); shift < 2*g.keyBits; shift += 8 {
 		var start [257]int

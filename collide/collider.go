@@ -45,8 +45,10 @@ type Collider struct {
 	// Warm start: the keys of the last integrated step's contacts.
 	prevA, prevB, prevSub []int32
 
-	// The narrowphase on a Runner (parallel.go).
+	// Collide's loops on a Runner (parallel.go, bound).
 	runner   Runner
+	bargs    boundArgs
+	boundFn  func(part, lo, hi int)
 	narrowFn func(part, lo, hi int)
 	wave     []narrowPart
 	nargs    narrowArgs
@@ -61,13 +63,14 @@ type Collider struct {
 // no contacts among them); two bodies joined by a joint without Collide
 // never collide with each other, nor do two parts of one compound body;
 // with compounds, the envelope and bin size come from the parts' bounding
-// radii. The model must be valid; Load forgets the last contacts and
-// warm-start keys.
+// radii. The model must be valid; Load forgets the runner (SetRunner), the
+// last contacts and warm-start keys.
 func (c *Collider) Load(m *engine.Model, s *engine.Settings) {
 	n := len(m.Bodies)
 	*c = Collider{grid: c.grid, pairs: c.pairs[:0], cps: c.cps[:0], con: c.con,
 		sub: c.sub[:0], adj: c.adj[:0], prevA: c.prevA[:0], prevB: c.prevB[:0], prevSub: c.prevSub[:0]}
 	c.con.Resize(0)
+	c.grid.SetRunner(nil) // as c.runner: SetRunner again after Load
 	c.n = n
 	c.mats = append([]engine.Material(nil), m.Materials...)
 	c.gravity = m.Gravity

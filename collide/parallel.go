@@ -10,9 +10,13 @@ import "github.com/gpusim/gpusim/engine"
 // bit for bit and in the same order, for any number of workers.
 type Runner func(n, grain int, f func(part, lo, hi int))
 
-// SetRunner makes Collide run the narrowphase with r; nil (the default)
-// runs it on the calling goroutine.
-func (c *Collider) SetRunner(r Runner) { c.runner = r }
+// SetRunner makes Collide run the broadphase's pair search (Grid.SetRunner)
+// and the narrowphase with r; nil (the default) runs them on the calling
+// goroutine.
+func (c *Collider) SetRunner(r Runner) {
+	c.runner = r
+	c.grid.SetRunner(r)
+}
 
 // The parallel narrowphase cuts the candidate pairs into parts of
 // pairGrain pairs and runs them a wave of waveParts parts at a time, each
