@@ -1264,3 +1264,50 @@ func FuzzNarrow(f *testing.F) {
 		}
 	})
 }
+
+// TestApartSpheres: apart, the shortcut that drops a pair of spheres before
+// the narrowphase, never drops a pair to which Narrow gives a contact: pairs
+// at random scales and directions whose distance is the reach (radii plus
+// envelope) times 1 + k·2⁻⁵², k from −64 to 2²⁵ (about 7e-9, past the
+// slack), in both orders. It must also drop the pairs clearly beyond reach,
+// or it saves nothing.
+func TestApartSpheres(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	kept, dropped := 0, 0
+	for range 20000 {
+		scale := math.Pow(10, 4*rng.Float64()-3) // 1 mm … 10 m
+		ra, rb := scale*(0.1+rng.Float64()), scale*(0.1+rng.Float64())
+		env := scale * 0.1 * rng.Float64()
+		dir := mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Normalize()
+		k := float64(rng.IntN(1<<25+64) - 64)
+		if rng.IntN(2) == 0 {
+			k = float64(rng.IntN(128) - 64) // near the boundary itself
+		}
+		d := (ra + rb + env) * (1 + k*0x1p-52)
+		ca := mgl64.Vec3{scale * rng.NormFloat64(), scale * rng.NormFloat64(), scale * rng.NormFloat64()}
+		cb := ca.Add(dir.Mul(d))
+		pos := []float64{ca[0], ca[1], ca[2], cb[0], cb[1], cb[2]}
+		sa, sb := engine.SphereShape(ra), engine.SphereShape(rb)
+		id := mgl64.QuatIdent()
+		for _, ij := range [][2]int{{0, 1}, {1, 0}} {
+			i, j := ij[0], ij[1]
+			shapes := [2]engine.Shape{sa, sb}
+			if !apart(&shapes[i], &shapes[j], pos, i, j, env) {
+				kept++
+				continue
+			}
+			dropped++
+			cps, err := Narrow(shapes[i], Pose{vec3At(pos, i), id}, shapes[j], Pose{vec3At(pos, j), id}, env, nil)
+			if err != nil || len(cps) != 0 {
+				t.Fatalf("apart dropped spheres %g, %g at %g (reach %g, env %g) to which Narrow gives %d contacts (%v)", ra, rb, d, ra+rb+env, env, len(cps), err)
+			}
+		}
+	}
+	if dropped < 10000 || kept < 10000 {
+		t.Fatalf("apart dropped %d pairs and kept %d; the test wants many of each", dropped, kept)
+	}
+	box := engine.BoxShape(0.1, 0.1, 0.1)
+	if s := engine.SphereShape(0.1); apart(&s, &box, []float64{0, 0, 0, 100, 0, 0}, 0, 1, 0) {
+		t.Fatal("apart dropped a sphere–box pair: it is for two spheres only")
+	}
+}
