@@ -189,9 +189,10 @@ type Grid struct {
 	keyTmp  [][2]int32 // the radix sort's second buffer
 	keyBits uint       // bit length of the number of bodies
 
-	runner Runner       // runs the body pairs' parts (nil: serially)
-	wave   [][][2]int32 // the body pairs of a wave's parts
-	wargs  waveArgs     // the operands of the wave's parts
+	keep   func(a, b int32) bool // drops the body pairs it is false for (nil: none)
+	runner Runner                // runs the body pairs' parts (nil: serially)
+	wave   [][][2]int32          // the body pairs of a wave's parts
+	wargs  waveArgs              // the operands of the wave's parts
 	waveFn func(part, lo, hi int)
 }
 
@@ -207,6 +208,13 @@ type waveArgs struct {
 // waveParts parts at a time, each part into its own buffer (reused: about
 // 12 pairs of 8 B per body of a dense packing, 100 KB per part).
 const bodyGrain = 1024
+
+// SetFilter makes Pairs drop the pairs (a, b), a < b, of two binned bodies
+// whose boxes overlap but for which keep(a, b) is false (the Collider drops
+// spheres certainly out of reach, most of a packing's pairs, before they
+// are stored); big and plane pairs are kept. nil (the default) keeps every
+// pair. keep is called from the Runner's goroutines.
+func (g *Grid) SetFilter(keep func(a, b int32) bool) { g.keep = keep }
 
 // SetRunner makes Pairs search the body pairs with r; nil (the default)
 // searches them on the calling goroutine. The pairs are the same.
@@ -516,7 +524,8 @@ func (g *Grid) appendBodyPairs(out [][2]int32, lo, hi int, boxes []AABB, fixed [
 						// c is the owner bin: max(lo_a, lo_b) = c per axis.
 						rb := &g.ranges[b]
 						if max(ra.lo[0], rb.lo[0]) != c[0] || max(ra.lo[1], rb.lo[1]) != c[1] || max(ra.lo[2], rb.lo[2]) != c[2] ||
-							rb.offset(c) != g.entryAt[e] || !overlapClosed(&boxes[a], &boxes[b]) {
+							rb.offset(c) != g.entryAt[e] || !overlapClosed(&boxes[a], &boxes[b]) ||
+							g.keep != nil && !g.keep(int32(a), b) {
 							continue
 						}
 						out = append(out, [2]int32{int32(a), b})

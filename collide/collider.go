@@ -49,6 +49,8 @@ type Collider struct {
 	runner   Runner
 	bargs    boundArgs
 	boundFn  func(part, lo, hi int)
+	keepFn   func(a, b int32) bool // mayTouch, the grid's filter
+	fpos     []float64             // the positions mayTouch reads, during Pairs
 	narrowFn func(part, lo, hi int)
 	wave     []narrowPart
 	nargs    narrowArgs
