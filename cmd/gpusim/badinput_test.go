@@ -151,6 +151,8 @@ func badInputs() []badInput {
 		{"--dt -1", mini, runArgs("s.json", "--dt", "-1"), []string{"dt = -1 must be positive and finite"}, 0},
 		{"--dt NaN", mini, runArgs("s.json", "--dt", "NaN"), []string{"dt = NaN must be positive and finite"}, 0},
 		{"--dt Inf", mini, runArgs("s.json", "--dt", "Inf"), []string{"dt = +Inf must be positive and finite"}, 0},
+		{"--memprofile in a missing folder", mini, runArgs("s.json", "--memprofile", "no/such/heap.prof"),
+			[]string{"--memprofile: open no/such/heap.prof: no such file or directory"}, 0},
 		{"--steps -3", mini, runArgs("s.json", "--steps", "-3"), []string{"--steps -3 must be ≥ 1"}, 0},
 		{"--duration 0", mini, runArgs("s.json", "--duration", "0"), []string{"--duration 0 must be positive"}, 0},
 		{"--duration NaN", mini, runArgs("s.json", "--duration", "NaN"), []string{"--duration NaN must be positive"}, 0},

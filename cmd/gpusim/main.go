@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
@@ -314,6 +315,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		trace    = fs.String("trace", "", "comma-separated body ids to trace (0-based, scene order)")
 		quiet    = fs.Bool("quiet", false, "no progress and no summary on the terminal")
 		cpuprof  = fs.String("cpuprofile", "", "write a Go CPU profile of the run to this file")
+		memprof  = fs.String("memprofile", "", "write a Go heap profile to this file at the end of a run that took all its steps, while the engine is alive (go tool pprof -sample_index=inuse_space: the host memory the run holds, by allocation site)")
 		vtkEvery = fs.Int("vtk", 0, "write ParaView frames (OUT/run.pvd, OUT/vtk/) of step 0, every N-th step and the last, and OUT/view.py (pvpython OUT/view.py shows them)")
 		vtkCon   = fs.Bool("vtk-contacts", false, "with --vtk: also the contact network, a line between the bodies of each contact with its forces (OUT/contacts.pvd)")
 		npzEvery = fs.Int("npz", 0, "write NumPy frames (OUT/npz/step-NNNNNNNN.npz: positions, orientations, velocities, contacts and their forces) of step 0, every N-th step and the last")
@@ -335,6 +337,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
+	}
+	if *memprof != "" {
+		// Every 4 KB allocated is sampled (Go's default, 512 KB, misses
+		// most of the arrays of a small run), from before the scene is
+		// read: the profile holds the model too.
+		runtime.MemProfileRate = 4096
 	}
 	log := newLogger(stderr, *verbose, *quiet, *logJSON)
 	set := setFlags(fs)
@@ -457,6 +465,25 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--cpuprofile: %w", err)
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *memprof != "" {
+		f, err := os.Create(*memprof)
+		if err != nil {
+			return usageError{fmt.Errorf("--memprofile: %w", err)}
+		}
+		defer f.Close()
+		opt.AtEnd = func(sim *engine.Sim) error {
+			runtime.GC() // the profile is that of the last collection
+			err := pprof.Lookup("heap").WriteTo(f, 0)
+			runtime.KeepAlive(sim)
+			if err == nil {
+				err = f.Close()
+			}
+			if err != nil {
+				return fmt.Errorf("--memprofile: %w", err)
+			}
+			return nil
+		}
 	}
 	sum, runErr := run.Run(ctx, sc, opt)
 	if ie := (*run.InputError)(nil); errors.As(runErr, &ie) {

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,6 +112,35 @@ func TestRunWritesOutputs(t *testing.T) {
 	for _, f := range []string{"final.csv", "summary.json"} {
 		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Mode().Perm() != 0o644 {
 			t.Errorf("%s: mode %v (%v), want -rw-r--r--", f, fi.Mode().Perm(), err)
+		}
+	}
+}
+
+// TestRunMemProfile: --memprofile writes a heap profile (gzipped pprof)
+// whose allocation sites include the CPU path's solver arrays
+// (cpuref.resizeF) and the collider's contacts. That it is taken while the
+// engine is alive is run.Options.AtEnd's contract (before the backend is
+// closed); this test does not decode the in-use counts.
+func TestRunMemProfile(t *testing.T) {
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "heap.prof")
+	runOK(t, "run", "settle", "--set", "n=200", "--steps", "3", "--out", filepath.Join(dir, "out"), "--backend", "cpu", "--quiet", "--memprofile", prof)
+	f, err := os.Open(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("%s is not gzipped: %v", prof, err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fn := range []string{"cpuref.resizeF", "collide.(*Collider).appendContacts", "inuse_space"} {
+		if !bytes.Contains(data, []byte(fn)) {
+			t.Errorf("the heap profile does not name %s", fn)
 		}
 	}
 }
