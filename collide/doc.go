@@ -8,7 +8,9 @@
 //
 //   - broadphase (broad.go): ShapeAABB, each shape's exact world AABB, and
 //     Grid, a uniform grid of hashed bins whose Pairs lists the candidate
-//     pairs sorted by (i, j), with big boxes and planes tested directly;
+//     pairs sorted by (i, j), each body's found in its own bins (in parts on
+//     a Runner, SetRunner), with big boxes and planes tested directly and
+//     an optional filter (SetFilter: Collide drops spheres out of reach);
 //   - narrowphase (narrow*.go): Narrow, the contacts of two posed shapes,
 //     dispatched through the shape-pair table below; closed forms for the
 //     pairs with a sphere or a plane, separating axes with clipping for
@@ -24,8 +26,9 @@
 //   - contact generation (collider.go, collide.go): Collider, which holds a
 //     model's constant collision data, finds a step's contacts (Collide:
 //     AABBs with speculative margins, Grid, Narrow per candidate pair,
-//     materials combined), builds the body → contact adjacency and keeps
-//     the contact keys that warm-start the next step;
+//     materials combined; its loops in parts on a Runner, parallel.go),
+//     builds the body → contact adjacency and keeps the contact keys that
+//     warm-start the next step;
 //   - compound bodies and meshes (parts.go): a body of several parts
 //     (engine.Compound), or a mesh of triangles (engine.Mesh), is split into
 //     its parts, each with its own AABB in the grid and its
