@@ -508,6 +508,8 @@ func (g *Grid) appendBodyPairs(out [][2]int32, lo, hi int, boxes []AABB, fixed [
 		if !ra.binned() {
 			continue // its pairs, if any, are big or plane pairs: sorted
 		}
+		// bodySlots' loop over the bins, written out: a range-over-func
+		// iterator shared by both cost 3–7 % of BenchmarkGridPairs.
 		var c [3]int32
 		for z := range int32(ra.n[2]) {
 			c[2] = ra.lo[2] + z

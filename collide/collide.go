@@ -143,11 +143,11 @@ func (c *Collider) PairContacts(i, j int, pos, rot []float64, env float64, con *
 		}
 		return total, cps, nil
 	}
-	if apart(&c.shapes[i], &c.shapes[j], pos, i, j, env) {
+	if apart(c.Shape(i), c.Shape(j), pos, i, j, env) {
 		return 0, cps, nil
 	}
 	a, b := Pose{vec3At(pos, i), quatAt(rot, i)}, Pose{vec3At(pos, j), quatAt(rot, j)}
-	cps, err := Narrow(c.shapes[i], a, c.shapes[j], b, env, cps[:0])
+	cps, err := Narrow(*c.Shape(i), a, *c.Shape(j), b, env, cps[:0])
 	if err != nil {
 		return 0, cps, fmt.Errorf("collide: bodies %d and %d: %w", i, j, err)
 	}
@@ -177,16 +177,16 @@ func (c *Collider) bound(lo, hi int) {
 			v := vec3At(a.vel, i).Len()
 			w := vec3At(a.omega, i).Len()
 			f := vec3At(a.force, i).Mul(a.invMass[i])
-			m = h*(v+w*c.shapes[i].BoundingRadius()) + h*h*c.gravity.Add(f).Len()
+			m = h*(v+w*c.Shape(i).BoundingRadius()) + h*h*c.gravity.Add(f).Len()
 		} else if c.moving[i] {
 			// A kinematic body moves by its prescribed velocity only.
-			m = h * (vec3At(a.vel, i).Len() + vec3At(a.omega, i).Len()*c.shapes[i].BoundingRadius())
+			m = h * (vec3At(a.vel, i).Len() + vec3At(a.omega, i).Len()*c.Shape(i).BoundingRadius())
 		}
 		c.margin[i] = m
 		if c.parts != nil {
 			continue
 		}
-		box, ok := ShapeAABB(c.shapes[i], p, q, env+m)
+		box, ok := ShapeAABB(*c.Shape(i), p, q, env+m)
 		c.boxes[i], c.bounded[i] = box, ok
 		if !ok {
 			c.planeP[i] = p
@@ -198,7 +198,7 @@ func (c *Collider) bound(lo, hi int) {
 // mayTouch is the broadphase's filter (Grid.SetFilter): false for bodies
 // a and b that PairContacts would find apart at the positions c.fpos.
 func (c *Collider) mayTouch(a, b int32) bool {
-	return !apart(&c.shapes[a], &c.shapes[b], c.fpos, int(a), int(b), c.envelope+c.margin[a]+c.margin[b])
+	return !apart(c.Shape(int(a)), c.Shape(int(b)), c.fpos, int(a), int(b), c.envelope+c.margin[a]+c.margin[b])
 }
 
 // apartSlack is apart's relative allowance for rounding: the squares and
@@ -247,8 +247,10 @@ func (c *Collider) appendContacts(con *engine.Contacts, i, j int, a, b Pose, cps
 		con.Phi = append(con.Phi, cp.Phi)
 		con.Mu = append(con.Mu, mu)
 		con.Cohesion = append(con.Cohesion, coh)
-		con.Rolling = append(con.Rolling, mur)
-		con.Spinning = append(con.Spinning, mus)
+		if c.rolling {
+			con.Rolling = append(con.Rolling, mur)
+			con.Spinning = append(con.Spinning, mus)
+		}
 	}
 	return nil
 }

@@ -16,7 +16,8 @@ import (
 // the next warm start. It is not safe for concurrent use.
 type Collider struct {
 	n        int
-	shapes   []engine.Shape
+	shapeOf  []uint32       // body → its shape in shapeTab (Shape)
+	shapeTab []engine.Shape // the distinct shapes: 4 B per body instead of 56
 	material []int32
 	fixed    []bool   // infinite mass in the solve: fixed, planes and kinematic bodies
 	moving   []bool   // kinematic bodies (fixed, yet they move)
@@ -46,6 +47,11 @@ type Collider struct {
 	prevA, prevB, prevSub []int32
 
 	// Collide's loops on a Runner (parallel.go, bound).
+	// rolling: some material has rolling or spinning friction; else the
+	// contacts' Rolling and Spinning stay empty (engine.Contacts reads
+	// missing coefficients as 0): 16 B per contact less.
+	rolling bool
+
 	runner   Runner
 	bargs    boundArgs
 	boundFn  func(part, lo, hi int)
@@ -75,9 +81,12 @@ func (c *Collider) Load(m *engine.Model, s *engine.Settings) {
 	c.grid.SetRunner(nil) // as c.runner: SetRunner again after Load
 	c.n = n
 	c.mats = append([]engine.Material(nil), m.Materials...)
+	c.rolling = m.HasRolling()
 	c.gravity = m.Gravity
 	c.dt = s.Dt
-	c.shapes = make([]engine.Shape, n)
+	c.shapeOf = make([]uint32, n)
+	c.shapeTab = c.shapeTab[:0]
+	tab := map[engine.Shape]uint32{}
 	c.material = make([]int32, n)
 	c.fixed = make([]bool, n)
 	c.moving = make([]bool, n)
@@ -95,7 +104,13 @@ func (c *Collider) Load(m *engine.Model, s *engine.Settings) {
 	var radii []float64
 	for i := range m.Bodies {
 		bd := &m.Bodies[i]
-		c.shapes[i] = bd.Shape
+		k, ok := tab[bd.Shape]
+		if !ok {
+			k = uint32(len(c.shapeTab))
+			tab[bd.Shape] = k
+			c.shapeTab = append(c.shapeTab, bd.Shape)
+		}
+		c.shapeOf[i] = k
 		c.material[i] = int32(bd.Material)
 		c.fixed[i] = bd.Static()
 		c.moving[i] = bd.Kinematic()
@@ -139,8 +154,9 @@ func (c *Collider) Load(m *engine.Model, s *engine.Settings) {
 // Bodies returns the number of bodies loaded.
 func (c *Collider) Bodies() int { return c.n }
 
-// Shapes returns the bodies' shapes (not a copy: do not modify).
-func (c *Collider) Shapes() []engine.Shape { return c.shapes }
+// Shape returns body i's shape (shared by the bodies of the same shape: do
+// not modify).
+func (c *Collider) Shape(i int) *engine.Shape { return &c.shapeTab[c.shapeOf[i]] }
 
 // Materials returns the bodies' material indices (not a copy).
 func (c *Collider) Materials() []int32 { return c.material }

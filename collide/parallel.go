@@ -87,8 +87,7 @@ func (c *Collider) narrowPart(p, lo, hi int) {
 	// Room for one contact per pair, so that a part of spheres never grows
 	// in a later step (a part's count can pass its earlier ones while the
 	// whole count does not); pairs with more contacts grow it as needed.
-	part.con.Resize(hi - lo)
-	part.con.Resize(0)
+	reserveContacts(&part.con, hi-lo, c.rolling)
 	if cap(part.sub) < hi-lo {
 		part.sub = make([]int32, 0, hi-lo)
 	}
@@ -104,6 +103,26 @@ func (c *Collider) narrowPart(p, lo, hi int) {
 			part.sub = append(part.sub, int32(k))
 		}
 	}
+}
+
+// reserveContacts empties con with room for n contacts, their rolling
+// coefficients only with rolling.
+func reserveContacts(con *engine.Contacts, n int, rolling bool) {
+	con.A, con.B = emptyRoom(con.A, n), emptyRoom(con.B, n)
+	con.Normal, con.PA, con.PB = emptyRoom(con.Normal, 3*n), emptyRoom(con.PA, 3*n), emptyRoom(con.PB, 3*n)
+	con.Phi, con.Mu, con.Cohesion = emptyRoom(con.Phi, n), emptyRoom(con.Mu, n), emptyRoom(con.Cohesion, n)
+	if !rolling {
+		n = 0
+	}
+	con.Rolling, con.Spinning = emptyRoom(con.Rolling, n), emptyRoom(con.Spinning, n)
+}
+
+// emptyRoom returns s emptied, with room for n elements.
+func emptyRoom[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, 0, n)
+	}
+	return s[:0]
 }
 
 // appendContactsOf appends src's contacts to dst.

@@ -3,6 +3,7 @@ package collide
 import (
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -89,10 +90,22 @@ func TestCollideRunnerError(t *testing.T) {
 	par.Load(m, &s)
 	for _, c := range []*Collider{&serial, &par} {
 		for _, i := range []int{1000, 300} {
-			c.shapes[i] = engine.Shape{Kind: engine.Convex, Size: c.shapes[i].Size}
+			c.shapeTab = append(c.shapeTab, engine.Shape{Kind: engine.Convex, Size: c.Shape(i).Size})
+			c.shapeOf[i] = uint32(len(c.shapeTab) - 1)
 		}
 	}
 	zero, invMass := restArrays(m)
+	// The two bodies' first pairs lie in different parts of one wave.
+	if _, err := serial.Collide(packed, rot, zero, zero, invMass, zero); err == nil {
+		t.Fatal("serial Collide: no error")
+	}
+	part := func(body int32) int {
+		k, _ := slices.BinarySearchFunc(serial.pairs, body, func(p [2]int32, b int32) int { return int(p[0] - b) })
+		return k / pairGrain
+	}
+	if p300, p1000 := part(300), part(1000); p300 == p1000 || p1000 >= waveParts {
+		t.Fatalf("bodies 300 and 1000 start in parts %d and %d; the test wants two parts of the first wave", p300, p1000)
+	}
 	_, errS := serial.Collide(packed, rot, zero, zero, invMass, zero)
 	if errS == nil || !strings.Contains(errS.Error(), "300") {
 		t.Fatalf("serial Collide: error %v, want one naming body 300", errS)

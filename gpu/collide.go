@@ -202,7 +202,8 @@ func (b *Backend) loadCollider(m *engine.Model) error {
 	shape := make([]float64, 5*n)
 	mat := make([]float64, 2*n)
 	mats := b.host.col.MaterialTable()
-	for i, s := range b.host.col.Shapes() {
+	for i := range b.host.col.Bodies() {
+		s := *b.host.col.Shape(i)
 		shape[5*i] = float64(s.Kind)
 		copy(shape[5*i+1:5*i+4], s.Size[:])
 		shape[5*i+4] = s.BoundingRadius()

@@ -393,7 +393,8 @@ func TestKernelCollideAabb(t *testing.T) {
 	}
 	dt := tw.set.Dt
 	planes := 0
-	for i, s := range h.col.Shapes() {
+	for i := range h.col.Bodies() {
+		s := *h.col.Shape(i)
 		p := mgl64.Vec3{h.pos[3*i], h.pos[3*i+1], h.pos[3*i+2]}
 		q := mgl64.Quat{W: h.rot[4*i], V: mgl64.Vec3{h.rot[4*i+1], h.rot[4*i+2], h.rot[4*i+3]}}
 		m := 0.0
@@ -441,7 +442,8 @@ func TestKernelCollidePairs(t *testing.T) {
 			t.Fatal(err)
 		}
 		big := 0
-		for i, s := range h.col.Shapes() {
+		for i := range h.col.Bodies() {
+			s := *h.col.Shape(i)
 			p := mgl64.Vec3{h.pos[3*i], h.pos[3*i+1], h.pos[3*i+2]}
 			q := mgl64.Quat{W: h.rot[4*i], V: mgl64.Vec3{h.rot[4*i+1], h.rot[4*i+2], h.rot[4*i+3]}}
 			bounded[i] = s.Kind != engine.Plane
