@@ -2,8 +2,10 @@
 // collide_pairs: the candidate pairs (i, j), i < j, of the broadphase,
 // each found once by its lower body i, counted (mode 0) or written and
 // sorted by j (mode 1); after the scan of the counts the pairs come sorted
-// by i then j: cpuref's Grid.Pairs (binPairs, bigPairs, planePairs,
-// sortKeys) gives the same list.
+// by i then j: collide's Grid.Pairs without a filter (appendBodyPairs,
+// bigPairs, planePairs) gives the same list; the CPU path's Collider also
+// drops the spheres out of reach there, which the narrowphase here gives
+// no contact.
 //
 // Loop, for each body i (boxes closed, pairs of two fixed bodies skipped,
 // reach(b, p): the corner of box b deepest along −n_p, Min_k where

@@ -847,8 +847,10 @@ var collide_narrowSPIRV string
 // CollidePairs is collide_pairs.comp: the candidate pairs (i, j), i < j, of the broadphase,
 // each found once by its lower body i, counted (mode 0) or written and
 // sorted by j (mode 1); after the scan of the counts the pairs come sorted
-// by i then j: cpuref's Grid.Pairs (binPairs, bigPairs, planePairs,
-// sortKeys) gives the same list.
+// by i then j: collide's Grid.Pairs without a filter (appendBodyPairs,
+// bigPairs, planePairs) gives the same list; the CPU path's Collider also
+// drops the spheres out of reach there, which the narrowphase here gives
+// no contact.
 var CollidePairs = Module{
 	Name:   "collide_pairs",
 	Source: "collide_pairs",
