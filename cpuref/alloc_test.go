@@ -15,20 +15,34 @@ import (
 // nothing, also when its contact count differs from the last step's:
 // solver vectors, γ (a reusedVec, which takes a new length in place),
 // contact lists and the loops' operands are kept from step to step, and
-// the worker pool runs without closures.
+// the worker pool runs without closures. The pile of 2 500 runs the
+// collision's pair search and narrowphase in parts on the workers (on a
+// machine with more than one core): a part that allocated is seen there.
 func TestStepAllocs(t *testing.T) {
 	// Every allocation is recorded with its stack, so that one the runtime
 	// makes for itself in a step is told from the engine's (see
 	// stepAllocs). The rate applies to allocations from here on.
 	defer func(rate int) { runtime.MemProfileRate = rate }(runtime.MemProfileRate)
 	runtime.MemProfileRate = 1
-	for _, warm := range []bool{false, true} {
-		t.Run(fmt.Sprintf("warm=%v", warm), func(t *testing.T) {
-			steps := 150 // 1.5 s: the settle pile of 300 is at rest
+	for _, c := range []struct {
+		n, steps int
+		warm     bool
+	}{
+		{300, 150, false}, // 1.5 s: the settle pile of 300 is at rest
+		{300, 150, true},
+		// Enough bodies and pairs for the collision's loops to run in
+		// parts on the workers (collide: bodyGrain, pairGrain).
+		{2500, 200, false},
+	} {
+		t.Run(fmt.Sprintf("n=%d/warm=%v", c.n, c.warm), func(t *testing.T) {
+			steps := c.steps
 			if testing.Short() {
+				if c.n > 300 {
+					t.Skip("the larger pile in the full run only")
+				}
 				steps = 60
 			}
-			sim := settledSim(t, 300, steps, warm)
+			sim := settledSim(t, c.n, steps, c.warm)
 			for _, e := range stepAllocs(t, sim) {
 				t.Error(e)
 			}
