@@ -206,7 +206,8 @@ type waveArgs struct {
 
 // The body pairs are searched in parts of bodyGrain bodies, a wave of
 // waveParts parts at a time, each part into its own buffer (reused: about
-// 12 pairs of 8 B per body of a dense packing, 100 KB per part).
+// 12 pairs of 8 B per body of a dense packing, 100 KB per part, and a
+// quarter of that with the Collider's filter).
 const bodyGrain = 1024
 
 // SetFilter makes Pairs drop the pairs (a, b), a < b, of two binned bodies
@@ -490,19 +491,19 @@ func (g *Grid) wavePart(p, lo, hi int) {
 // [lo, hi), sorted: the binned bodies' (stage 5) with the big and plane
 // pairs (g.extra, sorted) merged in.
 func (g *Grid) appendBodyPairs(out [][2]int32, lo, hi int, boxes []AABB, fixed []bool, shift uint) [][2]int32 {
-	// x: the first big or plane pair of a body ≥ lo.
-	x, xhi := 0, len(g.extra)
-	for x < xhi {
-		if m := int(uint(x+xhi) >> 1); int(g.extra[m][0]) < lo {
-			x = m + 1
+	// xe: the first big or plane pair of a body ≥ lo.
+	xe, xhi := 0, len(g.extra)
+	for xe < xhi {
+		if m := int(uint(xe+xhi) >> 1); int(g.extra[m][0]) < lo {
+			xe = m + 1
 		} else {
 			xhi = m
 		}
 	}
 	for a := lo; a < hi; a++ {
 		first := len(out)
-		for ; x < len(g.extra) && int(g.extra[x][0]) == a; x++ {
-			out = append(out, g.extra[x])
+		for ; xe < len(g.extra) && int(g.extra[xe][0]) == a; xe++ {
+			out = append(out, g.extra[xe])
 		}
 		ra := &g.ranges[a]
 		if !ra.binned() {
