@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,19 +123,7 @@ func TestRunMemProfile(t *testing.T) {
 	dir := t.TempDir()
 	prof := filepath.Join(dir, "heap.prof")
 	runOK(t, "run", "settle", "--set", "n=200", "--steps", "3", "--out", filepath.Join(dir, "out"), "--backend", "cpu", "--quiet", "--memprofile", prof)
-	f, err := os.Open(prof)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatalf("%s is not gzipped: %v", prof, err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := testfile.Gunzip(t, prof)
 	for _, fn := range []string{"cpuref.resizeF", "collide.(*Collider).appendContacts", "inuse_space"} {
 		if !bytes.Contains(data, []byte(fn)) {
 			t.Errorf("the heap profile does not name %s", fn)

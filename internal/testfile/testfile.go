@@ -1,5 +1,5 @@
 // Package testfile reads back, in tests, the files that the code under
-// test wrote: PNG pictures and CSV tables. Each function fails the test
+// test wrote: PNG pictures, CSV tables and gzipped files. Each function fails the test
 // (t.Fatal, naming the file) when the file cannot be opened or decoded.
 // ResidentBytes reads the process's resident memory for the leak tests.
 package testfile
@@ -7,9 +7,11 @@ package testfile
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/csv"
 	"image"
 	"image/png"
+	"io"
 	"os"
 	"strconv"
 	"testing"
@@ -28,6 +30,25 @@ func PNG(t testing.TB, path string) image.Image {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return img
+}
+
+// Gunzip returns the contents of the gzipped file at path.
+func Gunzip(t testing.TB, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return data
 }
 
 // CSV reads the whole CSV file at path, header included; rows of
