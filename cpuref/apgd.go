@@ -343,8 +343,8 @@ func (b *Backend) apgdVelRes(_, lo, hi int) {
 	}
 }
 
-// residualVector returns, in buf (at its start, or where the vector
-// loops leave them), the elements i in [lo, hi) (at most chunk of them) of
+// residualVector returns, in buf, the elements i in [lo, hi) (at most
+// chunk of them) of
 // the trial's residual vector,
 // γ'_k − Π(γ'_k − g_d(Nγ'_k + r'_k)) (with Π(γ'_k) for γ'_k when mixed,
 // in pbuf), computed contact by contact for the
@@ -365,35 +365,23 @@ func (b *Backend) residualVector(buf, pbuf *[chunk + 6]float64, lo, hi int) []fl
 		projectCones(p, xn, b.con.Mu[k0:k1], b.coh[k0:k1], 0, k1-k0)
 		xn = p
 	}
-	off := lo - 3*k0
+	// buf holds the contacts' residuals from contact k0 on (whole groups
+	// of 8 in one vector pass, residual8, the rest contact by contact),
+	// and the elements [lo, hi) start at off.
+	kk := k0
 	if useSIMD && !w.mixed {
-		// Whole groups of 8 contacts in one pass (residual8), the rest
-		// below; buf holds the contacts' residuals from contact k0 on,
-		// and the elements [lo, hi) start at off.
-		kk := residual8(w, buf[:], b.con.Mu, b.coh, k0, k1)
-		b.residualContacts(buf[3*(kk-k0):3*(k1-k0)], xn[3*(kk-k0):], kk, k1)
-		return buf[off : off+hi-lo]
+		kk = residual8(w, buf[:], b.con.Mu, b.coh, k0, k1)
 	}
-	nx, r, z := w.nxNew[3*k0:3*k1], w.rNext[3*k0:3*k1], buf[:len(xn)]
-	ngd := -w.gd
-	for i := range z {
-		z[i] = 1*xn[i] + ngd*(1*nx[i]+1*r[i])
-	}
-	projectCones(z, z, b.con.Mu[k0:k1], b.coh[k0:k1], 0, k1-k0)
-	// In place: element i reads z[off+i], off ≥ 0, before anything
-	// at or above it is written.
-	t := buf[:hi-lo]
-	xs, zs := xn[off:off+len(t)], z[off:off+len(t)]
-	for i := range t {
-		t[i] = 1*xs[i] + (-1)*zs[i]
-	}
+	b.residualContacts(buf[3*(kk-k0):3*(k1-k0)], xn[3*(kk-k0):], kk, k1)
+	off := lo - 3*k0
+	t := buf[off : off+hi-lo]
 	w.round(t)
 	return t
 }
 
 // residualContacts sets t to the residual vector of the contacts [k0, k1)
-// (3 per contact), xn their γ' (float64 solves; residualVector's
-// operations).
+// (3 per contact), xn their γ' (Π(γ') when mixed): three Axpby and a
+// Project, engine's operations.
 func (b *Backend) residualContacts(t, xn []float64, k0, k1 int) {
 	w := &b.apgd
 	nx, r := w.nxNew[3*k0:3*k1], w.rNext[3*k0:3*k1]
