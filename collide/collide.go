@@ -46,8 +46,8 @@ func (c *Collider) Collide(pos, rot, vel, omega, invMass, force []float64) (int,
 	var err error
 	if c.parts == nil {
 		// Spheres certainly out of reach are dropped as the pairs are
-		// found (apart, as PairContacts would): a packing keeps about one
-		// candidate pair in four.
+		// found (apart: Narrow would give them no contact): a packing
+		// keeps about one candidate pair in four.
 		if c.keepFn == nil {
 			c.keepFn = c.mayTouch
 		}
@@ -143,9 +143,6 @@ func (c *Collider) PairContacts(i, j int, pos, rot []float64, env float64, con *
 		}
 		return total, cps, nil
 	}
-	if apart(c.Shape(i), c.Shape(j), pos, i, j, env) {
-		return 0, cps, nil
-	}
 	a, b := Pose{vec3At(pos, i), quatAt(rot, i)}, Pose{vec3At(pos, j), quatAt(rot, j)}
 	cps, err := Narrow(*c.Shape(i), a, *c.Shape(j), b, env, cps[:0])
 	if err != nil {
@@ -196,7 +193,8 @@ func (c *Collider) bound(lo, hi int) {
 }
 
 // mayTouch is the broadphase's filter (Grid.SetFilter): false for bodies
-// a and b that PairContacts would find apart at the positions c.fpos.
+// a and b apart at the positions c.fpos, with the envelope and margins
+// PairContacts would be given.
 func (c *Collider) mayTouch(a, b int32) bool {
 	return !apart(c.Shape(int(a)), c.Shape(int(b)), c.fpos, int(a), int(b), c.envelope+c.margin[a]+c.margin[b])
 }
@@ -210,10 +208,10 @@ const apartSlack = 1e-9
 // apart reports whether spheres i and j are certainly farther apart than
 // their radii plus env, so that Narrow would give them no contact: most
 // pairs whose boxes overlap in a packing (three in four at N = 64 000
-// settled), which Collide's broadphase drops (mayTouch) and PairContacts
-// skips at the cost of a distance, without poses, frames or a table call.
-// It is false for other shapes, for pairs within apartSlack of their
-// reach, and for non-finite positions (Narrow's to report).
+// settled), which Collide's broadphase drops (mayTouch) before they are
+// stored or reach the narrowphase. It is false for other shapes, for pairs
+// within apartSlack of their reach, and for non-finite positions (Narrow's
+// to report).
 func apart(sa, sb *engine.Shape, pos []float64, i, j int, env float64) bool {
 	if sa.Kind != engine.Sphere || sb.Kind != engine.Sphere {
 		return false

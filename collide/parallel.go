@@ -73,7 +73,7 @@ func (c *Collider) narrowParallel(pos, rot []float64, env float64) error {
 			if part.err != nil {
 				return part.err
 			}
-			appendContactsOf(con, &part.con)
+			con.Append(&part.con)
 			c.sub = append(c.sub, part.sub...)
 		}
 	}
@@ -87,7 +87,7 @@ func (c *Collider) narrowPart(p, lo, hi int) {
 	// Room for one contact per pair, so that a part of spheres never grows
 	// in a later step (a part's count can pass its earlier ones while the
 	// whole count does not); pairs with more contacts grow it as needed.
-	reserveContacts(&part.con, hi-lo, c.rolling)
+	part.con.Empty(hi-lo, c.rolling)
 	if cap(part.sub) < hi-lo {
 		part.sub = make([]int32, 0, hi-lo)
 	}
@@ -103,38 +103,4 @@ func (c *Collider) narrowPart(p, lo, hi int) {
 			part.sub = append(part.sub, int32(k))
 		}
 	}
-}
-
-// reserveContacts empties con with room for n contacts, their rolling
-// coefficients only with rolling.
-func reserveContacts(con *engine.Contacts, n int, rolling bool) {
-	con.A, con.B = emptyRoom(con.A, n), emptyRoom(con.B, n)
-	con.Normal, con.PA, con.PB = emptyRoom(con.Normal, 3*n), emptyRoom(con.PA, 3*n), emptyRoom(con.PB, 3*n)
-	con.Phi, con.Mu, con.Cohesion = emptyRoom(con.Phi, n), emptyRoom(con.Mu, n), emptyRoom(con.Cohesion, n)
-	if !rolling {
-		n = 0
-	}
-	con.Rolling, con.Spinning = emptyRoom(con.Rolling, n), emptyRoom(con.Spinning, n)
-}
-
-// emptyRoom returns s emptied, with room for n elements.
-func emptyRoom[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, 0, n)
-	}
-	return s[:0]
-}
-
-// appendContactsOf appends src's contacts to dst.
-func appendContactsOf(dst, src *engine.Contacts) {
-	dst.A = append(dst.A, src.A...)
-	dst.B = append(dst.B, src.B...)
-	dst.Normal = append(dst.Normal, src.Normal...)
-	dst.PA = append(dst.PA, src.PA...)
-	dst.PB = append(dst.PB, src.PB...)
-	dst.Phi = append(dst.Phi, src.Phi...)
-	dst.Mu = append(dst.Mu, src.Mu...)
-	dst.Cohesion = append(dst.Cohesion, src.Cohesion...)
-	dst.Rolling = append(dst.Rolling, src.Rolling...)
-	dst.Spinning = append(dst.Spinning, src.Spinning...)
 }

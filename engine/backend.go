@@ -243,6 +243,41 @@ func (c *Contacts) Resize(n int) {
 	c.Spinning = resize(c.Spinning, n)
 }
 
+// Empty empties c with room for n contacts, and for their rolling and
+// spinning coefficients only when rolling (a model without rolling
+// friction stores none: the accessors above read them as 0).
+func (c *Contacts) Empty(n int, rolling bool) {
+	c.A, c.B = emptyRoom(c.A, n), emptyRoom(c.B, n)
+	c.Normal, c.PA, c.PB = emptyRoom(c.Normal, 3*n), emptyRoom(c.PA, 3*n), emptyRoom(c.PB, 3*n)
+	c.Phi, c.Mu, c.Cohesion = emptyRoom(c.Phi, n), emptyRoom(c.Mu, n), emptyRoom(c.Cohesion, n)
+	if !rolling {
+		n = 0
+	}
+	c.Rolling, c.Spinning = emptyRoom(c.Rolling, n), emptyRoom(c.Spinning, n)
+}
+
+// Append appends src's contacts to c.
+func (c *Contacts) Append(src *Contacts) {
+	c.A = append(c.A, src.A...)
+	c.B = append(c.B, src.B...)
+	c.Normal = append(c.Normal, src.Normal...)
+	c.PA = append(c.PA, src.PA...)
+	c.PB = append(c.PB, src.PB...)
+	c.Phi = append(c.Phi, src.Phi...)
+	c.Mu = append(c.Mu, src.Mu...)
+	c.Cohesion = append(c.Cohesion, src.Cohesion...)
+	c.Rolling = append(c.Rolling, src.Rolling...)
+	c.Spinning = append(c.Spinning, src.Spinning...)
+}
+
+// emptyRoom returns s emptied, with room for n elements.
+func emptyRoom[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, 0, n)
+	}
+	return s[:0]
+}
+
 func resize(s []float64, n int) []float64 {
 	if cap(s) >= n {
 		return s[:n]
