@@ -196,29 +196,36 @@ func (c *Collider) bound(lo, hi int) {
 // a and b apart at the positions c.fpos, with the envelope and margins
 // PairContacts would be given.
 func (c *Collider) mayTouch(a, b int32) bool {
-	return !apart(c.Shape(int(a)), c.Shape(int(b)), c.fpos, int(a), int(b), c.envelope+c.margin[a]+c.margin[b])
+	return !Apart(c.Shape(int(a)), c.Shape(int(b)), c.fpos, int(a), int(b), c.envelope+c.margin[a]+c.margin[b])
 }
 
-// apartSlack is apart's relative allowance for rounding: the squares and
+// apartSlack is Apart's relative allowance for rounding: the squares and
 // sums there and sphereSphere's gap are each within a few ulps (1e-15
 // relative) of exact, so a pair more than 1e-9 past its reach is one
 // sphereSphere rejects too.
 const apartSlack = 1e-9
 
-// apart reports whether spheres i and j are certainly farther apart than
+// ApartFactor is 1 + apartSlack as the float64 Apart multiplies the
+// squared reach by; the device's broadphase (collide_pairs.comp) is given
+// it.
+const ApartFactor float64 = 1 + apartSlack
+
+// Apart reports whether spheres i and j are certainly farther apart than
 // their radii plus env, so that Narrow would give them no contact: most
 // pairs whose boxes overlap in a packing (three in four at N = 64 000
 // settled), which Collide's broadphase drops (mayTouch) before they are
-// stored or reach the narrowphase. It is false for other shapes, for pairs
-// within apartSlack of their reach, and for non-finite positions (Narrow's
-// to report).
-func apart(sa, sb *engine.Shape, pos []float64, i, j int, env float64) bool {
+// stored or reach the narrowphase, as the device's does. It is false for
+// other shapes, for pairs within apartSlack of their reach, and for
+// non-finite positions (Narrow's to report). The operations, in order:
+// d² = (dx² + dy²) + dz² with d = c_j − c_i, reach = (r_i + r_j) + env,
+// apart when d² > reach²·ApartFactor.
+func Apart(sa, sb *engine.Shape, pos []float64, i, j int, env float64) bool {
 	if sa.Kind != engine.Sphere || sb.Kind != engine.Sphere {
 		return false
 	}
 	dx, dy, dz := pos[3*j]-pos[3*i], pos[3*j+1]-pos[3*i+1], pos[3*j+2]-pos[3*i+2]
 	reach := sa.Size[0] + sb.Size[0] + env
-	return dx*dx+dy*dy+dz*dz > reach*reach*(1+apartSlack)
+	return dx*dx+dy*dy+dz*dz > reach*reach*ApartFactor
 }
 
 // appendContacts appends to con the contacts cps of bodies i and j at

@@ -1292,7 +1292,7 @@ func TestApartSpheres(t *testing.T) {
 		for _, ij := range [][2]int{{0, 1}, {1, 0}} {
 			i, j := ij[0], ij[1]
 			shapes := [2]engine.Shape{sa, sb}
-			if !apart(&shapes[i], &shapes[j], pos, i, j, env) {
+			if !Apart(&shapes[i], &shapes[j], pos, i, j, env) {
 				kept++
 				continue
 			}
@@ -1307,7 +1307,7 @@ func TestApartSpheres(t *testing.T) {
 		t.Fatalf("apart dropped %d pairs and kept %d; the test wants many of each", dropped, kept)
 	}
 	box := engine.BoxShape(0.1, 0.1, 0.1)
-	if s := engine.SphereShape(0.1); apart(&s, &box, []float64{0, 0, 0, 100, 0, 0}, 0, 1, 0) {
+	if s := engine.SphereShape(0.1); Apart(&s, &box, []float64{0, 0, 0, 100, 0, 0}, 0, 1, 0) {
 		t.Fatal("apart dropped a sphere–box pair: it is for two spheres only")
 	}
 }

@@ -295,7 +295,7 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	if err := m.Validate(); err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
-	if err := checkHeap(len(m.Bodies), b.d.Info, s.MixedFor(m)); err != nil {
+	if err := checkHeap(len(m.Bodies), b.d.Info, s.MixedFor(m), modelPairExtras(m)); err != nil {
 		return err
 	}
 	if err := b.sync(); err != nil {

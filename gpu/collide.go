@@ -72,6 +72,9 @@ const maxDeviceBodies = 1 << 26
 // pair, count, first host contact) and hostCon (12 float64 per host
 // contact: normal, pa, pb, phi, mu, cohesion) for the host's pairs;
 // pairN (4 float64 per pair: collide_narrow's ellipsoid-pair normals).
+// fbList and pairN are held only by a model whose narrowphase rows use
+// them (narrowPipelines.listsPairs, keepsNormals), and the entries and
+// pairs only while the device collides.
 type deviceCollider struct {
 	on bool // see onDevice
 	k  struct {
@@ -161,10 +164,7 @@ func (b *Backend) loadCollider(m *engine.Model) error {
 		c.narrow.notes = []string{fmt.Sprintf("gpu: %s bodies: the device's collision kernels do not know the shape yet; the host collides (collide.Collider) each step and the rest of the step runs on the device", k)}
 	}
 	if c.on {
-		kinds := make([]engine.ShapeKind, len(m.Bodies))
-		for i, bd := range m.Bodies {
-			kinds[i] = bd.Shape.Kind
-		}
+		kinds := modelKinds(m)
 		var err error
 		c.narrow, err = buildNarrow(b.d, narrowRows(kinds))
 		if err != nil {
@@ -231,11 +231,26 @@ func (b *Backend) loadCollider(m *engine.Model) error {
 func (b *Backend) growCollider() error {
 	c := &b.dc
 	e, p, k := int64(c.ecap), int64(c.pcap), int64(c.ccap)
+	if !c.on {
+		// The host collides: no kernel reads or writes the entries and
+		// pairs.
+		e, p = 0, 0
+	}
+	// pairN and fbList only where the model's rows use them (an ellipsoid
+	// pair's normal, a pair listed for the host): 44 of the 56 B per pair
+	// slot, 352 B per body, that a model of spheres does not hold.
+	pn, fb := int64(0), int64(0)
+	if c.narrow.keepsNormals() {
+		pn = pairNormalBytes * p
+	}
+	if c.narrow.listsPairs() {
+		fb = 12 * p
+	}
 	for _, g := range []struct {
 		buf  *Buffer
 		size int64
 	}{
-		{c.entries, 4 * e}, {c.pairA, 4 * p}, {c.pairB, 4 * p}, {c.off, 4 * (p + 1)}, {c.fbList, 12 * p}, {c.pairN, 32 * p},
+		{c.entries, 4 * e}, {c.pairA, 4 * p}, {c.pairB, 4 * p}, {c.off, 4 * (p + 1)}, {c.fbList, fb}, {c.pairN, pn},
 		{b.a, 4 * k}, {b.b, 4 * k}, {b.normal, 24 * k}, {b.pa, 24 * k}, {b.pb, 24 * k}, {b.phi, 8 * k},
 		{b.mu, 8 * k}, {b.cohesion, 8 * k}, {c.sub, 4 * k}, {b.adj, 8 * k},
 		{c.prevA, 4 * k}, {c.prevB, 4 * k}, {c.prevSub, 4 * k}, {b.prevGamma, 24 * k},
@@ -448,9 +463,10 @@ func (b *Backend) recordCollide() {
 	bin(1)
 	pairs := func(mode uint32) {
 		l.record(c.k.pairs, l.groups(c.k.pairs, n),
-			shaders.CollidePairsArgs{N: uint32(n), S: S, BrickBits: uint32(c.brickBits), Mode: mode, Pcap: uint32(c.pcap), Ecap: uint32(c.ecap)},
+			shaders.CollidePairsArgs{N: uint32(n), S: S, BrickBits: uint32(c.brickBits), Mode: mode, Pcap: uint32(c.pcap), Ecap: uint32(c.ecap),
+				Env: b.host.envelope, ApartFactor: collide.ApartFactor},
 			c.box, c.planeN, b.pos, c.cell, b.fixedBody, c.special, c.slots, c.entries, c.pairOff, c.pairA, c.pairB, c.meta, c.cand,
-			c.exclOff, c.excl)
+			c.exclOff, c.excl, c.shape)
 		// The big bodies' and planes' lists, a workgroup each.
 		l.record(c.k.big, [3]uint32{uint32(min(bigGroups, int(b.d.Info.MaxWorkgroupCount[0]))), 1, 1},
 			shaders.CollideBigArgs{N: uint32(n), Mode: mode, Pcap: uint32(c.pcap)},

@@ -424,10 +424,13 @@ func TestKernelCollideAabb(t *testing.T) {
 }
 
 // TestKernelCollidePairs: collide_bin and collide_pairs give collide's
-// Grid.Pairs list, in its order, on the random scene of every shape (big
-// bodies, planes, fixed bodies, bodies far away) and a sphere packing.
+// Grid.Pairs list with the Collider's filter (collide.Apart), in its
+// order, on the random scene of every shape (big bodies, planes, fixed
+// bodies, bodies far away) and a sphere packing; and that the collider
+// holds pairN and fbList for the first (ellipsoids) and not the second.
 func TestKernelCollidePairs(t *testing.T) {
-	bigs := 0
+	bigs, dropped := 0, 0
+	seenExtras := map[bool]bool{}
 	for _, m := range []*engine.Model{randomModel(22, 800), sphereModel(23, 1200, mixedExtra()...)} {
 		tw := newTwin(t, m, engine.DefaultSettings())
 		gb := tw.gpu
@@ -460,10 +463,21 @@ func TestKernelCollidePairs(t *testing.T) {
 			}
 		}
 		var g collide.Grid
+		all, err := g.Pairs(boxes, bounded, h.fixed, pp, pn, h.col.BinSize(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The Collider's filter: spheres certainly out of reach at the
+		// envelope and the device's margins are not pairs.
+		env := h.col.Envelope()
+		g.SetFilter(func(a, b int32) bool {
+			return !collide.Apart(h.col.Shape(int(a)), h.col.Shape(int(b)), h.pos, int(a), int(b), env+box[8*a+6]+box[8*b+6])
+		})
 		want, err := g.Pairs(boxes, bounded, h.fixed, pp, pn, h.col.BinSize(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
+		dropped += len(all) - len(want)
 		np := int(gb.dc.counts[metaPairs])
 		a, b := make([]uint32, np), make([]uint32, np)
 		if err := gb.dc.pairA.ReadUint32(a, 0); err != nil {
@@ -480,11 +494,29 @@ func TestKernelCollidePairs(t *testing.T) {
 				t.Fatalf("pair %d: (%d, %d) on the device, %v from Grid.Pairs", k, a[k], b[k], want[k])
 			}
 		}
+		// pairN and fbList are held by a model whose rows use them only.
+		extras := modelPairExtras(m)
+		seenExtras[extras] = true
+		for _, bf := range []struct {
+			name string
+			buf  *Buffer
+			per  int64
+		}{{"pairN", gb.dc.pairN, pairNormalBytes}, {"fbList", gb.dc.fbList, 12}} {
+			if full := bf.buf.Size() >= bf.per*int64(gb.dc.pcap); full != extras {
+				t.Errorf("%s holds %d B for %d pair slots; the model's rows use it: %v", bf.name, bf.buf.Size(), gb.dc.pcap, extras)
+			}
+		}
 		bigs += big
-		t.Logf("%d pairs, %d bodies of more than %d bins", np, big, collide.BigBins)
+		t.Logf("%d pairs (%d out of reach dropped), %d bodies of more than %d bins", np, len(all)-len(want), big, collide.BigBins)
 	}
 	if bigs == 0 {
 		t.Fatal("no big body in the scenes")
+	}
+	if dropped == 0 {
+		t.Fatal("no pair of spheres out of reach in the scenes: the filter went untested")
+	}
+	if !seenExtras[false] || !seenExtras[true] {
+		t.Fatalf("models with and without pair normals: %v, want both", seenExtras)
 	}
 }
 

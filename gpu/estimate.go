@@ -19,52 +19,64 @@ import (
 //     16 candidates of 4 B: 240 B) and the binning slots (8 B per slot, a
 //     power of two ≥ 2·bodies);
 //   - per unit of capacity: the collider starts with room for 8·bodies+64
-//     entries (4 B) and pairs (56 B: pairA, pairB, off, fbList, pairN),
-//     and 4·bodies+64 contacts (152 B: growCollider's contact data, kept
-//     keys and adjacency), and grows a room to 1.25 × the count found when
-//     the count exceeds it;
+//     entries (4 B) and pairs (12 B: pairA, pairB, off; 56 B with fbList
+//     and pairN, see pairExtras), and 4·bodies+64 contacts (152 B:
+//     growCollider's contact data, kept keys and adjacency), and grows a
+//     room to 1.25 × the count found when the count exceeds it (the
+//     pairs seldom do: collide_pairs drops the spheres out of reach);
 //   - per contact found: the Jacobian, coh and r (128 B, growSolver), the
 //     device solvers' work vectors and partial sums and gs's colouring,
-//     all grown with Buffer.Grow's headroom: 540 B, measured;
+//     all grown with Buffer.Grow's headroom: 384 B, measured (216 B with
+//     mixed: the Jacobian and APGD's work vectors as float32);
 //   - a run's guard (guard.go): the kept copy of the body state and the
 //     skip flags, 108 B per body, and of the warm-start memory, 36 B per
 //     contact (keys and impulses; rolling impulses, 24 B more, are left
 //     out).
 //
-// Measured on lavapipe (DeviceMemoryBytes, the largest after each step of
-// a backend stepped by engine.Sim, so without a run's guard; apgd): settle
-// N = 2000 after 60 steps, 7810 contacts, 7.05 MB (estimate 8.35 MB with
-// the guard); fill N = 2000 after 60 steps, 4316 contacts, 5.58 MB
-// (6.08 MB); the scaling series' settle N = 64 000 (bench's scale-64000)
-// after 3 steps, 185 249 contacts, 194.5 MiB (211 MiB). These models are
-// spheres, so invInertiaW holds one body's room; the estimate counts its
-// 48 B per body, which a model with ellipsoids, boxes or hulls holds.
-// With invInertiaW for every body they held 7.14 MB, 5.68 MB and
-// 197.5 MiB; with APGD's scratch vector of its own too (570 B per contact
-// found) 7.35 MB, 5.80 MB and 203 MiB;
-// with the Jacobian of 27 float64 per contact (before `6cf546a`: 690 B)
-// 8.60, 6.36 and 221 MiB; before the contact
-// room started at 4·bodies (it was 8) and the Jacobian was sized by the
-// contacts found (it took the room's size), 11.0, 10.2
-// and 335 MiB. It leaves out the fixed buffers (kernels' scalars,
-// staging: under 1 MiB) and the driver's own alignment.
+// pairExtras says whether the model's narrowphase rows keep a normal per
+// pair slot and may list pairs for the host (pairN and fbList, 44 of a
+// slot's 56 B: models with ellipsoids, or with capsules or cylinders
+// beside ellipsoids or boxes; modelPairExtras).
 //
-// With mixed (settings.precision "mixed": the Jacobian and APGD's work
-// vectors as float32) a contact found takes 372 B instead of 540:
-// scale-64000 measured 164.8 MiB instead of 194.5 (`gpusim bench
-// --backends vulkan --cases scale-64000 --precision double,mixed --steps 2
-// --warmup 1` on lavapipe, 2026-11-28: 168 B less per contact, 48 of the
-// Jacobian and 96 of the eight vectors, with Buffer.Grow's headroom).
-func EstimateBytes(bodies, contacts int, mixed bool) int64 {
+// Measured on lavapipe (DeviceMemoryBytes, the largest after each step of
+// a backend stepped by engine.Sim, so without a run's guard; apgd;
+// 2026-11-29), with the estimate without the guard in brackets: settle
+// N = 2000 after 60 steps, 7810 contacts, 5.89 MB (5.93 MB); fill
+// N = 2000 after 60 steps, 4316 contacts, 4.42 MB (4.33 MB); the bench's
+// pile of 2000 ellipsoids (pairExtras) after 20 steps, 171 contacts,
+// 3.48 MB (3.45 MB); the scaling series' settle N = 64 000 (bench's
+// scale-64000) after 3 steps, 185 249 contacts, 149.00 MiB (148.94 MiB),
+// and 119.32 MiB with mixed (119.25 MiB). These models are spheres, so
+// invInertiaW holds one body's room; the estimate counts its 48 B per
+// body, which a model with ellipsoids, boxes or hulls holds.
+//
+// Before, the same models held: with pairN and fbList for every model and
+// no out-of-reach filter in collide_pairs (whose pair room grew to 15.5
+// slots per body on scale-64000's lattice; 540 B per contact found was
+// fitted with that growth in it) 7.05 MB, 5.58 MB, 3.48 MB, 194.5 MiB and
+// 164.8 MiB; with pairN and fbList dropped for models of spheres alone,
+// 5.98 MB, 4.52 MB, 3.48 MB, 154.2 MiB and 124.5 MiB; with invInertiaW
+// for every body 7.14 MB, 5.68 MB and 197.5 MiB (double); with APGD's scratch vector of its own too 7.35
+// MB, 5.80 MB and 203 MiB; with the Jacobian of 27 float64 per contact
+// (before `6cf546a`) 8.60, 6.36 and 221 MiB; before the contact room
+// started at 4·bodies (it was 8) and the Jacobian was sized by the
+// contacts found (it took the room's size), 11.0, 10.2 and 335 MiB. It
+// leaves out the fixed buffers (kernels' scalars, staging: under 1 MiB)
+// and the driver's own alignment.
+func EstimateBytes(bodies, contacts int, mixed, pairExtras bool) int64 {
 	n, nc := int64(bodies), int64(contacts)
-	found := int64(540)
+	found := int64(384)
 	if mixed {
-		found = 372
+		found = 216
+	}
+	slot := int64(12)
+	if pairExtras {
+		slot += 12 + pairNormalBytes
 	}
 	slots := int64(1) << bits.Len64(uint64(max(2*n, 128)-1))
 	pairCap := pairCapPerBody*n + capSlack
 	contactCap := max(contactCapPerBody*n+capSlack, nc+nc/4)
-	return (336+240+108)*n + 8*slots + (4+56)*pairCap + 152*contactCap + (found+36)*nc
+	return (336+240+108)*n + 8*slots + (4+slot)*pairCap + 152*contactCap + (found+36)*nc
 }
 
 // The device collider's capacities at Load (loadCollider): binning
@@ -110,7 +122,7 @@ const heapContactsPerBody = 3
 // exceeds the device's largest device-local heap: an error wrapping
 // ErrOutOfMemory that names both sizes and the CPU path, rather than an
 // allocation failing part-way through Load or a later step.
-func checkHeap(bodies int, info DeviceInfo, mixed bool) error {
+func checkHeap(bodies int, info DeviceInfo, mixed, pairExtras bool) error {
 	var heap uint64
 	for _, h := range info.Heaps {
 		if h.DeviceLocal {
@@ -124,7 +136,7 @@ func checkHeap(bodies int, info DeviceInfo, mixed bool) error {
 				bodies, big, what, info.Name, r, ErrOutOfMemory, mostBodies(int64(r)))
 		}
 	}
-	need := EstimateBytes(bodies, heapContactsPerBody*bodies, mixed)
+	need := EstimateBytes(bodies, heapContactsPerBody*bodies, mixed, pairExtras)
 	if heap == 0 || uint64(need) <= heap {
 		return nil
 	}

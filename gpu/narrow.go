@@ -118,8 +118,41 @@ func hostRoundNote(kinds []engine.ShapeKind) string {
 // does a pair whose EPA outgrew the device's polytope, and notes says so.
 type narrowPipelines struct {
 	k     []*Kernel
+	rows  uint32 // the model's rows (narrowRows)
 	host  uint32
 	notes []string
+}
+
+// keepsNormals reports whether collide_narrow writes pairN, the normals
+// that its mode 0 finds for the pairs of the ellipsoid GJK/EPA row and
+// modes 3 and 1 read: only that row, where the device computes it.
+func (np *narrowPipelines) keepsNormals() bool {
+	return np.rows&^np.host&(1<<pairEllipsoidConvex) != 0
+}
+
+// listsPairs reports whether collide_narrow may list pairs for the host
+// in fbList: the rows the host computes, and the ellipsoid GJK/EPA row,
+// whose polytope may outgrow the device's.
+func (np *narrowPipelines) listsPairs() bool {
+	return np.host != 0 || np.rows&(1<<pairEllipsoidConvex) != 0
+}
+
+// modelPairExtras reports whether the narrowphase rows of m's shape kinds
+// keep pair normals or may list pairs for the host (EstimateBytes'
+// pairExtras; deviceCollider's pairN and fbList).
+func modelPairExtras(m *engine.Model) bool {
+	rows := narrowRows(modelKinds(m))
+	np := narrowPipelines{rows: rows, host: rows & (1 << pairHostRound)}
+	return np.keepsNormals() || np.listsPairs()
+}
+
+// modelKinds returns the shape kind of each of m's bodies.
+func modelKinds(m *engine.Model) []engine.ShapeKind {
+	kinds := make([]engine.ShapeKind, len(m.Bodies))
+	for i, bd := range m.Bodies {
+		kinds[i] = bd.Shape.Kind
+	}
+	return kinds
 }
 
 // buildNarrow builds the pipelines of rows on d. It fails only when no
@@ -128,7 +161,7 @@ func buildNarrow(d *Device, rows uint32) (narrowPipelines, error) {
 	var np narrowPipelines
 	var firstErr error
 	const boxBox, ellConvex, hostRound = 1 << pairBoxBox, 1 << pairEllipsoidConvex, 1 << pairHostRound
-	np.host = rows & hostRound
+	np.rows, np.host = rows, rows&hostRound
 	for _, g := range []uint32{rows &^ (boxBox | ellConvex | hostRound), rows & boxBox, rows & ellConvex} {
 		if g == 0 {
 			continue

@@ -2,10 +2,11 @@
 // collide_pairs: the candidate pairs (i, j), i < j, of the broadphase,
 // each found once by its lower body i, counted (mode 0) or written and
 // sorted by j (mode 1); after the scan of the counts the pairs come sorted
-// by i then j: collide's Grid.Pairs without a filter (appendBodyPairs,
-// bigPairs, planePairs) gives the same list; the CPU path's Collider also
-// drops the spheres out of reach there, which the narrowphase here gives
-// no contact.
+// by i then j: collide's Grid.Pairs (appendBodyPairs, bigPairs,
+// planePairs) with the Collider's filter gives the same list: two binned
+// spheres certainly out of reach (collide.Apart: |c_j − c_i|² >
+// (r_i + r_j + env')²·apartFactor, env' = env + m_i + m_j) are not
+// emitted, as the narrowphase would give them no contact.
 //
 // Loop, for each body i (boxes closed, pairs of two fixed bodies skipped,
 // reach(b, p): the corner of box b deepest along −n_p, Min_k where
@@ -13,7 +14,8 @@
 //
 //	binned i: for each bin c of i's range, for each entry (j, at) in
 //	          slot(c): j > i, boxes overlap, the owner bin
-//	          max(l_i, l_j) is c and is j's bin at: emit j
+//	          max(l_i, l_j) is c and is j's bin at, not
+//	          apart(i, j): emit j
 //	          for each big j > i: boxes overlap: emit j
 //	          for each plane j > i: reach(box_i, j): emit j
 //	big i, plane i: nothing here; collide_big, recorded after this
@@ -37,9 +39,11 @@
 // written in mode 0, read in mode 1), 9 pairA, 10 pairB (uint32, pcap,
 // written in mode 1), 11 meta (uint32, read), 12 cand (uint32, K per body:
 // written in mode 0, read in mode 1), 13 exclOff (uint32, n+1), 14 excl
-// (uint32), read.
+// (uint32), 15 shape (5 float64 per body: kind, size, bounding radius),
+// read.
 // Push constants: uint n, uint S, uint brickBits, uint mode, uint pcap,
-// uint ecap (24 bytes).
+// uint ecap, double env (the envelope, m), double apartFactor
+// (collide.ApartFactor) (40 bytes).
 // Dispatch: (min(⌈n/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any n.
 layout(local_size_x = 64) in;
@@ -53,8 +57,10 @@ layout(std430, set = 0, binding = 11) readonly buffer Meta { uint meta[]; };
 layout(std430, set = 0, binding = 12) buffer Cand { uint cand[]; };
 #define BROADPHASE_EXCL_BINDING 13
 #include "broadphase.glsl"
+layout(std430, set = 0, binding = 15) readonly buffer Shape { double shape[]; };
 
 const uint K = 16u;
+const uint SPHERE = 0u;
 
 layout(push_constant) uniform Push {
 	uint n;
@@ -63,7 +69,27 @@ layout(push_constant) uniform Push {
 	uint mode;
 	uint pcap;
 	uint ecap;
+	double env;
+	double apartFactor;
 } p;
+
+// apart is collide.Apart for binned bodies i < j with the envelope and
+// margins Narrow is given (collide_narrow's env'), in its order: true
+// only for two spheres farther apart than their radii and env' by more
+// than the factor's allowance.
+bool apart(uint i, uint j) {
+	if (uint(shape[5u * i]) != SPHERE || uint(shape[5u * j]) != SPHERE) {
+		return false;
+	}
+	precise double e = (p.env + box[8u * i + 6u]) + box[8u * j + 6u];
+	precise double dx = pos[3u * j] - pos[3u * i];
+	precise double dy = pos[3u * j + 1u] - pos[3u * i + 1u];
+	precise double dz = pos[3u * j + 2u] - pos[3u * i + 2u];
+	precise double r = (shape[5u * i + 1u] + shape[5u * j + 1u]) + e;
+	precise double d2 = (dx * dx + dy * dy) + dz * dz;
+	precise double r2 = (r * r) * p.apartFactor;
+	return d2 > r2;
+}
 
 uint slotOf(int x, int y, int z) {
 	uint h = uint(x >> 2) * 73856093u ^ uint(y >> 2) * 19349663u ^ uint(z >> 2) * 83492791u;
@@ -113,7 +139,7 @@ void search(uint i, uint nspecial) {
 						}
 						int cj = cell[4u * j + 3u];
 						int at = (o0 - m0) + (cj & 255) * ((o1 - m1) + ((cj >> 8) & 255) * (o2 - m2));
-						if (uint(at) == (ent & 63u)) {
+						if (uint(at) == (ent & 63u) && !apart(i, j)) {
 							emit(i, j);
 						}
 					}

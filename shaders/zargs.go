@@ -389,20 +389,22 @@ func (a CollideNarrowArgs) AppendPush(b []byte) []byte {
 	return b
 }
 
-// CollidePairsArgs are the push constants of collide_pairs.comp (24 bytes).
+// CollidePairsArgs are the push constants of collide_pairs.comp (40 bytes).
 type CollidePairsArgs struct {
-	N         uint32 // uint n, byte 0
-	S         uint32 // uint S, byte 4
-	BrickBits uint32 // uint brickBits, byte 8
-	Mode      uint32 // uint mode, byte 12
-	Pcap      uint32 // uint pcap, byte 16
-	Ecap      uint32 // uint ecap, byte 20
+	N           uint32  // uint n, byte 0
+	S           uint32  // uint S, byte 4
+	BrickBits   uint32  // uint brickBits, byte 8
+	Mode        uint32  // uint mode, byte 12
+	Pcap        uint32  // uint pcap, byte 16
+	Ecap        uint32  // uint ecap, byte 20
+	Env         float64 // double env, byte 24
+	ApartFactor float64 // double apartFactor, byte 32
 }
 
 // Kernel returns "collide_pairs".
 func (CollidePairsArgs) Kernel() string { return "collide_pairs" }
 
-// AppendPush appends the 24 bytes of the block to b.
+// AppendPush appends the 40 bytes of the block to b.
 func (a CollidePairsArgs) AppendPush(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint32(b, a.N)
 	b = binary.LittleEndian.AppendUint32(b, a.S)
@@ -410,6 +412,8 @@ func (a CollidePairsArgs) AppendPush(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint32(b, a.Mode)
 	b = binary.LittleEndian.AppendUint32(b, a.Pcap)
 	b = binary.LittleEndian.AppendUint32(b, a.Ecap)
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Env))
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.ApartFactor))
 	return b
 }
 

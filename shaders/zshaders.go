@@ -847,10 +847,11 @@ var collide_narrowSPIRV string
 // CollidePairs is collide_pairs.comp: the candidate pairs (i, j), i < j, of the broadphase,
 // each found once by its lower body i, counted (mode 0) or written and
 // sorted by j (mode 1); after the scan of the counts the pairs come sorted
-// by i then j: collide's Grid.Pairs without a filter (appendBodyPairs,
-// bigPairs, planePairs) gives the same list; the CPU path's Collider also
-// drops the spheres out of reach there, which the narrowphase here gives
-// no contact.
+// by i then j: collide's Grid.Pairs (appendBodyPairs, bigPairs,
+// planePairs) with the Collider's filter gives the same list: two binned
+// spheres certainly out of reach (collide.Apart: |c_j − c_i|² >
+// (r_i + r_j + env')²·apartFactor, env' = env + m_i + m_j) are not
+// emitted, as the narrowphase would give them no contact.
 var CollidePairs = Module{
 	Name:   "collide_pairs",
 	Source: "collide_pairs",
@@ -871,9 +872,10 @@ var CollidePairs = Module{
 		{Binding: 12, Kind: StorageBuffer},
 		{Binding: 13, Kind: StorageBuffer, ReadOnly: true},
 		{Binding: 14, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 15, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
-	PushSize:  24,
+	PushSize:  40,
 	Args:      CollidePairsArgs{},
 }
 
