@@ -26,8 +26,9 @@ import (
 //     pairs seldom do: collide_pairs drops the spheres out of reach);
 //   - per contact found: the Jacobian, coh and r (128 B, growSolver), the
 //     device solvers' work vectors and partial sums and gs's colouring,
-//     all grown with Buffer.Grow's headroom: 384 B, measured (216 B with
-//     mixed: the Jacobian and APGD's work vectors as float32);
+//     all grown with Buffer.Grow's headroom (the vectors with ReuseVec's
+//     eighth): 357 B, measured (201 B with mixed: the Jacobian and APGD's
+//     work vectors as float32);
 //   - a run's guard (guard.go): the kept copy of the body state and the
 //     skip flags, 108 B per body, and of the warm-start memory, 36 B per
 //     contact (keys and impulses; rolling impulses, 24 B more, are left
@@ -41,16 +42,18 @@ import (
 // Measured on lavapipe (DeviceMemoryBytes, the largest after each step of
 // a backend stepped by engine.Sim, so without a run's guard; apgd;
 // 2026-11-29), with the estimate without the guard in brackets: settle
-// N = 2000 after 60 steps, 7810 contacts, 5.89 MB (5.93 MB); fill
-// N = 2000 after 60 steps, 4316 contacts, 4.42 MB (4.33 MB); the bench's
+// N = 2000 after 60 steps, 7810 contacts, 5.80 MB (5.72 MB); fill
+// N = 2000 after 60 steps, 4316 contacts, 4.34 MB (4.21 MB); the bench's
 // pile of 2000 ellipsoids (pairExtras) after 20 steps, 171 contacts,
-// 3.48 MB (3.45 MB); the scaling series' settle N = 64 000 (bench's
-// scale-64000) after 3 steps, 185 249 contacts, 149.00 MiB (148.94 MiB),
-// and 119.32 MiB with mixed (119.25 MiB). These models are spheres, so
+// 3.49 MB (3.44 MB); the scaling series' settle N = 64 000 (bench's
+// scale-64000) after 3 steps, 185 249 contacts, 144.23 MiB (144.16 MiB),
+// and 116.67 MiB with mixed (116.61 MiB). These models are spheres, so
 // invInertiaW holds one body's room; the estimate counts its 48 B per
 // body, which a model with ellipsoids, boxes or hulls holds.
 //
-// Before, the same models held: with pairN and fbList for every model and
+// Before, the same models held: with a quarter of room in ReuseVec's
+// vectors, 5.89 MB, 4.42 MB, 3.48 MB, 149.00 MiB and 119.32 MiB (384 B per
+// contact found, 216 B mixed); with pairN and fbList for every model and
 // no out-of-reach filter in collide_pairs (whose pair room grew to 15.5
 // slots per body on scale-64000's lattice; 540 B per contact found was
 // fitted with that growth in it) 7.05 MB, 5.58 MB, 3.48 MB, 194.5 MiB and
@@ -65,9 +68,9 @@ import (
 // and the driver's own alignment.
 func EstimateBytes(bodies, contacts int, mixed, pairExtras bool) int64 {
 	n, nc := int64(bodies), int64(contacts)
-	found := int64(384)
+	found := int64(357)
 	if mixed {
-		found = 216
+		found = 201
 	}
 	slot := int64(12)
 	if pairExtras {

@@ -16,8 +16,8 @@ func TestEstimateBytes(t *testing.T) {
 		mixed            bool    // settings.precision "mixed"
 		pairExtras       bool
 	}{
-		{2005, 7810, 5886208, false, false}, {2005, 4316, 4424192, false, false}, {2005, 171, 3483904, false, true},
-		{64005, 185249, 156235520, false, false}, {64005, 185249, 125114624, true, false},
+		{2005, 7810, 5796352, false, false}, {2005, 4316, 4336640, false, false}, {2005, 171, 3486208, false, true},
+		{64005, 185249, 151232512, false, false}, {64005, 185249, 122333696, true, false},
 	} {
 		got := float64(EstimateBytes(c.bodies, c.contacts, c.mixed, c.pairExtras))
 		guard := float64(108*c.bodies + 36*c.contacts)
@@ -27,10 +27,10 @@ func TestEstimateBytes(t *testing.T) {
 		}
 	}
 	// Large models in int64: 2²⁴ bodies with 2²⁶ contacts hold at least
-	// the per-contact term, 420 B × 2²⁶ = 26 GiB, and the bodies' and
+	// the per-contact term, 393 B × 2²⁶ = 24.6 GiB, and the bodies' and
 	// capacities' on top.
-	if got := EstimateBytes(1<<24, 4<<24, false, true); got < 420<<26+684<<24 {
-		t.Errorf("EstimateBytes(2²⁴ bodies, 2²⁶ contacts) = %d: want over %d", got, int64(420<<26+684<<24))
+	if got := EstimateBytes(1<<24, 4<<24, false, true); got < 393<<26+684<<24 {
+		t.Errorf("EstimateBytes(2²⁴ bodies, 2²⁶ contacts) = %d: want over %d", got, int64(393<<26+684<<24))
 	}
 }
 

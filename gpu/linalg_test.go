@@ -453,7 +453,7 @@ func TestLinAlgReleasesVectors(t *testing.T) {
 
 // ReuseVec, growing a vector step by step as a settling pile's contacts
 // grow, takes a new buffer only when the length passes the room it made
-// (a quarter more than asked), and gives the replaced buffer back at the
+// (an eighth more than asked), and gives the replaced buffer back at the
 // next submit without a garbage collection: the device holds one buffer
 // for the vector throughout.
 func TestReuseVecReleasesReplaced(t *testing.T) {
@@ -477,10 +477,10 @@ func TestReuseVecReleasesReplaced(t *testing.T) {
 			t.Fatalf("length %d: %d buffers live for one vector", n, live)
 		}
 	}
-	// 1000 → 1990 by 10, each new buffer a quarter larger than asked:
-	// lengths 1000, 1260, 1580 and 1980 take buffers of 1250, 1575, 1975
-	// and 2475 elements.
-	if news != 4 {
-		t.Errorf("%d new buffers for a length growing from 1000 to 1990, want 4", news)
+	// 1000 → 1990 by 10, each new buffer an eighth larger than asked:
+	// lengths 1000, 1130, 1280, 1450, 1640 and 1850 take buffers of 1125,
+	// 1271, 1440, 1631, 1845 and 2081 elements.
+	if news != 6 {
+		t.Errorf("%d new buffers for a length growing from 1000 to 1990, want 6", news)
 	}
 }
