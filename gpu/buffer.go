@@ -188,8 +188,12 @@ func (b *Buffer) live() {
 
 // Grow makes the buffer at least size bytes, keeping its contents and
 // zeroing the new part. It reallocates (a larger Vulkan buffer, the old
-// contents copied over) when the capacity is short, so it must not be
-// called while the buffer is in a batch that has not been submitted.
+// contents copied over) when the capacity is short, to size or an eighth
+// more than the old capacity, whichever is larger (at most six
+// reallocations per doubling of a size that creeps up, as cpuref's roomy;
+// half more until 2026-11-29, which held up to a third of a grown buffer
+// unused), so it must not be called while the buffer is in a batch that
+// has not been submitted.
 func (b *Buffer) Grow(size int64) error { return b.grow(size, true) }
 
 // GrowDiscard makes the buffer at least size bytes as Grow does, but
@@ -213,7 +217,7 @@ func (b *Buffer) grow(size int64, keep bool) error {
 		return nil
 	}
 	old := *b
-	if err := b.allocate(max(size, old.capacity+old.capacity/2)); err != nil {
+	if err := b.allocate(max(size, old.capacity+old.capacity/8)); err != nil {
 		*b = old
 		return err
 	}

@@ -38,8 +38,11 @@ const (
 var countNames = [...]string{"big bodies and planes", "bin entries", "candidate pairs", "contacts", "adjacency entries"}
 
 // candPerBody is collide_pairs' K: the partners per body its count pass
-// keeps for the write pass.
-const candPerBody = 16
+// keeps for the write pass (a body with more searches its bins again).
+// Since the pass drops the spheres out of reach, a sphere of a packing
+// has about 3 and at most 12; 8 since 2026-11-29 (16 before: 32 B per
+// body more).
+const candPerBody = 8
 
 // maxDeviceBodies bounds the bodies of a device collision: an entry packs
 // the body index and a 6-bit bin offset into a uint32.
@@ -348,8 +351,11 @@ func (b *Backend) readCounts() error {
 	return b.dc.out.ReadUint32(b.dc.counts[:], 0)
 }
 
-// growToCounts raises the capacities that the last counts exceed (to a
-// quarter more) and grows the buffers; it reports whether any grew.
+// growToCounts raises the capacities that the last counts exceed (the
+// entries and pairs to a quarter more, the contacts to an eighth more:
+// their room starts at 3 per body, about a settled bed's count, and a
+// denser model outgrows it a few times at most) and grows the buffers; it
+// reports whether any grew.
 func (b *Backend) growToCounts() (bool, error) {
 	c := &b.dc
 	e, p, nc := int(c.counts[metaEntries]), int(c.counts[metaPairs]), int(c.counts[metaContacts])
@@ -358,7 +364,7 @@ func (b *Backend) growToCounts() (bool, error) {
 	}
 	c.ecap = max(c.ecap, e+e/4)
 	c.pcap = max(c.pcap, p+p/4)
-	c.ccap = max(c.ccap, nc+nc/4)
+	c.ccap = max(c.ccap, nc+nc/8)
 	return true, b.growCollider()
 }
 
@@ -604,12 +610,15 @@ func (b *Backend) collideHost() (int, error) {
 
 // growSolver grows the contact buffers to nc contacts: those the
 // collider writes to the contact capacity too, when larger (growCollider
-// made them so; the host's collision uploads into them), and the
-// Jacobian, coh and r, which only the found contacts fill, to nc: they
-// reallocate when nc passes their capacity, which Buffer.Grow raises by
-// half at least, without a copy (Build rewrites them), so without a
-// submit; the Jacobian holds 216 B per contact found instead of per slot
-// of the collider's room.
+// made them so; the host's collision uploads into them; the kept keys
+// and impulses of the warm start are sized alike, since growing them by
+// the contacts found would copy each of them, a submit apiece, whenever
+// the count creeps past them), and the Jacobian, coh and r, which only
+// the found contacts fill, to nc:
+// they reallocate when nc passes their capacity, which Buffer.Grow raises
+// by an eighth at least, without a copy (Build rewrites them), so without
+// a submit; the Jacobian holds 96 B per contact found (48 B mixed) instead
+// of per slot of the collider's room.
 func (b *Backend) growSolver(nc int) error {
 	c, n := int64(max(nc, b.dc.ccap)), int64(nc)
 	chunks := int64((nc + dotChunk - 1) / dotChunk)

@@ -16,19 +16,20 @@ import (
 //   - per body: the body buffers of Load (42 float64 and 2 uint32: 336
 //     B), loadCollider's per-body buffers (shape 40, mat 16, box 64,
 //     planeN 24, cell 16, specialOff, special, adjCursor, pairOff 4 each,
-//     16 candidates of 4 B: 240 B) and the binning slots (8 B per slot, a
+//     8 candidates of 4 B: 208 B) and the binning slots (8 B per slot, a
 //     power of two ≥ 2·bodies);
 //   - per unit of capacity: the collider starts with room for 8·bodies+64
 //     entries (4 B) and pairs (12 B: pairA, pairB, off; 56 B with fbList
-//     and pairN, see pairExtras), and 4·bodies+64 contacts (152 B:
-//     growCollider's contact data, kept keys and adjacency), and grows a
-//     room to 1.25 × the count found when the count exceeds it (the
-//     pairs seldom do: collide_pairs drops the spheres out of reach);
+//     and pairN, see pairExtras), and 3·bodies+64 contacts (152 B:
+//     growCollider's contact data, kept keys and adjacency), and grows a room to
+//     1.25 × the count found (contacts: 1.125 ×) when the count exceeds
+//     it (the pairs seldom do: collide_pairs drops the spheres out of
+//     reach);
 //   - per contact found: the Jacobian, coh and r (128 B, growSolver), the
 //     device solvers' work vectors and partial sums and gs's colouring,
-//     all grown with Buffer.Grow's headroom (the vectors with ReuseVec's
-//     eighth): 357 B, measured (201 B with mixed: the Jacobian and APGD's
-//     work vectors as float32);
+//     all grown with Buffer.Grow's and ReuseVec's eighth of headroom:
+//     344 B, measured (188 B with mixed: the Jacobian and APGD's work
+//     vectors as float32);
 //   - a run's guard (guard.go): the kept copy of the body state and the
 //     skip flags, 108 B per body, and of the warm-start memory, 36 B per
 //     contact (keys and impulses; rolling impulses, 24 B more, are left
@@ -42,35 +43,39 @@ import (
 // Measured on lavapipe (DeviceMemoryBytes, the largest after each step of
 // a backend stepped by engine.Sim, so without a run's guard; apgd;
 // 2026-11-29), with the estimate without the guard in brackets: settle
-// N = 2000 after 60 steps, 7810 contacts, 5.80 MB (5.72 MB); fill
-// N = 2000 after 60 steps, 4316 contacts, 4.34 MB (4.21 MB); the bench's
+// N = 2000 after 60 steps, 7810 contacts, 5.25 MB (5.40 MB); fill
+// N = 2000 after 60 steps, 4316 contacts, 3.86 MB (3.79 MB); the bench's
 // pile of 2000 ellipsoids (pairExtras) after 20 steps, 171 contacts,
-// 3.49 MB (3.44 MB); the scaling series' settle N = 64 000 (bench's
-// scale-64000) after 3 steps, 185 249 contacts, 144.23 MiB (144.16 MiB),
-// and 116.67 MiB with mixed (116.61 MiB). These models are spheres, so
+// 3.11 MB (3.07 MB); the scaling series' settle N = 64 000 (bench's
+// scale-64000) after 3 steps, 185 249 contacts, 133.00 MiB (133.01 MiB),
+// and 105.44 MiB with mixed (105.44 MiB). These models are spheres, so
 // invInertiaW holds one body's room; the estimate counts its 48 B per
 // body, which a model with ellipsoids, boxes or hulls holds.
 //
-// Before, the same models held: with a quarter of room in ReuseVec's
-// vectors, 5.89 MB, 4.42 MB, 3.48 MB, 149.00 MiB and 119.32 MiB (384 B per
-// contact found, 216 B mixed); with pairN and fbList for every model and
-// no out-of-reach filter in collide_pairs (whose pair room grew to 15.5
-// slots per body on scale-64000's lattice; 540 B per contact found was
-// fitted with that growth in it) 7.05 MB, 5.58 MB, 3.48 MB, 194.5 MiB and
-// 164.8 MiB; with pairN and fbList dropped for models of spheres alone,
-// 5.98 MB, 4.52 MB, 3.48 MB, 154.2 MiB and 124.5 MiB; with invInertiaW
-// for every body 7.14 MB, 5.68 MB and 197.5 MiB (double); with APGD's scratch vector of its own too 7.35
-// MB, 5.80 MB and 203 MiB; with the Jacobian of 27 float64 per contact
-// (before `6cf546a`) 8.60, 6.36 and 221 MiB; before the contact room
-// started at 4·bodies (it was 8) and the Jacobian was sized by the
-// contacts found (it took the room's size), 11.0, 10.2 and 335 MiB. It
-// leaves out the fixed buffers (kernels' scalars, staging: under 1 MiB)
-// and the driver's own alignment.
+// Before, newest first, the same models held (settle, fill, ellipsoids,
+// scale-64000, mixed): with a contact room of 4 slots per body grown by a
+// quarter, 16 candidates per body and
+// Buffer.Grow's half of headroom, 5.80 MB, 4.34 MB, 3.49 MB, 144.23 MiB
+// and 116.67 MiB; with a quarter of room in ReuseVec's vectors too, 5.89
+// MB, 4.42 MB, 3.48 MB, 149.00 MiB and 119.32 MiB; without the
+// out-of-reach filter in collide_pairs too, 5.98 MB, 4.52 MB, 3.48 MB,
+// 154.2 MiB and 124.5 MiB; with pairN and fbList for every model too
+// (`f5103b3`; the pair room grew to 15.5 slots per body on scale-64000's
+// lattice, and the 540 B per contact found of that estimate absorbed it),
+// 7.05 MB, 5.58 MB, 3.48 MB, 194.5 MiB and 164.8 MiB. Earlier (settle,
+// fill, scale-64000): with invInertiaW for every body 7.14 MB, 5.68 MB and
+// 197.5 MiB; with APGD's scratch vector of its own too 7.35 MB, 5.80 MB
+// and 203 MiB; with the Jacobian of 27 float64 per contact (before
+// `6cf546a`) 8.60, 6.36 and 221 MiB; before the contact room started at
+// 4·bodies (it was 8) and the Jacobian was sized by the contacts found (it
+// took the room's size), 11.0, 10.2 and 335 MiB. It leaves out the fixed
+// buffers (kernels' scalars, staging: under 1 MiB) and the driver's own
+// alignment.
 func EstimateBytes(bodies, contacts int, mixed, pairExtras bool) int64 {
 	n, nc := int64(bodies), int64(contacts)
-	found := int64(357)
+	found := int64(344)
 	if mixed {
-		found = 201
+		found = 188
 	}
 	slot := int64(12)
 	if pairExtras {
@@ -78,8 +83,8 @@ func EstimateBytes(bodies, contacts int, mixed, pairExtras bool) int64 {
 	}
 	slots := int64(1) << bits.Len64(uint64(max(2*n, 128)-1))
 	pairCap := pairCapPerBody*n + capSlack
-	contactCap := max(contactCapPerBody*n+capSlack, nc+nc/4)
-	return (336+240+108)*n + 8*slots + (4+slot)*pairCap + 152*contactCap + (found+36)*nc
+	contactCap := max(contactCapPerBody*n+capSlack, nc+nc/8)
+	return (336+208+108)*n + 8*slots + (4+slot)*pairCap + 152*contactCap + (found+36)*nc
 }
 
 // The device collider's capacities at Load (loadCollider): binning
@@ -89,7 +94,7 @@ func EstimateBytes(bodies, contacts int, mixed, pairExtras bool) int64 {
 // (growSolver) holds jacobianBytes per contact found in jac.
 const (
 	pairCapPerBody    = 8
-	contactCapPerBody = 4
+	contactCapPerBody = 3
 	capSlack          = 64
 	pairNormalBytes   = 32
 	jacobianBytes     = 96

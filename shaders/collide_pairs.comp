@@ -20,7 +20,7 @@
 //	          for each plane j > i: reach(box_i, j): emit j
 //	big i, plane i: nothing here; collide_big, recorded after this
 //	          kernel in each mode, counts and writes their lists
-//	mode 0: pairOff[i] = number emitted; the first K = 16 in cand[K·i:]
+//	mode 0: pairOff[i] = number emitted; the first K = 8 in cand[K·i:]
 //	mode 1: pairA, pairB[pairOff[i]+t] = (i, t-th j), then sorted by j
 //	        (copied from cand when at most K, else found again)
 //
@@ -59,7 +59,7 @@ layout(std430, set = 0, binding = 12) buffer Cand { uint cand[]; };
 #include "broadphase.glsl"
 layout(std430, set = 0, binding = 15) readonly buffer Shape { double shape[]; };
 
-const uint K = 16u;
+const uint K = 8u;
 const uint SPHERE = 0u;
 
 layout(push_constant) uniform Push {
