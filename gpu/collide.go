@@ -608,17 +608,16 @@ func (b *Backend) collideHost() (int, error) {
 	return nc, nil
 }
 
-// growSolver grows the contact buffers to nc contacts: those the
-// collider writes to the contact capacity too, when larger (growCollider
-// made them so; the host's collision uploads into them; the kept keys
-// and impulses of the warm start are sized alike, since growing them by
-// the contacts found would copy each of them, a submit apiece, whenever
-// the count creeps past them), and the Jacobian, coh and r, which only
-// the found contacts fill, to nc:
-// they reallocate when nc passes their capacity, which Buffer.Grow raises
-// by an eighth at least, without a copy (Build rewrites them), so without
-// a submit; the Jacobian holds 96 B per contact found (48 B mixed) instead
-// of per slot of the collider's room.
+// growSolver grows the contact buffers to nc contacts. Those the collider
+// writes go to the contact capacity too, when larger (growCollider made
+// them so; the host's collision uploads into them), and so do the kept
+// keys and impulses of the warm start: sized by the contacts found, each
+// of the four would be copied, a submit apiece, whenever the count crept
+// past it. The Jacobian, coh and r, which only the found contacts fill,
+// go to nc: they reallocate when nc passes their capacity, which
+// Buffer.Grow raises by an eighth at least, without a copy (Build
+// rewrites them), so without a submit; the Jacobian holds 96 B per
+// contact found (48 B mixed) instead of per slot of the collider's room.
 func (b *Backend) growSolver(nc int) error {
 	c, n := int64(max(nc, b.dc.ccap)), int64(nc)
 	chunks := int64((nc + dotChunk - 1) / dotChunk)
