@@ -5,6 +5,8 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
@@ -108,6 +110,10 @@ type Backend struct {
 	pos, rot, vel, omega, invMass, invInertia, force, torque, vfree, dv, fixedBody, adjOff *Buffer
 	// invInertiaW: R J̄⁻¹ Rᵀ of the step, 6 per body (world_velocity).
 	invInertiaW *Buffer
+	// fstride is the stride of force and torque in free_velocity and
+	// collide_aabb: 3, or 0 for a model without external loads, whose
+	// force and torque hold one body's zeros (48 B per body less).
+	fstride uint32
 	// Contact buffers, made empty by newBackendOn and grown by Collide.
 	a, b, normal, pa, pb, phi, mu, cohesion, jac, coh, r, adj, prevGamma *Buffer
 
@@ -327,7 +333,13 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 			break
 		}
 	}
-	sizes := []int64{24 * n, 32 * n, 24 * n, 24 * n, 8 * n, 24 * n, 24 * n, 24 * n, 48 * n, 48 * n, 4 * n, 4 * (n + 1), 48 * nw}
+	// force and torque: every body's only for a model with a load.
+	nf := int64(1)
+	b.fstride = 0
+	if slices.ContainsFunc(h.force, nonzero) || slices.ContainsFunc(h.torque, nonzero) {
+		nf, b.fstride = n, 3
+	}
+	sizes := []int64{24 * n, 32 * n, 24 * n, 24 * n, 8 * n, 24 * n, 24 * nf, 24 * nf, 48 * n, 48 * n, 4 * n, 4 * (n + 1), 48 * nw}
 	for i, p := range b.bodyBuffers() {
 		var err error
 		if *p, err = b.d.NewBuffer(sizes[i]); err != nil {
@@ -348,7 +360,7 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 		dst *Buffer
 		src []float64
 	}{{b.pos, h.pos}, {b.rot, h.rot}, {b.vel, h.vel}, {b.omega, h.omega}, {b.invMass, h.invMass},
-		{b.invInertia, h.invInertia}, {b.force, h.force}, {b.torque, h.torque}} {
+		{b.invInertia, h.invInertia}, {b.force, loads(h.force, b.fstride)}, {b.torque, loads(h.torque, b.fstride)}} {
 		if err := w.dst.WriteFloat64(0, w.src); err != nil {
 			return err
 		}
@@ -418,7 +430,7 @@ func (b *Backend) Build(h float64) (engine.Problem, error) {
 	l := b.l
 	g := b.host.gravity
 	kf := b.k.freeVelocity
-	l.record(kf, l.groups(kf, b.n), shaders.FreeVelocityArgs{Gx: g[0], Gy: g[1], Gz: g[2], H: h, N: uint32(b.n)},
+	l.record(kf, l.groups(kf, b.n), shaders.FreeVelocityArgs{Gx: g[0], Gy: g[1], Gz: g[2], H: h, N: uint32(b.n), Fstride: b.fstride},
 		b.vfree, b.vel, b.omega, b.rot, b.force, b.torque, b.invMass, b.invInertia, b.fixedBody)
 	b.recordKinematicVelocity(h)
 	// The rows' r reads vfree in the world frame, in dv (cpuref's Build).
@@ -596,3 +608,17 @@ func (b *Backend) ReadContacts(c *engine.Contacts) error {
 func (b *Backend) Envelope() float64 { return b.host.envelope }
 
 var _ engine.Backend = (*Backend)(nil)
+
+// nonzero reports whether a load component is other than +0 (−0 counts:
+// −0 + −0 is −0 where +0 + −0 is +0): a model whose loads are all +0
+// reads one body's +0s instead (Backend.fstride), the same values.
+func nonzero(v float64) bool { return v != 0 || math.Signbit(v) }
+
+// loads is what a force or torque buffer holds: the bodies' values when
+// fstride is 3, else one body's +0s.
+func loads(v []float64, fstride uint32) []float64 {
+	if fstride == 0 {
+		return make([]float64, 3)
+	}
+	return v
+}

@@ -456,7 +456,8 @@ func (b *Backend) recordCollide() {
 	scan := b.recordScan
 	l.record(l.fill, [3]uint32{1, 1, 1}, shaders.FillArgs{V: 0, N: metaWords / 2}, c.meta)
 	l.record(c.k.aabb, l.groups(c.k.aabb, max(n, c.slotCount+1)),
-		shaders.CollideAabbArgs{Gx: g[0], Gy: g[1], Gz: g[2], H: b.settings.Dt, Env: b.host.envelope, Inv: c.inv, N: uint32(n), Slots: S},
+		shaders.CollideAabbArgs{Gx: g[0], Gy: g[1], Gz: g[2], H: b.settings.Dt, Env: b.host.envelope, Inv: c.inv, N: uint32(n), Slots: S,
+			Fstride: b.fstride},
 		b.pos, b.rot, b.vel, b.omega, b.invMass, b.force, b.fixedBody, c.shape, c.box, c.planeN, c.cell,
 		c.specialOff, c.slots, c.meta)
 	scan(c.specialOff, n, none, metaSpecial)

@@ -14,7 +14,9 @@ import (
 // constants are restated):
 //
 //   - per body: the body buffers of Load (42 float64 and 2 uint32: 336
-//     B), loadCollider's per-body buffers (shape 40, mat 16, box 64,
+//     B; a model without external loads holds 48 B less, force and torque
+//     being one body's zeros, which the estimate leaves in), loadCollider's
+//     per-body buffers (shape 40, mat 16, box 64,
 //     planeN 24, cell 16, specialOff, special, adjCursor, pairOff 4 each,
 //     8 candidates of 4 B: 208 B) and the binning slots (8 B per slot, a
 //     power of two ≥ 2·bodies);
@@ -42,18 +44,20 @@ import (
 //
 // Measured on lavapipe (DeviceMemoryBytes, the largest after each step of
 // a backend stepped by engine.Sim, so without a run's guard; apgd;
-// 2026-11-29), with the estimate without the guard in brackets: settle
-// N = 2000 after 60 steps, 7810 contacts, 5.25 MB (5.40 MB); fill
-// N = 2000 after 60 steps, 4316 contacts, 3.86 MB (3.79 MB); the bench's
-// pile of 2000 ellipsoids (pairExtras) after 20 steps, 171 contacts,
-// 3.11 MB (3.07 MB); the scaling series' settle N = 64 000 (bench's
-// scale-64000) after 3 steps, 185 249 contacts, 133.00 MiB (133.01 MiB),
-// and 105.44 MiB with mixed (105.44 MiB). These models are spheres, so
-// invInertiaW holds one body's room; the estimate counts its 48 B per
-// body, which a model with ellipsoids, boxes or hulls holds.
+// 2026-11-29), with the estimate without the guard in brackets (48 B per
+// body above, since none of these models has a load): settle N = 2000
+// after 60 steps, 7810 contacts, 5.16 MB (5.40 MB); fill N = 2000 after
+// 60 steps, 4316 contacts, 3.77 MB (3.79 MB); the bench's pile of 2000
+// ellipsoids (pairExtras) after 20 steps, 171 contacts, 3.02 MB (3.07
+// MB); the scaling series' settle N = 64 000 (bench's scale-64000) after
+// 3 steps, 185 249 contacts, 130.07 MiB (133.01 MiB), and 102.51 MiB with
+// mixed (105.44 MiB). These models are spheres, so invInertiaW holds one
+// body's room; the estimate counts its 48 B per body, which a model with
+// ellipsoids, boxes or hulls holds.
 //
 // Before, newest first, the same models held (settle, fill, ellipsoids,
-// scale-64000, mixed): with a contact room of 4 slots per body grown by a
+// scale-64000, mixed): with force and torque for every body, 5.25 MB,
+// 3.86 MB, 3.11 MB, 133.00 MiB and 105.44 MiB; with a contact room of 4 slots per body grown by a
 // quarter, 16 candidates per body and
 // Buffer.Grow's half of headroom, 5.80 MB, 4.34 MB, 3.49 MB, 144.23 MiB
 // and 116.67 MiB; with a quarter of room in ReuseVec's vectors too, 5.89

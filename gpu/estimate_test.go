@@ -16,8 +16,8 @@ func TestEstimateBytes(t *testing.T) {
 		mixed            bool    // settings.precision "mixed"
 		pairExtras       bool
 	}{
-		{2005, 7810, 5254656, false, false}, {2005, 4316, 3860992, false, false}, {2005, 171, 3111168, false, true},
-		{64005, 185249, 139456256, false, false}, {64005, 185249, 110557440, true, false},
+		{2005, 7810, 5158912, false, false}, {2005, 4316, 3765248, false, false}, {2005, 171, 3015424, false, true},
+		{64005, 185249, 136384256, false, false}, {64005, 185249, 107485440, true, false},
 	} {
 		got := float64(EstimateBytes(c.bodies, c.contacts, c.mixed, c.pairExtras))
 		guard := float64(108*c.bodies + 36*c.contacts) // a run's guard, which the measurements leave out

@@ -290,6 +290,34 @@ func TestKernelFreeVelocity(t *testing.T) {
 	}
 }
 
+// TestLoadBuffersByNeed: a model without external loads holds one body's
+// zeros in force and torque (fstride 0), one with a load every body's
+// (TestKernelFreeVelocity checks the values of the second kind, the
+// parity tests of settle those of the first).
+func TestLoadBuffersByNeed(t *testing.T) {
+	still := sphereModel(3, 200)
+	for i := range still.Bodies {
+		still.Bodies[i].Force, still.Bodies[i].Torque = mgl64.Vec3{}, mgl64.Vec3{}
+	}
+	for _, c := range []struct {
+		m     *engine.Model
+		loads bool
+	}{{still, false}, {sphereModel(3, 200), true}, {randomModel(4, 200), true}} {
+		gb := newTestBackend(t)
+		set := engine.DefaultSettings()
+		if err := gb.Load(c.m, &set); err != nil {
+			t.Fatal(err)
+		}
+		want, stride := int64(24), uint32(0)
+		if c.loads {
+			want, stride = 24*int64(len(c.m.Bodies)), 3
+		}
+		if gb.force.Size() != want || gb.torque.Size() != want || gb.fstride != stride {
+			t.Errorf("loads %v: force %d B, torque %d B, stride %d; want %d B and %d", c.loads, gb.force.Size(), gb.torque.Size(), gb.fstride, want, stride)
+		}
+	}
+}
+
 // TestKernelJacobian: jacobian's r = Dᵀvfree + b and cohesion impulses
 // equal cpuref's Build bit for bit, with and without the recovery-speed
 // cap, and its contact frames are cpuref.TangentBasis's and its contact

@@ -28,14 +28,16 @@
 // error message. Every operation is `precise`: bit for bit cpuref where
 // float64 division and square root are correctly rounded.
 // Bindings (set 0): 0 pos (3 float64 per body, m), 1 rot (4, w x y z),
-// 2 vel (3, m/s), 3 omega (3, rad/s), 4 invMass (1, 1/kg), 5 force (3, N),
+// 2 vel (3, m/s), 3 omega (3, rad/s), 4 invMass (1, 1/kg), 5 force (3, N;
+// 3 float64 of zeros for a model without loads, fstride 0),
 // 6 fixedBody (uint32: 0 movable, 2 kinematic, else fixed), 7 shape (5 float64 per body: kind, size 0–2,
 // bounding radius R, m), all read; 8 box (8 float64 per body: min, max,
 // margin, 0), 9 planeN (3 float64 per body, planes only), 10 cell (4 int32
 // per body), 11 specialOff (uint32, n+1), 12 slots (uint32, 2·slots+2),
 // 13 meta (uint32, bit 0 of meta[5] set on error), all written.
 // Push constants: double gx, gy, gz (m/s²), double h (s), double env (m),
-// double inv (1/bin size, 1/m), uint n, uint slots (56 bytes).
+// double inv (1/bin size, 1/m), uint n, uint slots, uint fstride (the
+// stride of force: 3, or 0) (60 bytes).
 // Dispatch: (min(⌈max(n, slots + 1)/64⌉, max group count), 1, 1)
 // workgroups of 64; a grid-stride loop covers any size.
 layout(local_size_x = 64) in;
@@ -62,6 +64,7 @@ layout(push_constant) uniform Push {
 	double inv;
 	uint n;
 	uint slots;
+	uint fstride; // 3, or 0 for a model without loads: force holds one body's zeros
 } p;
 
 const uint SPHERE = 0u;
@@ -98,9 +101,10 @@ void main() {
 			double v = len3(vel[3u * i], vel[3u * i + 1u], vel[3u * i + 2u]);
 			double w = len3(omega[3u * i], omega[3u * i + 1u], omega[3u * i + 2u]);
 			double im = invMass[i];
-			precise double a0 = p.gx + force[3u * i] * im;
-			precise double a1 = p.gy + force[3u * i + 1u] * im;
-			precise double a2 = p.gz + force[3u * i + 2u] * im;
+			uint fi = p.fstride * i;
+			precise double a0 = p.gx + force[fi] * im;
+			precise double a1 = p.gy + force[fi + 1u] * im;
+			precise double a2 = p.gz + force[fi + 2u] * im;
 			double a = len3(a0, a1, a2);
 			m = p.h * (v + w * shape[5u * i + 4u]) + p.h * p.h * a;
 		} else if (fixedBody[i] == 2u) {

@@ -18,11 +18,12 @@
 // cpuref's bit for bit where float64 division and square root are
 // correctly rounded.
 // Bindings (set 0): 0 vfree (written; 6n float64), 1 vel (3n), 2 omega (3n),
-// 3 rot (4n: w, x, y, z), 4 force (3n, N), 5 torque (3n, N·m, world frame),
+// 3 rot (4n: w, x, y, z), 4 force (3n, N), 5 torque (3n, N·m, world frame;
+// force and torque 3 float64 of zeros for a model without loads, fstride 0),
 // 6 invMass (n, 1/kg), 7 invInertia (3n, 1/(kg·m²)), 8 fixedBody (n uint32,
 // nonzero: fixed); all read except vfree.
-// Push constants: double gx, gy, gz (gravity, m/s²), double h (s), uint n
-// (36 bytes).
+// Push constants: double gx, gy, gz (gravity, m/s²), double h (s), uint n,
+// uint fstride (the stride of force and torque: 3, or 0) (40 bytes).
 // Dispatch: (min(⌈n/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any n.
 layout(local_size_x = 64) in;
@@ -43,6 +44,7 @@ layout(push_constant) uniform Push {
 	double gz;
 	double h;
 	uint n;
+	uint fstride; // 3, or 0 for a model without loads: force and torque hold one body's zeros
 } p;
 
 #include "quat.glsl"
@@ -60,14 +62,15 @@ void main() {
 		double im = invMass[i];
 		double g[3] = double[3](p.gx, p.gy, p.gz);
 		for (uint k = 0u; k < 3u; k++) {
-			precise double v = vel[3u * i + k] + p.h * (g[k] + im * force[3u * i + k]);
+			precise double v = vel[3u * i + k] + p.h * (g[k] + im * force[p.fstride * i + k]);
 			vfree[6u * i + k] = v;
 		}
 		dvec3 ji = dvec3(invInertia[3u * i], invInertia[3u * i + 1u], invInertia[3u * i + 2u]);
 		dvec3 w = gyroStep(dvec3(omega[3u * i], omega[3u * i + 1u], omega[3u * i + 2u]), ji, p.h);
 		dvec3 qv = dvec3(rot[4u * i + 1u], rot[4u * i + 2u], rot[4u * i + 3u]);
 		precise dvec3 conj = dvec3(qv.x * -1.0lf, qv.y * -1.0lf, qv.z * -1.0lf);
-		dvec3 tw = dvec3(torque[3u * i], torque[3u * i + 1u], torque[3u * i + 2u]);
+		uint ft = p.fstride * i;
+		dvec3 tw = dvec3(torque[ft], torque[ft + 1u], torque[ft + 2u]);
 		precise dvec3 tb = rotate(rot[4u * i], conj, tw);
 		for (uint k = 0u; k < 3u; k++) {
 			precise double o = w[k] + p.h * ji[k] * tb[k];

@@ -261,22 +261,23 @@ func (a BodyImpulseArgs) AppendPush(b []byte) []byte {
 	return b
 }
 
-// CollideAabbArgs are the push constants of collide_aabb.comp (56 bytes).
+// CollideAabbArgs are the push constants of collide_aabb.comp (60 bytes).
 type CollideAabbArgs struct {
-	Gx    float64 // double gx, byte 0
-	Gy    float64 // double gy, byte 8
-	Gz    float64 // double gz, byte 16
-	H     float64 // double h, byte 24
-	Env   float64 // double env, byte 32
-	Inv   float64 // double inv, byte 40
-	N     uint32  // uint n, byte 48
-	Slots uint32  // uint slots, byte 52
+	Gx      float64 // double gx, byte 0
+	Gy      float64 // double gy, byte 8
+	Gz      float64 // double gz, byte 16
+	H       float64 // double h, byte 24
+	Env     float64 // double env, byte 32
+	Inv     float64 // double inv, byte 40
+	N       uint32  // uint n, byte 48
+	Slots   uint32  // uint slots, byte 52
+	Fstride uint32  // uint fstride, byte 56
 }
 
 // Kernel returns "collide_aabb".
 func (CollideAabbArgs) Kernel() string { return "collide_aabb" }
 
-// AppendPush appends the 56 bytes of the block to b.
+// AppendPush appends the 60 bytes of the block to b.
 func (a CollideAabbArgs) AppendPush(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Gx))
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Gy))
@@ -286,6 +287,7 @@ func (a CollideAabbArgs) AppendPush(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Inv))
 	b = binary.LittleEndian.AppendUint32(b, a.N)
 	b = binary.LittleEndian.AppendUint32(b, a.Slots)
+	b = binary.LittleEndian.AppendUint32(b, a.Fstride)
 	return b
 }
 
@@ -529,25 +531,27 @@ func (a FixedForceArgs) AppendPush(b []byte) []byte {
 	return b
 }
 
-// FreeVelocityArgs are the push constants of free_velocity.comp (36 bytes).
+// FreeVelocityArgs are the push constants of free_velocity.comp (40 bytes).
 type FreeVelocityArgs struct {
-	Gx float64 // double gx, byte 0
-	Gy float64 // double gy, byte 8
-	Gz float64 // double gz, byte 16
-	H  float64 // double h, byte 24
-	N  uint32  // uint n, byte 32
+	Gx      float64 // double gx, byte 0
+	Gy      float64 // double gy, byte 8
+	Gz      float64 // double gz, byte 16
+	H       float64 // double h, byte 24
+	N       uint32  // uint n, byte 32
+	Fstride uint32  // uint fstride, byte 36
 }
 
 // Kernel returns "free_velocity".
 func (FreeVelocityArgs) Kernel() string { return "free_velocity" }
 
-// AppendPush appends the 36 bytes of the block to b.
+// AppendPush appends the 40 bytes of the block to b.
 func (a FreeVelocityArgs) AppendPush(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Gx))
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Gy))
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Gz))
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.H))
 	b = binary.LittleEndian.AppendUint32(b, a.N)
+	b = binary.LittleEndian.AppendUint32(b, a.Fstride)
 	return b
 }
 

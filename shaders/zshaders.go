@@ -685,7 +685,7 @@ var CollideAabb = Module{
 		{Binding: 13, Kind: StorageBuffer},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
-	PushSize:  56,
+	PushSize:  60,
 	Args:      CollideAabbArgs{},
 }
 
@@ -1096,7 +1096,7 @@ var FreeVelocity = Module{
 		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
-	PushSize:  36,
+	PushSize:  40,
 	Args:      FreeVelocityArgs{},
 }
 
