@@ -140,10 +140,11 @@ func (np *narrowPipelines) listsPairs() bool {
 // modelPairExtras reports whether the narrowphase rows of m's shape kinds
 // keep pair normals or may list pairs for the host (EstimateBytes'
 // pairExtras; deviceCollider's pairN and fbList).
+// Before the pipelines are built it cannot know which rows will fail to
+// build and go to the host, so it answers for the rows that use them
+// whatever the driver: the ellipsoid GJK/EPA row and the host's row.
 func modelPairExtras(m *engine.Model) bool {
-	rows := narrowRows(modelKinds(m))
-	np := narrowPipelines{rows: rows, host: rows & (1 << pairHostRound)}
-	return np.keepsNormals() || np.listsPairs()
+	return narrowRows(modelKinds(m))&(1<<pairEllipsoidConvex|1<<pairHostRound) != 0
 }
 
 // modelKinds returns the shape kind of each of m's bodies.
