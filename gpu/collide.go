@@ -65,7 +65,8 @@ const maxDeviceBodies = 1 << 26
 //
 // Buffers (n bodies, S hash slots, caps ecap entries, pcap pairs, ccap
 // contacts): shape (5 float64 per body: kind, size, bounding radius), mat
-// (2: μ, cohesion N), box (8: min, max, margin m, 0), planeN (3), cell (4
+// (2: μ, cohesion N), box (8: min, max, margin m, 0; a plane's outward
+// normal in place of min), cell (4
 // int32: first bin, range sizes and class), specialOff (n+1), special (n),
 // slots (2S+2: counts then starts, then cursors), adjCursor (n+1),
 // pairOff (n+1), cand (16 per body: collide_pairs' partners) uint32; entries (ecap), pairA, pairB (pcap), off (pcap+1)
@@ -83,12 +84,12 @@ type deviceCollider struct {
 	k  struct {
 		aabb, scan, bin, pairs, big, adj, keys *Kernel
 	}
-	narrow                                                                        narrowPipelines // the model's collide_narrow pipelines (narrow.go)
-	shape, mat, box, planeN, cell, specialOff, special, slots, adjCursor, pairOff *Buffer
-	entries, pairA, pairB, off, sub, prevA, prevB, prevSub, meta, out             *Buffer
-	fbList, fbRec, hostCon, cand, pairN                                           *Buffer
-	scanParts                                                                     *Buffer // collide_scan's chunk sums (recordScan)
-	exclOff, excl                                                                 *Buffer // excluded pairs (jointed bodies): body i's partners j > i
+	narrow                                                                narrowPipelines // the model's collide_narrow pipelines (narrow.go)
+	shape, mat, box, cell, specialOff, special, slots, adjCursor, pairOff *Buffer
+	entries, pairA, pairB, off, sub, prevA, prevB, prevSub, meta, out     *Buffer
+	fbList, fbRec, hostCon, cand, pairN                                   *Buffer
+	scanParts                                                             *Buffer // collide_scan's chunk sums (recordScan)
+	exclOff, excl                                                         *Buffer // excluded pairs (jointed bodies): body i's partners j > i
 
 	slotCount, brickBits int
 	ecap, pcap, ccap     int
@@ -108,7 +109,7 @@ type deviceCollider struct {
 
 // buffers lists the collider's buffers.
 func (c *deviceCollider) buffers() []**Buffer {
-	return []**Buffer{&c.shape, &c.mat, &c.box, &c.planeN, &c.cell, &c.specialOff, &c.special, &c.slots,
+	return []**Buffer{&c.shape, &c.mat, &c.box, &c.cell, &c.specialOff, &c.special, &c.slots,
 		&c.adjCursor, &c.pairOff, &c.entries, &c.pairA, &c.pairB, &c.off, &c.sub, &c.prevA, &c.prevB,
 		&c.prevSub, &c.meta, &c.out, &c.fbList, &c.fbRec, &c.hostCon, &c.cand, &c.pairN, &c.scanParts,
 		&c.exclOff, &c.excl}
@@ -184,7 +185,7 @@ func (b *Backend) loadCollider(m *engine.Model) error {
 	c.ecap, c.pcap, c.ccap = pairCapPerBody*n+capSlack, pairCapPerBody*n+capSlack, contactCapPerBody*n+capSlack
 	n64, s64 := int64(n), int64(c.slotCount)
 	sizes := map[**Buffer]int64{
-		&c.shape: 40 * n64, &c.mat: 16 * n64, &c.box: 64 * n64, &c.planeN: 24 * n64, &c.cell: 16 * n64,
+		&c.shape: 40 * n64, &c.mat: 16 * n64, &c.box: 64 * n64, &c.cell: 16 * n64,
 		&c.specialOff: 4 * (n64 + 1), &c.special: 4 * n64, &c.slots: 4 * (2*s64 + 2), &c.adjCursor: 8 * (n64/2 + 1),
 		&c.pairOff: 4 * (n64 + 1), &c.meta: 4 * metaWords, &c.cand: 4 * candPerBody * n64,
 		&c.scanParts: scanPartsBytes(max(int64(c.pcap), n64+1, s64+1)),
@@ -458,7 +459,7 @@ func (b *Backend) recordCollide() {
 	l.record(c.k.aabb, l.groups(c.k.aabb, max(n, c.slotCount+1)),
 		shaders.CollideAabbArgs{Gx: g[0], Gy: g[1], Gz: g[2], H: b.settings.Dt, Env: b.host.envelope, Inv: c.inv, N: uint32(n), Slots: S,
 			Fstride: b.fstride},
-		b.pos, b.rot, b.vel, b.omega, b.invMass, b.force, b.fixedBody, c.shape, c.box, c.planeN, c.cell,
+		b.pos, b.rot, b.vel, b.omega, b.invMass, b.force, b.fixedBody, c.shape, c.box, c.cell,
 		c.specialOff, c.slots, c.meta)
 	scan(c.specialOff, n, none, metaSpecial)
 	bin := func(mode uint32) {
@@ -472,12 +473,12 @@ func (b *Backend) recordCollide() {
 		l.record(c.k.pairs, l.groups(c.k.pairs, n),
 			shaders.CollidePairsArgs{N: uint32(n), S: S, BrickBits: uint32(c.brickBits), Mode: mode, Pcap: uint32(c.pcap), Ecap: uint32(c.ecap),
 				Env: b.host.envelope, ApartFactor: collide.ApartFactor},
-			c.box, c.planeN, b.pos, c.cell, b.fixedBody, c.special, c.slots, c.entries, c.pairOff, c.pairA, c.pairB, c.meta, c.cand,
+			c.box, b.pos, c.cell, b.fixedBody, c.special, c.slots, c.entries, c.pairOff, c.pairA, c.pairB, c.meta, c.cand,
 			c.exclOff, c.excl, c.shape)
 		// The big bodies' and planes' lists, a workgroup each.
 		l.record(c.k.big, [3]uint32{uint32(min(bigGroups, int(b.d.Info.MaxWorkgroupCount[0]))), 1, 1},
 			shaders.CollideBigArgs{N: uint32(n), Mode: mode, Pcap: uint32(c.pcap)},
-			c.box, c.planeN, b.pos, c.cell, b.fixedBody, c.special, c.pairOff, c.pairA, c.pairB, c.meta, c.exclOff, c.excl)
+			c.box, b.pos, c.cell, b.fixedBody, c.special, c.pairOff, c.pairA, c.pairB, c.meta, c.exclOff, c.excl)
 	}
 	pairs(0)
 	scan(c.pairOff, n, none, metaPairs)

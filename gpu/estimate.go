@@ -16,11 +16,11 @@ import (
 //   - per body: the body buffers of Load (42 float64 and 2 uint32: 336
 //     B; a model without external loads holds 48 B less, force and torque
 //     being one body's zeros, which the estimate leaves in), loadCollider's
-//     per-body buffers (shape 40, mat 16, box 64,
-//     planeN 24, cell 16, specialOff, special, adjCursor, pairOff 4 each,
-//     8 candidates of 4 B: 208 B) and the binning slots (8 B per slot, a
+//     per-body buffers (shape 40, mat 16, box 64 (a plane's normal in
+//     its slot), cell 16, specialOff, special, adjCursor, pairOff 4 each,
+//     8 candidates of 4 B: 184 B) and the binning slots (8 B per slot, a
 //     power of two ≥ 2·bodies);
-//   - per unit of capacity: the collider starts with room for 8·bodies+64
+//   - per unit of capacity: the collider starts with room for 5·bodies+64
 //     entries (4 B) and pairs (12 B: pairA, pairB, off; 56 B with fbList
 //     and pairN, see pairExtras), and 3·bodies+64 contacts (152 B:
 //     growCollider's contact data, kept keys and adjacency), and grows a room to
@@ -88,7 +88,7 @@ func EstimateBytes(bodies, contacts int, mixed, pairExtras bool) int64 {
 	slots := int64(1) << bits.Len64(uint64(max(2*n, 128)-1))
 	pairCap := pairCapPerBody*n + capSlack
 	contactCap := max(contactCapPerBody*n+capSlack, nc+nc/8)
-	return (336+208+108)*n + 8*slots + (4+slot)*pairCap + 152*contactCap + (found+36)*nc
+	return (336+184+108)*n + 8*slots + (4+slot)*pairCap + 152*contactCap + (found+36)*nc
 }
 
 // The device collider's capacities at Load (loadCollider): binning
@@ -97,7 +97,7 @@ func EstimateBytes(bodies, contacts int, mixed, pairExtras bool) int64 {
 // contact slots contactCapPerBody·bodies + capSlack. The Jacobian
 // (growSolver) holds jacobianBytes per contact found in jac.
 const (
-	pairCapPerBody    = 8
+	pairCapPerBody    = 5
 	contactCapPerBody = 3
 	capSlack          = 64
 	pairNormalBytes   = 32

@@ -14,7 +14,7 @@
 //	}
 //	box[8i:8i+8] = (lo, hi, m, 0): ShapeAABB(shape_i, pos_i, rot_i, env + m)
 //	(capsule, cylinder: e_k = h·|R_k2| + r, h·|R_k2| + r·√(R_k0² + R_k1²))
-//	plane:   cell[4i+3] = 2<<24, planeN[3i:3i+3] = rot_i.Rotate(0, 0, 1)
+//	plane:   cell[4i+3] = 2<<24, box[8i:8i+8] = (rot_i.Rotate(0, 0, 1), 0, …, 0)
 //	bounded: l_k = floor(lo_k·inv), u_k = floor(hi_k·inv), cells = Π (u_k − l_k + 1)
 //	         !(cells ≤ 64): big, cell[4i+3] = 1<<24
 //	         else cell[4i:4i+3] = l, cell[4i+3] = n_0 | n_1<<8 | n_2<<16 (n_k = u_k − l_k + 1)
@@ -32,9 +32,9 @@
 // 3 float64 of zeros for a model without loads, fstride 0),
 // 6 fixedBody (uint32: 0 movable, 2 kinematic, else fixed), 7 shape (5 float64 per body: kind, size 0–2,
 // bounding radius R, m), all read; 8 box (8 float64 per body: min, max,
-// margin, 0), 9 planeN (3 float64 per body, planes only), 10 cell (4 int32
-// per body), 11 specialOff (uint32, n+1), 12 slots (uint32, 2·slots+2),
-// 13 meta (uint32, bit 0 of meta[5] set on error), all written.
+// margin, 0; a plane's normal, then zeros), 9 cell (4 int32 per body), 10
+// specialOff (uint32, n+1), 11 slots (uint32, 2·slots+2), 12 meta (uint32,
+// bit 0 of meta[5] set on error), all written.
 // Push constants: double gx, gy, gz (m/s²), double h (s), double env (m),
 // double inv (1/bin size, 1/m), uint n, uint slots, uint fstride (the
 // stride of force: 3, or 0) (60 bytes).
@@ -51,11 +51,10 @@ layout(std430, set = 0, binding = 5) readonly buffer Force { double force[]; };
 layout(std430, set = 0, binding = 6) readonly buffer FixedBody { uint fixedBody[]; };
 layout(std430, set = 0, binding = 7) readonly buffer Shape { double shape[]; };
 layout(std430, set = 0, binding = 8) writeonly buffer Box { double box[]; };
-layout(std430, set = 0, binding = 9) writeonly buffer PlaneN { double planeN[]; };
-layout(std430, set = 0, binding = 10) writeonly buffer Cell { int cell[]; };
-layout(std430, set = 0, binding = 11) writeonly buffer SpecialOff { uint specialOff[]; };
-layout(std430, set = 0, binding = 12) writeonly buffer Slots { uint slots[]; };
-layout(std430, set = 0, binding = 13) buffer Meta { uint meta[]; };
+layout(std430, set = 0, binding = 9) writeonly buffer Cell { int cell[]; };
+layout(std430, set = 0, binding = 10) writeonly buffer SpecialOff { uint specialOff[]; };
+layout(std430, set = 0, binding = 11) writeonly buffer Slots { uint slots[]; };
+layout(std430, set = 0, binding = 12) buffer Meta { uint meta[]; };
 
 layout(push_constant) uniform Push {
 	double gx, gy, gz;
@@ -126,10 +125,12 @@ void main() {
 			precise double n0 = a0 + (v1 * c2 - v2 * c1);
 			precise double n1 = a1 + (v2 * c0 - v0 * c2);
 			precise double n2 = a2 + (v0 * c1 - v1 * c0);
-			planeN[3u * i] = n0;
-			planeN[3u * i + 1u] = n1;
-			planeN[3u * i + 2u] = n2;
-			for (uint k = 0u; k < 8u; k++) {
+			// A plane has no box: its slot holds the normal, then zeros
+			// (margin m = 0, which collide_narrow reads).
+			box[8u * i] = n0;
+			box[8u * i + 1u] = n1;
+			box[8u * i + 2u] = n2;
+			for (uint k = 3u; k < 8u; k++) {
 				box[8u * i + k] = 0.0lf;
 			}
 			cell[4u * i] = 0;

@@ -16,22 +16,22 @@
 // workgroup prefix sum of the hit flags, so the list comes sorted, as
 // collide_pairs' lists do after their sort. Writes past pcap are dropped
 // (the backend grows the buffers and runs collision again).
-// Bindings (set 0): 0–5 box, planeN, pos, cell, fixedBody, special as
-// lib/broadphase.glsl (read), 6 pairOff (uint32, n+1: written in mode 0,
-// read in mode 1), 7 pairA, 8 pairB (uint32, pcap, written in mode 1),
-// 9 meta (uint32, read: meta[0] the special bodies), 10 exclOff, 11 excl
+// Bindings (set 0): 0–4 box, pos, cell, fixedBody, special as
+// lib/broadphase.glsl (read), 5 pairOff (uint32, n+1: written in mode 0,
+// read in mode 1), 6 pairA, 7 pairB (uint32, pcap, written in mode 1),
+// 8 meta (uint32, read: meta[0] the special bodies), 9 exclOff, 10 excl
 // as lib/broadphase.glsl.
 // Push constants: uint n, uint mode, uint pcap (12 bytes).
 // Dispatch: (min(groups, max group count), 1, 1) workgroups of 256, any
 // number: workgroup w takes special bodies w, w + groups, …
 layout(local_size_x = 256) in;
 
-layout(std430, set = 0, binding = 6) buffer PairOff { uint pairOff[]; };
-layout(std430, set = 0, binding = 7) writeonly buffer PairA { uint pairA[]; };
-layout(std430, set = 0, binding = 8) writeonly buffer PairB { uint pairB[]; };
-layout(std430, set = 0, binding = 9) readonly buffer Meta { uint meta[]; };
+layout(std430, set = 0, binding = 5) buffer PairOff { uint pairOff[]; };
+layout(std430, set = 0, binding = 6) writeonly buffer PairA { uint pairA[]; };
+layout(std430, set = 0, binding = 7) writeonly buffer PairB { uint pairB[]; };
+layout(std430, set = 0, binding = 8) readonly buffer Meta { uint meta[]; };
 
-#define BROADPHASE_EXCL_BINDING 10
+#define BROADPHASE_EXCL_BINDING 9
 #include "broadphase.glsl"
 
 layout(push_constant) uniform Push {

@@ -10,7 +10,8 @@
 //
 // Loop, for each body i (boxes closed, pairs of two fixed bodies skipped,
 // reach(b, p): the corner of box b deepest along −n_p, Min_k where
-// n_k > 0 else Max_k, has Σ_k n_k·(c_k − o_k) ≤ 0 to plane p, point o_p):
+// n_k > 0 else Max_k, has Σ_k n_k·(c_k − o_k) ≤ 0 to plane p, point o_p,
+// normal n_p in box_p's first three values):
 //
 //	binned i: for each bin c of i's range, for each entry (j, at) in
 //	          slot(c): j > i, boxes overlap, the owner bin
@@ -32,15 +33,15 @@
 // without "collide": body i's excluded partners j > i are
 // excl[exclOff[i]:exclOff[i+1]]), as collide.Collider drops it from its
 // list. Every operation is `precise`.
-// Bindings (set 0): 0 box (8 float64 per body), 1 planeN (3 per body),
-// 2 pos (3 per body: a plane's point), 3 cell (4 int32 per body), 4
-// fixedBody (uint32), 5 special (uint32, meta[0] of them), 6 slots (uint32
-// starts, S+1), 7 entries (uint32, ecap), all read; 8 pairOff (uint32, n+1:
-// written in mode 0, read in mode 1), 9 pairA, 10 pairB (uint32, pcap,
-// written in mode 1), 11 meta (uint32, read), 12 cand (uint32, K per body:
-// written in mode 0, read in mode 1), 13 exclOff (uint32, n+1), 14 excl
-// (uint32), 15 shape (5 float64 per body: kind, size, bounding radius),
-// read.
+// Bindings (set 0): 0 box (8 float64 per body; a plane's normal in
+// place of min), 1 pos (3 per body: a plane's point), 2 cell (4 int32 per
+// body), 3 fixedBody (uint32), 4 special (uint32, meta[0] of them), 5
+// slots (uint32 starts, S+1), 6 entries (uint32, ecap), all read; 7
+// pairOff (uint32, n+1: written in mode 0, read in mode 1), 8 pairA, 9
+// pairB (uint32, pcap, written in mode 1), 10 meta (uint32, read), 11
+// cand (uint32, K per body: written in mode 0, read in mode 1), 12 exclOff
+// (uint32, n+1), 13 excl (uint32), 14 shape (5 float64 per body: kind,
+// size, bounding radius), read.
 // Push constants: uint n, uint S, uint brickBits, uint mode, uint pcap,
 // uint ecap, double env (the envelope, m), double apartFactor
 // (collide.ApartFactor) (40 bytes).
@@ -48,16 +49,16 @@
 // grid-stride loop covers any n.
 layout(local_size_x = 64) in;
 
-layout(std430, set = 0, binding = 6) readonly buffer Slots { uint slots[]; };
-layout(std430, set = 0, binding = 7) readonly buffer Entries { uint entries[]; };
-layout(std430, set = 0, binding = 8) buffer PairOff { uint pairOff[]; };
-layout(std430, set = 0, binding = 9) writeonly buffer PairA { uint pairA[]; };
-layout(std430, set = 0, binding = 10) buffer PairB { uint pairB[]; };
-layout(std430, set = 0, binding = 11) readonly buffer Meta { uint meta[]; };
-layout(std430, set = 0, binding = 12) buffer Cand { uint cand[]; };
-#define BROADPHASE_EXCL_BINDING 13
+layout(std430, set = 0, binding = 5) readonly buffer Slots { uint slots[]; };
+layout(std430, set = 0, binding = 6) readonly buffer Entries { uint entries[]; };
+layout(std430, set = 0, binding = 7) buffer PairOff { uint pairOff[]; };
+layout(std430, set = 0, binding = 8) writeonly buffer PairA { uint pairA[]; };
+layout(std430, set = 0, binding = 9) buffer PairB { uint pairB[]; };
+layout(std430, set = 0, binding = 10) readonly buffer Meta { uint meta[]; };
+layout(std430, set = 0, binding = 11) buffer Cand { uint cand[]; };
+#define BROADPHASE_EXCL_BINDING 12
 #include "broadphase.glsl"
-layout(std430, set = 0, binding = 15) readonly buffer Shape { double shape[]; };
+layout(std430, set = 0, binding = 14) readonly buffer Shape { double shape[]; };
 
 const uint K = 8u;
 const uint SPHERE = 0u;

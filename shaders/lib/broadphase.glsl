@@ -1,19 +1,19 @@
 // broadphase.glsl: the pair tests of collision's broadphase, shared by
 // collide_pairs (each body's partners) and collide_big (the partners of
 // big bodies and planes, a workgroup each): overlap, reach, excluded and
-// specialHit, with the buffers they read at bindings 0–5 of set 0 (0 box:
-// 8 float64 per body, 1 planeN, 2 pos: 3 per body, 3 cell: 4 int32 per
-// body, the class in the last one's top byte: 0 binned, 1 big, 2 plane,
-// 4 fixedBody, 5 special: the big bodies and planes) and at
+// specialHit, with the buffers they read at bindings 0–4 of set 0 (0 box:
+// 8 float64 per body, min, max, margin, 0, and for a plane its outward
+// normal in place of min; 1 pos: 3 per body; 2 cell: 4 int32 per body,
+// the class in the last one's top byte: 0 binned, 1 big, 2 plane; 3
+// fixedBody; 4 special: the big bodies and planes) and at
 // BROADPHASE_EXCL_BINDING and the next (exclOff: n+1 uint32, excl: body
 // i's excluded partners j > i, bodies jointed without "collide"), which
 // the includer defines. Every operation is `precise`.
 layout(std430, set = 0, binding = 0) readonly buffer Box { double box[]; };
-layout(std430, set = 0, binding = 1) readonly buffer PlaneN { double planeN[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Pos { double pos[]; };
-layout(std430, set = 0, binding = 3) readonly buffer Cell { int cell[]; };
-layout(std430, set = 0, binding = 4) readonly buffer FixedBody { uint fixedBody[]; };
-layout(std430, set = 0, binding = 5) readonly buffer Special { uint special[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Pos { double pos[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Cell { int cell[]; };
+layout(std430, set = 0, binding = 3) readonly buffer FixedBody { uint fixedBody[]; };
+layout(std430, set = 0, binding = 4) readonly buffer Special { uint special[]; };
 layout(std430, set = 0, binding = BROADPHASE_EXCL_BINDING) readonly buffer ExclOff { uint exclOff[]; };
 layout(std430, set = 0, binding = BROADPHASE_EXCL_BINDING + 1) readonly buffer Excl { uint excl[]; };
 
@@ -27,7 +27,7 @@ bool overlap(uint a, uint b) {
 bool reach(uint b, uint pl) {
 	precise double d = 0.0lf;
 	for (uint k = 0u; k < 3u; k++) {
-		double nk = planeN[3u * pl + k];
+		double nk = box[8u * pl + k];
 		double c = nk > 0.0lf ? box[8u * b + k] : box[8u * b + 3u + k];
 		d = d + nk * (c - pos[3u * pl + k]);
 	}
