@@ -255,10 +255,7 @@ func Measure(req Request) (*Result, error) {
 	if s.Solver == "apgd" && res.ContactsMean > 0 && res.Solve.Median > 0 {
 		model := cpuref.APGDBytesPerContactIteration
 		if req.Backend == "vulkan" {
-			model = gpu.APGDBytesPerContactIteration
-			if s.MixedFor(&sc.Model) {
-				model = gpu.APGDBytesPerContactIterationMixed
-			}
+			model = gpu.APGDTraffic{F32: s.MixedFor(&sc.Model), Materials: !engine.OneMaterial(sc.Model.Materials)}.BytesPerContactIteration
 		}
 		res.TrafficPerContactIteration = model(float64(res.Bodies) / res.ContactsMean)
 		res.TrafficRate = res.TrafficPerContactIteration * res.ContactsMean * res.IterationsMean / res.Solve.Median

@@ -43,6 +43,9 @@ func (b *Backend) SetWarmStartData(w *engine.WarmStartData) error {
 		return err
 	}
 	b.prevGamma = append(b.prevGamma[:0], w.Gamma...)
+	if b.mixed {
+		roundF32(b.prevGamma) // as Integrate keeps them
+	}
 	b.jt.prev = append(b.jt.prev[:0], w.Joints...)
 	b.rl.prev = b.rl.prev[:0]
 	if b.rl.on {

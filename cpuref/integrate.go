@@ -30,6 +30,10 @@ func (b *Backend) Integrate(gamma engine.Vec, h float64) error {
 	// Keep this step's impulses for warm starting the next one.
 	b.KeepKeys()
 	b.prevGamma = append(b.prevGamma[:0], g[:3*nc]...)
+	if b.mixed {
+		// The device keeps them as float32 (collide_keys_f32).
+		roundF32(b.prevGamma)
+	}
 	b.jt.prev = append(b.jt.prev[:0], g[3*nc:3*nc+b.jt.Rows]...)
 	b.keepRolling(g)
 	b.jt.time += h

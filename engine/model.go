@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/geom"
@@ -270,6 +271,16 @@ type Material struct {
 // or non-cohesive body frictionless or non-cohesive against anything.
 func CombineMaterials(a, b Material) (mu, cohesion float64) {
 	return math.Min(a.Friction, b.Friction), math.Min(a.Cohesion, b.Cohesion)
+}
+
+// OneMaterial reports whether every material of mats has the same
+// friction and the same cohesion, bit for bit: then every contact has them
+// (CombineMaterials), whatever the bodies it joins.
+func OneMaterial(mats []Material) bool {
+	return !slices.ContainsFunc(mats, func(m Material) bool {
+		return math.Float64bits(m.Friction) != math.Float64bits(mats[0].Friction) ||
+			math.Float64bits(m.Cohesion) != math.Float64bits(mats[0].Cohesion)
+	})
 }
 
 // CombineRolling gives the rolling and spinning friction coefficients (m)

@@ -116,6 +116,13 @@ type Backend struct {
 	fstride uint32
 	// Contact buffers, made empty by newBackendOn and grown by Collide.
 	a, b, normal, pa, pb, phi, mu, cohesion, jac, coh, r, adj, prevGamma *Buffer
+	// oneMaterial: every material of the model has the same friction and
+	// the same cohesion, so every contact has them, and mu, cohesion and
+	// coh hold one value that the kernels share (matBytes,
+	// shaders/lib/contact_material.glsl): 24 B per contact slot and 8 B
+	// per contact found less, and 16 B per contact less to read in each
+	// iteration.
+	oneMaterial bool
 
 	// fixed_force's per-chunk sums, per component, and FixedForce's result
 	// (host-visible).
@@ -147,10 +154,11 @@ func newBackend(opt Options) (*Backend, error) {
 	return b, nil
 }
 
-// jacKernels sets the kernels that read or write the Jacobian to their
-// float32-storage builds (settings.precision "mixed", shaders/lib/store.glsl)
-// when f32, else to the float64 ones. The float64 ones are built with the
-// backend; the others on first use (the device keeps every kernel built).
+// jacKernels sets the kernels that read or write the Jacobian or the
+// warm start's kept impulses to their float32-storage builds
+// (settings.precision "mixed", shaders/lib/store.glsl) when f32, else to
+// the float64 ones. The float64 ones are built with the backend; the
+// others on first use (the device keeps every kernel built).
 func (b *Backend) jacKernels(f32 bool) error {
 	for _, k := range []struct {
 		k    **Kernel
@@ -160,6 +168,7 @@ func (b *Backend) jacKernels(f32 bool) error {
 		{&b.k.bodyImpulse, shaders.BodyImpulse, shaders.BodyImpulseF32},
 		{&b.k.contactVelocity, shaders.ContactVelocity, shaders.ContactVelocityF32},
 		{&b.k.fixedForce, shaders.FixedForce, shaders.FixedForceF32},
+		{&b.dc.k.keys, shaders.CollideKeys, shaders.CollideKeysF32},
 	} {
 		m := k.d
 		if f32 {
@@ -171,6 +180,16 @@ func (b *Backend) jacKernels(f32 bool) error {
 		}
 	}
 	return nil
+}
+
+// keptBytes is the bytes per contact of the warm start's kept impulses
+// (prevGamma): 3 float64, or 3 float32 with settings.precision "mixed"
+// (collide_keys_f32).
+func (b *Backend) keptBytes() int64 {
+	if b.mixed {
+		return 12
+	}
+	return 24
 }
 
 // jacBytes is the Jacobian's bytes per contact: 12 float64, or 12 float32
@@ -301,7 +320,7 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	if err := m.Validate(); err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
-	if err := checkHeap(len(m.Bodies), b.d.Info, s.MixedFor(m), modelPairExtras(m)); err != nil {
+	if err := checkHeap(len(m.Bodies), b.d.Info, modelFootprint(m, s)); err != nil {
 		return err
 	}
 	if err := b.sync(); err != nil {
@@ -371,6 +390,9 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	if err := b.loadJoints(m); err != nil {
 		return err
 	}
+	if err := b.loadMaterials(); err != nil {
+		return err
+	}
 	if err := b.loadCollider(m); err != nil {
 		return err
 	}
@@ -379,6 +401,70 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	}
 	b.rVec = Vec{l: b.l, buf: b.r}
 	b.loaded = true
+	return nil
+}
+
+// modelFootprint is the Footprint of model m under settings s: which of
+// the buffers that depend on the model Load and the steps will make
+// (checkHeap). It reads the model as Load's host arrays hold it.
+func modelFootprint(m *engine.Model, s *engine.Settings) Footprint {
+	f := Footprint{Mixed: s.MixedFor(m), PairExtras: modelPairExtras(m), Materials: !engine.OneMaterial(m.Materials)}
+	for _, bd := range m.Bodies {
+		if slices.ContainsFunc(bd.Force[:], nonzero) || slices.ContainsFunc(bd.Torque[:], nonzero) {
+			f.Loads = true
+		}
+		if i := bd.Inertia; !bd.Fixed && (i[0] != i[1] || i[1] != i[2]) {
+			f.Anisotropic = true
+		}
+	}
+	return f
+}
+
+// loadMaterials sets oneMaterial for the loaded model and makes mu,
+// cohesion and coh anew, empty: the collider and the solver grow them to
+// matBytes (a buffer grown for an earlier model would keep its room).
+func (b *Backend) loadMaterials() error {
+	b.oneMaterial = engine.OneMaterial(b.host.col.MaterialTable())
+	for _, p := range []**Buffer{&b.mu, &b.cohesion, &b.coh} {
+		(*p).Release()
+		*p = nil
+		var err error
+		if *p, err = b.d.NewBuffer(0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// matBytes is the size of mu, cohesion and coh for room for c contacts:
+// 8 B each, or 8 B in all where the model has one material (oneMaterial).
+func (b *Backend) matBytes(c int64) int64 {
+	if b.oneMaterial {
+		return 8
+	}
+	return 8 * c
+}
+
+// matValues is what of a contact material array (μ or cohesion, one per
+// contact) the device holds: all of it, or where the model has one
+// material the first value, which every contact shares.
+func (b *Backend) matValues(v []float64) []float64 {
+	if b.oneMaterial {
+		return v[:min(len(v), 1)]
+	}
+	return v
+}
+
+// readMat reads a contact material array (mu or coh) into dst, one per
+// contact: where the model has one material, the one value the device
+// holds, repeated.
+func (b *Backend) readMat(dst []float64, src *Buffer) error {
+	if err := src.ReadFloat64(b.matValues(dst), 0); err != nil || !b.oneMaterial || len(dst) == 0 {
+		return err
+	}
+	for k := range dst {
+		dst[k] = dst[0]
+	}
 	return nil
 }
 
@@ -404,7 +490,8 @@ func (b *Backend) upload(nc int) error {
 	for _, w := range []struct {
 		dst *Buffer
 		src []float64
-	}{{b.normal, con.Normal}, {b.pa, con.PA}, {b.pb, con.PB}, {b.phi, con.Phi}, {b.mu, con.Mu}, {b.cohesion, con.Cohesion}} {
+	}{{b.normal, con.Normal}, {b.pa, con.PA}, {b.pb, con.PB}, {b.phi, con.Phi}, {b.mu, b.matValues(con.Mu)},
+		{b.cohesion, b.matValues(con.Cohesion)}} {
 		if err := w.dst.WriteFloat64(0, w.src); err != nil {
 			return err
 		}
@@ -490,8 +577,9 @@ func (b *Backend) WarmStart(gamma engine.Vec) error {
 	return b.l.Err()
 }
 
-// Integrate records body_impulse (dv = M⁻¹Dγ) and integrate, and a copy
-// of γ for the next WarmStart; nothing is submitted.
+// Integrate records body_impulse (dv = M⁻¹Dγ) and integrate, and the
+// copy of the contacts' keys and γ for the next WarmStart (keepKeys);
+// nothing is submitted.
 func (b *Backend) Integrate(gamma engine.Vec, h float64) error {
 	b.mustLoad("Integrate")
 	g, err := b.gammaVec("integrate", gamma)
@@ -503,13 +591,10 @@ func (b *Backend) Integrate(gamma engine.Vec, h float64) error {
 	ki := b.k.integrate
 	l.record(ki, l.groups(ki, b.n), shaders.IntegrateArgs{H: h, N: uint32(b.n)}, b.pos, b.rot, b.vel, b.omega, b.vfree, b.dv, b.fixedBody)
 	b.recordKinematicMove(h)
-	if b.nc > 0 {
-		l.record(l.copy, l.groups(l.copy, 3*b.nc), shaders.CopyArgs{N: uint32(3 * b.nc)}, b.prevGamma, g.buf)
-	}
 	b.recordJointOp(jointCopyMode, b.jt.prev, 0, g.buf, b.jbase())
 	b.jt.warm = b.jt.Rows > 0
 	b.recordKeepRolling(g.buf)
-	b.keepKeys()
+	b.keepKeys(g)
 	return l.Err()
 }
 
@@ -583,10 +668,16 @@ func (b *Backend) ReadContacts(c *engine.Contacts) error {
 	for _, r := range []struct {
 		dst []float64
 		src *Buffer
-	}{{c.Normal, b.normal}, {c.PA, b.pa}, {c.PB, b.pb}, {c.Phi, b.phi}, {c.Mu, b.mu}, {c.Cohesion, b.cohesion}} {
+	}{{c.Normal, b.normal}, {c.PA, b.pa}, {c.PB, b.pb}, {c.Phi, b.phi}} {
 		if err := r.src.ReadFloat64(r.dst, 0); err != nil {
 			return err
 		}
+	}
+	if err := b.readMat(c.Mu[:nc], b.mu); err != nil {
+		return err
+	}
+	if err := b.readMat(c.Cohesion[:nc], b.cohesion); err != nil {
+		return err
 	}
 	// The combined rolling and spinning coefficients (zero without
 	// rolling friction), as cpuref's.

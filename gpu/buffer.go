@@ -296,8 +296,8 @@ func (d *Device) transfer(fn func(x *Batch)) error {
 	return d.xfer.Submit()
 }
 
-// bytesOf views a slice of float64 or uint32 as bytes.
-func bytesOf[T float64 | uint32](s []T) []byte {
+// bytesOf views a slice of float64, float32 or uint32 as bytes.
+func bytesOf[T float64 | float32 | uint32](s []T) []byte {
 	if len(s) == 0 {
 		return nil
 	}
@@ -312,6 +312,16 @@ func (b *Buffer) WriteFloat64(off int, src []float64) error {
 // ReadFloat64 copies the buffer from element off on into dst.
 func (b *Buffer) ReadFloat64(dst []float64, off int) error {
 	return b.read(bytesOf(dst), 8*int64(off))
+}
+
+// WriteFloat32 copies src into the buffer from element off on.
+func (b *Buffer) WriteFloat32(off int, src []float32) error {
+	return b.write(4*int64(off), bytesOf(src))
+}
+
+// ReadFloat32 copies the buffer from element off on into dst.
+func (b *Buffer) ReadFloat32(dst []float32, off int) error {
+	return b.read(bytesOf(dst), 4*int64(off))
 }
 
 // WriteUint32 copies src into the buffer from element off on.

@@ -67,10 +67,43 @@ func (b *Backend) WarmStartData(w *engine.WarmStartData) error {
 	if m == 0 {
 		return nil
 	}
-	if err := b.prevGamma.ReadFloat64(w.Gamma, 0); err != nil {
+	if err := b.readKept(w.Gamma); err != nil {
 		return fmt.Errorf("gpu: warm-start data: %w", err)
 	}
 	return nil
+}
+
+// readKept reads the kept impulses (prevGamma) into dst, widened from
+// float32 with settings.precision "mixed".
+func (b *Backend) readKept(dst []float64) error {
+	if !b.mixed {
+		return b.prevGamma.ReadFloat64(dst, 0)
+	}
+	v := make([]float32, len(dst))
+	if err := b.prevGamma.ReadFloat32(v, 0); err != nil {
+		return err
+	}
+	for i, x := range v {
+		dst[i] = float64(x)
+	}
+	return nil
+}
+
+// writeKept writes src as the kept impulses (prevGamma), rounded to
+// float32 (to nearest) with settings.precision "mixed", as collide_keys_f32
+// keeps them.
+func (b *Backend) writeKept(src []float64) error {
+	if err := b.prevGamma.Grow(b.keptBytes() / 3 * int64(len(src))); err != nil {
+		return err
+	}
+	if !b.mixed {
+		return b.prevGamma.WriteFloat64(0, src)
+	}
+	v := make([]float32, len(src))
+	for i, x := range src {
+		v[i] = float32(x)
+	}
+	return b.prevGamma.WriteFloat32(0, v)
 }
 
 // SetWarmStartData replaces the warm-start memory with w: the keys in the
@@ -115,10 +148,7 @@ func (b *Backend) SetWarmStartData(w *engine.WarmStartData) error {
 	if len(w.Gamma) == 0 {
 		return nil
 	}
-	if err := b.prevGamma.Grow(8 * int64(len(w.Gamma))); err != nil {
-		return fmt.Errorf("gpu: warm-start data: %w", err)
-	}
-	if err := b.prevGamma.WriteFloat64(0, w.Gamma); err != nil {
+	if err := b.writeKept(w.Gamma); err != nil {
 		return fmt.Errorf("gpu: warm-start data: %w", err)
 	}
 	return nil

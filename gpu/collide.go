@@ -65,7 +65,8 @@ const maxDeviceBodies = 1 << 26
 //
 // Buffers (n bodies, S hash slots, caps ecap entries, pcap pairs, ccap
 // contacts): shape (5 float64 per body: kind, size, bounding radius), mat
-// (2: μ, cohesion N), box (8: min, max, margin m, 0; a plane's outward
+// (2: μ, cohesion N; one body's where the model has one material,
+// Backend.oneMaterial), box (8: min, max, margin m, 0; a plane's outward
 // normal in place of min), cell (4
 // int32: first bin, range sizes and class), specialOff (n+1), special (n),
 // slots (2S+2: counts then starts, then cursors), adjCursor (n+1),
@@ -182,10 +183,16 @@ func (b *Backend) loadCollider(m *engine.Model) error {
 	c.inv = 1 / b.host.col.BinSize()
 	c.brickBits = max(bits.Len(uint(max(2*n, 128)-1)), 7) - 6
 	c.slotCount = 1 << (c.brickBits + 6)
-	c.ecap, c.pcap, c.ccap = pairCapPerBody*n+capSlack, pairCapPerBody*n+capSlack, contactCapPerBody*n+capSlack
+	c.ecap, c.pcap, c.ccap = entryCapPerBody*n+capSlack, pairCapPerBody*n+capSlack, contactCapPerBody*n+capSlack
 	n64, s64 := int64(n), int64(c.slotCount)
+	// mat: each body's μ and cohesion, or one body's where the model has
+	// one material (collide_narrow's MAT_BODY).
+	matBodies := n64
+	if b.oneMaterial {
+		matBodies = 1
+	}
 	sizes := map[**Buffer]int64{
-		&c.shape: 40 * n64, &c.mat: 16 * n64, &c.box: 64 * n64, &c.cell: 16 * n64,
+		&c.shape: 40 * n64, &c.mat: 16 * matBodies, &c.box: 64 * n64, &c.cell: 16 * n64,
 		&c.specialOff: 4 * (n64 + 1), &c.special: 4 * n64, &c.slots: 4 * (2*s64 + 2), &c.adjCursor: 8 * (n64/2 + 1),
 		&c.pairOff: 4 * (n64 + 1), &c.meta: 4 * metaWords, &c.cand: 4 * candPerBody * n64,
 		&c.scanParts: scanPartsBytes(max(int64(c.pcap), n64+1, s64+1)),
@@ -196,6 +203,9 @@ func (b *Backend) loadCollider(m *engine.Model) error {
 		switch {
 		case p == &c.out:
 			*p, err = b.d.NewHostBuffer(4 * metaWords)
+		case p == &c.mat:
+			// Bound at its size: MAT_BODY clamps to its length.
+			*p, err = b.d.NewBuffer(sizes[p])
 		default:
 			*p, err = b.d.NewBuffer(max(sizes[p], 64))
 		}
@@ -221,7 +231,7 @@ func (b *Backend) loadCollider(m *engine.Model) error {
 	if err := c.shape.WriteFloat64(0, shape); err != nil {
 		return err
 	}
-	if err := c.mat.WriteFloat64(0, mat); err != nil {
+	if err := c.mat.WriteFloat64(0, mat[:2*matBodies]); err != nil {
 		return err
 	}
 	if err := c.loadExcluded(b.host.col.ExcludedPairs(), n); err != nil {
@@ -256,8 +266,8 @@ func (b *Backend) growCollider() error {
 	}{
 		{c.entries, 4 * e}, {c.pairA, 4 * p}, {c.pairB, 4 * p}, {c.off, 4 * (p + 1)}, {c.fbList, fb}, {c.pairN, pn},
 		{b.a, 4 * k}, {b.b, 4 * k}, {b.normal, 24 * k}, {b.pa, 24 * k}, {b.pb, 24 * k}, {b.phi, 8 * k},
-		{b.mu, 8 * k}, {b.cohesion, 8 * k}, {c.sub, 4 * k}, {b.adj, 8 * k},
-		{c.prevA, 4 * k}, {c.prevB, 4 * k}, {c.prevSub, 4 * k}, {b.prevGamma, 24 * k},
+		{b.mu, b.matBytes(k)}, {b.cohesion, b.matBytes(k)}, {c.sub, 4 * k}, {b.adj, 8 * k},
+		{c.prevA, 4 * k}, {c.prevB, 4 * k}, {c.prevSub, 4 * k}, {b.prevGamma, b.keptBytes() * k},
 		{c.scanParts, scanPartsBytes(max(p, int64(b.n), int64(c.slotCount)))},
 	} {
 		if err := g.buf.Grow(g.size); err != nil {
@@ -628,7 +638,7 @@ func (b *Backend) growSolver(nc int) error {
 		size int64
 	}{
 		{b.a, 4 * c}, {b.b, 4 * c}, {b.normal, 24 * c}, {b.pa, 24 * c}, {b.pb, 24 * c},
-		{b.phi, 8 * c}, {b.mu, 8 * c}, {b.cohesion, 8 * c}, {b.prevGamma, 24 * c},
+		{b.phi, 8 * c}, {b.mu, b.matBytes(c)}, {b.cohesion, b.matBytes(c)}, {b.prevGamma, b.keptBytes() * c},
 		{b.dc.sub, 4 * c}, {b.dc.prevA, 4 * c}, {b.dc.prevB, 4 * c}, {b.dc.prevSub, 4 * c},
 		{b.partial[0], 8 * chunks}, {b.partial[1], 8 * chunks}, {b.partial[2], 8 * chunks},
 	} {
@@ -642,7 +652,7 @@ func (b *Backend) growSolver(nc int) error {
 		buf  *Buffer
 		size int64
 	}{
-		{b.jac, b.jacBytes() * n}, {b.coh, 8 * n}, {b.r, 24*n + 8*int64(b.jt.Rows)},
+		{b.jac, b.jacBytes() * n}, {b.coh, b.matBytes(n)}, {b.r, 24*n + 8*int64(b.jt.Rows)},
 	} {
 		if err := g.buf.GrowDiscard(g.size); err != nil {
 			return fmt.Errorf("gpu: collide: %d contacts: %w", nc, err)
@@ -651,14 +661,15 @@ func (b *Backend) growSolver(nc int) error {
 	return nil
 }
 
-// keepKeys records the copy of the current contacts' keys for the next
-// warm start (collide_keys, mode 0).
-func (b *Backend) keepKeys() {
+// keepKeys records the copy of the current contacts' keys and impulses
+// g for the next warm start (collide_keys, mode 0; the impulses as
+// float32 with settings.precision "mixed").
+func (b *Backend) keepKeys(g *Vec) {
 	c := &b.dc
 	if b.nc > 0 {
 		l := b.l
 		l.record(c.k.keys, l.groups(c.k.keys, b.nc), shaders.CollideKeysArgs{NC: uint32(b.nc), NP: 0, Mode: 0},
-			b.a, b.b, c.sub, c.prevA, c.prevB, c.prevSub, b.prevGamma, b.r)
+			b.a, b.b, c.sub, c.prevA, c.prevB, c.prevSub, b.prevGamma, g.buf)
 	}
 	c.np = b.nc
 }

@@ -5,58 +5,94 @@ import (
 	"math/bits"
 )
 
+// Footprint says which of the device's buffers that depend on the model a
+// model holds (EstimateBytes). The zero Footprint is a float64 model of
+// isotropic bodies (spheres, cubes) without loads, of one friction and one
+// cohesion, whose narrowphase keeps no pair normals: the least.
+type Footprint struct {
+	// Mixed: settings.precision "mixed", the Jacobian and APGD's work
+	// vectors as float32.
+	Mixed bool
+	// PairExtras: the narrowphase's rows keep a normal per pair slot and
+	// may list pairs for the host (pairN and fbList, 44 of a pair slot's
+	// 56 B: models with ellipsoids, or with capsules or cylinders beside
+	// ellipsoids or boxes; modelPairExtras).
+	PairExtras bool
+	// Materials: μ, cohesion and the cohesion impulses per contact, for a
+	// model of more than one friction or cohesion (Backend.oneMaterial).
+	Materials bool
+	// Loads: force and torque per body, for a model with external loads
+	// (Backend.fstride).
+	Loads bool
+	// Anisotropic: R J̄⁻¹ Rᵀ per body (invInertiaW), for a model with
+	// movable bodies whose inertia is not isotropic (ellipsoids, boxes,
+	// hulls, ...).
+	Anisotropic bool
+}
+
+// MostFootprint is the Footprint of a float64 model that holds every
+// buffer: what an estimate made before the model is known assumes.
+var MostFootprint = Footprint{PairExtras: true, Materials: true, Loads: true, Anisotropic: true}
+
 // EstimateBytes estimates the device memory (Device.MemoryBytes: the sum
 // of buffer capacities) that the backend holds for a model of bodies
-// bodies once a step has found contacts contacts, so that a run too large
-// for the device can be refused before it starts. It follows the buffer
-// sizes of Load, loadCollider, growCollider and growSolver (the sizes
-// there are the reference; this file carries no build tag, so the
-// constants are restated):
+// bodies and Footprint f once a step has found contacts contacts, so that
+// a run too large for the device can be refused before it starts. It
+// follows the buffer sizes of Load, loadCollider, growCollider and
+// growSolver (the sizes there are the reference; this file carries no
+// build tag, so the constants are restated):
 //
-//   - per body: the body buffers of Load (42 float64 and 2 uint32: 336
-//     B; a model without external loads holds 48 B less, force and torque
-//     being one body's zeros, which the estimate leaves in), loadCollider's
-//     per-body buffers (shape 40, mat 16, box 64 (a plane's normal in
-//     its slot), cell 16, specialOff, special, adjCursor, pairOff 4 each,
-//     8 candidates of 4 B: 184 B) and the binning slots (8 B per slot, a
-//     power of two ≥ 2·bodies);
+//   - per body: the body buffers of Load (29 float64 and 2 uint32: 240 B;
+//     48 B more for force and torque (f.Loads) and 48 B more for
+//     invInertiaW (f.Anisotropic); a model without them binds one body's
+//     room), loadCollider's per-body buffers (shape 40, box 64 (a plane's
+//     normal in its slot), cell 16, specialOff, special, adjCursor,
+//     pairOff 4 each, 8 candidates of 4 B: 168 B; mat, 16 B more with
+//     f.Materials) and the binning slots (8 B per slot, a power of two ≥
+//     2·bodies);
 //   - per unit of capacity: the collider starts with room for 5·bodies+64
-//     entries (4 B) and pairs (12 B: pairA, pairB, off; 56 B with fbList
-//     and pairN, see pairExtras), and 3·bodies+64 contacts (152 B:
-//     growCollider's contact data, kept keys and adjacency), and grows a room to
-//     1.25 × the count found (contacts: 1.125 ×) when the count exceeds
-//     it (the pairs seldom do: collide_pairs drops the spheres out of
-//     reach);
-//   - per contact found: the Jacobian, coh and r (128 B, growSolver), the
-//     device solvers' work vectors and partial sums and gs's colouring,
-//     all grown with Buffer.Grow's and ReuseVec's eighth of headroom:
-//     344 B, measured (188 B with mixed: the Jacobian and APGD's work
-//     vectors as float32);
+//     entries (4 B), 4·bodies+64 pairs (12 B: pairA, pairB, off; 56 B with
+//     f.PairExtras), and 3·bodies+64 contacts (136 B: growCollider's
+//     contact data, kept keys and adjacency; 16 B more for μ and cohesion
+//     with f.Materials), and grows a room to 1.25 × the count found
+//     (contacts: 1.125 ×) when the count exceeds it; with f.Mixed the
+//     kept impulses are float32 (collide_keys_f32): 124 B per contact
+//     slot;
+//   - per contact found: the Jacobian and r (120 B, growSolver; 8 B more
+//     for coh with f.Materials), the device solvers' work vectors and
+//     partial sums and gs's colouring, all grown with Buffer.Grow's and
+//     ReuseVec's eighth of headroom: 370 B in all, fitted to the
+//     measurements below so that the estimate errs high at N = 64 000
+//     (210 B with f.Mixed: the Jacobian and APGD's work vectors as
+//     float32);
 //   - a run's guard (guard.go): the kept copy of the body state and the
 //     skip flags, 108 B per body, and of the warm-start memory, 36 B per
-//     contact (keys and impulses; rolling impulses, 24 B more, are left
-//     out).
-//
-// pairExtras says whether the model's narrowphase rows keep a normal per
-// pair slot and may list pairs for the host (pairN and fbList, 44 of a
-// slot's 56 B: models with ellipsoids, or with capsules or cylinders
-// beside ellipsoids or boxes; modelPairExtras).
+//     contact (keys and impulses; 24 B with f.Mixed; rolling impulses, 24 B
+//     more, are left out).
 //
 // Measured on lavapipe (DeviceMemoryBytes, the largest after each step of
 // a backend stepped by engine.Sim, so without a run's guard; apgd;
-// 2026-11-29), with the estimate without the guard in brackets (48 B per
-// body above, since none of these models has a load): settle N = 2000
-// after 60 steps, 7810 contacts, 5.16 MB (5.40 MB); fill N = 2000 after
-// 60 steps, 4316 contacts, 3.77 MB (3.79 MB); the bench's pile of 2000
-// ellipsoids (pairExtras) after 20 steps, 171 contacts, 3.02 MB (3.07
-// MB); the scaling series' settle N = 64 000 (bench's scale-64000) after
-// 3 steps, 185 249 contacts, 130.07 MiB (133.01 MiB), and 102.51 MiB with
-// mixed (105.44 MiB). These models are spheres, so invInertiaW holds one
-// body's room; the estimate counts its 48 B per body, which a model with
-// ellipsoids, boxes or hulls holds.
+// 2026-11-29), with the estimate without the guard in brackets (each
+// model with its own Footprint: spheres of one material without loads,
+// the ellipsoids with PairExtras and Anisotropic): settle N = 2000 after
+// 60 steps, 7810 contacts, 4.78 MB (5.07 MB); fill N = 2000 after 60
+// steps, 4316 contacts, 3.43 MB (3.41 MB); the bench's pile of 2000
+// ellipsoids after 20 steps, 171 contacts, 2.36 MB (2.33 MB); the scaling
+// series' settle N = 64 000 (bench's scale-64000) after 3 steps, 185 249
+// contacts, 119.62 MiB (120.34 MiB; 1960 B per body), and 89.86 MiB with
+// mixed (89.87 MiB; 1472 B per body). For a bed of 1 000 000 spheres
+// with 2.98 contacts per body it gives 2003 B per body, and 1491 B with
+// mixed (a run's guard adds 215 and 180 B).
 //
 // Before, newest first, the same models held (settle, fill, ellipsoids,
-// scale-64000, mixed): with force and torque for every body, 5.25 MB,
+// scale-64000, mixed): with the kept impulses as float64 with mixed too,
+// 92.06 MiB with mixed; with a pair room of 5 per body, 4.79 MB, 3.46 MB,
+// 2.48 MB, 120.35 MiB and 92.79 MiB; with each body's material for a
+// model of one material too, 4.83 MB, 3.49 MB, 2.51 MB, 121.33 MiB and
+// 93.77 MiB; with μ, cohesion and coh per contact too, 5.01 MB, 3.62 MB
+// and 2.61 MB (scale-64000 not measured); with planeN and a pair and entry
+// room of 8 per body too, 5.16 MB, 3.77 MB, 3.02 MB, 130.07 MiB and 102.51
+// MiB; with force and torque for every body too, 5.25 MB,
 // 3.86 MB, 3.11 MB, 133.00 MiB and 105.44 MiB; with a contact room of 4 slots per body grown by a
 // quarter, 16 candidates per body and
 // Buffer.Grow's half of headroom, 5.80 MB, 4.34 MB, 3.49 MB, 144.23 MiB
@@ -75,29 +111,57 @@ import (
 // took the room's size), 11.0, 10.2 and 335 MiB. It leaves out the fixed
 // buffers (kernels' scalars, staging: under 1 MiB) and the driver's own
 // alignment.
-func EstimateBytes(bodies, contacts int, mixed, pairExtras bool) int64 {
+func EstimateBytes(bodies, contacts int, f Footprint) int64 {
 	n, nc := int64(bodies), int64(contacts)
-	found := int64(344)
-	if mixed {
-		found = 188
+	body := int64(240 + 168 + 108)
+	if f.Loads {
+		body += 48
+	}
+	if f.Anisotropic {
+		body += 48
+	}
+	found, contactSlot, kept := int64(370), int64(136), int64(36)
+	if f.Mixed {
+		// The Jacobian and APGD's work vectors as float32, and the kept
+		// impulses (prevGamma, 24 B per slot, and the guard's copy).
+		found, contactSlot, kept = 210, 124, 24
+	}
+	if f.Materials {
+		body += 16
+		found += 8
+		contactSlot += 16
 	}
 	slot := int64(12)
-	if pairExtras {
+	if f.PairExtras {
 		slot += 12 + pairNormalBytes
 	}
 	slots := int64(1) << bits.Len64(uint64(max(2*n, 128)-1))
-	pairCap := pairCapPerBody*n + capSlack
-	contactCap := max(contactCapPerBody*n+capSlack, nc+nc/8)
-	return (336+184+108)*n + 8*slots + (4+slot)*pairCap + 152*contactCap + (found+36)*nc
+	entryCap := entryCapPerBody*n + capSlack
+	pairCap := room(pairCapPerBody*n+capSlack, nc, 4) // about a pair per contact
+	contactCap := room(contactCapPerBody*n+capSlack, nc, 8)
+	return body*n + 8*slots + 4*entryCap + slot*pairCap + contactSlot*contactCap + (found+kept)*nc
+}
+
+// room is the capacity of a collider's room that starts at start and
+// grows to count + count/frac when count exceeds it (growToCounts).
+func room(start, count, frac int64) int64 {
+	if count <= start {
+		return start
+	}
+	return count + count/frac
 }
 
 // The device collider's capacities at Load (loadCollider): binning
-// entries and pair slots pairCapPerBody·bodies + capSlack each (a pair
-// slot takes pairNormalBytes in pairN, its largest per-pair buffer), and
-// contact slots contactCapPerBody·bodies + capSlack. The Jacobian
-// (growSolver) holds jacobianBytes per contact found in jac.
+// entries entryCapPerBody·bodies + capSlack (a settled bed of spheres has
+// 3.3–4.2 per body), pair slots pairCapPerBody·bodies + capSlack (a pair
+// slot takes pairNormalBytes in pairN, its largest per-pair buffer; the
+// pairs are about the contacts since collide_pairs drops spheres out of
+// reach), and contact slots contactCapPerBody·bodies + capSlack (a settled
+// bed has 2.9–3.0 per body). The Jacobian (growSolver) holds
+// jacobianBytes per contact found in jac.
 const (
-	pairCapPerBody    = 5
+	entryCapPerBody   = 5
+	pairCapPerBody    = 4
 	contactCapPerBody = 3
 	capSlack          = 64
 	pairNormalBytes   = 32
@@ -134,7 +198,7 @@ const heapContactsPerBody = 3
 // exceeds the device's largest device-local heap: an error wrapping
 // ErrOutOfMemory that names both sizes and the CPU path, rather than an
 // allocation failing part-way through Load or a later step.
-func checkHeap(bodies int, info DeviceInfo, mixed, pairExtras bool) error {
+func checkHeap(bodies int, info DeviceInfo, f Footprint) error {
 	var heap uint64
 	for _, h := range info.Heaps {
 		if h.DeviceLocal {
@@ -148,7 +212,7 @@ func checkHeap(bodies int, info DeviceInfo, mixed, pairExtras bool) error {
 				bodies, big, what, info.Name, r, ErrOutOfMemory, mostBodies(int64(r)))
 		}
 	}
-	need := EstimateBytes(bodies, heapContactsPerBody*bodies, mixed, pairExtras)
+	need := EstimateBytes(bodies, heapContactsPerBody*bodies, f)
 	if heap == 0 || uint64(need) <= heap {
 		return nil
 	}

@@ -288,7 +288,7 @@ func (b *Backend) prepareKeep(warm bool) (keepPlan, error) {
 	ps := []pair{{&g.pos, b.pos, 24 * n}, {&g.rot, b.rot, 32 * n}, {&g.vel, b.vel, 24 * n}, {&g.omega, b.omega, 24 * n}}
 	if warm {
 		ps = append(ps, pair{&g.keys[0], c.prevA, 4 * np}, pair{&g.keys[1], c.prevB, 4 * np}, pair{&g.keys[2], c.prevSub, 4 * np},
-			pair{&g.gamma, b.prevGamma, 24 * np})
+			pair{&g.gamma, b.prevGamma, b.keptBytes() * np})
 		if kk.jwarm {
 			ps = append(ps, pair{&g.joints, b.jt.prev, 8 * int64(kk.jrows)})
 		}

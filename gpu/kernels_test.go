@@ -318,6 +318,24 @@ func TestLoadBuffersByNeed(t *testing.T) {
 	}
 }
 
+// sameCones fails the test unless the GPU problem's μ and cohesion
+// impulses of its nc contacts are the CPU's bit for bit, and returns the
+// CPU's.
+func sameCones(t *testing.T, nc int, cp, gp engine.Problem) (mu, coh []float64) {
+	t.Helper()
+	mc, cc := make([]float64, nc), make([]float64, nc)
+	mg, cg := make([]float64, nc), make([]float64, nc)
+	cp.Cones(mc, cc)
+	gp.Cones(mg, cg)
+	if i := enginetest.FirstDiff(mc, mg); i >= 0 {
+		t.Fatalf("μ of contact %d: %v on the CPU, %v on the GPU", i, mc[i], mg[i])
+	}
+	if i := enginetest.FirstDiff(cc, cg); i >= 0 {
+		t.Fatalf("cohesion impulse of contact %d: %v on the CPU, %v on the GPU", i, cc[i], cg[i])
+	}
+	return mc, cc
+}
+
 // TestKernelJacobian: jacobian's r = Dᵀvfree + b and cohesion impulses
 // equal cpuref's Build bit for bit, with and without the recovery-speed
 // cap, and its contact frames are cpuref.TangentBasis's and its contact
@@ -327,16 +345,7 @@ func TestKernelJacobian(t *testing.T) {
 	for _, capSpeed := range []float64{0, 0.05} {
 		tw, cp, gp := randomTwin(t, 3, kernelScene, capSpeed)
 		checkSame(t, "r", cp, gp, cp.R(), gp.R())
-		mc, cc := make([]float64, tw.nc), make([]float64, tw.nc)
-		mg, cg := make([]float64, tw.nc), make([]float64, tw.nc)
-		cp.Cones(mc, cc)
-		gp.Cones(mg, cg)
-		if i := enginetest.FirstDiff(mc, mg); i >= 0 {
-			t.Fatalf("mu of contact %d differs", i)
-		}
-		if i := enginetest.FirstDiff(cc, cg); i >= 0 {
-			t.Fatalf("cohesion impulse of contact %d differs: %v (CPU), %v (GPU)", i, cc[i], cg[i])
-		}
+		sameCones(t, tw.nc, cp, gp)
 		jac := make([]float64, 12*tw.nc)
 		if err := tw.gpu.sync(); err != nil {
 			t.Fatal(err)
@@ -700,5 +709,68 @@ func TestKernelIntegrateDirect(t *testing.T) {
 			t.Fatalf("body %d (|q| scale %g, |ω̄|h/2 = %g): element %d of (pos, rot, vel, omega) is %v, want %v",
 				i, scales[i%len(scales)], th.Len()/2, j, have[j], want[j])
 		}
+	}
+}
+
+// TestOneMaterial: a model whose materials all have one friction and one
+// cohesion (three entries with the same values) holds μ, the cohesion and
+// the cohesion impulses as one value each (oneMaterial), and its
+// contacts, cones, r and an APGD solve are cpuref's bit for bit; loading
+// a model of three materials on the same backend makes them per contact
+// again, and its contacts are cpuref's too.
+func TestOneMaterial(t *testing.T) {
+	requireUnfusedGo(t)
+	m := sphereModel(31, 600)
+	for i := range m.Materials {
+		m.Materials[i].Friction, m.Materials[i].Cohesion = 0.6, 0.5
+	}
+	set := engine.DefaultSettings()
+	tw := deviceTwin(t, m, set)
+	gb := tw.gpu
+	if !gb.oneMaterial {
+		t.Fatal("three materials of the same friction and cohesion: the backend should hold one value")
+	}
+	cp, gp := tw.build(t, set.Dt)
+	var c, g engine.Contacts
+	if err := tw.cpu.ReadContacts(&c); err != nil {
+		t.Fatal(err)
+	}
+	if err := gb.ReadContacts(&g); err != nil {
+		t.Fatal(err)
+	}
+	sameContacts(t, &c, &g)
+	checkSame(t, "r", cp, gp, cp.R(), gp.R())
+	mc, cc := sameCones(t, tw.nc, cp, gp)
+	if cc[0] == 0 || mc[0] != 0.6 {
+		t.Fatalf("contact 0: μ %v, cohesion impulse %v; want 0.6 and h·0.5", mc[0], cc[0])
+	}
+	for _, f := range []struct {
+		name string
+		buf  *Buffer
+		size int64
+	}{{"mu", gb.mu, 8}, {"cohesion", gb.cohesion, 8}, {"coh", gb.coh, 8}, {"the bodies' materials", gb.dc.mat, 16}} {
+		if f.buf.Size() != f.size {
+			t.Errorf("%s: %d B (%d bodies, %d contacts), want one value (%d B)", f.name, f.buf.Size(), gb.n, tw.nc, f.size)
+		}
+	}
+	gamma0 := normVec(31, 3*tw.nc, 1e-3)
+	compareAPGD(t, gb, cp, gp, gamma0, apgdCase{"one material", false, engine.SolveOptions{MaxIter: 40, Gd: set.Gd}})
+
+	// Three materials on the same backend: per contact again.
+	m3 := sphereModel(32, 600)
+	if err := gb.Load(m3, &set); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.cpu.Load(m3, &set); err != nil {
+		t.Fatal(err)
+	}
+	tw.collide(t)
+	if gb.oneMaterial {
+		t.Fatal("three materials: the backend should hold a value per contact")
+	}
+	checkContacts(t, tw)
+	if want := 8 * int64(tw.nc); gb.mu.Size() < want || gb.cohesion.Size() < want || gb.dc.mat.Size() != 16*int64(gb.n) {
+		t.Errorf("mu %d B, cohesion %d B for %d contacts, want at least %d B each; mat %d B for %d bodies", gb.mu.Size(), gb.cohesion.Size(),
+			tw.nc, want, gb.dc.mat.Size(), gb.n)
 	}
 }

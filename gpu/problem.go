@@ -223,8 +223,8 @@ func (p *problem) Cones(mu, cohesion []float64) {
 		return
 	}
 	nc := b.nc
-	p.fail(b.mu.ReadFloat64(mu[:nc], 0))
-	p.fail(b.coh.ReadFloat64(cohesion[:nc], 0))
+	p.fail(b.readMat(mu[:nc], b.mu))
+	p.fail(b.readMat(cohesion[:nc], b.coh))
 }
 
 var _ engine.Problem = (*problem)(nil)

@@ -30,21 +30,38 @@ const (
 	u32  = traffic.U32
 )
 
-// APGDIterationTraffic returns the kernels of one device APGD iteration in
-// the order apgdRun.block records them (without anti-relaxation) and
-// their traffic.
-func APGDIterationTraffic() []traffic.Pass { return APGDIterationTrafficFor(false) }
+// APGDTraffic selects the device APGD iteration that the traffic model
+// counts (APGDTraffic.Passes).
+type APGDTraffic struct {
+	// F32: settings.precision "mixed", the NAME_f32 kernels: 12 bytes per
+	// contact of each work vector instead of 24, 48 of the Jacobian
+	// instead of 96; r, μ, the cohesion impulses and the bodies'
+	// velocities stay float64.
+	F32 bool
+	// Materials: μ and the cohesion impulses per contact, for a model of
+	// more than one friction or cohesion. A model of one material holds
+	// one value of each (gpu.Backend.oneMaterial), read by every
+	// invocation and cached like the scalar buffer: the model does not
+	// count it.
+	Materials bool
+}
 
-// APGDIterationTrafficFor is APGDIterationTraffic with float32 storage of
-// the work vectors and the Jacobian when f32 (settings.precision "mixed":
-// the NAME_f32 kernels, 12 bytes per contact of each work vector instead
-// of 24, 48 of the Jacobian instead of 96; r, μ, the cohesion and the
-// bodies' velocities stay float64).
-func APGDIterationTrafficFor(f32 bool) []traffic.Pass {
+// APGDIterationTraffic returns the kernels of one device APGD iteration in
+// float64 for a model of one material (APGDTraffic{}.Passes()).
+func APGDIterationTraffic() []traffic.Pass { return APGDTraffic{}.Passes() }
+
+// Passes returns the kernels of one device APGD iteration in the order
+// apgdRun.block records them (without anti-relaxation) and their traffic.
+func (c APGDTraffic) Passes() []traffic.Pass {
 	r, w := traffic.Read, traffic.Write
 	wv, jf, sfx := float64(vec3), float64(f64), ""
-	if f32 {
+	if c.F32 {
 		wv, jf, sfx = 3*4, 4, "_f32"
+	}
+	// μ and coh: one float64 per contact, or one in all (not counted).
+	var mat float64
+	if c.Materials {
+		mat = f64
 	}
 	// The Schur product N x: apgd_body_impulse gathers over each movable
 	// body's contact list (both sides of a contact: its adjacency entry,
@@ -64,13 +81,13 @@ func APGDIterationTrafficFor(f32 bool) []traffic.Pass {
 	}}
 	return []traffic.Pass{
 		{Name: "apgd_step" + sfx, Role: "γ' = Π(y − t g)", Accesses: []traffic.Access{
-			w(0, "γ'", wv, 0), r(1, "y", wv, 0), r(2, "g", wv, 0), r(3, "mu", f64, 0), r(4, "coh", f64, 0)}},
+			w(0, "γ'", wv, 0), r(1, "y", wv, 0), r(2, "g", wv, 0), r(3, "mu", mat, 0), r(4, "coh", mat, 0)}},
 		bodyImpulse,
 		contactVelocity,
 		{Name: "apgd_dot" + sfx, Role: "trial's four dot products", Accesses: []traffic.Access{
 			r(1, "γ'", wv, 0), r(2, "Nγ'", wv, 0), r(3, "r", vec3, 0), r(4, "y", wv, 0), r(5, "N y", wv, 0)}},
 		{Name: "apgd_residual" + sfx, Role: "residual vector", Accesses: []traffic.Access{
-			w(0, "residual vector (in y)", wv, 0), r(1, "γ'", wv, 0), r(2, "Nγ'", wv, 0), r(3, "r", vec3, 0), r(4, "mu", f64, 0), r(5, "coh", f64, 0)}},
+			w(0, "residual vector (in y)", wv, 0), r(1, "γ'", wv, 0), r(2, "Nγ'", wv, 0), r(3, "r", vec3, 0), r(4, "mu", mat, 0), r(5, "coh", mat, 0)}},
 		{Name: "apgd_dot" + sfx, Role: "accept's two dot products", Accesses: []traffic.Access{
 			r(1, "residual vector", wv, 0), r(2, "g", wv, 0), r(4, "γ'", wv, 0), r(5, "γ", wv, 0)}},
 		{Name: "apgd_next" + sfx, Role: "best, y, N y, g, γ, Nγ", Accesses: []traffic.Access{
@@ -79,25 +96,25 @@ func APGDIterationTrafficFor(f32 bool) []traffic.Pass {
 	}
 }
 
-// APGDBytesPerContactIteration is the model's bytes per contact and
+// BytesPerContactIteration is the model's bytes per contact and
 // iteration at bodiesPerContact movable bodies per contact.
+func (c APGDTraffic) BytesPerContactIteration(bodiesPerContact float64) float64 {
+	return traffic.PerContactIteration(c.Passes(), bodiesPerContact)
+}
+
+// APGDBytesPerContactIteration is the model's bytes per contact and
+// iteration in float64 for a model of one material
+// (APGDTraffic{}.BytesPerContactIteration).
 func APGDBytesPerContactIteration(bodiesPerContact float64) float64 {
-	return traffic.PerContactIteration(APGDIterationTraffic(), bodiesPerContact)
+	return APGDTraffic{}.BytesPerContactIteration(bodiesPerContact)
 }
 
-// APGDBytesPerContactIterationMixed is APGDBytesPerContactIteration with
-// settings.precision "mixed" (APGDIterationTrafficFor(true)).
-func APGDBytesPerContactIterationMixed(bodiesPerContact float64) float64 {
-	return traffic.PerContactIteration(APGDIterationTrafficFor(true), bodiesPerContact)
-}
-
-// WriteTrafficModel writes the model (with float32 work vectors when f32:
-// APGDIterationTrafficFor) as a Markdown table at
+// WriteTrafficModel writes the model of iteration c as a Markdown table at
 // bodiesPerContact bodies per contact, and the time per iteration and per
 // step of 100 iterations it predicts for contacts contacts on devices of
 // the given memory bandwidths (bytes/s, by name), bandwidth alone.
-func WriteTrafficModel(w io.Writer, bodiesPerContact float64, contacts int, bandwidths []NamedBandwidth, f32 bool) error {
-	total, err := traffic.WriteTable(w, "kernel", APGDIterationTrafficFor(f32), bodiesPerContact)
+func WriteTrafficModel(w io.Writer, bodiesPerContact float64, contacts int, bandwidths []NamedBandwidth, c APGDTraffic) error {
+	total, err := traffic.WriteTable(w, "kernel", c.Passes(), bodiesPerContact)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 // never from a writeonly one, and every binding the kernel may write is
 // counted as written (a write the model forgot).
 func TestTrafficModel(t *testing.T) {
-	for _, k := range append(APGDIterationTraffic(), APGDIterationTrafficFor(true)...) {
+	for _, k := range append(APGDTraffic{Materials: true}.Passes(), APGDTraffic{F32: true, Materials: true}.Passes()...) {
 		m, ok := shaders.Lookup(k.Name)
 		if !ok {
 			t.Errorf("%s: no such kernel", k.Name)
@@ -52,19 +52,25 @@ func TestTrafficModel(t *testing.T) {
 			t.Errorf("%s: binding %d may be written but the model counts no write", k.Name, b.Binding)
 		}
 	}
-	// The sum at 1/3 body per contact (a settled bed: 3 contacts per body).
-	// Each term is the model's: 88 (step) + 200 + 100/3 (body impulse:
-	// each side 24 of γ', 4 of adj, 72 of jac) + 224 (contact velocity:
-	// 24 + 96 of dv + 8 + 96 of jac) + 120 + 112 + 96 + 264 (next: 11
-	// vectors of 3, best included).
+	// The sum at 1/3 body per contact (a settled bed: 3 contacts per body)
+	// for a model of several materials. Each term is the model's: 88
+	// (step: 3 vectors, μ, coh) + 200 + 100/3 (body impulse: each side 24
+	// of γ', 4 of adj, 72 of jac) + 224 (contact velocity: 24 + 96 of dv
+	// + 8 + 96 of jac) + 120 + 112 + 96 + 264 (next: 11 vectors of 3, best
+	// included).
 	want := 88 + 200 + 100.0/3 + 224 + 120 + 112 + 96 + 264
 	// The model sums its terms in another order: 1e-12 relative covers
 	// the rounding of a dozen float64 additions.
-	if got := APGDBytesPerContactIteration(1.0 / 3); math.Abs(got-want) > 1e-12*want {
+	if got := (APGDTraffic{Materials: true}).BytesPerContactIteration(1.0 / 3); math.Abs(got-want) > 1e-12*want {
 		t.Errorf("bytes per contact-iteration %g, want %g", got, want)
 	}
+	// One material: μ and coh are one cached value each, not counted in
+	// the step and the residual (8 + 8 each).
+	if got := APGDBytesPerContactIteration(1.0 / 3); math.Abs(got-(want-32)) > 1e-12*want {
+		t.Errorf("one material: bytes per contact-iteration %g, want %g", got, want-32)
+	}
 	var b strings.Builder
-	if err := WriteTrafficModel(&b, 1.0/3, 2_980_000, DatasheetBandwidths, false); err != nil {
+	if err := WriteTrafficModel(&b, 1.0/3, 2_980_000, DatasheetBandwidths, APGDTraffic{Materials: true}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "| **total** | one iteration | **1137** |") {
@@ -77,7 +83,10 @@ func TestTrafficModel(t *testing.T) {
 	// + 8 + 48 of jac) + 72 (4 vectors and r) + 76 (residual: 3 vectors,
 	// r, μ, coh) + 48 (4 vectors) + 144 (next: 10 vectors and r).
 	want = 52 + 104 + 100.0/3 + 164 + 72 + 76 + 48 + 144
-	if got := APGDBytesPerContactIterationMixed(1.0 / 3); math.Abs(got-want) > 1e-12*want {
+	if got := (APGDTraffic{F32: true, Materials: true}).BytesPerContactIteration(1.0 / 3); math.Abs(got-want) > 1e-12*want {
 		t.Errorf("mixed: bytes per contact-iteration %g, want %g", got, want)
+	}
+	if got := (APGDTraffic{F32: true}).BytesPerContactIteration(1.0 / 3); math.Abs(got-(want-32)) > 1e-12*want {
+		t.Errorf("mixed, one material: bytes per contact-iteration %g, want %g", got, want-32)
 	}
 }

@@ -79,10 +79,11 @@ func EstimateMemory(bodies int, backend string) Estimate {
 		// Host holds the device buffers too: on a CPU or integrated
 		// device (lavapipe, unified memory) they are host memory, which
 		// is all that can be known before the device is open.
-		// As a float64 run of a model whose narrowphase keeps pair
-		// normals (settings.precision "mixed" and a model of spheres take
-		// less: the device's own check at Load counts them).
-		e.Device = gpu.EstimateBytes(bodies, e.Contacts, false, true)
+		// As a float64 run of a model that holds every buffer
+		// (gpu.MostFootprint; settings.precision "mixed", a model of
+		// spheres, of one material or without loads take less: the
+		// device's own check at Load counts what the model holds).
+		e.Device = gpu.EstimateBytes(bodies, e.Contacts, gpu.MostFootprint)
 		e.Host = hostBaseBytes + vulkanBaseBytes + hostBytesPerBody*n + e.Device
 	default:
 		e.Host = hostBaseBytes + hostBytesPerBody*n + hostBytesPerContact*nc

@@ -6,7 +6,7 @@
 //
 // Loop, for each contact k:
 //
-//	dst[3k] = r[3k] + mu[k]*Hypot(u[3k+1], u[3k+2])
+//	dst[3k] = r[3k] + MU(k)*Hypot(u[3k+1], u[3k+2])
 //	dst[3k+1], dst[3k+2] = r[3k+1], r[3k+2]
 //
 // Hypot is Go's math.Hypot on amd64 (hypot_amd64.s): +Inf if either is
@@ -25,6 +25,7 @@ layout(std430, set = 0, binding = 0) writeonly buffer Dst { double dst[]; };
 layout(std430, set = 0, binding = 1) readonly buffer R { double r[]; };
 layout(std430, set = 0, binding = 2) readonly buffer U { double u[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Mu { double mu[]; };
+#include "contact_material.glsl"
 
 layout(push_constant) uniform Push {
 	uint nc;
@@ -38,7 +39,7 @@ void main() {
 		double r0 = r[3u * k];
 		double r1 = r[3u * k + 1u];
 		double r2 = r[3u * k + 2u];
-		precise double a = r0 + mu[k] * hypot(u[3u * k + 1u], u[3u * k + 2u]);
+		precise double a = r0 + MU(k) * hypot(u[3u * k + 1u], u[3u * k + 2u]);
 		dst[3u * k] = a;
 		dst[3u * k + 1u] = r1;
 		dst[3u * k + 2u] = r2;

@@ -9,7 +9,7 @@
 // Loop: if (gate & (1 << s.phase)) == 0 return; then for each contact k
 //
 //	u1 := 1·nx[3k+1] + 1·r0[3k+1]; u2 := 1·nx[3k+2] + 1·r0[3k+2]
-//	r[3k] = r0[3k] + mu[k]·Hypot(u1, u2)
+//	r[3k] = r0[3k] + MU(k)·Hypot(u1, u2)
 //	r[3k+1], r[3k+2] = r0[3k+1], r0[3k+2]
 //
 // with lib/hypot.glsl's Hypot (Go's math.Hypot on amd64, as in
@@ -31,6 +31,7 @@ layout(std430, set = 0, binding = 1) readonly buffer R0 { double r0[]; };
 #include "store.glsl"
 layout(std430, set = 0, binding = 2) readonly buffer NX { STORE nx[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Mu { double mu[]; };
+#include "contact_material.glsl"
 #define SCALARS_BINDING 4
 #define SCALARS_ACCESS readonly
 #include "apgd_scalars.glsl"
@@ -59,7 +60,7 @@ void main() {
 		double a0 = r0[3u * k];
 		double a1 = r0[3u * k + 1u];
 		double a2 = r0[3u * k + 2u];
-		precise double a = a0 + mu[k] * hypot(u1, u2);
+		precise double a = a0 + MU(k) * hypot(u1, u2);
 		r[3u * k] = a;
 		r[3u * k + 1u] = a1;
 		r[3u * k + 2u] = a2;

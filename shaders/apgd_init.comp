@@ -37,6 +37,7 @@ layout(std430, set = 0, binding = 5) readonly buffer NY { STORE ny[]; };
 layout(std430, set = 0, binding = 6) writeonly buffer NX { STORE nx[]; };
 layout(std430, set = 0, binding = 7) readonly buffer Mu { double mu[]; };
 layout(std430, set = 0, binding = 8) readonly buffer Coh { double coh[]; };
+#include "contact_material.glsl"
 
 #define JOINT_BOUNDS_BINDING 9
 #define JOINT_BOUNDS_ACCESS readonly
@@ -80,7 +81,7 @@ void main() {
 			if (k >= p.nc) {
 				gamma[i0] = clampRow(best[i0], jlo[k - p.nc], jhi[k - p.nc]);
 			} else {
-				proj(best[i0], best[i0 + 1u], best[i0 + 2u], mu[k], coh[k], gamma[i0], gamma[i0 + 1u], gamma[i0 + 2u]);
+				proj(best[i0], best[i0 + 1u], best[i0 + 2u], MU(k), COH(k), gamma[i0], gamma[i0 + 1u], gamma[i0 + 2u]);
 			}
 #else
 			for (uint d = 0u; d < m; d++) {
@@ -95,7 +96,7 @@ void main() {
 			continue;
 		}
 		double on, ou, ow;
-		proj(gamma[i0], gamma[i0 + 1u], gamma[i0 + 2u], mu[k], coh[k], on, ou, ow);
+		proj(gamma[i0], gamma[i0 + 1u], gamma[i0 + 2u], MU(k), COH(k), on, ou, ow);
 		start(i0, on);
 		start(i0 + 1u, ou);
 		start(i0 + 2u, ow);

@@ -38,6 +38,7 @@ layout(std430, set = 0, binding = 2) readonly buffer NX { STORE nx[]; };
 layout(std430, set = 0, binding = 3) readonly buffer R { double r[]; };
 layout(std430, set = 0, binding = 4) readonly buffer Mu { double mu[]; };
 layout(std430, set = 0, binding = 5) readonly buffer Coh { double coh[]; };
+#include "contact_material.glsl"
 #define SCALARS_BINDING 6
 #define SCALARS_ACCESS readonly
 #include "apgd_scalars.glsl"
@@ -78,7 +79,7 @@ void main() {
 		// The iterate as stored may lie an ulp off its cone: the residual
 		// is taken at its projection (lib/store.glsl; cpuref's
 		// residualVector).
-		proj(x[3u * k], x[3u * k + 1u], x[3u * k + 2u], mu[k], coh[k], xk[0], xk[1], xk[2]);
+		proj(x[3u * k], x[3u * k + 1u], x[3u * k + 2u], MU(k), COH(k), xk[0], xk[1], xk[2]);
 #else
 		for (uint d = 0u; d < 3u; d++) {
 			xk[d] = x[3u * k + d];
@@ -91,7 +92,7 @@ void main() {
 			z[d] = axpby(1.0lf, xk[d], ngd, u);
 		}
 		double pz[3];
-		proj(z[0], z[1], z[2], mu[k], coh[k], pz[0], pz[1], pz[2]);
+		proj(z[0], z[1], z[2], MU(k), COH(k), pz[0], pz[1], pz[2]);
 		for (uint d = 0u; d < 3u; d++) {
 			uint i = 3u * k + d;
 			tmp[i] = STORE(axpby(1.0lf, xk[d], -1.0lf, pz[d]));

@@ -31,6 +31,7 @@ layout(std430, set = 0, binding = 1) readonly buffer Y { STORE y[]; };
 layout(std430, set = 0, binding = 2) readonly buffer G { STORE g[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Mu { double mu[]; };
 layout(std430, set = 0, binding = 4) readonly buffer Coh { double coh[]; };
+#include "contact_material.glsl"
 #define SCALARS_BINDING 5
 #define SCALARS_ACCESS readonly
 #include "apgd_scalars.glsl"
@@ -65,7 +66,7 @@ void main() {
 			z[d] = axpby(1.0lf, y[i], nt, g[i]);
 		}
 		double on, ou, ow;
-		proj(z[0], z[1], z[2], mu[k], coh[k], on, ou, ow);
+		proj(z[0], z[1], z[2], MU(k), COH(k), on, ou, ow);
 		xNew[3u * k] = STORE(on);
 		xNew[3u * k + 1u] = STORE(ou);
 		xNew[3u * k + 2u] = STORE(ow);

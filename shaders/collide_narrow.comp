@@ -51,11 +51,12 @@
 // ellipsoid–box search) have one call site each: the kernel is inlined whole, and
 // lavapipe compiles it in about 20 s.
 // Bindings (set 0): 0 pos (3 float64 per body), 1 rot (4), 2 shape (5:
-// kind, size, R), 3 mat (2: μ, ĉ in N), 4 box (8: margin at 6), 5 pairA,
+// kind, size, R), 3 mat (2 per body, or 2 in all: μ, ĉ in N), 4 box (8: margin at 6), 5 pairA,
 // 6 pairB (uint32), all read; 7 off (uint32, pcap+1: written in mode 0,
 // read in mode 1); 8 a, 9 b (uint32), 10 normal, 11 pa, 12 pb (3 float64
 // per contact, pa and pb in the body frames, m), 13 phi (m), 14 mu,
-// 15 cohesion (1 float64 per contact), 16 sub (uint32), written in mode 1;
+// 15 cohesion (1 float64 per contact, or one for every contact:
+// lib/contact_material.glsl), 16 sub (uint32), written in mode 1;
 // 17 meta (uint32: pairs at 2, flags at 5, listed pairs at 6); 18 fbList
 // (uint32, 3 per listed pair, written in mode 0); 19 fb (uint32, 3 per
 // record) and 20 host (12 float64 per host contact), read; 21 pairN (4
@@ -84,6 +85,10 @@ layout(std430, set = 0, binding = 0) readonly buffer Pos { double pos[]; };
 layout(std430, set = 0, binding = 1) readonly buffer Rot { double rot[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Shape { double shape[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Mat { double mat[]; };
+// MAT_BODY(i): body i's place in mat, which holds each body's μ and
+// cohesion, or one body's where the model has one friction and one
+// cohesion (lib/contact_material.glsl): the index clamped to its length.
+#define MAT_BODY(i) min((i), uint(mat.length()) / 2u - 1u)
 layout(std430, set = 0, binding = 4) readonly buffer Box { double box[]; };
 layout(std430, set = 0, binding = 5) readonly buffer PairA { uint pairA[]; };
 layout(std430, set = 0, binding = 6) readonly buffer PairB { uint pairB[]; };
@@ -96,6 +101,7 @@ layout(std430, set = 0, binding = 12) writeonly buffer PB { double pb[]; };
 layout(std430, set = 0, binding = 13) writeonly buffer Phi { double phi_[]; };
 layout(std430, set = 0, binding = 14) writeonly buffer Mu { double mu[]; };
 layout(std430, set = 0, binding = 15) writeonly buffer Cohesion { double cohesion[]; };
+#include "contact_material.glsl"
 layout(std430, set = 0, binding = 16) writeonly buffer Sub { uint sub[]; };
 layout(std430, set = 0, binding = 17) buffer Meta { uint meta[]; };
 layout(std430, set = 0, binding = 18) writeonly buffer FbList { uint fbList[]; };
@@ -231,8 +237,12 @@ void add(dvec3 n, dvec3 a, dvec3 b, double phi, double env) {
 		pb[3u * t + c] = rb[c];
 	}
 	phi_[t] = phi;
-	mu[t] = min(mat[2u * i], mat[2u * j]);
-	cohesion[t] = min(mat[2u * i + 1u], mat[2u * j + 1u]);
+	if (ROOM(mu, t)) {
+		mu[t] = min(mat[2u * MAT_BODY(i)], mat[2u * MAT_BODY(j)]);
+	}
+	if (ROOM(cohesion, t)) {
+		cohesion[t] = min(mat[2u * MAT_BODY(i) + 1u], mat[2u * MAT_BODY(j) + 1u]);
+	}
 }
 
 double dot3(dvec3 a, dvec3 b) {
@@ -2332,8 +2342,12 @@ void copyHost(uint q, uint t0, uint cnt) {
 			pb[3u * t + c] = host[h + 6u + c];
 		}
 		phi_[t] = host[h + 9u];
-		mu[t] = host[h + 10u];
-		cohesion[t] = host[h + 11u];
+		if (ROOM(mu, t)) {
+			mu[t] = host[h + 10u];
+		}
+		if (ROOM(cohesion, t)) {
+			cohesion[t] = host[h + 11u];
+		}
 	}
 }
 

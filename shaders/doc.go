@@ -31,7 +31,8 @@
 //
 // GLSL that several kernels share sits in lib/*.glsl and is included, not
 // copied (#include "cone.glsl", compiled with glslc -I shaders/lib): the
-// solvers' scalar blocks, the cone projection, Axpby's element operation,
+// solvers' scalar blocks, the cone projection, a contact's μ and cohesion
+// (one per contact, or one for all), Axpby's element operation,
 // the two halves of the Schur product, Hypot, Finite, mgl64's Cross and
 // Rotate and the fixed-order workgroup sum. Each lib file opens with a
 // comment saying what it holds and what its includer must define before

@@ -39,6 +39,7 @@ layout(std430, set = 0, binding = 2) readonly buffer R { double r[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Inv { double inv[]; };
 layout(std430, set = 0, binding = 4) readonly buffer Mu { double mu[]; };
 layout(std430, set = 0, binding = 5) readonly buffer Coh { double coh[]; };
+#include "contact_material.glsl"
 #define SCALARS_BINDING 6
 #define SCALARS_ACCESS readonly
 #include "apgd_scalars.glsl"
@@ -80,7 +81,7 @@ void main() {
 			z[d] = axpby(1.0lf, gamma[i], p.negOmega, v);
 		}
 		double pz[3];
-		proj(z[0], z[1], z[2], mu[k], coh[k], pz[0], pz[1], pz[2]);
+		proj(z[0], z[1], z[2], MU(k), COH(k), pz[0], pz[1], pz[2]);
 		for (uint d = 0u; d < 3u; d++) {
 			uint i = 3u * k + d;
 			gamma[i] = axpby(p.lambda, pz[d], p.oneMinusLambda, gamma[i]);

@@ -9,7 +9,8 @@
 //
 //	n := normal_k; u, _ := TangentBasis(n)   // cpuref.TangentBasis
 //	jac[12k:12k+12] = n, u, Rotate(rot_A, pa_k), Rotate(rot_B, pb_k)
-//	coh[k] = h*cohesion[k]
+//	coh[k] = h*cohesion[k]                  // one value for every contact where
+//	                                        // cohesion holds one (lib/contact_material.glsl)
 //	r[3k:3k+3] = contactRow(n, u, s_A, s_B, vfree_A, vfree_B)   // lib/contact_row.glsl
 //	bn := phi[k]/h; if maxRecovery > 0 { bn = max(bn, −maxRecovery) }
 //	r[3k] += bn
@@ -22,9 +23,9 @@
 // block to float32 and forms r from the block as rounded.
 // Bindings (set 0): 0 jac (written; 12 float64 per contact, float32 in
 // jacobian_f32), 1 coh
-// (written; 1 per contact, N·s), 2 r (written; 3 per contact, m/s), 3 a,
+// (written; 1 per contact, or 1, N·s), 2 r (written; 3 per contact, m/s), 3 a,
 // 4 b (uint32 body indices), 5 normal (3), 6 pa, 7 pb (3, body frames, m),
-// 8 phi (1, m), 9 cohesion (1, N), 10 rot (4 per body), 11 vfree (6 per
+// 8 phi (1, m), 9 cohesion (1 per contact, or 1, N), 10 rot (4 per body), 11 vfree (6 per
 // body, world frame: world_velocity's turn of free_velocity's).
 // Push constants: double h (s), double maxRecovery (m/s, 0: no cap),
 // uint nc (20 bytes).
@@ -43,6 +44,7 @@ layout(std430, set = 0, binding = 6) readonly buffer PA { double pa[]; };
 layout(std430, set = 0, binding = 7) readonly buffer PB { double pb[]; };
 layout(std430, set = 0, binding = 8) readonly buffer Phi { double phi[]; };
 layout(std430, set = 0, binding = 9) readonly buffer Cohesion { double cohesion[]; };
+#include "contact_material.glsl"
 layout(std430, set = 0, binding = 10) readonly buffer Rot { double rot[]; };
 layout(std430, set = 0, binding = 11) readonly buffer VFree { double vfree[]; };
 
@@ -97,8 +99,10 @@ void main() {
 			jac[j + 6u + c] = STORE(sa[c]);
 			jac[j + 9u + c] = STORE(sb[c]);
 		}
-		precise double ch = p.h * cohesion[k];
-		coh[k] = ch;
+		precise double ch = p.h * cohesion[min(k, uint(cohesion.length()) - 1u)];
+		if (ROOM(coh, k)) {
+			coh[k] = ch;
+		}
 
 		dvec3 va = dvec3(vfree[6u * ia], vfree[6u * ia + 1u], vfree[6u * ia + 2u]);
 		dvec3 wa = dvec3(vfree[6u * ia + 3u], vfree[6u * ia + 4u], vfree[6u * ia + 5u]);

@@ -3,7 +3,7 @@
 // friction cone {‖(γ_u, γ_w)‖ ≤ μ_k(γ_n + c_k)} shifted by the cohesion
 // impulse c_k (cpuref.ProjectCone, APGD paper section 2.4).
 //
-// Loop, for each contact k ((xn, xu, xw) = x[3k:3k+3], μ = mu[k], c = coh[k]):
+// Loop, for each contact k ((xn, xu, xw) = x[3k:3k+3], μ = MU(k), c = COH(k)):
 //
 //	n := xn + c; t := sqrt(xu*xu + xw*xw)
 //	switch {
@@ -29,6 +29,7 @@ layout(std430, set = 0, binding = 0) writeonly buffer Dst { double dst[]; };
 layout(std430, set = 0, binding = 1) readonly buffer X { double x[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Mu { double mu[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Coh { double coh[]; };
+#include "contact_material.glsl"
 
 layout(push_constant) uniform Push {
 	uint nc;
@@ -40,7 +41,7 @@ void main() {
 	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
 	for (uint k = gl_GlobalInvocationID.x; k < p.nc; k += stride) {
 		double on, ou, ow;
-		proj(x[3u * k], x[3u * k + 1u], x[3u * k + 2u], mu[k], coh[k], on, ou, ow);
+		proj(x[3u * k], x[3u * k + 1u], x[3u * k + 2u], MU(k), COH(k), on, ou, ow);
 		dst[3u * k] = on;
 		dst[3u * k + 1u] = ou;
 		dst[3u * k + 2u] = ow;

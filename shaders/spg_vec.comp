@@ -40,6 +40,7 @@ layout(std430, set = 0, binding = 6) buffer Best { double best[]; };
 layout(std430, set = 0, binding = 7) readonly buffer Inv { double inv[]; };
 layout(std430, set = 0, binding = 8) readonly buffer Mu { double mu[]; };
 layout(std430, set = 0, binding = 9) readonly buffer Coh { double coh[]; };
+#include "contact_material.glsl"
 #define SCALARS_BINDING 10
 #define SCALARS_ACCESS readonly
 #include "spg_scalars.glsl"
@@ -97,7 +98,7 @@ void main() {
 				z[e] = axpby(1.0lf, x[i], na, v);
 			}
 			double pz[3];
-			proj(z[0], z[1], z[2], mu[k], coh[k], pz[0], pz[1], pz[2]);
+			proj(z[0], z[1], z[2], MU(k), COH(k), pz[0], pz[1], pz[2]);
 			for (uint e = 0u; e < 3u; e++) {
 				uint i = 3u * k + e;
 				d[i] = axpby(1.0lf, pz[e], -1.0lf, x[i]);

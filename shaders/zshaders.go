@@ -770,13 +770,14 @@ var CollideBin = Module{
 //go:embed collide_bin.spv
 var collide_binSPIRV string
 
-// CollideKeys is collide_keys.comp: the warm start's contact keys on the device (cpuref's
-// Collider.KeepKeys and WarmStart): mode 0 keeps the current contacts'
-// keys (A, B, index within the pair) for the next step; mode 1 sets each
-// current contact's impulse to the kept impulse of the contact with the
-// same key, else zero. Both key lists are sorted (contacts come in pair
-// order, then narrowphase order), so a binary search finds the match; the
-// result is the merge cpuref does, copied bit for bit.
+// CollideKeys is collide_keys.comp: the warm start's contact keys and impulses on the device
+// (cpuref's Collider.KeepKeys and WarmStart): mode 0 keeps the current
+// contacts' keys (A, B, index within the pair) and impulses for the next
+// step; mode 1 sets each current contact's impulse to the kept impulse of
+// the contact with the same key, else zero. Both key lists are sorted
+// (contacts come in pair order, then narrowphase order), so a binary
+// search finds the match; the result is the merge cpuref does, copied bit
+// for bit.
 var CollideKeys = Module{
 	Name:   "collide_keys",
 	Source: "collide_keys",
@@ -788,8 +789,8 @@ var CollideKeys = Module{
 		{Binding: 3, Kind: StorageBuffer},
 		{Binding: 4, Kind: StorageBuffer},
 		{Binding: 5, Kind: StorageBuffer},
-		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
-		{Binding: 7, Kind: StorageBuffer, WriteOnly: true},
+		{Binding: 6, Kind: StorageBuffer},
+		{Binding: 7, Kind: StorageBuffer},
 	},
 	LocalSize: [3]uint32{64, 1, 1},
 	PushSize:  12,
@@ -798,6 +799,37 @@ var CollideKeys = Module{
 
 //go:embed collide_keys.spv
 var collide_keysSPIRV string
+
+// CollideKeysF32 is collide_keys.comp built with float32 storage (lib/store.glsl):
+// the warm start's contact keys and impulses on the device
+// (cpuref's Collider.KeepKeys and WarmStart): mode 0 keeps the current
+// contacts' keys (A, B, index within the pair) and impulses for the next
+// step; mode 1 sets each current contact's impulse to the kept impulse of
+// the contact with the same key, else zero. Both key lists are sorted
+// (contacts come in pair order, then narrowphase order), so a binary
+// search finds the match; the result is the merge cpuref does, copied bit
+// for bit.
+var CollideKeysF32 = Module{
+	Name:   "collide_keys_f32",
+	Source: "collide_keys",
+	SPIRV:  collide_keys_f32SPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 1, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 2, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 3, Kind: StorageBuffer},
+		{Binding: 4, Kind: StorageBuffer},
+		{Binding: 5, Kind: StorageBuffer},
+		{Binding: 6, Kind: StorageBuffer},
+		{Binding: 7, Kind: StorageBuffer},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  12,
+	Args:      CollideKeysArgs{},
+}
+
+//go:embed collide_keys_f32.spv
+var collide_keys_f32SPIRV string
 
 // CollideNarrow is collide_narrow.comp: the narrowphase of every candidate pair (cpuref's
 // Narrow, every pair of kinds, with its swap into kind order and
@@ -1693,5 +1725,5 @@ var world_velocitySPIRV string
 
 // All returns every module, by name.
 func All() []Module {
-	return []Module{AntiRelax, ApgdAntiRelax, ApgdAntiRelaxF32, ApgdBodyImpulse, ApgdBodyImpulseF32, ApgdContactVelocity, ApgdContactVelocityF32, ApgdDot, ApgdDotF32, ApgdInit, ApgdInitF32, ApgdNext, ApgdNextF32, ApgdResidual, ApgdResidualF32, ApgdScalar, ApgdScalarF32, ApgdStep, ApgdStepF32, ApgdSum, Axpby, BlockDiag, BodyImpulse, BodyImpulseF32, CollideAabb, CollideAdj, CollideBig, CollideBin, CollideKeys, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, ContactVelocityF32, Copy, DiagCheck, Dot, Fill, FixedForce, FixedForceF32, FreeVelocity, GsColour, GsColourSweep, GsSweep, GuardCheck, GuardKeep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, JacobianF32, JointOps, JointRows, MulElem, Project, RollingOps, SpgScalar, SpgVec, Sum, WorldVelocity}
+	return []Module{AntiRelax, ApgdAntiRelax, ApgdAntiRelaxF32, ApgdBodyImpulse, ApgdBodyImpulseF32, ApgdContactVelocity, ApgdContactVelocityF32, ApgdDot, ApgdDotF32, ApgdInit, ApgdInitF32, ApgdNext, ApgdNextF32, ApgdResidual, ApgdResidualF32, ApgdScalar, ApgdScalarF32, ApgdStep, ApgdStepF32, ApgdSum, Axpby, BlockDiag, BodyImpulse, BodyImpulseF32, CollideAabb, CollideAdj, CollideBig, CollideBin, CollideKeys, CollideKeysF32, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, ContactVelocityF32, Copy, DiagCheck, Dot, Fill, FixedForce, FixedForceF32, FreeVelocity, GsColour, GsColourSweep, GsSweep, GuardCheck, GuardKeep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, JacobianF32, JointOps, JointRows, MulElem, Project, RollingOps, SpgScalar, SpgVec, Sum, WorldVelocity}
 }

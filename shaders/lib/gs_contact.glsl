@@ -6,7 +6,7 @@
 //
 //	u := D_kᵀ dv                                   // as contact_velocity
 //	s := ω/diag[3k]
-//	p := ProjectCone(γ_k − s·(u + r_k), mu[k], coh[k])   // as project
+//	p := ProjectCone(γ_k − s·(u + r_k), MU(k), COH(k))   // as project
 //	δ := λp + (1−λ)γ_k − γ_k                       // per component, left to right
 //	γ_k += δ
 //	dv_A += M_A⁻¹ D_k,A δ; dv_B += M_B⁻¹ D_k,B δ    // fixed bodies skipped
@@ -35,6 +35,7 @@ layout(std430, set = 0, binding = 5) readonly buffer BodyB { uint bodyB[]; };
 layout(std430, set = 0, binding = 6) readonly buffer Jac { double jac[]; };
 layout(std430, set = 0, binding = 7) readonly buffer Mu { double mu[]; };
 layout(std430, set = 0, binding = 8) readonly buffer Coh { double coh[]; };
+#include "contact_material.glsl"
 layout(std430, set = 0, binding = 9) readonly buffer InvMass { double invMass[]; };
 layout(std430, set = 0, binding = 10) readonly buffer InvInertia { double invInertia[]; };
 layout(std430, set = 0, binding = 11) readonly buffer FixedBody { uint fixedBody[]; };
@@ -89,7 +90,7 @@ void sweepContact(uint k, double omega, double lambda) {
 	precise double y1 = x1 - s * (u[1] + r[3u * k + 1u]);
 	precise double y2 = x2 - s * (u[2] + r[3u * k + 2u]);
 	double pc[3];
-	proj(y0, y1, y2, mu[k], coh[k], pc[0], pc[1], pc[2]);
+	proj(y0, y1, y2, MU(k), COH(k), pc[0], pc[1], pc[2]);
 	precise double l1 = 1.0lf - lambda;
 	precise double d0 = lambda * pc[0] + l1 * x0 - x0;
 	precise double d1 = lambda * pc[1] + l1 * x1 - x1;

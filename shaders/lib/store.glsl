@@ -1,7 +1,8 @@
 // store.glsl: the storage type of the device APGD solver's work vectors
-// (γ_k, γ_{k+1}, y, g, N y, N γ_k, N γ_{k+1}, the best iterate; gpu/apgd.go)
-// and of the contacts' Jacobian blocks (jac, lib/contact_row.glsl), for the
-// kernels that read or write them. A kernel that includes this file is
+// (γ_k, γ_{k+1}, y, g, N y, N γ_k, N γ_{k+1}, the best iterate; gpu/apgd.go),
+// of the contacts' Jacobian blocks (jac, lib/contact_row.glsl) and of the
+// warm start's kept impulses (prevGamma, collide_keys), for the kernels
+// that read or write them. A kernel that includes this file is
 // compiled twice by make shaders: NAME.spv as it is (STORE is double,
 // ROUND(v) is v: settings.precision "double") and NAME_f32.spv with
 // -DSTORE_F32 (STORE is float, ROUND(v) is v rounded to float and back:
