@@ -265,6 +265,27 @@ func Devices() ([]DeviceInfo, error) {
 	return in.infos, nil
 }
 
+// Choose returns the device that Open would open for Options{Device:
+// device} (and CUDA_VISIBLE_DEVICES), without opening it: what a caller
+// needs to know of it before any buffer is made (whether its memory is the
+// host's, UnifiedMemory).
+func Choose(device string) (DeviceInfo, error) {
+	in, err := newInstance(false)
+	if err != nil {
+		return DeviceInfo{}, err
+	}
+	defer in.destroy()
+	var cuda *string
+	if v, ok := os.LookupEnv("CUDA_VISIBLE_DEVICES"); ok {
+		cuda = &v
+	}
+	i, err := pick(in.infos, device, cuda)
+	if err != nil {
+		return DeviceInfo{}, err
+	}
+	return in.infos[i], nil
+}
+
 // Open opens the device that opt chooses.
 func Open(opt Options) (*Device, error) {
 	in, err := newInstance(opt.Validation)

@@ -4,6 +4,7 @@ package gpu
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -141,5 +142,26 @@ func TestKernelLimits(t *testing.T) {
 	}
 	if k2, _ := d.Kernel(shaders.Fill); k2 != k1 {
 		t.Error("Kernel does not reuse the pipeline of a module")
+	}
+}
+
+// TestChoose: Choose names the device that Open opens, for the default
+// choice and for an index, without opening one; a selection that names no
+// device gives Open's error.
+func TestChoose(t *testing.T) {
+	d := requireDevice(t)
+	for _, sel := range []string{"", fmt.Sprint(d.Info.Index)} {
+		c, err := Choose(sel)
+		if err != nil {
+			t.Fatalf("Choose(%q): %v", sel, err)
+		}
+		if c.Index != d.Info.Index || c.Name != d.Info.Name || c.UnifiedMemory != d.Info.UnifiedMemory {
+			t.Errorf("Choose(%q) = %s (unified %v), Open gives %s (unified %v)", sel, c, c.UnifiedMemory, d.Info, d.Info.UnifiedMemory)
+		}
+	}
+	_, err := Choose("no such device")
+	_, oerr := openDevice(Options{Device: "no such device"})
+	if err == nil || oerr == nil || err.Error() != oerr.Error() {
+		t.Errorf("Choose of no device: %v, want Open's %v", err, oerr)
 	}
 }

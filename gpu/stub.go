@@ -15,6 +15,9 @@ func errUnsupported() error {
 // Devices lists the Vulkan devices; this build has none.
 func Devices() ([]DeviceInfo, error) { return nil, errUnsupported() }
 
+// Choose returns the device Open would open; this build has none.
+func Choose(string) (DeviceInfo, error) { return DeviceInfo{}, errUnsupported() }
+
 // Backend is the Vulkan backend; this build cannot make one (New always
 // fails).
 type Backend struct{ engine.Backend }

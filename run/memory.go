@@ -44,7 +44,7 @@ import (
 // the same ~1 KB per body on the host besides its device buffers
 // (gpu.EstimateBytes) and a fixed 140 MiB of driver and compiled kernels;
 // the host estimate of the Vulkan path counts the device buffers too
-// (unified memory), which over-estimates a discrete GPU's host memory.
+// (unified memory), and CheckMemory takes them out for a discrete GPU.
 const (
 	hostBaseBytes       = 12 << 20 // the process before any body
 	hostBytesPerBody    = 1160
@@ -77,8 +77,9 @@ func EstimateMemory(bodies int, backend string) Estimate {
 	switch backend {
 	case "vulkan":
 		// Host holds the device buffers too: on a CPU or integrated
-		// device (lavapipe, unified memory) they are host memory, which
-		// is all that can be known before the device is open.
+		// device (lavapipe, unified memory) they are host memory
+		// (CheckMemory leaves them out where the device that would open
+		// is discrete).
 		// As a float64 run of a model that holds every buffer
 		// (gpu.MostFootprint; settings.precision "mixed", a model of
 		// spheres, of one material or without loads take less: the
@@ -103,6 +104,10 @@ type MemoryError struct {
 	// LimitFrom where Limit came from.
 	Need, Limit int64
 	LimitFrom   string
+	// Card names the discrete device whose memory holds the device
+	// buffers, which Need then leaves out; empty where they may be host
+	// memory (Need counts them).
+	Card string
 }
 
 func (e *MemoryError) Error() string {
@@ -111,6 +116,9 @@ func (e *MemoryError) Error() string {
 }
 
 func (e *MemoryError) model() string {
+	if e.Backend == "vulkan" && e.Card != "" {
+		return fmt.Sprintf("%d B per body and the driver's %d MiB; the device buffers are on %s", hostBytesPerBody, vulkanBaseBytes>>20, e.Card)
+	}
 	if e.Backend == "vulkan" {
 		return fmt.Sprintf("%d B per body, the driver's %d MiB and the device buffers, which may be host memory", hostBytesPerBody, vulkanBaseBytes>>20)
 	}
@@ -134,16 +142,25 @@ func gib(n int64) string {
 // (EstimateMemory) exceeds the memory it may use: maxMemory bytes if
 // positive, no check if negative, else what the machine has (hostLimit:
 // MemAvailable, or less under a cgroup limit) plus what this process
-// already holds (the estimate is of the whole process). The Vulkan
-// path's estimate counts its device buffers as host memory (see
-// EstimateMemory); a device's own size is known only once it is open, and
-// gpu reports running out of it then (exit 1; --backend auto falls back
-// to the CPU path), as it does under Options.VulkanMemoryLimit.
-func CheckMemory(bodies int, backend string, maxMemory int64) error {
+// already holds (the estimate is of the whole process). On the Vulkan
+// backend it asks which device would open (gpu.Choose with device, as
+// Options.Device): a discrete one holds the device buffers in its own
+// memory, so the host's need leaves them out; otherwise (unified memory,
+// a CPU implementation, or no device found) they count as host memory. A
+// device's own size is checked when the backend loads the model (gpu
+// reports running out of it then, exit 1; --backend auto falls back to the
+// CPU path), as it is under Options.VulkanMemoryLimit.
+func CheckMemory(bodies int, backend, device string, maxMemory int64) error {
 	if maxMemory < 0 {
 		return nil
 	}
 	e := EstimateMemory(bodies, backend)
+	need, card := e.Host, ""
+	if backend == "vulkan" {
+		if d, err := chooseDevice(device); err == nil && !d.UnifiedMemory {
+			need, card = e.Host-e.Device, d.Name
+		}
+	}
 	limit, from := maxMemory, "--max-memory"
 	if limit == 0 {
 		var ok bool
@@ -152,11 +169,15 @@ func CheckMemory(bodies int, backend string, maxMemory int64) error {
 		}
 		limit += selfRSS()
 	}
-	if e.Host > limit {
-		return &MemoryError{Estimate: e, Backend: backend, Need: e.Host, Limit: limit, LimitFrom: from}
+	if need > limit {
+		return &MemoryError{Estimate: e, Backend: backend, Need: need, Limit: limit, LimitFrom: from, Card: card}
 	}
 	return nil
 }
+
+// chooseDevice is gpu.Choose (a variable for the tests: a discrete
+// device cannot be had on a machine without one).
+var chooseDevice = gpu.Choose
 
 // ParseBytes reads a byte count with an optional suffix K, M, G or T
 // (powers of 1024; KiB, MB, GiB and the like are read the same), as

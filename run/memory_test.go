@@ -3,12 +3,14 @@ package run
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/gpusim/gpusim/gpu"
 	"github.com/gpusim/gpusim/scene"
 )
 
@@ -40,7 +42,7 @@ func TestEstimateMemoryMeasured(t *testing.T) {
 }
 
 func TestCheckMemory(t *testing.T) {
-	err := CheckMemory(1<<24, "cpu", 8<<30)
+	err := CheckMemory(1<<24, "cpu", "", 8<<30)
 	if !errors.Is(err, ErrOutOfMemory) {
 		t.Fatalf("CheckMemory(2²⁴ bodies, 8 GiB) = %v, want ErrOutOfMemory", err)
 	}
@@ -50,17 +52,38 @@ func TestCheckMemory(t *testing.T) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
 	}
-	if err := CheckMemory(1<<24, "cpu", -1); err != nil {
+	if err := CheckMemory(1<<24, "cpu", "", -1); err != nil {
 		t.Errorf("a negative limit turns the check off: %v", err)
 	}
-	if err := CheckMemory(1000, "cpu", 1<<30); err != nil {
+	if err := CheckMemory(1000, "cpu", "", 1<<30); err != nil {
 		t.Errorf("1000 bodies in 1 GiB: %v", err)
 	}
-	// The Vulkan path's host estimate holds its device buffers: 10⁵ bodies
-	// need 263 MiB of host memory without them (the base, the driver and
-	// 1160 B per body) and about 700 MiB with them.
-	if err := CheckMemory(100000, "vulkan", 512<<20); !errors.Is(err, ErrOutOfMemory) || !strings.Contains(err.Error(), "the device buffers, which may be host memory") {
-		t.Errorf("vulkan, 10⁵ bodies in 512 MiB: %v", err)
+	// The Vulkan path's host estimate holds its device buffers where they
+	// may be host memory (a device of unified memory such as lavapipe, or
+	// none found): 10⁵ bodies need 263 MiB of host memory without them
+	// (the base, the driver and 1160 B per body) and about 480 MiB with
+	// them. A discrete device keeps them in its own memory.
+	defer func(f func(string) (gpu.DeviceInfo, error)) { chooseDevice = f }(chooseDevice)
+	for _, c := range []struct {
+		dev  gpu.DeviceInfo
+		err  error
+		fits bool
+		says string
+	}{
+		{gpu.DeviceInfo{Name: "llvmpipe", UnifiedMemory: true}, nil, false, "the device buffers, which may be host memory"},
+		{gpu.DeviceInfo{}, gpu.ErrNoDevice, false, "the device buffers, which may be host memory"},
+		{gpu.DeviceInfo{Name: "NVIDIA H200"}, nil, true, ""},
+	} {
+		chooseDevice = func(string) (gpu.DeviceInfo, error) { return c.dev, c.err }
+		err := CheckMemory(100000, "vulkan", "", 400<<20)
+		if c.fits && err != nil || !c.fits && (!errors.Is(err, ErrOutOfMemory) || !strings.Contains(err.Error(), c.says)) {
+			t.Errorf("vulkan on %q (%v), 10⁵ bodies in 400 MiB: %v", c.dev.Name, c.err, err)
+		}
+		// On the discrete device the host's need is without the buffers,
+		// and the message says where they are.
+		if err := CheckMemory(100000, "vulkan", "", 200<<20); c.fits && !strings.Contains(fmt.Sprint(err), "the device buffers are on NVIDIA H200") {
+			t.Errorf("vulkan on %q, 10⁵ bodies in 200 MiB: %v", c.dev.Name, err)
+		}
 	}
 	if runtime.GOOS == "linux" {
 		lim, from, ok := hostLimit()
@@ -68,7 +91,7 @@ func TestCheckMemory(t *testing.T) {
 			t.Errorf("hostLimit() = %d, %q, %v: want the machine's available memory", lim, from, ok)
 		}
 		// The machine cannot hold 2²⁴ bodies' 74.4 GiB unless it is very large.
-		if lim < 70<<30 && CheckMemory(1<<24, "cpu", 0) == nil {
+		if lim < 70<<30 && CheckMemory(1<<24, "cpu", "", 0) == nil {
 			t.Errorf("2²⁴ bodies passed the check with %d bytes available (%s)", lim, from)
 		}
 	}

@@ -296,7 +296,7 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 			return nil, fmt.Errorf("trace: body id %d out of range [0, %d)", id, sc.TotalBodies())
 		}
 	}
-	if err := CheckMemory(sc.TotalBodies(), opt.Backend, opt.MaxMemory); err != nil {
+	if err := CheckMemory(sc.TotalBodies(), opt.Backend, opt.Device, opt.MaxMemory); err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.Source, err) // before any output folder is made
 	}
 	// cur is the scene with the bodies in the run: those of sc.Model, and

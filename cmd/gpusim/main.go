@@ -363,7 +363,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	// its bodies are made (a scene of 16.7 M bodies takes GBs to build),
 	// and again in run.Run.
 	lopt := scene.LoadOptions{MaxInputSize: inputCap, CheckBodies: func(n int) error {
-		return run.CheckMemory(n, *backend, memLimit)
+		return run.CheckMemory(n, *backend, *device, memLimit)
 	}}
 	sc, ck, err := loadRunScene(pos, sets, *resume, set, dumpStep, lopt)
 	if err != nil {
