@@ -119,8 +119,9 @@ type Backend struct {
 	// oneMaterial: every material of the model has the same friction and
 	// the same cohesion, so every contact has them, and mu, cohesion and
 	// coh hold one value that the kernels share (matBytes,
-	// shaders/lib/contact_material.glsl): 24 B per contact slot and 8 B
-	// per contact found less, and 16 B per contact less to read in each
+	// shaders/lib/contact_material.glsl): 16 B per contact slot and 8 B
+	// per contact found less, the bodies' materials as one body's (16 B
+	// per body less), and 16 B per contact less to read in each
 	// iteration.
 	oneMaterial bool
 
@@ -436,8 +437,9 @@ func (b *Backend) loadMaterials() error {
 	return nil
 }
 
-// matBytes is the size of mu, cohesion and coh for room for c contacts:
-// 8 B each, or 8 B in all where the model has one material (oneMaterial).
+// matBytes is the size of mu, cohesion or coh with room for c contacts:
+// 8 B per contact, or 8 B in all where the model has one material
+// (oneMaterial).
 func (b *Backend) matBytes(c int64) int64 {
 	if b.oneMaterial {
 		return 8
