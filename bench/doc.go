@@ -5,9 +5,10 @@
 // wall time per step split into collision, Jacobian and r, solve and
 // update; solver iterations and residuals; device submits per step and per
 // iteration; Go heap bytes and mallocs per step; peak resident memory and
-// bytes per body; device memory; bodies × steps per second. Run collects
-// the measurements, fits time per step against contacts (FitPowerLaw) and
-// returns a Report, which writes itself as JSON and as Markdown tables.
+// bytes per body; device memory and its estimate (gpu.EstimateBytes);
+// bodies × steps per second. Run collects the measurements, fits time per
+// step against contacts (FitPowerLaw) and returns a Report, which writes
+// itself as JSON and as Markdown tables.
 //
 // Peak memory (VmHWM) is per process, so gpusim bench runs each Request in
 // a process of its own (the hidden gpusim bench-case command) and

@@ -108,6 +108,11 @@ type Result struct {
 	// DeviceMemory is the largest device memory (sum of buffer capacities)
 	// seen after a step; 0 on the CPU path.
 	DeviceMemory int64 `json:"device_memory_bytes"`
+	// DeviceEstimate is gpu.EstimateBytes for the case's model at the
+	// contacts of each measured step, the largest (the Vulkan backend's
+	// EstimateDeviceMemoryBytes): what DeviceMemory should come to; 0 on
+	// the CPU path.
+	DeviceEstimate int64 `json:"device_memory_estimate_bytes"`
 
 	// TrafficPerContactIteration is the backend's traffic model of an
 	// APGD iteration (gpu.APGDBytesPerContactIteration on Vulkan,
@@ -219,6 +224,7 @@ func Measure(req Request) (*Result, error) {
 		}
 	}
 	dm, _ := be.(engine.DeviceMemory)
+	de, _ := be.(interface{ EstimateDeviceMemoryBytes(contacts int) int64 })
 	for range c.Warmup {
 		if _, err := sim.Step(); err != nil {
 			return nil, fmt.Errorf("bench: case %s: warm-up %w", c.Name, err)
@@ -239,6 +245,9 @@ func Measure(req Request) (*Result, error) {
 		stats = append(stats, st)
 		if dm != nil {
 			res.DeviceMemory = max(res.DeviceMemory, dm.DeviceMemoryBytes())
+		}
+		if de != nil {
+			res.DeviceEstimate = max(res.DeviceEstimate, de.EstimateDeviceMemoryBytes(st.Contacts))
 		}
 	}
 	runtime.ReadMemStats(&m1)

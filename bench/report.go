@@ -313,12 +313,13 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 
 	b.WriteString("\n### Memory\n\nGo heap allocation per measured step; peak resident memory (VmHWM) of the case's process after its measured steps (the engine, the scene and " +
-		"one copy of the body state read back; the end-of-run figures are read after it) and of a process that only opened the backend; bytes per body = (peak − baseline) / bodies; device memory = largest sum of buffer capacities after a step (Vulkan only).\n\n")
-	b.WriteString("| case | backend | bodies | allocated B / step | mallocs / step | peak RSS (MiB) | baseline RSS (MiB) | bytes / body | device memory (MiB) |\n")
-	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+		"one copy of the body state read back; the end-of-run figures are read after it) and of a process that only opened the backend; bytes per body = (peak − baseline) / bodies; device memory = largest sum of buffer capacities after a step (Vulkan only), " +
+		"and gpu.EstimateBytes' estimate of it for the case's model at the contacts of the measured steps.\n\n")
+	b.WriteString("| case | backend | bodies | allocated B / step | mallocs / step | peak RSS (MiB) | baseline RSS (MiB) | bytes / body | device memory (MiB) | estimate (MiB) |\n")
+	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, x := range ok {
-		fmt.Fprintf(b, "| %s | %s | %d | %.0f | %.1f | %s | %s | %.0f | %s |\n", x.Case, x.Backend, x.Bodies, x.AllocBytesPerStep,
-			x.MallocsPerStep, mib(x.PeakRSS), mib(x.BaselineRSS), x.BytesPerBody, mib(x.DeviceMemory))
+		fmt.Fprintf(b, "| %s | %s | %d | %.0f | %.1f | %s | %s | %.0f | %s | %s |\n", x.Case, x.Backend, x.Bodies, x.AllocBytesPerStep,
+			x.MallocsPerStep, mib(x.PeakRSS), mib(x.BaselineRSS), x.BytesPerBody, mib(x.DeviceMemory), mib(x.DeviceEstimate))
 	}
 
 	b.WriteString("\n### End of run\n\n")

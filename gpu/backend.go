@@ -124,6 +124,9 @@ type Backend struct {
 	// per body less), and 16 B per contact less to read in each
 	// iteration.
 	oneMaterial bool
+	// footprint: the loaded model's Footprint (without a run's guard),
+	// for EstimateDeviceMemoryBytes.
+	footprint Footprint
 
 	// fixed_force's per-chunk sums, per component, and FixedForce's result
 	// (host-visible).
@@ -321,7 +324,8 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	if err := m.Validate(); err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
-	if err := checkHeap(len(m.Bodies), b.d.Info, modelFootprint(m, s)); err != nil {
+	fp := modelFootprint(m, s)
+	if err := checkHeap(len(m.Bodies), b.d.Info, fp); err != nil {
 		return err
 	}
 	if err := b.sync(); err != nil {
@@ -332,6 +336,7 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	h.load(m, s)
 	b.settings = *s
 	b.mixed = s.MixedFor(m)
+	b.footprint = fp
 	if err := b.jacKernels(b.mixed); err != nil {
 		return err
 	}

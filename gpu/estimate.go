@@ -28,11 +28,16 @@ type Footprint struct {
 	// movable bodies whose inertia is not isotropic (ellipsoids, boxes,
 	// hulls, ...).
 	Anisotropic bool
+	// Guard: a run's guard (guard.go, which gpusim run keeps and the
+	// benchmark does not), its copy of the body state and of the warm
+	// start's keys and impulses.
+	Guard bool
 }
 
 // MostFootprint is the Footprint of a float64 model that holds every
-// buffer: what an estimate made before the model is known assumes.
-var MostFootprint = Footprint{PairExtras: true, Materials: true, Loads: true, Anisotropic: true}
+// buffer, a run's guard included: what an estimate made before the model
+// is known assumes.
+var MostFootprint = Footprint{PairExtras: true, Materials: true, Loads: true, Anisotropic: true, Guard: true}
 
 // EstimateBytes estimates the device memory (Device.MemoryBytes: the sum
 // of buffer capacities) that the backend holds for a model of bodies
@@ -65,10 +70,10 @@ var MostFootprint = Footprint{PairExtras: true, Materials: true, Loads: true, An
 //     measurements below so that the estimate errs high at N = 64 000
 //     (210 B with f.Mixed: the Jacobian and APGD's work vectors as
 //     float32);
-//   - a run's guard (guard.go): the kept copy of the body state and the
-//     skip flags, 108 B per body, and of the warm-start memory, 36 B per
-//     contact (keys and impulses; 24 B with f.Mixed; rolling impulses, 24 B
-//     more, are left out).
+//   - with f.Guard, a run's guard (guard.go): the kept copy of the body
+//     state and the skip flags, 108 B per body, and of the warm-start
+//     memory, 36 B per contact (keys and impulses; 24 B with f.Mixed;
+//     rolling impulses, 24 B more, are left out).
 //
 // Measured on lavapipe (DeviceMemoryBytes, the largest after each step of
 // a backend stepped by engine.Sim, so without a run's guard; apgd;
@@ -113,7 +118,7 @@ var MostFootprint = Footprint{PairExtras: true, Materials: true, Loads: true, An
 // alignment.
 func EstimateBytes(bodies, contacts int, f Footprint) int64 {
 	n, nc := int64(bodies), int64(contacts)
-	body := int64(240 + 168 + 108)
+	body := int64(240 + 168)
 	if f.Loads {
 		body += 48
 	}
@@ -130,6 +135,11 @@ func EstimateBytes(bodies, contacts int, f Footprint) int64 {
 		body += 16
 		found += 8
 		contactSlot += 16
+	}
+	if f.Guard {
+		body += 108
+	} else {
+		kept = 0
 	}
 	slot := int64(12)
 	if f.PairExtras {
@@ -212,6 +222,7 @@ func checkHeap(bodies int, info DeviceInfo, f Footprint) error {
 				bodies, big, what, info.Name, r, ErrOutOfMemory, mostBodies(int64(r)))
 		}
 	}
+	f.Guard = true // a run's, which Load cannot rule out
 	need := EstimateBytes(bodies, heapContactsPerBody*bodies, f)
 	if heap == 0 || uint64(need) <= heap {
 		return nil

@@ -30,3 +30,11 @@ func (d *Device) limitedBytes() int64 {
 // solver buffers. Reach it with an interface{ DeviceMemoryBytes() int64 }
 // assertion on the engine.Backend that New returns.
 func (b *Backend) DeviceMemoryBytes() int64 { return b.d.MemoryBytes() }
+
+// EstimateDeviceMemoryBytes is EstimateBytes for the loaded model's
+// bodies and Footprint (without a run's guard) at contacts contacts: what
+// DeviceMemoryBytes should come to once a step has found them, so that a
+// benchmark can print the estimate beside the measurement.
+func (b *Backend) EstimateDeviceMemoryBytes(contacts int) int64 {
+	return EstimateBytes(b.n, contacts, b.footprint)
+}
