@@ -61,9 +61,9 @@ import (
 //     PCG/BiCGSTAB solves with data-dependent lengths and a line search.
 //   - FixedForce: fixed_force and three sum passes, one submit.
 //   - Integrate: body_impulse and integrate (then the kinematic bodies'
-//     prescribed poses and velocities, recorded), and copies of γ and the
-//     contact keys for the next WarmStart, recorded; the next Collide or
-//     ReadState submits them.
+//     prescribed poses and velocities, recorded), and collide_keys' copy
+//     of the contact keys and γ for the next WarmStart (keepKeys),
+//     recorded; the next Collide or ReadState submits them.
 //   - WarmStart: collide_keys matches the contact keys with the last
 //     step's on the device, recorded, not submitted.
 //
@@ -78,8 +78,10 @@ import (
 // bodies are all isotropic).
 // Contact buffers (nc contacts), grown with Buffer.Grow as nc grows: a, b
 // (uint32), normal, pa, pb (3), phi, mu, cohesion (1), jac (12: n, u,
-// s_A, s_B, world frame), coh (1, N·s), r (3), adj (uint32, at most 2nc), prevGamma (3);
-// deviceCollider lists its own.
+// s_A, s_B, world frame), coh (1, N·s), r (3), adj (uint32, at most 2nc),
+// prevGamma (3, float32 with settings.precision "mixed"); mu, cohesion
+// and coh hold one value in all for a model of one material
+// (oneMaterial). deviceCollider lists its own.
 //
 // A Backend is not safe for concurrent use.
 type Backend struct {

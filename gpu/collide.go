@@ -70,7 +70,7 @@ const maxDeviceBodies = 1 << 26
 // normal in place of min), cell (4
 // int32: first bin, range sizes and class), specialOff (n+1), special (n),
 // slots (2S+2: counts then starts, then cursors), adjCursor (n+1),
-// pairOff (n+1), cand (16 per body: collide_pairs' partners) uint32; entries (ecap), pairA, pairB (pcap), off (pcap+1)
+// pairOff (n+1), cand (candPerBody per body: collide_pairs' partners) uint32; entries (ecap), pairA, pairB (pcap), off (pcap+1)
 // uint32; the contact buffers of Backend (a, b, normal, pa, pb, phi, mu,
 // cohesion, sub, adj (2ccap)) and the kept keys prevA, prevB, prevSub;
 // fbList (3 uint32 per listed pair: pair, A, B), fbRec (3 per listed pair:
