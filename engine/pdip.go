@@ -125,8 +125,10 @@ import (
 // values per iteration), and each PCG iteration reads its search direction
 // and residual back from the backend to apply H and the preconditioner
 // there, and writes the results back. On the host backend these are
-// copies; the GPU backend will need a kernel for this per-contact 3×3
-// algebra, or pay two round trips per PCG iteration.
+// copies; a backend that implements DevicePCG (the GPU's) takes the blocks
+// of H and of the preconditioner once per Newton system and runs the PCG
+// loop itself, with the same values, so that only the Newton iterations
+// read and write vectors.
 type PDIP struct{}
 
 // Name returns "pdip".
@@ -869,6 +871,9 @@ func (c *pdipCG) solve(w *pdipWork, b Vec, sN float64, mask Vec) error {
 		return c.solveNonsym(w, b, sN, mask)
 	}
 	p := c.p
+	if d, ok := p.(DevicePCG); ok && deviceTakes(p) {
+		return c.solveDevice(d, w, b, sN, mask)
+	}
 	prec := func() {
 		p.Read(w.in, c.r)
 		w.applyPrec(w.in, w.out)
@@ -913,6 +918,30 @@ func (c *pdipCG) solve(w *pdipWork, b Vec, sN float64, mask Vec) error {
 		}
 		p.Axpby(c.d, 1, c.z, rzNew/rz, c.d)
 		rz = rzNew
+	}
+	return nil
+}
+
+// solveDevice is solve on a backend that runs the PCG loop itself
+// (DevicePCG), with solve's errors.
+func (c *pdipCG) solveDevice(d DevicePCG, w *pdipWork, b Vec, sN float64, mask Vec) error {
+	nc := w.nc
+	j := &w.j
+	for r := range j.nj {
+		j.pj[r] = w.diag[3*nc+r] + j.hj[r]
+	}
+	end, err := d.SolvePCG(c.x, b, PCGSystem{H: w.h, Prec: w.pc, HJ: j.hj, PJ: j.pj, InvSN: 1 / sN, Mask: mask,
+		MaxIter: 2*b.Len() + 50, StopFactor: pdipCGTol * pdipCGTol})
+	if err != nil {
+		return err
+	}
+	switch end.Fail {
+	case PCGRHS:
+		return fmt.Errorf("PCG: right-hand side is not finite")
+	case PCGCurvature:
+		return fmt.Errorf("PCG breakdown at iteration %d: dᵀ(N + H)d = %v", end.Iterations, end.Value)
+	case PCGResidual:
+		return fmt.Errorf("PCG breakdown at iteration %d: rᵀz = %v", end.Iterations, end.Value)
 	}
 	return nil
 }

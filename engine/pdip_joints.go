@@ -37,11 +37,12 @@ type pdipJoints struct {
 	cl, ch   []float64 // c_r,lo and c_r,hi at γ̂ (unused for absent bounds)
 	clt, cht []float64 // at the trial γ̂
 	hj       []float64 // H_rr
+	pj       []float64 // g_r + H_rr, the preconditioner's (DevicePCG)
 }
 
 func newPDIPJoints(nj int) pdipJoints {
 	j := pdipJoints{nj: nj}
-	for _, v := range []*[]float64{&j.lo, &j.hi, &j.ll, &j.lh, &j.dl, &j.dh, &j.cl, &j.ch, &j.clt, &j.cht, &j.hj} {
+	for _, v := range []*[]float64{&j.lo, &j.hi, &j.ll, &j.lh, &j.dl, &j.dh, &j.cl, &j.ch, &j.clt, &j.cht, &j.hj, &j.pj} {
 		*v = make([]float64, nj)
 	}
 	return j

@@ -124,6 +124,54 @@ type DeviceSPG interface {
 	SolveSPG(gamma, diag, inv Vec, opt SolveOptions) (SolveStats, error)
 }
 
+// DevicePCG is implemented by a Problem whose backend solves PDIP's
+// Newton systems (M N̂ M + H) x = b itself (N̂ = N·InvSN, M = diag(Mask),
+// H and the block-Jacobi preconditioner as in sys): preconditioned
+// conjugate gradients from x = 0 with the scalars kept on the device, so
+// that an iteration reads nothing back and writes nothing, where PDIP's
+// own loop reads the direction and the residual back and writes H d and
+// P⁻¹r every iteration. SolvePCG must compute what that loop computes on
+// the Problem's LinAlg: the same iterates, stopping test and end, leaving
+// x as the loop leaves it (z, the preconditioned right-hand side, when the
+// first curvature is not positive), and report a value that is not finite
+// in PCGEnd instead of an error. PDIP calls it when N is symmetric (its
+// BiCGSTAB for a non-symmetric N stays on the host).
+type DevicePCG interface {
+	SolvePCG(x, b Vec, sys PCGSystem) (PCGEnd, error)
+}
+
+// PCGSystem is a Newton system of PDIP for DevicePCG, in host slices that
+// the backend copies: per contact i, H_i as D_i's diagonal (3), f_i and
+// g_i (3) in H[7i:7i+7], and the LDLᵀ factors of g_i I + H_i (the three
+// pivots, then L_10, L_20, L_21) in Prec[6i:6i+6] (engine's pdipWork.h
+// and pc; a contact with μ_i = 0 uses H[7i] and Prec[6i] only); per joint
+// row r, H_rr in HJ[r] and g_r + H_rr in PJ[r].
+type PCGSystem struct {
+	H, Prec    []float64
+	HJ, PJ     []float64
+	InvSN      float64 // 1/s_N
+	Mask       Vec     // zero on the rows that are not unknowns; nil: none
+	MaxIter    int     // iterations at most
+	StopFactor float64 // stop once rᵀz ≤ StopFactor·r₀ᵀz₀
+}
+
+// PCGEnd says how a DevicePCG solve ended: after Iterations iterations,
+// with Fail one of the PCG constants below (0: converged, out of
+// iterations, or stopped at a curvature dᵀ(N̂ + H)d ≤ 0) and Value the
+// number that ended it (the curvature or the value not finite).
+type PCGEnd struct {
+	Iterations int
+	Fail       int
+	Value      float64
+}
+
+// PCGEnd.Fail: which value was not finite.
+const (
+	PCGRHS       = 1 // r₀ᵀz₀ (the right-hand side)
+	PCGCurvature = 2 // dᵀ(N̂ + H)d
+	PCGResidual  = 3 // rᵀz
+)
+
 type solverInfo struct {
 	doc string
 	new func() Solver

@@ -56,9 +56,12 @@ import (
 //     gs_colour, in the first Sweep or SolveGS of a step; gs_colour_sweep
 //     runs a colour's contacts in parallel, gs_sweep's one invocation the
 //     tail, joint rows and rolling blocks in order: cpuref's order,
-//     colour.go). pdip keeps its scalars on the host, so each of its Dots
-//     is a submit and a read-back: its Newton steps are inner
-//     PCG/BiCGSTAB solves with data-dependent lengths and a line search.
+//     colour.go). pdip keeps its Newton iteration's scalars (the line
+//     search, the step lengths, the multipliers) on the host, each of its
+//     Dots a submit and a read-back, and solves its Newton systems on the
+//     device (SolvePCG, pcg.go: PCG with its scalars in the device buffer,
+//     16 to 64 iterations per submit, for a symmetric N; BiCGSTAB for a
+//     non-symmetric one stays host-driven).
 //   - FixedForce: fixed_force and three sum passes, one submit.
 //   - Integrate: body_impulse and integrate (then the kinematic bodies'
 //     prescribed poses and velocities, recorded), and collide_keys' copy
@@ -143,6 +146,7 @@ type Backend struct {
 	// new Vulkan buffers once they have grown to its size (devVec).
 	devVecs    []engine.Vec
 	devScalars *Buffer
+	pcgHost    []float64 // SolvePCG's blocks, packed for the device (pcg.go)
 }
 
 // newBackend opens the device opt chooses and makes a backend that owns it.

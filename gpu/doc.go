@@ -48,9 +48,10 @@
 //     prescribed velocities and poses are recorded from the host
 //     (kinematic.go). APGD, APGD-AR, Jacobi, gs (with a tolerance or
 //     history) and SPG keep their scalars on the device (16 to 64
-//     iterations per submit, one Schur product per iteration); pdip's Dots
-//     are each a submit and a read-back (backend.go says why). Submits
-//     reports the submissions so far.
+//     iterations per submit, one Schur product per iteration), and so do
+//     pdip's PCG solves of its Newton systems (pcg.go); the Newton
+//     iterations' own Dots are each a submit and a read-back
+//     (backend.go). Submits reports the submissions so far.
 //
 // cgo stays inside this package (vkshim.c and the files that call it);
 // without cgo, or outside linux/amd64 and linux/arm64, Devices and New

@@ -831,6 +831,46 @@ func (a MulElemArgs) AppendPush(b []byte) []byte {
 	return b
 }
 
+// PdipCgArgs are the push constants of pdip_cg.comp (24 bytes).
+type PdipCgArgs struct {
+	InvSN  float64 // double invSN, byte 0
+	NC     uint32  // uint nc, byte 8
+	Nj     uint32  // uint nj, byte 12
+	Mode   uint32  // uint mode, byte 16
+	Masked uint32  // uint masked, byte 20
+}
+
+// Kernel returns "pdip_cg".
+func (PdipCgArgs) Kernel() string { return "pdip_cg" }
+
+// AppendPush appends the 24 bytes of the block to b.
+func (a PdipCgArgs) AppendPush(b []byte) []byte {
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.InvSN))
+	b = binary.LittleEndian.AppendUint32(b, a.NC)
+	b = binary.LittleEndian.AppendUint32(b, a.Nj)
+	b = binary.LittleEndian.AppendUint32(b, a.Mode)
+	b = binary.LittleEndian.AppendUint32(b, a.Masked)
+	return b
+}
+
+// PdipCgScalarArgs are the push constants of pdip_cg_scalar.comp (16 bytes).
+type PdipCgScalarArgs struct {
+	StopFactor float64 // double stopFactor, byte 0
+	Mode       uint32  // uint mode, byte 8
+	MaxIter    uint32  // uint maxIter, byte 12
+}
+
+// Kernel returns "pdip_cg_scalar".
+func (PdipCgScalarArgs) Kernel() string { return "pdip_cg_scalar" }
+
+// AppendPush appends the 16 bytes of the block to b.
+func (a PdipCgScalarArgs) AppendPush(b []byte) []byte {
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.StopFactor))
+	b = binary.LittleEndian.AppendUint32(b, a.Mode)
+	b = binary.LittleEndian.AppendUint32(b, a.MaxIter)
+	return b
+}
+
 // ProjectArgs are the push constants of project.comp (4 bytes).
 type ProjectArgs struct {
 	NC uint32 // uint nc, byte 0

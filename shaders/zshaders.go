@@ -1567,6 +1567,56 @@ var MulElem = Module{
 //go:embed mul_elem.spv
 var mul_elemSPIRV string
 
+// PdipCg is pdip_cg.comp: the vector steps of the device PCG solve of PDIP's Newton
+// systems (M N̂ M + H) x = b (gpu/pcg.go; engine's pdipCG.solve), with
+// N̂ = N/s_N, M = diag(mask) and H and the preconditioner P = g I + H block
+// diagonal: per contact k, h_k (7: D_k's diagonal, f_k, g_k) and the LDLᵀ
+// factors l_k (6: the pivots, then L_10, L_20, L_21) of engine's
+// pdipWork.newton, per joint row r, H_rr and g_r + H_rr. Run only while
+// the phase (lib/pcg_scalars.glsl) is 0 (running).
+var PdipCg = Module{
+	Name:   "pdip_cg",
+	Source: "pdip_cg",
+	SPIRV:  pdip_cgSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer},
+		{Binding: 1, Kind: StorageBuffer},
+		{Binding: 2, Kind: StorageBuffer},
+		{Binding: 3, Kind: StorageBuffer},
+		{Binding: 4, Kind: StorageBuffer},
+		{Binding: 5, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 6, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 7, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 8, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 9, Kind: StorageBuffer, ReadOnly: true},
+	},
+	LocalSize: [3]uint32{64, 1, 1},
+	PushSize:  24,
+	Args:      PdipCgArgs{},
+}
+
+//go:embed pdip_cg.spv
+var pdip_cgSPIRV string
+
+// PdipCgScalar is pdip_cg_scalar.comp: the scalar steps of the device PCG solve of PDIP's Newton
+// systems (gpu/pcg.go), one invocation; engine's pdipCG.solve's host
+// arithmetic and loop test, operation for operation, on the dot product
+// apgd_sum.comp left in s.dots[0]. Run only while the phase is 0 (running).
+var PdipCgScalar = Module{
+	Name:   "pdip_cg_scalar",
+	Source: "pdip_cg_scalar",
+	SPIRV:  pdip_cg_scalarSPIRV,
+	Bindings: []Binding{
+		{Binding: 0, Kind: StorageBuffer},
+	},
+	LocalSize: [3]uint32{1, 1, 1},
+	PushSize:  16,
+	Args:      PdipCgScalarArgs{},
+}
+
+//go:embed pdip_cg_scalar.spv
+var pdip_cg_scalarSPIRV string
+
 // Project is project.comp: dst_k = Π_Υk(x_k) for every contact k, the projection onto the
 // friction cone {‖(γ_u, γ_w)‖ ≤ μ_k(γ_n + c_k)} shifted by the cohesion
 // impulse c_k (cpuref.ProjectCone, APGD paper section 2.4).
@@ -1725,5 +1775,5 @@ var world_velocitySPIRV string
 
 // All returns every module, by name.
 func All() []Module {
-	return []Module{AntiRelax, ApgdAntiRelax, ApgdAntiRelaxF32, ApgdBodyImpulse, ApgdBodyImpulseF32, ApgdContactVelocity, ApgdContactVelocityF32, ApgdDot, ApgdDotF32, ApgdInit, ApgdInitF32, ApgdNext, ApgdNextF32, ApgdResidual, ApgdResidualF32, ApgdScalar, ApgdScalarF32, ApgdStep, ApgdStepF32, ApgdSum, Axpby, BlockDiag, BodyImpulse, BodyImpulseF32, CollideAabb, CollideAdj, CollideBig, CollideBin, CollideKeys, CollideKeysF32, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, ContactVelocityF32, Copy, DiagCheck, Dot, Fill, FixedForce, FixedForceF32, FreeVelocity, GsColour, GsColourSweep, GsSweep, GuardCheck, GuardKeep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, JacobianF32, JointOps, JointRows, MulElem, Project, RollingOps, SpgScalar, SpgVec, Sum, WorldVelocity}
+	return []Module{AntiRelax, ApgdAntiRelax, ApgdAntiRelaxF32, ApgdBodyImpulse, ApgdBodyImpulseF32, ApgdContactVelocity, ApgdContactVelocityF32, ApgdDot, ApgdDotF32, ApgdInit, ApgdInitF32, ApgdNext, ApgdNextF32, ApgdResidual, ApgdResidualF32, ApgdScalar, ApgdScalarF32, ApgdStep, ApgdStepF32, ApgdSum, Axpby, BlockDiag, BodyImpulse, BodyImpulseF32, CollideAabb, CollideAdj, CollideBig, CollideBin, CollideKeys, CollideKeysF32, CollideNarrow, CollidePairs, CollideScan, ContactVelocity, ContactVelocityF32, Copy, DiagCheck, Dot, Fill, FixedForce, FixedForceF32, FreeVelocity, GsColour, GsColourSweep, GsSweep, GuardCheck, GuardKeep, Integrate, JacobiPower, JacobiScalar, JacobiScale, JacobiStep, Jacobian, JacobianF32, JointOps, JointRows, MulElem, PdipCg, PdipCgScalar, Project, RollingOps, SpgScalar, SpgVec, Sum, WorldVelocity}
 }
