@@ -48,7 +48,7 @@ layout(std430, set = 0, binding = 5) readonly buffer B { double b[]; };
 layout(std430, set = 0, binding = 6) readonly buffer Blocks { double blk[]; };
 layout(std430, set = 0, binding = 7) readonly buffer Mask { double mask[]; };
 layout(std430, set = 0, binding = 8) readonly buffer Mu { double mu[]; };
-#define MU(k) mu[min((k), uint(mu.length()) - 1u)]
+#include "contact_material.glsl"
 #define SCALARS_BINDING 9
 #define SCALARS_ACCESS readonly
 #include "pcg_scalars.glsl"
