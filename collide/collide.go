@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/geom"
 )
 
 // Collide finds the contacts at the bodies' positions pos (3 per body,
@@ -242,8 +243,8 @@ func (c *Collider) appendContacts(con *engine.Contacts, i, j int, a, b Pose, cps
 		if !finite(cp.Phi) || !finite(cp.Normal[0]) || !finite(cp.Normal[1]) || !finite(cp.Normal[2]) {
 			return errors.New("narrowphase gave a non-finite contact")
 		}
-		sa := a.Rot.Conjugate().Rotate(cp.PA.Sub(a.Pos))
-		sb := b.Rot.Conjugate().Rotate(cp.PB.Sub(b.Pos))
+		sa := geom.RotateInverse(a.Rot, cp.PA.Sub(a.Pos))
+		sb := geom.RotateInverse(b.Rot, cp.PB.Sub(b.Pos))
 		con.A = append(con.A, int32(i))
 		con.B = append(con.B, int32(j))
 		con.Normal = append(con.Normal, cp.Normal[0], cp.Normal[1], cp.Normal[2])

@@ -1,6 +1,9 @@
 package cpuref
 
-import "github.com/go-gl/mathgl/mgl64"
+import (
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/geom"
+)
 
 // The solve's frame. Between Build and Integrate every body's velocity
 // 6-vector (vfree, dv = M⁻¹Dγ) holds its linear and its angular velocity
@@ -79,7 +82,7 @@ func (b *Backend) inBodyFrame(i int, rho mgl64.Vec3) mgl64.Vec3 {
 	if b.isotropic(i) {
 		return rho
 	}
-	return b.quat(i).Conjugate().Rotate(rho)
+	return geom.RotateInverse(b.quat(i), rho)
 }
 
 // contactW returns w = n × u of a contact's Jacobian j (12 values: n, u,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/geom"
 )
 
 // Integrate sets v = M⁻¹(k + Dγ) = vfree + M⁻¹Dγ (eq. 5; the angular part
@@ -53,7 +54,7 @@ func (b *Backend) integrate(_, lo, hi int) {
 		}
 		vf, dv := b.vfree[6*i:6*i+6], b.dv[6*i:6*i+6]
 		q := b.quat(i)
-		dw := q.Conjugate().Rotate(mgl64.Vec3{dv[3], dv[4], dv[5]})
+		dw := geom.RotateInverse(q, mgl64.Vec3{dv[3], dv[4], dv[5]})
 		for k := 0; k < 3; k++ {
 			b.vel[3*i+k] = vf[k] + dv[k]
 			b.omega[3*i+k] = vf[3+k] + dw[k]

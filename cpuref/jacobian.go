@@ -5,6 +5,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/geom"
 )
 
 // TangentBasis is engine.TangentBasis, the contact frame (n, u, w) that
@@ -59,8 +60,8 @@ func (b *Backend) build(_, lo, hi int) {
 		c := b.con
 		n := mgl64.Vec3{c.Normal[3*k], c.Normal[3*k+1], c.Normal[3*k+2]}
 		u, _ := TangentBasis(n)
-		sa := b.quat(int(c.A[k])).Rotate(mgl64.Vec3{c.PA[3*k], c.PA[3*k+1], c.PA[3*k+2]})
-		sb := b.quat(int(c.B[k])).Rotate(mgl64.Vec3{c.PB[3*k], c.PB[3*k+1], c.PB[3*k+2]})
+		sa := geom.Rotate(b.quat(int(c.A[k])), mgl64.Vec3{c.PA[3*k], c.PA[3*k+1], c.PA[3*k+2]})
+		sb := geom.Rotate(b.quat(int(c.B[k])), mgl64.Vec3{c.PB[3*k], c.PB[3*k+1], c.PB[3*k+2]})
 		j := b.jac[12*k : 12*k+12]
 		copy(j[0:], n[:])
 		copy(j[3:], u[:])
@@ -114,7 +115,7 @@ func (b *Backend) freeVelocities(_, lo, hi int) {
 		}
 		ji := [3]float64{b.invInertia[3*i], b.invInertia[3*i+1], b.invInertia[3*i+2]}
 		w := engine.GyroStep([3]float64{b.omega[3*i], b.omega[3*i+1], b.omega[3*i+2]}, ji, h)
-		tq := b.quat(i).Conjugate().Rotate(mgl64.Vec3{b.torque[3*i], b.torque[3*i+1], b.torque[3*i+2]})
+		tq := geom.RotateInverse(b.quat(i), mgl64.Vec3{b.torque[3*i], b.torque[3*i+1], b.torque[3*i+2]})
 		for k := 0; k < 3; k++ {
 			vf[3+k] = w[k] + h*ji[k]*tq[k]
 		}
@@ -137,7 +138,7 @@ func (b *Backend) worldVelocities(_, lo, hi int) {
 	v, d := b.args.x, b.args.dv
 	for i := lo; i < hi; i++ {
 		q := b.quat(i)
-		w := q.Rotate(mgl64.Vec3{v[6*i+3], v[6*i+4], v[6*i+5]})
+		w := geom.Rotate(q, mgl64.Vec3{v[6*i+3], v[6*i+4], v[6*i+5]})
 		d[6*i], d[6*i+1], d[6*i+2], d[6*i+3], d[6*i+4], d[6*i+5] = v[6*i], v[6*i+1], v[6*i+2], w[0], w[1], w[2]
 		if !b.fixed[i] && !b.isotropic(i) {
 			m := worldInertia(q.W, q.V[0], q.V[1], q.V[2], [3]float64(b.invInertia[3*i:3*i+3]))
