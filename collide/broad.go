@@ -7,10 +7,18 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/geom"
 )
 
 // AABB is an axis-aligned box in the world frame (m).
 type AABB struct{ Min, Max mgl64.Vec3 }
+
+// PlaneBox returns what Grid.Pairs takes in a plane's place among the
+// boxes (a plane has none): a point on it, the position pos, as Min, and
+// its world outward unit normal, rot's z axis, as Max.
+func PlaneBox(pos mgl64.Vec3, rot mgl64.Quat) AABB {
+	return AABB{Min: pos, Max: geom.Rotate(rot, mgl64.Vec3{0, 0, 1})}
+}
 
 // ShapeAABB returns the world AABB of shape s at position pos (m) and
 // orientation rot, inflated by margin (m) on every side. ok is false for a
@@ -263,11 +271,11 @@ func (r *binRange) offset(c [3]int32) uint8 {
 // (closed intervals), each once, sorted by i then j. The result depends on
 // nothing but the input, and not on binSize either.
 //
-// Bodies with bounded[i] == false are planes, whose boxes are not read: each
-// plane k is paired with every bounded body whose box reaches the plane's
-// half-space, i.e. the box corner deepest along −n_k has signed distance ≤ 0
-// to the plane through planePoint[k] (m) with world outward unit normal
-// planeNormal[k]. planePoint and planeNormal are only read for planes. Boxes
+// Bodies with bounded[i] == false are planes, whose boxes hold the plane
+// instead (PlaneBox): each plane k is paired with every bounded body whose
+// box reaches the plane's half-space, i.e. the box corner deepest along
+// −n_k has signed distance ≤ 0 to the plane through boxes[k].Min (m) with
+// world outward unit normal n_k = boxes[k].Max. Boxes
 // are taken as given: inflate them by the contact margin beforehand. Planes
 // are never paired with planes, and pairs of two fixed bodies (fixed[i] &&
 // fixed[j]) are never reported.
@@ -280,9 +288,9 @@ func (r *binRange) offset(c [3]int32) uint8 {
 // 2³¹−1 bodies, a non-positive or non-finite binSize, a non-finite or
 // inverted box, a non-finite plane or a zero plane normal, a box more than
 // 2³¹ bins from the origin, more than MaxEntries bin entries.
-func (g *Grid) Pairs(boxes []AABB, bounded, fixed []bool, planePoint, planeNormal []mgl64.Vec3, binSize float64, out [][2]int32) ([][2]int32, error) {
+func (g *Grid) Pairs(boxes []AABB, bounded, fixed []bool, binSize float64, out [][2]int32) ([][2]int32, error) {
 	out = out[:0]
-	if err := checkGridInput(boxes, bounded, fixed, planePoint, planeNormal, binSize); err != nil {
+	if err := checkGridInput(boxes, bounded, fixed, binSize); err != nil {
 		return out, err
 	}
 	entries, err := g.classify(boxes, bounded, 1/binSize)
@@ -314,19 +322,19 @@ func (g *Grid) Pairs(boxes []AABB, bounded, fixed []bool, planePoint, planeNorma
 	g.keyBits = uint(bits.Len(uint(len(boxes))))
 	g.keys = g.extra[:0]
 	g.bigPairs(boxes, bounded, fixed)
-	g.planePairs(boxes, bounded, fixed, planePoint, planeNormal)
+	g.planePairs(boxes, bounded, fixed)
 	g.sortKeys()
 	g.extra, g.keys = g.keys, nil
 	return g.bodyPairs(out, boxes, fixed, shift), nil
 }
 
 // checkGridInput reports the first problem with Pairs's arguments.
-func checkGridInput(boxes []AABB, bounded, fixed []bool, planePoint, planeNormal []mgl64.Vec3, binSize float64) error {
+func checkGridInput(boxes []AABB, bounded, fixed []bool, binSize float64) error {
 	n := len(boxes)
 	for _, l := range []struct {
 		name string
 		n    int
-	}{{"bounded", len(bounded)}, {"fixed", len(fixed)}, {"planePoint", len(planePoint)}, {"planeNormal", len(planeNormal)}} {
+	}{{"bounded", len(bounded)}, {"fixed", len(fixed)}} {
 		if l.n != n {
 			return fmt.Errorf("collide: grid: %d boxes but %d %s entries", n, l.n, l.name)
 		}
@@ -339,10 +347,10 @@ func checkGridInput(boxes []AABB, bounded, fixed []bool, planePoint, planeNormal
 	}
 	for i, b := range boxes {
 		if !bounded[i] {
-			if !finiteVec3(planePoint[i]) || !finiteVec3(planeNormal[i]) {
-				return fmt.Errorf("collide: grid: body %d: plane point %v or normal %v is not finite", i, planePoint[i], planeNormal[i])
+			if !finiteVec3(b.Min) || !finiteVec3(b.Max) {
+				return fmt.Errorf("collide: grid: body %d: plane point %v or normal %v is not finite", i, b.Min, b.Max)
 			}
-			if planeNormal[i] == (mgl64.Vec3{}) {
+			if b.Max == (mgl64.Vec3{}) {
 				return fmt.Errorf("collide: grid: body %d: plane normal is zero", i)
 			}
 			continue
@@ -564,9 +572,9 @@ func (g *Grid) bigPairs(boxes []AABB, bounded, fixed []bool) {
 
 // planePairs appends the pairs of planes with the bounded bodies whose
 // boxes reach their half-space.
-func (g *Grid) planePairs(boxes []AABB, bounded, fixed []bool, planePoint, planeNormal []mgl64.Vec3) {
+func (g *Grid) planePairs(boxes []AABB, bounded, fixed []bool) {
 	for _, p := range g.planes {
-		n, o := planeNormal[p], planePoint[p]
+		n, o := boxes[p].Max, boxes[p].Min
 		for b := range int32(len(boxes)) {
 			if !bounded[b] || fixed[p] && fixed[b] {
 				continue

@@ -14,24 +14,25 @@ import (
 
 // gridScene is the input of Grid.Pairs.
 type gridScene struct {
-	boxes       []AABB
-	bounded     []bool
-	fixed       []bool
-	planePoint  []mgl64.Vec3
-	planeNormal []mgl64.Vec3
-	binSize     float64
+	boxes   []AABB // a plane's: point and normal (PlaneBox)
+	bounded []bool
+	fixed   []bool
+	binSize float64
 }
 
 func (s *gridScene) pairs(g *Grid, out [][2]int32) ([][2]int32, error) {
-	return g.Pairs(s.boxes, s.bounded, s.fixed, s.planePoint, s.planeNormal, s.binSize, out)
+	return g.Pairs(s.boxes, s.bounded, s.fixed, s.binSize, out)
 }
 
+// add appends a body: box b when bounded, else the plane through p with
+// normal n.
 func (s *gridScene) add(b AABB, bounded, fixed bool, p, n mgl64.Vec3) {
+	if !bounded {
+		b = AABB{Min: p, Max: n}
+	}
 	s.boxes = append(s.boxes, b)
 	s.bounded = append(s.bounded, bounded)
 	s.fixed = append(s.fixed, fixed)
-	s.planePoint = append(s.planePoint, p)
-	s.planeNormal = append(s.planeNormal, n)
 }
 
 // randomScene returns n bodies in a 4 m cube: mostly small boxes (half
@@ -76,7 +77,7 @@ func randomScene(rng *rand.Rand, n int) *gridScene {
 func bruteForcePairs(s *gridScene) [][2]int32 {
 	var out [][2]int32
 	reaches := func(p, b int) bool {
-		n, o := s.planeNormal[p], s.planePoint[p]
+		n, o := s.boxes[p].Max, s.boxes[p].Min
 		var d float64
 		for k := range 3 {
 			c := s.boxes[b].Max[k]
@@ -293,7 +294,7 @@ func TestGridPairsSpread(t *testing.T) {
 
 func TestGridPairsEmpty(t *testing.T) {
 	var g Grid
-	out, err := g.Pairs(nil, nil, nil, nil, nil, 1, make([][2]int32, 3))
+	out, err := g.Pairs(nil, nil, nil, 1, make([][2]int32, 3))
 	if err != nil || len(out) != 0 {
 		t.Fatalf("empty input: got %v, %v; want no pairs, no error", out, err)
 	}
@@ -333,8 +334,7 @@ func TestGridPairsErrors(t *testing.T) {
 	}{
 		{"short bounded", func(s *gridScene, _ *Grid) { s.bounded = s.bounded[:3] }, "bounded"},
 		{"short fixed", func(s *gridScene, _ *Grid) { s.fixed = s.fixed[:3] }, "fixed"},
-		{"short planePoint", func(s *gridScene, _ *Grid) { s.planePoint = nil }, "planePoint"},
-		{"long planeNormal", func(s *gridScene, _ *Grid) { s.planeNormal = append(s.planeNormal, mgl64.Vec3{}) }, "planeNormal"},
+		{"long fixed", func(s *gridScene, _ *Grid) { s.fixed = append(s.fixed, false) }, "fixed"},
 		{"zero bin", func(s *gridScene, _ *Grid) { s.binSize = 0 }, "bin size"},
 		{"negative bin", func(s *gridScene, _ *Grid) { s.binSize = -1 }, "bin size"},
 		{"NaN bin", func(s *gridScene, _ *Grid) { s.binSize = nan }, "bin size"},
@@ -342,9 +342,9 @@ func TestGridPairsErrors(t *testing.T) {
 		{"NaN box", func(s *gridScene, _ *Grid) { s.boxes[2].Min[1] = nan }, "body 2"},
 		{"infinite box", func(s *gridScene, _ *Grid) { s.boxes[4].Max[0] = inf }, "body 4"},
 		{"inverted box", func(s *gridScene, _ *Grid) { s.boxes[3].Min[2] = 2 }, "body 3"},
-		{"NaN plane point", func(s *gridScene, _ *Grid) { s.planePoint[6][0] = nan }, "body 6"},
-		{"infinite plane normal", func(s *gridScene, _ *Grid) { s.planeNormal[6][2] = -inf }, "body 6"},
-		{"zero plane normal", func(s *gridScene, _ *Grid) { s.planeNormal[6] = mgl64.Vec3{} }, "body 6"},
+		{"NaN plane point", func(s *gridScene, _ *Grid) { s.boxes[6].Min[0] = nan }, "body 6"},
+		{"infinite plane normal", func(s *gridScene, _ *Grid) { s.boxes[6].Max[2] = -inf }, "body 6"},
+		{"zero plane normal", func(s *gridScene, _ *Grid) { s.boxes[6].Max = mgl64.Vec3{} }, "body 6"},
 		{"far from origin", func(s *gridScene, _ *Grid) {
 			s.boxes[5] = AABB{mgl64.Vec3{1e12, 0, 0}, mgl64.Vec3{1e12, 0, 0}}
 			s.binSize = 1e-3

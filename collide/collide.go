@@ -27,6 +27,8 @@ import (
 // missed because the bodies closed more than the envelope in one step
 // would start the next step deeply overlapped and be pushed apart at
 // Φ/h: the margin removes that tunnelling and its explosive recovery.
+//
+// force is per body as BodyArrays' Force (LoadAt).
 func (c *Collider) Collide(pos, rot, vel, omega, invMass, force []float64) (int, error) {
 	env := c.envelope
 	c.bargs = boundArgs{pos, rot, vel, omega, invMass, force}
@@ -55,7 +57,7 @@ func (c *Collider) Collide(pos, rot, vel, omega, invMass, force []float64) (int,
 		c.fpos = pos
 		c.grid.SetFilter(c.keepFn)
 	}
-	c.pairs, err = c.grid.Pairs(c.boxes, c.bounded, fixed, c.planeP, c.planeN, c.binSize, c.pairs)
+	c.pairs, err = c.grid.Pairs(c.boxes, c.bounded, fixed, c.binSize, c.pairs)
 	c.grid.SetFilter(nil)
 	c.fpos = nil
 	if err != nil {
@@ -174,7 +176,7 @@ func (c *Collider) bound(lo, hi int) {
 		if !c.fixed[i] {
 			v := vec3At(a.vel, i).Len()
 			w := vec3At(a.omega, i).Len()
-			f := vec3At(a.force, i).Mul(a.invMass[i])
+			f := LoadAt(a.force, i).Mul(a.invMass[i])
 			m = h*(v+w*c.Shape(i).BoundingRadius()) + h*h*c.gravity.Add(f).Len()
 		} else if c.moving[i] {
 			// A kinematic body moves by its prescribed velocity only.
@@ -185,11 +187,10 @@ func (c *Collider) bound(lo, hi int) {
 			continue
 		}
 		box, ok := ShapeAABB(*c.Shape(i), p, q, env+m)
-		c.boxes[i], c.bounded[i] = box, ok
 		if !ok {
-			c.planeP[i] = p
-			c.planeN[i] = q.Rotate(mgl64.Vec3{0, 0, 1})
+			box = PlaneBox(p, q)
 		}
+		c.boxes[i], c.bounded[i] = box, ok
 	}
 }
 

@@ -2,6 +2,7 @@ package collide
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 
@@ -30,11 +31,9 @@ type Collider struct {
 	parts    *partSet // the bodies' shapes when some are compounds, else nil
 
 	grid    Grid
-	boxes   []AABB    // per part (per body without compounds), as bounded, planeP and planeN
+	boxes   []AABB    // per part (per body without compounds), as bounded; a plane's: PlaneBox
 	margin  []float64 // speculative margin per body (m), see Collide
 	bounded []bool
-	planeP  []mgl64.Vec3
-	planeN  []mgl64.Vec3
 	pairs   [][2]int32 // candidate pairs of parts
 	cps     []ContactPoint
 
@@ -98,8 +97,6 @@ func (c *Collider) Load(m *engine.Model, s *engine.Settings) {
 	c.boxes = make([]AABB, np)
 	c.margin = make([]float64, n)
 	c.bounded = make([]bool, np)
-	c.planeP = make([]mgl64.Vec3, np)
-	c.planeN = make([]mgl64.Vec3, np)
 	c.adjOff = make([]int32, n+1)
 	var radii []float64
 	for i := range m.Bodies {
@@ -179,7 +176,10 @@ func (c *Collider) Gravity() mgl64.Vec3 { return c.gravity }
 // BodyArrays holds the bodies' state and constants in engine.State's flat
 // layouts: Pos, Vel, Omega, InvInertia, Force and Torque 3 per body, Rot
 // 4 (w, x, y, z), InvMass 1. SI units: m, m/s, rad/s (body frame),
-// 1/kg, 1/(kg·m²) (principal axes), N, N·m.
+// 1/kg, 1/(kg·m²) (principal axes), N, N·m. In a model whose every force
+// and torque component is +0 (no external loads, as most are), Force and
+// Torque hold one body's +0s, which every body reads (LoadAt): 48 B per
+// body less, the same values.
 type BodyArrays struct {
 	Pos, Rot, Vel, Omega []float64
 	InvMass, InvInertia  []float64
@@ -196,15 +196,24 @@ func (c *Collider) BodyArrays(m *engine.Model) BodyArrays {
 		Pos: make([]float64, 3*n), Rot: make([]float64, 4*n),
 		Vel: make([]float64, 3*n), Omega: make([]float64, 3*n),
 		InvMass: make([]float64, n), InvInertia: make([]float64, 3*n),
-		Force: make([]float64, 3*n), Torque: make([]float64, 3*n),
 	}
+	nl := 1 // bodies whose loads are held
+	for i := range m.Bodies {
+		if bd := &m.Bodies[i]; slices.ContainsFunc(bd.Force[:], nonzero) || slices.ContainsFunc(bd.Torque[:], nonzero) {
+			nl = n
+			break
+		}
+	}
+	a.Force, a.Torque = make([]float64, 3*nl), make([]float64, 3*nl)
 	for i := range m.Bodies {
 		bd := &m.Bodies[i]
 		q := bd.Rot.Normalize()
 		copy(a.Pos[3*i:], bd.Pos[:])
 		a.Rot[4*i], a.Rot[4*i+1], a.Rot[4*i+2], a.Rot[4*i+3] = q.W, q.V[0], q.V[1], q.V[2]
-		copy(a.Force[3*i:], bd.Force[:])
-		copy(a.Torque[3*i:], bd.Torque[:])
+		if nl == n {
+			copy(a.Force[3*i:], bd.Force[:])
+			copy(a.Torque[3*i:], bd.Torque[:])
+		}
 		if c.fixed[i] {
 			continue
 		}
@@ -216,6 +225,19 @@ func (c *Collider) BodyArrays(m *engine.Model) BodyArrays {
 		}
 	}
 	return a
+}
+
+// nonzero reports whether a load component is other than +0 (−0 counts:
+// −0 + −0 is −0 where +0 + −0 is +0).
+func nonzero(v float64) bool { return v != 0 || math.Signbit(v) }
+
+// LoadAt returns body i's force or torque from f, BodyArrays' Force or
+// Torque: f[3i:3i+3], or f[0:3] where f holds the +0s every body shares.
+func LoadAt(f []float64, i int) mgl64.Vec3 {
+	if len(f) == 3 {
+		i = 0
+	}
+	return vec3At(f, i)
 }
 
 // Envelope returns the collision envelope in use (m).

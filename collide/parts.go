@@ -104,11 +104,10 @@ func (c *Collider) partBoxes(pos, rot []float64, env float64) {
 		i := int(ps.body[e])
 		pp := ps.pose(e, vec3At(pos, i), quatAt(rot, i))
 		box, ok := ShapeAABB(ps.shape[e], pp.Pos, pp.Rot, env+c.margin[i])
-		c.boxes[e], c.bounded[e] = box, ok
 		if !ok {
-			c.planeP[e] = pp.Pos
-			c.planeN[e] = pp.Rot.Rotate(mgl64.Vec3{0, 0, 1})
+			box = PlaneBox(pp.Pos, pp.Rot)
 		}
+		c.boxes[e], c.bounded[e] = box, ok
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/collide"
 	"github.com/gpusim/gpusim/engine"
 	"github.com/gpusim/gpusim/geom"
 )
@@ -110,12 +111,13 @@ func (b *Backend) freeVelocities(_, lo, hi int) {
 			continue
 		}
 		im := b.invMass[i]
+		f := collide.LoadAt(b.force, i)
 		for k := 0; k < 3; k++ {
-			vf[k] = b.vel[3*i+k] + h*(g[k]+im*b.force[3*i+k])
+			vf[k] = b.vel[3*i+k] + h*(g[k]+im*f[k])
 		}
 		ji := [3]float64{b.invInertia[3*i], b.invInertia[3*i+1], b.invInertia[3*i+2]}
 		w := engine.GyroStep([3]float64{b.omega[3*i], b.omega[3*i+1], b.omega[3*i+2]}, ji, h)
-		tq := geom.RotateInverse(b.quat(i), mgl64.Vec3{b.torque[3*i], b.torque[3*i+1], b.torque[3*i+2]})
+		tq := geom.RotateInverse(b.quat(i), collide.LoadAt(b.torque, i))
 		for k := 0; k < 3; k++ {
 			vf[3+k] = w[k] + h*ji[k]*tq[k]
 		}

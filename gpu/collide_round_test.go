@@ -380,7 +380,7 @@ func TestKernelCollideAabbRound(t *testing.T) {
 		q := mgl64.Quat{W: h.rot[4*i], V: mgl64.Vec3{h.rot[4*i+1], h.rot[4*i+2], h.rot[4*i+3]}}
 		v := mgl64.Vec3{h.vel[3*i], h.vel[3*i+1], h.vel[3*i+2]}.Len()
 		w := mgl64.Vec3{h.omega[3*i], h.omega[3*i+1], h.omega[3*i+2]}.Len()
-		f := mgl64.Vec3{h.force[3*i], h.force[3*i+1], h.force[3*i+2]}.Mul(h.invMass[i])
+		f := collide.LoadAt(h.force, i).Mul(h.invMass[i])
 		dt := tw.set.Dt
 		mg := dt*(v+w*s.BoundingRadius()) + dt*dt*h.gravity.Add(f).Len()
 		want, ok := collide.ShapeAABB(s, p, q, h.envelope+mg)

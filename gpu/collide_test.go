@@ -399,7 +399,7 @@ func TestKernelCollideAabb(t *testing.T) {
 		if !h.fixed[i] {
 			v := mgl64.Vec3{h.vel[3*i], h.vel[3*i+1], h.vel[3*i+2]}.Len()
 			w := mgl64.Vec3{h.omega[3*i], h.omega[3*i+1], h.omega[3*i+2]}.Len()
-			f := mgl64.Vec3{h.force[3*i], h.force[3*i+1], h.force[3*i+2]}.Mul(h.invMass[i])
+			f := collide.LoadAt(h.force, i).Mul(h.invMass[i])
 			m = dt*(v+w*s.BoundingRadius()) + dt*dt*h.gravity.Add(f).Len()
 		}
 		want, ok := collide.ShapeAABB(s, p, q, h.envelope+m)
@@ -438,8 +438,6 @@ func TestKernelCollidePairs(t *testing.T) {
 		n := gb.n
 		boxes := make([]collide.AABB, n)
 		bounded := make([]bool, n)
-		pp := make([]mgl64.Vec3, n)
-		pn := make([]mgl64.Vec3, n)
 		box := make([]float64, 8*n)
 		if err := gb.dc.box.ReadFloat64(box, 0); err != nil {
 			t.Fatal(err)
@@ -451,7 +449,7 @@ func TestKernelCollidePairs(t *testing.T) {
 			q := mgl64.Quat{W: h.rot[4*i], V: mgl64.Vec3{h.rot[4*i+1], h.rot[4*i+2], h.rot[4*i+3]}}
 			bounded[i] = s.Kind != engine.Plane
 			if !bounded[i] {
-				pp[i], pn[i] = p, q.Rotate(mgl64.Vec3{0, 0, 1})
+				boxes[i] = collide.PlaneBox(p, q)
 				continue
 			}
 			// The device's boxes (checked against collide's by
@@ -463,7 +461,7 @@ func TestKernelCollidePairs(t *testing.T) {
 			}
 		}
 		var g collide.Grid
-		all, err := g.Pairs(boxes, bounded, h.fixed, pp, pn, h.col.BinSize(), nil)
+		all, err := g.Pairs(boxes, bounded, h.fixed, h.col.BinSize(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -473,7 +471,7 @@ func TestKernelCollidePairs(t *testing.T) {
 		g.SetFilter(func(a, b int32) bool {
 			return !collide.Apart(h.col.Shape(int(a)), h.col.Shape(int(b)), h.pos, int(a), int(b), env+box[8*a+6]+box[8*b+6])
 		})
-		want, err := g.Pairs(boxes, bounded, h.fixed, pp, pn, h.col.BinSize(), nil)
+		want, err := g.Pairs(boxes, bounded, h.fixed, h.col.BinSize(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
