@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
 	"github.com/gpusim/gpusim/engine/enginetest"
 )
@@ -150,4 +151,27 @@ func TestDevicePCGEnds(t *testing.T) {
 			t.Errorf("‖(N + I)x − b‖ = %.3g, ‖b‖ = %.3g after %d iterations", math.Sqrt(res), math.Sqrt(norm), end.Iterations)
 		}
 	})
+}
+
+// TestDevicePCGJointsOnly: pdip on a hanging chain of spherical joints, no
+// contacts (the device PCG's rows are joint rows only, nc = 0), equals
+// cpuref's bit for bit over three steps.
+func TestDevicePCGJointsOnly(t *testing.T) {
+	requireUnfusedGo(t)
+	m := enginetest.HangingChain(5, 9.81)
+	set := engine.DefaultSettings()
+	set.Solver, set.Tol, set.MaxIter, set.WarmStart = "pdip", 0, 20, true
+	g := newStepper(t, newTestBackend(t), m, set, false)
+	c := newStepper(t, cpuref.New(0), m, set, true)
+	for step := 1; step <= 3; step++ {
+		g.step(t)
+		c.step(t)
+		if g.nc != 0 || engine.Rows(g.p) != m.JointRows() {
+			t.Fatalf("step %d: %d contacts, %d rows; want only the %d joint rows", step, g.nc, engine.Rows(g.p), m.JointRows())
+		}
+		if i := enginetest.FirstDiff(g.impulses(), c.impulses()); i >= 0 {
+			t.Fatalf("step %d: γ[%d] = %v on the GPU, %v on cpuref", step, i, g.impulses()[i], c.impulses()[i])
+		}
+		sameState(t, step, g, c)
+	}
 }
