@@ -167,7 +167,7 @@ const boundGrain = 4096
 func (c *Collider) boundPart(_, lo, hi int) { c.bound(lo, hi) }
 
 // bound sets the speculative margins of bodies [lo, hi) and, without
-// compounds, their boxes (or plane frames).
+// compounds, their boxes (a plane's point and normal in its box: PlaneBox).
 func (c *Collider) bound(lo, hi int) {
 	a, env, h := &c.bargs, c.envelope, c.dt
 	for i := lo; i < hi; i++ {

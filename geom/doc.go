@@ -17,7 +17,10 @@
 //     divergence theorem (Mirtich 1996, in Eberly's form), and
 //     Hull.MassProperties;
 //   - meshes (mesh.go, obj.go, stl.go): Mesh, its validation, scaling and
-//     bounds; ReadOBJ, ReadSTL (ASCII or binary, detected) and LoadMesh.
+//     bounds; ReadOBJ, ReadSTL (ASCII or binary, detected) and LoadMesh;
+//   - rotations (rotate.go): Rotate and RotateInverse, a vector turned by a
+//     quaternion or its inverse, mgl64's Quat.Rotate bit for bit, for the
+//     CPU path's and the collider's loops over bodies and contacts.
 //
 // Units are SI: lengths in m, volumes in m³, inertia per unit density in m⁵
 // (kg·m² per kg/m³). Triangles and faces are counter-clockwise seen from
