@@ -250,7 +250,7 @@ func (p *problem) SolveAPGD(gamma engine.Vec, opt engine.SolveOptions, antiRelax
 // device's phase is done, and returns the scalars.
 func (a *apgdRun) run(name string) (apgdScalars, error) {
 	a.init()
-	return runBlocks(a.p, a.s, a.opt.MaxIter, name, a.block, a.tail, true)
+	return runBlocks(a.p, a.s, a.opt.MaxIter, 0, name, a.block, a.tail, true)
 }
 
 // setup builds the kernels and makes the buffers and vectors of a solve.

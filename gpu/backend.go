@@ -147,6 +147,7 @@ type Backend struct {
 	devVecs    []engine.Vec
 	devScalars *Buffer
 	pcgHost    []float64 // SolvePCG's blocks, packed for the device (pcg.go)
+	pcgLast    int       // the last SolvePCG's iterations
 }
 
 // newBackend opens the device opt chooses and makes a backend that owns it.

@@ -170,7 +170,7 @@ func (ds *devSolve) resid(tmp, x, nx, r *Vec, g uint32) {
 // submit, never more than the iterations left), submits them, and reads
 // the scalars back, until the phase is done (4).
 func (ds *devSolve) run(name string, block func()) (apgdScalars, error) {
-	return runBlocks(ds.p, ds.s, ds.opt.MaxIter, name, block, nil, false)
+	return runBlocks(ds.p, ds.s, ds.opt.MaxIter, 0, name, block, nil, false)
 }
 
 // runBlocks records blocks of a device solver's iterations with block
@@ -194,17 +194,26 @@ func (ds *devSolve) run(name string, block func()) (apgdScalars, error) {
 // halvings take blocks too). A submit holds up to apgdBlocks − 1 blocks
 // after a solve stops at its tolerance, whose kernels return at once (up
 // to 63 before).
-func runBlocks(p *problem, s *Buffer, maxIter int, name string, block, tail func(), reuse bool) (apgdScalars, error) {
+//
+// first, when positive, is the blocks of the first submit instead of
+// apgdBlocks: a solver whose solves are often shorter than apgdBlocks
+// iterations and whose next solve's length its last one's predicts (the
+// device PCG, pcg.go) runs them in one submit without a dozen blocks that
+// return at once.
+func runBlocks(p *problem, s *Buffer, maxIter, first int, name string, block, tail func(), reuse bool) (apgdScalars, error) {
 	var sc apgdScalars
 	last := [3]uint32{math.MaxUint32, 0, 0}
 	var gen uint64 // the reusable recording's batch generation
 	held := 0      // its blocks
-	for n, per := 0, apgdBlocks; ; n, per = n+1, min(2*per, apgdMaxBlocks) {
+	if first <= 0 {
+		first = apgdBlocks
+	}
+	for n, per := 0, first; ; n, per = n+1, min(2*per, apgdMaxBlocks) {
 		left := max(1, maxIter-int(sc.u32(sIter)))
 		if !(reuse && held <= left && p.resubmit(gen)) {
-			if reuse {
+			if reuse && n > 0 {
 				per = apgdBlocks
-				if n > 0 && left >= per {
+				if left >= per {
 					gen, held = p.beginReusable(), per
 				}
 			}

@@ -30,7 +30,8 @@ import (
 //
 // after pdip_cg 0 (x = 0, r = b, z = P⁻¹r, d = z), rᵀz and pdip_cg_scalar
 // 0. Blocks go into submits as the other device solvers' do (runBlocks,
-// the second submit's recording run again). Every kernel computes what
+// the second submit's recording run again), the first submit sized by the
+// last system's iterations. Every kernel computes what
 // engine's loop computes with this backend's LinAlg and Problem, bit for
 // bit, so PDIP returns the same γ with and without it (TestDevicePCG).
 
@@ -87,7 +88,16 @@ func (p *problem) SolvePCG(x, bv engine.Vec, sys engine.PCGSystem) (engine.PCGEn
 		p.record(sk, [3]uint32{1, 1, 1}, shaders.PdipCgScalarArgs{StopFactor: sys.StopFactor, Mode: mode, MaxIter: maxIter}, ds.s)
 	}
 	dot(0, r, z)
-	sc, err := runBlocks(p, ds.s, sys.MaxIter, "pdip: PCG", func() {
+	// A Newton system takes about as many iterations as the last one (a
+	// few early in a pile's fall, thousands in a settled bed): as many
+	// blocks, and two more, go into the first submit (apgdBlocks at most,
+	// and for the first system), so that a short solve does not run a
+	// dozen blocks that return at once.
+	first := apgdBlocks
+	if b.pcgLast > 0 {
+		first = min(apgdBlocks, b.pcgLast+2)
+	}
+	sc, err := runBlocks(p, ds.s, sys.MaxIter, first, "pdip: PCG", func() {
 		ds.schur(q, d, q, rhs, run, false)
 		dot(1, d, q)
 		dot(2, r, z)
@@ -100,6 +110,7 @@ func (p *problem) SolvePCG(x, bv engine.Vec, sys engine.PCGSystem) (engine.PCGEn
 		p.Copy(x, z)
 	}
 	end.Iterations, end.Fail, end.Value = int(sc.u32(sIter)), int(sc.u32(sErr)), sc.f64(pcgValue)
+	b.pcgLast = end.Iterations
 	return end, p.Err()
 }
 
