@@ -62,7 +62,9 @@ func TestDevicePCG(t *testing.T) {
 
 // TestDevicePCGEnds: the ends engine's loop takes on systems PDIP does
 // not make: a right-hand side that is not finite, and a first curvature
-// dᵀ(N̂ + H)d ≤ 0, where x is the preconditioned right-hand side.
+// dᵀ(N̂ + H)d ≤ 0, where x is the preconditioned right-hand side; a short
+// solve after a short one records few blocks; and a solve to the
+// tolerance solves the system.
 func TestDevicePCGEnds(t *testing.T) {
 	tw, _, gp := randomTwin(t, 31, 200, 0)
 	nc := tw.nc
@@ -114,6 +116,34 @@ func TestDevicePCGEnds(t *testing.T) {
 		if end.Fail != engine.PCGRHS || !math.IsNaN(end.Value) {
 			t.Fatalf("end %+v, want the right-hand side's failure", end)
 		}
+	})
+	t.Run("short", func(t *testing.T) {
+		// H = P = 10⁶ I: N̂ + H is nearly H, and PCG converges in a few
+		// iterations. The first solve's submit holds 16 blocks (no last
+		// system to go by); the second's as many as the first took, and
+		// two more: far fewer dispatches, the same iterations.
+		s := sys(1e6)
+		for i := range nc {
+			s.Prec[6*i], s.Prec[6*i+1], s.Prec[6*i+2] = 1e6, 1e6, 1e6
+		}
+		tw.gpu.pcgLast = 0
+		var ends [2]engine.PCGEnd
+		var dispatches [2]int
+		for k := range 2 {
+			x, b := enginetest.VecOf(gp, make([]float64, n)), enginetest.VecOf(gp, rhs)
+			end, err := d.SolvePCG(x, b, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ends[k], dispatches[k] = end, tw.gpu.l.b.Dispatches()
+		}
+		if ends[0] != ends[1] || ends[0].Fail != 0 || ends[0].Iterations > 3 {
+			t.Fatalf("ends %+v, want the same short solve twice", ends)
+		}
+		if 2*dispatches[1] > dispatches[0] {
+			t.Errorf("%d dispatches in the second solve's submit, %d in the first's: want fewer than half", dispatches[1], dispatches[0])
+		}
+		t.Logf("%d iterations; %d and %d dispatches", ends[0].Iterations, dispatches[0], dispatches[1])
 	})
 	t.Run("converges", func(t *testing.T) {
 		// H = I, N̂ = N: N + I is positive definite; PCG reaches its
