@@ -2,7 +2,6 @@ package collide
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 
@@ -176,8 +175,8 @@ func (c *Collider) Gravity() mgl64.Vec3 { return c.gravity }
 // BodyArrays holds the bodies' state and constants in engine.State's flat
 // layouts: Pos, Vel, Omega, InvInertia, Force and Torque 3 per body, Rot
 // 4 (w, x, y, z), InvMass 1. SI units: m, m/s, rad/s (body frame),
-// 1/kg, 1/(kg·m²) (principal axes), N, N·m. In a model whose every force
-// and torque component is +0 (no external loads, as most are), Force and
+// 1/kg, 1/(kg·m²) (principal axes), N, N·m. In a model without loads
+// (engine.Model.HasLoads; most have none), Force and
 // Torque hold one body's +0s, which every body reads (LoadAt): 48 B per
 // body less, the same values.
 type BodyArrays struct {
@@ -198,11 +197,8 @@ func (c *Collider) BodyArrays(m *engine.Model) BodyArrays {
 		InvMass: make([]float64, n), InvInertia: make([]float64, 3*n),
 	}
 	nl := 1 // bodies whose loads are held
-	for i := range m.Bodies {
-		if bd := &m.Bodies[i]; slices.ContainsFunc(bd.Force[:], nonzero) || slices.ContainsFunc(bd.Torque[:], nonzero) {
-			nl = n
-			break
-		}
+	if m.HasLoads() {
+		nl = n
 	}
 	a.Force, a.Torque = make([]float64, 3*nl), make([]float64, 3*nl)
 	for i := range m.Bodies {
@@ -226,10 +222,6 @@ func (c *Collider) BodyArrays(m *engine.Model) BodyArrays {
 	}
 	return a
 }
-
-// nonzero reports whether a load component is other than +0 (−0 counts:
-// −0 + −0 is −0 where +0 + −0 is +0).
-func nonzero(v float64) bool { return v != 0 || math.Signbit(v) }
 
 // LoadAt returns body i's force or torque from f, BodyArrays' Force or
 // Torque: f[3i:3i+3], or f[0:3] where f holds the +0s every body shares.

@@ -293,6 +293,22 @@ func CombineRolling(a, b Material) (rolling, spinning float64) {
 	return math.Min(a.RollingFriction, b.RollingFriction), math.Min(a.SpinningFriction, b.SpinningFriction)
 }
 
+// HasLoads reports whether a body of the model has an external force or
+// torque with a component other than +0 (−0 counts: −0 + −0 is −0 where
+// +0 + −0 is +0). A model without loads may let every body read one
+// body's +0s (collide.BodyArrays, the Vulkan backend's force and torque):
+// the same values.
+func (m *Model) HasLoads() bool {
+	nonzero := func(v float64) bool { return v != 0 || math.Signbit(v) }
+	for i := range m.Bodies {
+		b := &m.Bodies[i]
+		if slices.ContainsFunc(b.Force[:], nonzero) || slices.ContainsFunc(b.Torque[:], nonzero) {
+			return true
+		}
+	}
+	return false
+}
+
 // HasRolling reports whether a material of the model has a nonzero
 // rolling or spinning friction coefficient, so that some contacts may
 // have rolling rows.

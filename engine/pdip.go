@@ -885,7 +885,7 @@ func (c *pdipCG) solve(w *pdipWork, b Vec, sN float64, mask Vec) error {
 	p.Copy(c.d, c.z)
 	rz := p.Dot(c.r, c.z)
 	if math.IsNaN(rz) || math.IsInf(rz, 0) {
-		return fmt.Errorf("PCG: right-hand side is not finite")
+		return PCGEnd{Fail: PCGRHS, Value: rz}.err()
 	}
 	stop := pdipCGTol * pdipCGTol * rz
 	for it := 0; it < 2*b.Len()+50 && rz > stop; it++ {
@@ -900,7 +900,7 @@ func (c *pdipCG) solve(w *pdipWork, b Vec, sN float64, mask Vec) error {
 		p.Axpby(c.q, 1, c.q, 1, c.hd)
 		dq := p.Dot(c.d, c.q)
 		if math.IsNaN(dq) || math.IsInf(dq, 0) {
-			return fmt.Errorf("PCG breakdown at iteration %d: dᵀ(N + H)d = %v", it, dq)
+			return PCGEnd{Iterations: it, Fail: PCGCurvature, Value: dq}.err()
 		}
 		if dq <= 0 {
 			if it == 0 {
@@ -914,7 +914,7 @@ func (c *pdipCG) solve(w *pdipWork, b Vec, sN float64, mask Vec) error {
 		prec()
 		rzNew := p.Dot(c.r, c.z)
 		if math.IsNaN(rzNew) || math.IsInf(rzNew, 0) {
-			return fmt.Errorf("PCG breakdown at iteration %d: rᵀz = %v", it, rzNew)
+			return PCGEnd{Iterations: it, Fail: PCGResidual, Value: rzNew}.err()
 		}
 		p.Axpby(c.d, 1, c.z, rzNew/rz, c.d)
 		rz = rzNew
@@ -935,13 +935,19 @@ func (c *pdipCG) solveDevice(d DevicePCG, w *pdipWork, b Vec, sN float64, mask V
 	if err != nil {
 		return err
 	}
-	switch end.Fail {
+	return end.err()
+}
+
+// err is solve's error for a PCG solve that ended as e: nil unless a value
+// was not finite.
+func (e PCGEnd) err() error {
+	switch e.Fail {
 	case PCGRHS:
 		return fmt.Errorf("PCG: right-hand side is not finite")
 	case PCGCurvature:
-		return fmt.Errorf("PCG breakdown at iteration %d: dᵀ(N + H)d = %v", end.Iterations, end.Value)
+		return fmt.Errorf("PCG breakdown at iteration %d: dᵀ(N + H)d = %v", e.Iterations, e.Value)
 	case PCGResidual:
-		return fmt.Errorf("PCG breakdown at iteration %d: rᵀz = %v", end.Iterations, end.Value)
+		return fmt.Errorf("PCG breakdown at iteration %d: rᵀz = %v", e.Iterations, e.Value)
 	}
 	return nil
 }

@@ -5,8 +5,6 @@ package gpu
 import (
 	"errors"
 	"fmt"
-	"math"
-	"slices"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
@@ -60,7 +58,8 @@ import (
 //     search, the step lengths, the multipliers) on the host, each of its
 //     Dots a submit and a read-back, and solves its Newton systems on the
 //     device (SolvePCG, pcg.go: PCG with its scalars in the device buffer,
-//     16 to 64 iterations per submit, for a symmetric N; BiCGSTAB for a
+//     16 iterations per submit, the first submit as many as the last
+//     system took and two more, for a symmetric N; BiCGSTAB for a
 //     non-symmetric one stays host-driven).
 //   - FixedForce: fixed_force and three sum passes, one submit.
 //   - Integrate: body_impulse and integrate (then the kinematic bodies'
@@ -116,8 +115,9 @@ type Backend struct {
 	// invInertiaW: R J̄⁻¹ Rᵀ of the step, 6 per body (world_velocity).
 	invInertiaW *Buffer
 	// fstride is the stride of force and torque in free_velocity and
-	// collide_aabb: 3, or 0 for a model without external loads, whose
-	// force and torque hold one body's zeros (48 B per body less).
+	// collide_aabb: 3, or 0 for a model without external loads
+	// (engine.Model.HasLoads), whose force and torque hold one body's +0s
+	// as the host's arrays do (collide.BodyArrays): 48 B per body less.
 	fstride uint32
 	// Contact buffers, made empty by newBackendOn and grown by Collide.
 	a, b, normal, pa, pb, phi, mu, cohesion, jac, coh, r, adj, prevGamma *Buffer
@@ -368,7 +368,7 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	// force and torque: every body's only for a model with a load.
 	nf := int64(1)
 	b.fstride = 0
-	if slices.ContainsFunc(h.force, nonzero) || slices.ContainsFunc(h.torque, nonzero) {
+	if b.footprint.Loads {
 		nf, b.fstride = n, 3
 	}
 	sizes := []int64{24 * n, 32 * n, 24 * n, 24 * n, 8 * n, 24 * n, 24 * nf, 24 * nf, 48 * n, 48 * n, 4 * n, 4 * (n + 1), 48 * nw}
@@ -392,7 +392,7 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 		dst *Buffer
 		src []float64
 	}{{b.pos, h.pos}, {b.rot, h.rot}, {b.vel, h.vel}, {b.omega, h.omega}, {b.invMass, h.invMass},
-		{b.invInertia, h.invInertia}, {b.force, loads(h.force, b.fstride)}, {b.torque, loads(h.torque, b.fstride)}} {
+		{b.invInertia, h.invInertia}, {b.force, h.force}, {b.torque, h.torque}} {
 		if err := w.dst.WriteFloat64(0, w.src); err != nil {
 			return err
 		}
@@ -422,10 +422,8 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 // (checkHeap). It reads the model as Load's host arrays hold it.
 func modelFootprint(m *engine.Model, s *engine.Settings) Footprint {
 	f := Footprint{Mixed: s.MixedFor(m), PairExtras: modelPairExtras(m), Materials: !engine.OneMaterial(m.Materials)}
+	f.Loads = m.HasLoads()
 	for _, bd := range m.Bodies {
-		if slices.ContainsFunc(bd.Force[:], nonzero) || slices.ContainsFunc(bd.Torque[:], nonzero) {
-			f.Loads = true
-		}
 		if i := bd.Inertia; !bd.Fixed && (i[0] != i[1] || i[1] != i[2]) {
 			f.Anisotropic = true
 		}
@@ -713,17 +711,3 @@ func (b *Backend) ReadContacts(c *engine.Contacts) error {
 func (b *Backend) Envelope() float64 { return b.host.envelope }
 
 var _ engine.Backend = (*Backend)(nil)
-
-// nonzero reports whether a load component is other than +0 (−0 counts:
-// −0 + −0 is −0 where +0 + −0 is +0): a model whose loads are all +0
-// reads one body's +0s instead (Backend.fstride), the same values.
-func nonzero(v float64) bool { return v != 0 || math.Signbit(v) }
-
-// loads is what a force or torque buffer holds: the bodies' values when
-// fstride is 3, else one body's +0s.
-func loads(v []float64, fstride uint32) []float64 {
-	if fstride == 0 {
-		return make([]float64, 3)
-	}
-	return v
-}
