@@ -74,7 +74,7 @@ func TestBenchQuickMatrix(t *testing.T) {
 	}
 	text := md.String()
 	for _, col := range []string{"step median", "collide", "build", "solve", "integrate", "iterations (mean)", "residual last",
-		"residual median", "submits / step", "submits / iteration", "allocated B / step", "mallocs / step", "peak RSS",
+		"residual median", "submits / step", "submits / iteration", "recorded / step", "allocated B / step", "mallocs / step", "peak RSS",
 		"bytes / body", "device memory", "bodies × steps / s", "max penetration", "mean height", "escaped", "workers", "max speed (m/s)", "speed-up"} {
 		if !strings.Contains(text, "| "+col) {
 			t.Errorf("bench.md has no column %q", col)

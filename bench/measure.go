@@ -93,6 +93,9 @@ type Result struct {
 	// solver iterations.
 	SubmitsPerStep      float64 `json:"submits_per_step"`
 	SubmitsPerIteration float64 `json:"submits_per_iteration"`
+	// RecordedPerStep counts the command buffers recorded per step (0 on
+	// the CPU path): the rest of the submits ran ones recorded before.
+	RecordedPerStep float64 `json:"recorded_per_step"`
 
 	// AllocBytesPerStep and MallocsPerStep are the Go heap's TotalAlloc and
 	// Mallocs growth over the measured steps, per step.
@@ -334,6 +337,7 @@ func summarise(res *Result, stats []engine.StepStats) {
 	res.IterationsMean = phase(func(s engine.StepStats) float64 { return float64(s.Solve.Iterations) }).Mean
 	res.ResidualMedian = phase(func(s engine.StepStats) float64 { return s.Solve.Residual }).Median
 	res.SubmitsPerStep = phase(func(s engine.StepStats) float64 { return float64(s.Submits) }).Mean
+	res.RecordedPerStep = phase(func(s engine.StepStats) float64 { return float64(s.Recorded) }).Mean
 	last := stats[len(stats)-1]
 	res.IterationsLast, res.ResidualLast = last.Solve.Iterations, last.Solve.Residual
 	if res.IterationsMean > 0 {

@@ -302,14 +302,15 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	mib := func(n int64) string { return fmt.Sprintf("%.1f", float64(n)/(1<<20)) }
 
 	b.WriteString("\n### Time per step\n\nWall time per step over the measured steps (warm-up excluded): the step's median and mean, and the median of each phase " +
-		"(collision; Jacobian and r; warm start and solver; update of velocities and positions with the force on fixed bodies), in ms.\n\n")
-	b.WriteString("| case | backend | bodies | warm-up + steps | contacts (mean) | step median | step mean | collide | build | solve | integrate | iterations (mean) | residual last | residual median | submits / step | submits / iteration | bodies × steps / s |\n")
-	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+		"(collision; Jacobian and r; warm start and solver; update of velocities and positions with the force on fixed bodies), in ms; " +
+		"recorded / step: the command buffers a Vulkan backend recorded per step, its other submits running command buffers it had recorded before.\n\n")
+	b.WriteString("| case | backend | bodies | warm-up + steps | contacts (mean) | step median | step mean | collide | build | solve | integrate | iterations (mean) | residual last | residual median | submits / step | submits / iteration | recorded / step | bodies × steps / s |\n")
+	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, x := range ok {
-		fmt.Fprintf(b, "| %s | %s | %d | %d + %d | %.0f | %s | %s | %s | %s | %s | %s | %.1f | %.3g | %.3g | %.2f | %.3f | %.3g |\n",
+		fmt.Fprintf(b, "| %s | %s | %d | %d + %d | %.0f | %s | %s | %s | %s | %s | %s | %.1f | %.3g | %.3g | %.2f | %.3f | %.2f | %.3g |\n",
 			x.Case, x.Backend, x.Bodies, x.Warmup, x.Steps, x.ContactsMean, ms(x.Step.Median), ms(x.Step.Mean),
 			ms(x.Collide.Median), ms(x.Build.Median), ms(x.Solve.Median), ms(x.Integrate.Median),
-			x.IterationsMean, x.ResidualLast, x.ResidualMedian, x.SubmitsPerStep, x.SubmitsPerIteration, x.BodyStepsPerSecond)
+			x.IterationsMean, x.ResidualLast, x.ResidualMedian, x.SubmitsPerStep, x.SubmitsPerIteration, x.RecordedPerStep, x.BodyStepsPerSecond)
 	}
 
 	b.WriteString("\n### Memory\n\nGo heap allocation per measured step; peak resident memory (VmHWM) of the case's process after its measured steps (the engine, the scene and " +

@@ -66,6 +66,14 @@ type Submitter interface {
 	Submits() int
 }
 
+// Recorder is implemented by backends that record command buffers for a
+// device and submit again those they recorded before:
+// CommandBuffersRecorded is the number recorded so far, from which Sim
+// fills StepStats.Recorded. Implemented by gpu.
+type Recorder interface {
+	CommandBuffersRecorded() int
+}
+
 // Enveloper is implemented by backends that keep contacts while the gap Φ
 // is below an envelope: Envelope is that envelope (m) as Load resolved
 // Settings.Envelope (0 there: automatic; run's summary.json reports it). Implemented by cpuref and

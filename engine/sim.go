@@ -19,6 +19,10 @@ type StepStats struct {
 	// Submits counts the backend's submit-and-wait round trips in the step
 	// (0 for the CPU path).
 	Submits int
+	// Recorded counts the command buffers the backend recorded in the
+	// step (Recorder; 0 for the CPU path): the rest of its submits ran
+	// command buffers recorded in earlier steps or earlier in the step.
+	Recorded int
 	// Wall-clock seconds spent in collision detection (Collide), in solving
 	// the problem (warm start and solver) and in the whole step.
 	CollideSeconds, SolveSeconds, StepSeconds float64
@@ -78,7 +82,7 @@ func (s *Sim) Time() float64 { return float64(s.step) * s.h }
 func (s *Sim) Step() (StepStats, error) {
 	t0 := time.Now()
 	st := StepStats{Step: s.step + 1}
-	submits := s.submits()
+	submits, recorded := s.submits(), s.recorded()
 	nc, err := s.backend.Collide()
 	if err != nil {
 		return st, fmt.Errorf("step %d: %w", st.Step, err)
@@ -124,6 +128,7 @@ func (s *Sim) Step() (StepStats, error) {
 	s.step++
 	st.Time = s.Time()
 	st.Submits = s.submits() - submits
+	st.Recorded = s.recorded() - recorded
 	t3 := time.Now()
 	st.CollideSeconds = t1.Sub(t0).Seconds()
 	st.BuildSeconds = tb.Sub(t1).Seconds()
@@ -157,6 +162,15 @@ func (s *Sim) Problem() Problem { return s.problem }
 func (s *Sim) submits() int {
 	if c, ok := s.backend.(Submitter); ok {
 		return c.Submits()
+	}
+	return 0
+}
+
+// recorded returns the command buffers the backend recorded so far (see
+// Recorder).
+func (s *Sim) recorded() int {
+	if c, ok := s.backend.(Recorder); ok {
+		return c.CommandBuffersRecorded()
 	}
 	return 0
 }

@@ -297,6 +297,16 @@ func (b *Backend) DeviceInfo() DeviceInfo { return b.d.Info }
 // so far: batches, uploads, downloads.
 func (b *Backend) Submits() int { return b.d.Submits() }
 
+// CommandBuffersRecorded returns the number of command buffers the
+// backend's batch recorded so far; its other submits ran one it had
+// recorded before (cmdcache.go, and the device solvers' Resubmit).
+func (b *Backend) CommandBuffersRecorded() int {
+	r, _ := b.l.b.CommandBuffers()
+	return r
+}
+
+var _ engine.Recorder = (*Backend)(nil)
+
 // Close releases the backend, and its device if New opened it. Closing
 // again returns nil.
 func (b *Backend) Close() error {

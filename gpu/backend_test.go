@@ -606,3 +606,81 @@ func BenchmarkStep(b *testing.B) {
 		run(b, be, be.Submits)
 	})
 }
+
+// TestStepsReuseCommandBuffers: steps of a bed at rest, whose contacts
+// stay the same, record no command buffer once the first steps have: each
+// submit runs one recorded before (cmdcache.go). Their states stay cpuref's
+// bit for bit.
+func TestStepsReuseCommandBuffers(t *testing.T) {
+	d := requireDevice(t)
+	m := &engine.Model{Materials: []engine.Material{{Name: "m", Friction: 0.5}}, Gravity: mgl64.Vec3{0, 0, -9.81}}
+	for i := range 16 {
+		// Spheres on the plane and a second layer in their hollows.
+		b := engine.Body{Shape: engine.SphereShape(0.1), Rot: mgl64.QuatIdent(), Pos: mgl64.Vec3{0.2 * float64(i%4), 0.2 * float64(i/4), 0.1}}
+		b.SetMass(1)
+		m.Bodies = append(m.Bodies, b)
+	}
+	for i := range 9 {
+		b := engine.Body{Shape: engine.SphereShape(0.1), Rot: mgl64.QuatIdent(),
+			Pos: mgl64.Vec3{0.1 + 0.2*float64(i%3), 0.1 + 0.2*float64(i/3), 0.1 + 0.1*math.Sqrt2}}
+		b.SetMass(1)
+		m.Bodies = append(m.Bodies, b)
+	}
+	m.Bodies = append(m.Bodies, engine.Body{Shape: engine.PlaneShape(), Rot: mgl64.QuatIdent(), Fixed: true})
+	set := engine.DefaultSettings()
+	set.Solver, set.Tol, set.MaxIter = "apgd", 0, 40
+	gb, err := newBackendOn(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gb.Close()
+	gs, err := engine.NewSim(m, set, gb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb := cpuref.New(0)
+	cs, err := engine.NewSim(m, set, cb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const warm, steps = 3, 6
+	nc := -1
+	for k := range warm + steps {
+		st, err := gs.Step()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cs.Step(); err != nil {
+			t.Fatal(err)
+		}
+		if k < warm {
+			nc = st.Contacts
+			continue
+		}
+		if st.Contacts != nc || nc == 0 {
+			t.Fatalf("step %d: %d contacts after %d: the bed is not at rest", st.Step, st.Contacts, nc)
+		}
+		if st.Recorded != 0 || st.Submits == 0 {
+			t.Errorf("step %d: %d command buffers recorded for %d submits, want 0", st.Step, st.Recorded, st.Submits)
+		}
+	}
+	if testfile.GoFusesMultiplyAdd {
+		t.Log("bit-identity with cpuref not checked: Go may fuse multiply-adds on this target")
+		return
+	}
+	var g, c engine.State
+	if err := gb.ReadState(&g); err != nil {
+		t.Fatal(err)
+	}
+	if err := cb.ReadState(&c); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []struct {
+		what string
+		g, c []float64
+	}{{"pos", g.Pos, c.Pos}, {"vel", g.Vel, c.Vel}, {"omega", g.Omega, c.Omega}, {"rot", g.Rot, c.Rot}} {
+		if i := enginetest.FirstDiff(v.g, v.c); i >= 0 {
+			t.Errorf("%s[%d] = %v on the GPU, %v on cpuref", v.what, i, v.g[i], v.c[i])
+		}
+	}
+}

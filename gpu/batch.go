@@ -57,6 +57,12 @@ type Batch struct {
 	bufs          []C.gs_nd
 	offsets, rngs []uint64
 	push          []byte
+	binds         []binding
+
+	// A cached batch (Device.newCachedBatch) records into rec instead of
+	// cmd and keeps the command buffers it recorded (cmdcache.go).
+	cache *cmdCache
+	rec   recording
 }
 
 // NewBatch returns a batch. It is released by Release or Device.Close.
@@ -88,6 +94,9 @@ func (b *Batch) release() {
 		C.gs_destroy_pool(d.vk, p)
 	}
 	b.pools = nil
+	if b.cache != nil {
+		b.cache.release(d)
+	}
 	if b.queries != 0 {
 		C.gs_destroy_timestamps(d.vk, b.queries)
 		b.queries = 0
@@ -136,21 +145,15 @@ func (b *Batch) begin(reusable bool) error {
 	if b.d.lost != nil {
 		return b.d.lost
 	}
-	for _, p := range b.pools {
-		if err := check("vkResetDescriptorPool", C.gs_reset_pool(b.d.vk, p)); err != nil {
-			return err
-		}
-	}
-	b.pool = 0
 	b.ended = false
 	b.gen++
-	ru := C.uint32_t(0)
-	if reusable {
-		ru = 1
-	}
-	if err := check("vkBeginCommandBuffer", C.gs_begin(b.d.vk, b.cmd, b.queries, ru)); err != nil {
+	if b.cache != nil {
+		// Recorded into rec; Submit finds or records its command buffer.
+		b.rec.reset()
+	} else if err := beginCmd(b.d, b.cmd, b.pools, b.queries, reusable); err != nil {
 		return err
 	}
+	b.pool = 0
 	b.reusable = reusable
 	b.recording = true
 	b.dispatches, b.barriers = 0, 0
@@ -219,49 +222,16 @@ func (b *Batch) Dispatch(k *Kernel, groups [3]uint32, args shaders.Args, bufs ..
 	if hazard {
 		b.Barrier()
 	}
-	b.bufs, b.offsets, b.rngs = b.bufs[:0], b.offsets[:0], b.rngs[:0]
-	for _, buf := range bufs {
-		rng := uint64(buf.size)
-		if rng == 0 {
-			rng = uint64(buf.capacity)
+	if b.cache != nil {
+		b.rec.dispatch(k, groups, b.push, bufs)
+	} else {
+		b.binds = b.binds[:0]
+		for _, buf := range bufs {
+			b.binds = append(b.binds, buf.binding())
 		}
-		b.bufs = append(b.bufs, buf.buf)
-		b.offsets = append(b.offsets, 0)
-		b.rngs = append(b.rngs, rng)
-	}
-	var bp, tp *C.uint32_t
-	var hp *C.gs_nd
-	var op, rp *C.uint64_t
-	if len(bufs) > 0 {
-		bp = (*C.uint32_t)(unsafe.Pointer(&k.bindings[0]))
-		tp = (*C.uint32_t)(unsafe.Pointer(&k.types[0]))
-		hp = &b.bufs[0]
-		op = (*C.uint64_t)(unsafe.Pointer(&b.offsets[0]))
-		rp = (*C.uint64_t)(unsafe.Pointer(&b.rngs[0]))
-	}
-	var pp unsafe.Pointer
-	if len(b.push) > 0 {
-		pp = unsafe.Pointer(&b.push[0])
-	}
-	for {
-		fresh := b.pool == len(b.pools)
-		if fresh {
-			var p C.gs_nd
-			if err := check("vkCreateDescriptorPool", C.gs_create_pool(d.vk, poolSets, poolBuffers, poolSets, &p)); err != nil {
-				return err
-			}
-			b.pools = append(b.pools, p)
-		}
-		r := C.gs_dispatch(d.vk, b.cmd, b.pools[b.pool], k.k, C.uint32_t(len(bufs)), bp, tp, hp, op, rp, pp,
-			C.uint32_t(groups[0]), C.uint32_t(groups[1]), C.uint32_t(groups[2]))
-		if (r == C.GS_ERROR_OUT_OF_POOL_MEMORY || r == C.GS_ERROR_FRAGMENTED_POOL) && !fresh {
-			b.pool++
-			continue
-		}
-		if err := check("dispatch "+k.m.Name, r); err != nil {
+		if err := b.emitDispatch(b.cmd, &b.pools, &b.pool, k, groups, b.push, b.binds); err != nil {
 			return err
 		}
-		break
 	}
 	for i, buf := range bufs {
 		if k.readOnly[i] {
@@ -272,6 +242,66 @@ func (b *Batch) Dispatch(k *Kernel, groups [3]uint32, args shaders.Args, bufs ..
 	}
 	b.dispatches++
 	return nil
+}
+
+// emitDispatch records into cmd the dispatch of k over groups with push
+// constants push and the bindings binds, in a descriptor set from pools
+// (pool is the one in use; a new one is made when all are full).
+func (b *Batch) emitDispatch(cmd C.gs_obj, pools *[]C.gs_nd, pool *int, k *Kernel, groups [3]uint32, push []byte, binds []binding) error {
+	d := b.d
+	b.bufs, b.offsets, b.rngs = b.bufs[:0], b.offsets[:0], b.rngs[:0]
+	for _, bd := range binds {
+		b.bufs = append(b.bufs, bd.buf)
+		b.offsets = append(b.offsets, 0)
+		b.rngs = append(b.rngs, bd.rng)
+	}
+	var bp, tp *C.uint32_t
+	var hp *C.gs_nd
+	var op, rp *C.uint64_t
+	if len(binds) > 0 {
+		bp = (*C.uint32_t)(unsafe.Pointer(&k.bindings[0]))
+		tp = (*C.uint32_t)(unsafe.Pointer(&k.types[0]))
+		hp = &b.bufs[0]
+		op = (*C.uint64_t)(unsafe.Pointer(&b.offsets[0]))
+		rp = (*C.uint64_t)(unsafe.Pointer(&b.rngs[0]))
+	}
+	var pp unsafe.Pointer
+	if len(push) > 0 {
+		pp = unsafe.Pointer(&push[0])
+	}
+	for {
+		fresh := *pool == len(*pools)
+		if fresh {
+			var p C.gs_nd
+			if err := check("vkCreateDescriptorPool", C.gs_create_pool(d.vk, poolSets, poolBuffers, poolSets, &p)); err != nil {
+				return err
+			}
+			*pools = append(*pools, p)
+		}
+		r := C.gs_dispatch(d.vk, cmd, (*pools)[*pool], k.k, C.uint32_t(len(binds)), bp, tp, hp, op, rp, pp,
+			C.uint32_t(groups[0]), C.uint32_t(groups[1]), C.uint32_t(groups[2]))
+		if (r == C.GS_ERROR_OUT_OF_POOL_MEMORY || r == C.GS_ERROR_FRAGMENTED_POOL) && !fresh {
+			*pool++
+			continue
+		}
+		return check("dispatch "+k.m.Name, r)
+	}
+}
+
+// beginCmd resets the descriptor pools of cmd's sets and begins cmd (for
+// one submission, or several when reusable), with the timestamp queries
+// when not 0.
+func beginCmd(d *Device, cmd C.gs_obj, pools []C.gs_nd, queries C.gs_nd, reusable bool) error {
+	for _, p := range pools {
+		if err := check("vkResetDescriptorPool", C.gs_reset_pool(d.vk, p)); err != nil {
+			return err
+		}
+	}
+	ru := C.uint32_t(0)
+	if reusable {
+		ru = 1
+	}
+	return check("vkBeginCommandBuffer", C.gs_begin(d.vk, cmd, queries, ru))
 }
 
 // maxUpdate is the most bytes one Update may write (vkCmdUpdateBuffer's
@@ -308,7 +338,11 @@ func (b *Batch) Update(buf *Buffer, off int64, data []byte) {
 	if w || r {
 		b.Barrier()
 	}
-	C.gs_update(b.d.vk, b.cmd, buf.buf, C.uint64_t(off), C.uint64_t(n), unsafe.Pointer(&data[0]))
+	if b.cache != nil {
+		b.rec.update(buf.binding(), off, data)
+	} else {
+		C.gs_update(b.d.vk, b.cmd, buf.buf, C.uint64_t(off), C.uint64_t(n), unsafe.Pointer(&data[0]))
+	}
 	b.written[buf] = struct{}{}
 }
 
@@ -318,10 +352,20 @@ func (b *Batch) Barrier() {
 	if !b.recording {
 		panic("gpu: Barrier on a Batch that is not recording")
 	}
-	C.gs_barrier(b.d.vk, b.cmd, stageCompute|stageTransfer, accessWrite, stageCompute|stageTransfer, accessRead|accessWrite)
+	if b.cache != nil {
+		b.rec.barrier()
+	} else {
+		emitBarrier(b.d, b.cmd)
+	}
 	b.barriers++
 	clear(b.written)
 	clear(b.read)
+}
+
+// emitBarrier records into cmd a barrier after which every dispatch and
+// copy sees the writes of those before it.
+func emitBarrier(d *Device, cmd C.gs_obj) {
+	C.gs_barrier(d.vk, cmd, stageCompute|stageTransfer, accessWrite, stageCompute|stageTransfer, accessRead|accessWrite)
 }
 
 // Submit ends recording, submits the batch and waits for it to finish.
@@ -334,6 +378,9 @@ func (b *Batch) Submit() error {
 	pre, err := d.takeFills()
 	if err != nil {
 		return err
+	}
+	if b.cache != nil {
+		return b.submitCached(pre)
 	}
 	r := C.gs_submit(d.vk, d.queue, pre, b.cmd, b.fence, b.queries, C.uint64_t(submitTimeout.Nanoseconds()))
 	b.ended = r == C.GS_SUCCESS
@@ -355,9 +402,18 @@ func (b *Batch) Resubmit() error {
 	if err != nil {
 		return err
 	}
-	r := C.gs_resubmit(d.vk, d.queue, pre, b.cmd, b.fence, C.uint64_t(submitTimeout.Nanoseconds()))
+	cmd := b.cmd
+	if c := b.cache; c != nil {
+		c.tick++
+		c.last.used = c.tick
+		cmd = c.last.cmd
+	}
+	r := C.gs_resubmit(d.vk, d.queue, pre, cmd, b.fence, C.uint64_t(submitTimeout.Nanoseconds()))
 	if r != C.GS_SUCCESS {
 		b.ended = false
+		if b.cache != nil {
+			b.cache.last.drop()
+		}
 	}
 	return b.submitted(r)
 }

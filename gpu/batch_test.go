@@ -3,6 +3,8 @@
 package gpu
 
 import (
+	"encoding/binary"
+	"math"
 	"slices"
 	"testing"
 
@@ -187,4 +189,119 @@ func TestDispatchMisuse(t *testing.T) {
 	if err := b.Submit(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestCachedBatch: a cached batch submits the command buffer it recorded
+// before for the same recording (z = z + y runs each time, and reads the
+// y an earlier submit wrote), and records anew when anything recorded
+// differs: push constants, the bytes of an update, a buffer's bound size,
+// a buffer freed and made again (its Vulkan handle may be the old one's);
+// beyond cacheEntries distinct recordings the one submitted longest ago
+// is recorded again.
+func TestCachedBatch(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		fill, axpby := kernel(t, d, shaders.Fill), kernel(t, d, shaders.Axpby)
+		const n = 1000
+		y, z := floats(t, d, make([]float64, n)), floats(t, d, make([]float64, n))
+		b, err := d.newCachedBatch()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(b.Release)
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		g := [3]uint32{4, 1, 1}
+		// run records y = v, z = z + a·y and an update of w[0] to v, and
+		// submits.
+		w := floats(t, d, make([]float64, 4))
+		run := func(v, a float64, y *Buffer) {
+			t.Helper()
+			must(b.Begin())
+			must(b.Dispatch(fill, g, shaders.FillArgs{V: v, N: n}, y))
+			must(b.Dispatch(axpby, g, shaders.AxpbyArgs{A: 1, B: a, N: n}, z, z, y))
+			b.Update(w, 0, binary.LittleEndian.AppendUint64(nil, math.Float64bits(v)))
+			must(b.Submit())
+		}
+		want := 0.0
+		check := func(what string, recorded, reused int) {
+			t.Helper()
+			if r, u := b.CommandBuffers(); r != recorded || u != reused {
+				t.Errorf("%s: %d command buffers recorded, %d reused; want %d, %d", what, r, u, recorded, reused)
+			}
+			if got := readAll(t, z); slices.ContainsFunc(got, func(v float64) bool { return v != want }) {
+				t.Errorf("%s: z = %v…, want %v", what, got[:4], want)
+			}
+		}
+		run(2, 1, y)
+		want += 2
+		check("first", 1, 0)
+		for range 3 {
+			run(2, 1, y)
+			want += 2
+		}
+		check("same recording", 1, 3)
+		run(2, 0.5, y) // push constants
+		want += 1
+		check("other push constants", 2, 3)
+		run(2, 1, y)
+		want += 2
+		check("the first again", 2, 4)
+		// An update of other bytes.
+		must(w.WriteFloat64(0, []float64{0}))
+		must(b.Begin())
+		must(b.Dispatch(fill, g, shaders.FillArgs{V: 2, N: n}, y))
+		must(b.Dispatch(axpby, g, shaders.AxpbyArgs{A: 1, B: 1, N: n}, z, z, y))
+		b.Update(w, 0, binary.LittleEndian.AppendUint64(nil, math.Float64bits(3)))
+		must(b.Submit())
+		want += 2
+		check("other update bytes", 3, 4)
+		if got := readAll(t, w); got[0] != 3 {
+			t.Errorf("other update bytes: w[0] = %v, want 3", got[0])
+		}
+		must(z.WriteFloat64(0, make([]float64, n)))
+		want = 0
+		// y grown within its capacity: the same Vulkan buffer bound with
+		// another size.
+		y2, err := d.NewBuffer(8 * n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(y2.Release)
+		run(2, 1, y2)
+		must(y2.Grow(8*n + 8))
+		run(2, 1, y2)
+		want += 4
+		check("grown within capacity", 5, 4)
+		// y freed and made again: a new allocation, recorded anew.
+		y2.Release()
+		y3, err := d.NewBuffer(8 * n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(y3.Release)
+		run(2, 1, y3)
+		want += 2
+		check("a new buffer", 6, 4)
+		// cacheEntries distinct recordings drop the oldest: y's of push
+		// constant B = 1 was submitted longest ago by now.
+		for i := range cacheEntries {
+			run(2, float64(10+i), y)
+			want += 2 * float64(10+i)
+		}
+		rec, _ := b.CommandBuffers()
+		run(2, 1, y)
+		want += 2
+		check("after the cache turned over", rec+1, 4)
+		// A cached batch resubmits its last recording.
+		must(b.BeginReusable())
+		must(b.Dispatch(axpby, g, shaders.AxpbyArgs{A: 1, B: 1, N: n}, z, z, y))
+		must(b.Submit())
+		must(b.Resubmit())
+		want += 4
+		check("resubmit", rec+2, 4)
+	})
 }

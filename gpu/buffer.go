@@ -35,6 +35,7 @@ type Buffer struct {
 	d        *Device
 	buf      C.gs_nd
 	mem      C.gs_nd
+	id       uint64         // the allocation's number on its device, never used again (cached batches)
 	size     int64          // bytes bound to kernels
 	capacity int64          // bytes allocated
 	mapped   unsafe.Pointer // host address of a host-visible buffer
@@ -120,6 +121,8 @@ func (b *Buffer) allocate(size int64) error {
 	}
 	b.buf, b.mem, b.mapped = buf, mem, mapped
 	b.size, b.capacity = size, capacity
+	d.allocations++
+	b.id = d.allocations
 	return nil
 }
 

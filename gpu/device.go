@@ -55,12 +55,14 @@ type Device struct {
 	// kernelErrs remembers the builds that failed, by the same key.
 	kernelErrs map[string]error
 	buffers    map[*Buffer]struct{}
-	batches    map[*Batch]struct{}
-	submits    int
-	readBack   int64 // bytes downloaded by Buffer reads (ReadBackBytes)
-	lost       error // the ErrDeviceLost error, once seen
-	memLimit   int64 // Options.MemoryLimit
-	closed     bool
+	// allocations counts the buffers allocated (Buffer.id).
+	allocations uint64
+	batches     map[*Batch]struct{}
+	submits     int
+	readBack    int64 // bytes downloaded by Buffer reads (ReadBackBytes)
+	lost        error // the ErrDeviceLost error, once seen
+	memLimit    int64 // Options.MemoryLimit
+	closed      bool
 	// The pipeline cache (pipecache.go): its file, the bytes Open loaded
 	// from it, and the kernels built since.
 	cachePath    string

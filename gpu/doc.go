@@ -22,7 +22,11 @@
 //     push constants), with the
 //     barriers their buffers need, and submits them at once: one
 //     submit-and-wait costs tens of microseconds even on a CPU device, so
-//     work is grouped into few submits.
+//     work is grouped into few submits. A cached batch (cmdcache.go, the
+//     LinAlg's) keeps the last eight command buffers it recorded and
+//     submits one again when the same work is recorded (the same kernels,
+//     workgroups, push constants, buffers and sizes): a time step whose
+//     contact count has not changed records none.
 //   - LinAlg: engine.LinAlg on device vectors (Vec). It records into an
 //     open batch and submits only when a result must come back (Dot, Read)
 //     or the host writes (Write).

@@ -68,7 +68,7 @@ func NewLinAlg(d *Device) (*LinAlg, error) {
 		}
 	}
 	var err error
-	if l.b, err = d.NewBatch(); err != nil {
+	if l.b, err = d.newCachedBatch(); err != nil {
 		return nil, err
 	}
 	// Room for the partials of 2²¹ elements; Dot grows it when needed.
