@@ -444,6 +444,8 @@ func modelFootprint(m *engine.Model, s *engine.Settings) Footprint {
 // loadMaterials sets oneMaterial for the loaded model and makes mu,
 // cohesion and coh anew, empty: the collider and the solver grow them to
 // matBytes (a buffer grown for an earlier model would keep its room).
+// They are bound at their size (exact): the kernels read their lengths
+// (shaders/lib/contact_material.glsl).
 func (b *Backend) loadMaterials() error {
 	b.oneMaterial = engine.OneMaterial(b.host.col.MaterialTable())
 	for _, p := range []**Buffer{&b.mu, &b.cohesion, &b.coh} {
@@ -453,6 +455,7 @@ func (b *Backend) loadMaterials() error {
 		if *p, err = b.d.NewBuffer(0); err != nil {
 			return err
 		}
+		(*p).exact = true
 	}
 	return nil
 }

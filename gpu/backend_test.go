@@ -684,3 +684,44 @@ func TestStepsReuseCommandBuffers(t *testing.T) {
 		}
 	}
 }
+
+// TestChangingContactsReuseCommandBuffers: a pile whose contact count
+// changes from step to step records no command buffer in most of those
+// steps: the contact count reaches the kernels in their arguments and
+// workgroup counts, which are written before each submit (args.go), and
+// the buffers are bound whole; only the steps where a buffer outgrew its
+// room record anew.
+func TestChangingContactsReuseCommandBuffers(t *testing.T) {
+	d := requireDevice(t)
+	sc, err := scene.LoadBuiltin("settle", []string{"n=300", "settings.max_iter=30"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gb, err := newBackendOn(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gb.Close()
+	sim, err := engine.NewSim(&sc.Model, sc.Settings, gb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed, reused, nc := 0, 0, -1
+	for k := range 60 {
+		st, err := sim.Step()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k >= 30 && st.Contacts != nc {
+			changed++
+			if st.Recorded == 0 {
+				reused++
+			}
+		}
+		nc = st.Contacts
+	}
+	t.Logf("%d of the %d steps whose contact count changed recorded no command buffer", reused, changed)
+	if changed < 10 || 2*reused < changed {
+		t.Errorf("%d of the %d steps whose contact count changed recorded no command buffer; want at least half of at least 10", reused, changed)
+	}
+}

@@ -58,6 +58,12 @@ type Batch struct {
 	offsets, rngs []uint64
 	push          []byte
 	binds         []binding
+	slot          []byte
+
+	// The arguments of the dispatches recorded into cmd since Begin
+	// (args.go): nargs slots of args.
+	args  argsArena
+	nargs int
 
 	// A cached batch (Device.newCachedBatch) records into rec instead of
 	// cmd and keeps the command buffers it recorded (cmdcache.go).
@@ -94,6 +100,7 @@ func (b *Batch) release() {
 		C.gs_destroy_pool(d.vk, p)
 	}
 	b.pools = nil
+	b.args.release()
 	if b.cache != nil {
 		b.cache.release(d)
 	}
@@ -124,7 +131,7 @@ func (b *Batch) Begin() error { return b.begin(false) }
 
 // BeginReusable starts recording a batch that Resubmit may run again
 // after its Submit, until the next Begin: the recorded work, with the
-// buffers and push constants it was recorded with.
+// buffers, arguments and workgroups it was recorded with.
 func (b *Batch) BeginReusable() error { return b.begin(true) }
 
 // Generation counts the batch's Begins: a recording that Resubmit would
@@ -153,6 +160,7 @@ func (b *Batch) begin(reusable bool) error {
 	} else if err := beginCmd(b.d, b.cmd, b.pools, b.queries, reusable); err != nil {
 		return err
 	}
+	b.nargs = 0
 	b.pool = 0
 	b.reusable = reusable
 	b.recording = true
@@ -171,9 +179,10 @@ func (b *Batch) Dispatches() int { return b.dispatches }
 // Barriers returns the number of barriers recorded since Begin.
 func (b *Batch) Barriers() int { return b.barriers }
 
-// Dispatch records k over groups workgroups with the push constants args
-// (the kernel's own shaders.NAMEArgs; nil for a kernel without push
-// constants) and bufs bound to the kernel's bindings in order. A dispatch
+// Dispatch records k over groups workgroups with the arguments args
+// (the kernel's own shaders.NAMEArgs, written with groups into an
+// arguments buffer, args.go; nil for a kernel without
+// arguments) and bufs bound to the kernel's bindings in order. A dispatch
 // with a zero group count records nothing. Wrong arguments, the args of
 // another kernel among them, are programmer errors and panic.
 func (b *Batch) Dispatch(k *Kernel, groups [3]uint32, args shaders.Args, bufs ...*Buffer) error {
@@ -222,14 +231,28 @@ func (b *Batch) Dispatch(k *Kernel, groups [3]uint32, args shaders.Args, bufs ..
 	if hazard {
 		b.Barrier()
 	}
+	b.slot = b.slot[:0]
+	if k.m.PushSize > 0 {
+		b.slot = argsSlotBytes(b.slot, b.push, groups)
+	}
 	if b.cache != nil {
-		b.rec.dispatch(k, groups, b.push, bufs)
+		b.rec.dispatch(k, groups, bufs, b.slot)
 	} else {
 		b.binds = b.binds[:0]
 		for _, buf := range bufs {
 			b.binds = append(b.binds, buf.binding())
 		}
-		if err := b.emitDispatch(b.cmd, &b.pools, &b.pool, k, groups, b.push, b.binds); err != nil {
+		var ab C.gs_nd
+		var off int64
+		if len(b.slot) > 0 {
+			abuf, o, err := b.args.write(d, b.nargs, b.slot)
+			if err != nil {
+				return err
+			}
+			b.nargs++
+			ab, off = abuf.buf, o
+		}
+		if err := b.emitDispatch(b.cmd, &b.pools, &b.pool, k, groups, ab, off, b.binds); err != nil {
 			return err
 		}
 	}
@@ -244,10 +267,12 @@ func (b *Batch) Dispatch(k *Kernel, groups [3]uint32, args shaders.Args, bufs ..
 	return nil
 }
 
-// emitDispatch records into cmd the dispatch of k over groups with push
-// constants push and the bindings binds, in a descriptor set from pools
-// (pool is the one in use; a new one is made when all are full).
-func (b *Batch) emitDispatch(cmd C.gs_obj, pools *[]C.gs_nd, pool *int, k *Kernel, groups [3]uint32, push []byte, binds []binding) error {
+// emitDispatch records into cmd the dispatch of k with the bindings
+// binds, in a descriptor set from pools (pool is the one in use; a new one
+// is made when all are full): over the workgroups and with the arguments
+// of the slot of the arguments buffer args at byte off for a kernel with
+// arguments, else over groups.
+func (b *Batch) emitDispatch(cmd C.gs_obj, pools *[]C.gs_nd, pool *int, k *Kernel, groups [3]uint32, args C.gs_nd, off int64, binds []binding) error {
 	d := b.d
 	b.bufs, b.offsets, b.rngs = b.bufs[:0], b.offsets[:0], b.rngs[:0]
 	for _, bd := range binds {
@@ -265,10 +290,6 @@ func (b *Batch) emitDispatch(cmd C.gs_obj, pools *[]C.gs_nd, pool *int, k *Kerne
 		op = (*C.uint64_t)(unsafe.Pointer(&b.offsets[0]))
 		rp = (*C.uint64_t)(unsafe.Pointer(&b.rngs[0]))
 	}
-	var pp unsafe.Pointer
-	if len(push) > 0 {
-		pp = unsafe.Pointer(&push[0])
-	}
 	for {
 		fresh := *pool == len(*pools)
 		if fresh {
@@ -278,7 +299,7 @@ func (b *Batch) emitDispatch(cmd C.gs_obj, pools *[]C.gs_nd, pool *int, k *Kerne
 			}
 			*pools = append(*pools, p)
 		}
-		r := C.gs_dispatch(d.vk, cmd, (*pools)[*pool], k.k, C.uint32_t(len(binds)), bp, tp, hp, op, rp, pp,
+		r := C.gs_dispatch(d.vk, cmd, (*pools)[*pool], k.k, C.uint32_t(len(binds)), bp, tp, hp, op, rp, args, C.uint64_t(off),
 			C.uint32_t(groups[0]), C.uint32_t(groups[1]), C.uint32_t(groups[2]))
 		if (r == C.GS_ERROR_OUT_OF_POOL_MEMORY || r == C.GS_ERROR_FRAGMENTED_POOL) && !fresh {
 			*pool++

@@ -192,12 +192,13 @@ func TestDispatchMisuse(t *testing.T) {
 }
 
 // TestCachedBatch: a cached batch submits the command buffer it recorded
-// before for the same recording (z = z + y runs each time, and reads the
-// y an earlier submit wrote), and records anew when anything recorded
-// differs: push constants, the bytes of an update, a buffer's bound size,
-// a buffer freed and made again (its Vulkan handle may be the old one's);
-// beyond cacheEntries distinct recordings the one submitted longest ago
-// is recorded again.
+// before for the same commands (z = z + a·y runs each time, and reads the
+// y an earlier submit wrote), with the arguments and workgroup counts of
+// the new recording (they are read from memory: args.go) and with a
+// buffer grown within its capacity (bound whole), and records anew when a
+// command differs: the bytes of an update, a buffer freed and made again
+// (its Vulkan handle may be the old one's); beyond cacheEntries distinct
+// recordings the one submitted longest ago is recorded again.
 func TestCachedBatch(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
 		fill, axpby := kernel(t, d, shaders.Fill), kernel(t, d, shaders.Axpby)
@@ -215,15 +216,15 @@ func TestCachedBatch(t *testing.T) {
 			}
 		}
 		g := [3]uint32{4, 1, 1}
-		// run records y = v, z = z + a·y and an update of w[0] to v, and
-		// submits.
+		// run records y = v, z = z + a·y over g and an update of w[0] to
+		// 1, and submits.
 		w := floats(t, d, make([]float64, 4))
-		run := func(v, a float64, y *Buffer) {
+		run := func(v, a float64, y *Buffer, g [3]uint32) {
 			t.Helper()
 			must(b.Begin())
 			must(b.Dispatch(fill, g, shaders.FillArgs{V: v, N: n}, y))
 			must(b.Dispatch(axpby, g, shaders.AxpbyArgs{A: 1, B: a, N: n}, z, z, y))
-			b.Update(w, 0, binary.LittleEndian.AppendUint64(nil, math.Float64bits(v)))
+			b.Update(w, 0, binary.LittleEndian.AppendUint64(nil, math.Float64bits(1)))
 			must(b.Submit())
 		}
 		want := 0.0
@@ -236,46 +237,43 @@ func TestCachedBatch(t *testing.T) {
 				t.Errorf("%s: z = %v…, want %v", what, got[:4], want)
 			}
 		}
-		run(2, 1, y)
+		run(2, 1, y, g)
 		want += 2
 		check("first", 1, 0)
 		for range 3 {
-			run(2, 1, y)
+			run(2, 1, y, g)
 			want += 2
 		}
 		check("same recording", 1, 3)
-		run(2, 0.5, y) // push constants
-		want += 1
-		check("other push constants", 2, 3)
-		run(2, 1, y)
+		run(3, 0.5, y, g)
+		want += 1.5
+		check("other arguments", 1, 4)
+		run(2, 1, y, [3]uint32{1, 1, 1}) // the kernels loop over n
 		want += 2
-		check("the first again", 2, 4)
+		check("other workgroup counts", 1, 5)
 		// An update of other bytes.
-		must(w.WriteFloat64(0, []float64{0}))
 		must(b.Begin())
 		must(b.Dispatch(fill, g, shaders.FillArgs{V: 2, N: n}, y))
 		must(b.Dispatch(axpby, g, shaders.AxpbyArgs{A: 1, B: 1, N: n}, z, z, y))
 		b.Update(w, 0, binary.LittleEndian.AppendUint64(nil, math.Float64bits(3)))
 		must(b.Submit())
 		want += 2
-		check("other update bytes", 3, 4)
+		check("other update bytes", 2, 5)
 		if got := readAll(t, w); got[0] != 3 {
 			t.Errorf("other update bytes: w[0] = %v, want 3", got[0])
 		}
-		must(z.WriteFloat64(0, make([]float64, n)))
-		want = 0
-		// y grown within its capacity: the same Vulkan buffer bound with
-		// another size.
+		// y grown within its capacity: the same Vulkan buffer, bound whole
+		// before and after.
 		y2, err := d.NewBuffer(8 * n)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(y2.Release)
-		run(2, 1, y2)
+		run(2, 1, y2, g)
 		must(y2.Grow(8*n + 8))
-		run(2, 1, y2)
+		run(2, 1, y2, g)
 		want += 4
-		check("grown within capacity", 5, 4)
+		check("grown within capacity", 3, 6)
 		// y freed and made again: a new allocation, recorded anew.
 		y2.Release()
 		y3, err := d.NewBuffer(8 * n)
@@ -283,25 +281,30 @@ func TestCachedBatch(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(y3.Release)
-		run(2, 1, y3)
+		run(2, 1, y3, g)
 		want += 2
-		check("a new buffer", 6, 4)
-		// cacheEntries distinct recordings drop the oldest: y's of push
-		// constant B = 1 was submitted longest ago by now.
-		for i := range cacheEntries {
-			run(2, float64(10+i), y)
-			want += 2 * float64(10+i)
+		check("a new buffer", 4, 6)
+		// cacheEntries distinct recordings drop the oldest: y's was
+		// submitted longest ago by now.
+		for range cacheEntries {
+			run(2, 1, floats(t, d, make([]float64, n)), g)
+			want += 2
 		}
-		rec, _ := b.CommandBuffers()
-		run(2, 1, y)
+		check("as many recordings as kept", 4+cacheEntries, 6)
+		run(2, 1, y, g)
 		want += 2
-		check("after the cache turned over", rec+1, 4)
+		check("after the cache turned over", 5+cacheEntries, 6)
+		// Each kept command buffer holds one arguments buffer for these
+		// short recordings, and the dropped ones' are reused.
+		if a := len(d.buffers) - liveBuffers(d); a > cacheEntries {
+			t.Errorf("%d arguments buffers for %d kept command buffers of two dispatches", a, cacheEntries)
+		}
 		// A cached batch resubmits its last recording.
 		must(b.BeginReusable())
 		must(b.Dispatch(axpby, g, shaders.AxpbyArgs{A: 1, B: 1, N: n}, z, z, y))
 		must(b.Submit())
 		must(b.Resubmit())
 		want += 4
-		check("resubmit", rec+2, 4)
+		check("resubmit", 6+cacheEntries, 6)
 	})
 }

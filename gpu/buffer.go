@@ -17,6 +17,7 @@ const (
 	usageTransferSrc = 0x1
 	usageTransferDst = 0x2
 	usageStorage     = 0x20
+	usageIndirect    = 0x100
 )
 
 const (
@@ -41,6 +42,10 @@ type Buffer struct {
 	mapped   unsafe.Pointer // host address of a host-visible buffer
 	host     bool           // host-visible even where memory is not unified
 	staging  bool           // the device's staging buffer (host-visible, no storage use)
+	args     bool           // an arguments buffer (args.go): host-visible, also for indirect dispatches
+	// exact: kernels see the first Size bytes, for a kernel that reads
+	// the buffer's length; others see the whole capacity (binding).
+	exact bool
 	// fillPending: a fill of b waits in the device's fill batch (zero).
 	fillPending bool
 }
@@ -74,6 +79,19 @@ func (d *Device) newBuffer(size int64, host bool) (*Buffer, error) {
 	return b, nil
 }
 
+// newArgsBuffer returns a zeroed host-visible buffer of size bytes that
+// holds kernels' arguments and workgroup counts (args.go).
+func (d *Device) newArgsBuffer(size int64) (*Buffer, error) {
+	d.usable()
+	b := &Buffer{d: d, host: true, args: true}
+	if err := b.allocate(size); err != nil {
+		return nil, err
+	}
+	d.buffers[b] = struct{}{}
+	clear(unsafe.Slice((*byte)(b.mapped), b.capacity))
+	return b, nil
+}
+
 // NewFloat64 returns a zeroed buffer of n float64.
 func (d *Device) NewFloat64(n int) (*Buffer, error) { return d.NewBuffer(8 * int64(n)) }
 
@@ -84,6 +102,9 @@ func (b *Buffer) allocate(size int64) error {
 	usage := C.uint32_t(usageTransferSrc | usageTransferDst)
 	if !b.staging {
 		usage |= usageStorage
+	}
+	if b.args {
+		usage |= usageIndirect
 	}
 	if lim := d.memLimit; lim > 0 && !b.staging && d.limitedBytes()+capacity > lim {
 		return fmt.Errorf("gpu: allocate %d bytes: %w (%d bytes in use, Options.MemoryLimit %d bytes)", capacity, ErrOutOfMemory, d.limitedBytes(), lim)

@@ -15,16 +15,20 @@ import (
 
 // A cached batch records command buffers once and submits them again:
 // between Begin and Submit its Dispatch, Update and Barrier go into a
-// recording (the kernel, the workgroups, the push constants, each bound
-// buffer's allocation and range, the bytes of an update, in order), and
-// Submit submits the command buffer it recorded before from the same
-// recording, if it kept one, else records one and keeps it, dropping the
-// one submitted longest ago when it holds cacheEntries. A time step
-// records the same work step after step wherever the contact count and
-// the buffers' sizes stay the same (a settled bed): its command buffers
-// are then recorded once and submitted again, and the host only builds
-// the recording to compare (no descriptor sets are written, no Vulkan
-// commands recorded). Resubmit runs the last submitted one.
+// recording (the kernel, each bound buffer's allocation and range, the
+// bytes of an update, in order; each dispatch's arguments and workgroup
+// counts apart, in its arguments slot: args.go), and Submit submits the
+// command buffer it recorded before from the same commands, if it kept
+// one, after writing the new arguments into that command buffer's
+// arguments buffers; else it records one and keeps it, dropping the one
+// submitted longest ago when it holds cacheEntries. Buffers are bound
+// whole (binding), so a time step records the same commands step after
+// step whatever its contact count, until a buffer is reallocated (the
+// contacts outgrew its room) or the solver's submits hold another number
+// of blocks: its command buffers are then recorded once and submitted
+// again, and the host only builds the recording to compare (no
+// descriptor sets are written, no Vulkan commands recorded). Resubmit
+// runs the last submitted one.
 //
 // A recording names buffers by their allocation (Buffer.id, never used
 // again once the buffer is freed or reallocated), so a kept command
@@ -45,12 +49,16 @@ type binding struct {
 	rng uint64
 }
 
-// binding returns b as a kernel binds it now: its first Size bytes (its
-// capacity while Size is 0, as a buffer cannot be bound empty).
+// binding returns b as a kernel binds it now: its capacity, which does
+// not change as the contacts found grow within it, so that a command
+// buffer recorded before binds it alike; or, for a buffer whose length a
+// kernel reads (exact), its first Size bytes (its capacity while Size is
+// 0, as a buffer cannot be bound empty). The kernels take their element
+// counts from their arguments.
 func (b *Buffer) binding() binding {
-	rng := uint64(b.size)
-	if rng == 0 {
-		rng = uint64(b.capacity)
+	rng := uint64(b.capacity)
+	if b.exact && b.size > 0 {
+		rng = uint64(b.size)
 	}
 	return binding{id: b.id, buf: b.buf, rng: rng}
 }
@@ -59,28 +67,41 @@ func (b *Buffer) binding() binding {
 // a barrier.
 type op struct {
 	k      *Kernel
-	groups [3]uint32
-	data   [2]int // the push constants or the update's bytes: recording.data[data[0]:data[1]]
-	binds  [2]int // the dispatch's buffers: recording.binds[binds[0]:binds[1]]
+	groups [3]uint32 // a dispatch's workgroups, for a kernel without arguments
+	slot   int       // a dispatch's arguments slot (recording.args; -1: none)
+	binds  [2]int    // the dispatch's buffers: recording.binds[binds[0]:binds[1]]
 	upd    bool
+	data   [2]int  // the update's bytes: recording.data[data[0]:data[1]]
 	dst    binding // the update's buffer
 	off    int64   // the update's offset
 }
 
-// recording is what a cached batch recorded since Begin.
+// recording is what a cached batch recorded since Begin: the commands,
+// which a kept command buffer must hold to be submitted again, and the
+// dispatches' arguments slots (args.go), which are written before each
+// submit and need not match.
 type recording struct {
 	ops   []op
 	data  []byte
 	binds []binding
+	args  []byte // argsSlot bytes per dispatch of a kernel with arguments
 }
 
 func (r *recording) reset() {
-	r.ops, r.data, r.binds = r.ops[:0], r.data[:0], r.binds[:0]
+	r.ops, r.data, r.binds, r.args = r.ops[:0], r.data[:0], r.binds[:0], r.args[:0]
 }
 
-func (r *recording) dispatch(k *Kernel, groups [3]uint32, push []byte, bufs []*Buffer) {
-	o := op{k: k, groups: groups, data: [2]int{len(r.data), len(r.data) + len(push)}, binds: [2]int{len(r.binds), len(r.binds) + len(bufs)}}
-	r.data = append(r.data, push...)
+// dispatch records a dispatch of k over groups with the buffers bufs and
+// the arguments slot s (argsSlotBytes; empty for a kernel without
+// arguments).
+func (r *recording) dispatch(k *Kernel, groups [3]uint32, bufs []*Buffer, s []byte) {
+	o := op{k: k, slot: -1, binds: [2]int{len(r.binds), len(r.binds) + len(bufs)}}
+	if len(s) > 0 {
+		o.slot = len(r.args) / argsSlot
+		r.args = append(r.args, s...)
+	} else {
+		o.groups = groups
+	}
 	for _, b := range bufs {
 		r.binds = append(r.binds, b.binding())
 	}
@@ -98,11 +119,12 @@ func (r *recording) equal(o *recording) bool {
 	return len(r.ops) == len(o.ops) && slices.Equal(r.ops, o.ops) && slices.Equal(r.binds, o.binds) && bytes.Equal(r.data, o.data)
 }
 
-// cmdEntry is a kept command buffer, the descriptor pools of its sets and
-// the recording it holds.
+// cmdEntry is a kept command buffer, the descriptor pools of its sets,
+// its arguments buffers and the recording it holds.
 type cmdEntry struct {
 	cmd   C.gs_obj
 	pools []C.gs_nd
+	args  argsArena
 	rec   recording
 	ok    bool   // cmd holds rec, ended and submitted without error
 	used  uint64 // the cache's tick at its last submit
@@ -126,6 +148,7 @@ func (c *cmdCache) release(d *Device) {
 			C.gs_destroy_pool(d.vk, p)
 		}
 		e.pools = nil
+		e.args.release()
 		e.ok = false
 	}
 }
@@ -160,6 +183,9 @@ func (b *Batch) submitCached(pre C.gs_obj) error {
 		if e.ok && e.rec.equal(&b.rec) {
 			e.used, c.last = c.tick, e
 			c.reused++
+			if err := b.writeArgs(e); err != nil {
+				return err
+			}
 			r := C.gs_resubmit(d.vk, d.queue, pre, e.cmd, b.fence, C.uint64_t(submitTimeout.Nanoseconds()))
 			b.ended = r == C.GS_SUCCESS
 			if !b.ended {
@@ -173,6 +199,9 @@ func (b *Batch) submitCached(pre C.gs_obj) error {
 		return err
 	}
 	e.used, c.last = c.tick, e
+	if err := b.writeArgs(e); err != nil {
+		return err
+	}
 	if err := beginCmd(d, e.cmd, e.pools, b.queries, true); err != nil {
 		return err
 	}
@@ -189,6 +218,7 @@ func (b *Batch) submitCached(pre C.gs_obj) error {
 		e.rec.ops = append(e.rec.ops[:0], b.rec.ops...)
 		e.rec.data = append(e.rec.data[:0], b.rec.data...)
 		e.rec.binds = append(e.rec.binds[:0], b.rec.binds...)
+		e.rec.args = e.rec.args[:0] // written at each submit
 	}
 	return b.submitted(r)
 }
@@ -215,7 +245,19 @@ func (c *cmdCache) take(d *Device) (*cmdEntry, error) {
 	return e, nil
 }
 
-// replay records b.rec into e's command buffer, begun.
+// writeArgs writes the arguments slots of b.rec into e's arguments
+// buffers.
+func (b *Batch) writeArgs(e *cmdEntry) error {
+	for i := range len(b.rec.args) / argsSlot {
+		if _, _, err := e.args.write(b.d, i, b.rec.args[i*argsSlot:(i+1)*argsSlot]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// replay records b.rec into e's command buffer, begun, its dispatches'
+// arguments in e's arguments buffers (writeArgs wrote them).
 func (b *Batch) replay(e *cmdEntry) error {
 	d := b.d
 	pool := 0
@@ -223,7 +265,13 @@ func (b *Batch) replay(e *cmdEntry) error {
 	for _, o := range r.ops {
 		switch {
 		case o.k != nil:
-			if err := b.emitDispatch(e.cmd, &e.pools, &pool, o.k, o.groups, r.data[o.data[0]:o.data[1]], r.binds[o.binds[0]:o.binds[1]]); err != nil {
+			var ab C.gs_nd
+			var off int64
+			if o.slot >= 0 {
+				c := o.slot / argsChunkSlots
+				ab, off = e.args.bufs[c].buf, int64(o.slot%argsChunkSlots)*argsSlot
+			}
+			if err := b.emitDispatch(e.cmd, &e.pools, &pool, o.k, o.groups, ab, off, r.binds[o.binds[0]:o.binds[1]]); err != nil {
 				return err
 			}
 		case o.upd:

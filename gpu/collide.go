@@ -205,7 +205,9 @@ func (b *Backend) loadCollider(m *engine.Model) error {
 			*p, err = b.d.NewHostBuffer(4 * metaWords)
 		case p == &c.mat:
 			// Bound at its size: MAT_BODY clamps to its length.
-			*p, err = b.d.NewBuffer(sizes[p])
+			if *p, err = b.d.NewBuffer(sizes[p]); err == nil {
+				(*p).exact = true
+			}
 		default:
 			*p, err = b.d.NewBuffer(max(sizes[p], 64))
 		}

@@ -13,20 +13,23 @@
 //     and mapped for good; elsewhere it is device-local and Write / Read go
 //     through a staging buffer.
 //   - Kernel: a compute pipeline built from a shaders.Module and its
-//     reflection table (bindings, workgroup size, push constants), through
+//     reflection table (bindings, workgroup size, arguments), through
 //     the device's pipeline cache, which Close saves to a file per device
 //     and driver and the next Open loads (pipecache.go;
 //     GPUSIM_PIPELINE_CACHE).
 //   - Batch: records many dispatches into one command buffer (each with
-//     the kernel's generated argument struct, shaders.NAMEArgs, for its
-//     push constants), with the
+//     the kernel's generated argument struct, shaders.NAMEArgs, written
+//     into an arguments buffer with its workgroup counts, which the
+//     dispatch reads: args.go), with the
 //     barriers their buffers need, and submits them at once: one
 //     submit-and-wait costs tens of microseconds even on a CPU device, so
 //     work is grouped into few submits. A cached batch (cmdcache.go, the
 //     LinAlg's) keeps the last eight command buffers it recorded and
-//     submits one again when the same work is recorded (the same kernels,
-//     workgroups, push constants, buffers and sizes): a time step whose
-//     contact count has not changed records none.
+//     submits one again, with the new arguments, when the same commands
+//     are recorded (the same kernels, buffers and updates): the buffers
+//     are bound whole, so a time step records none unless a buffer was
+//     reallocated (its contacts outgrew the room) or the solver took
+//     another number of blocks.
 //   - LinAlg: engine.LinAlg on device vectors (Vec). It records into an
 //     open batch and submits only when a result must come back (Dot, Read)
 //     or the host writes (Write).

@@ -141,6 +141,18 @@ func newLinAlg(t testing.TB, d *Device) *LinAlg {
 
 // wantPanic runs f and fails the test (as name) unless f panics with a
 // string that contains want.
+// liveBuffers counts the device's buffers other than the batches'
+// arguments buffers (args.go), which stay with their kept command buffers.
+func liveBuffers(d *Device) int {
+	n := 0
+	for b := range d.buffers {
+		if !b.args {
+			n++
+		}
+	}
+	return n
+}
+
 func wantPanic(t *testing.T, name, want string, f func()) {
 	t.Helper()
 	defer func() {

@@ -84,9 +84,9 @@ func (d *Device) buildKernel(m shaders.Module, spec []uint32) (*Kernel, error) {
 		return nil, fmt.Errorf("gpu: kernel %s: workgroup %v exceeds the device's limits (%v, %d invocations)",
 			m.Name, ls, lim.MaxWorkgroupSize, lim.MaxWorkgroupInvocations)
 	}
-	if m.PushSize > lim.MaxPushConstants || m.PushSize%4 != 0 {
-		return nil, fmt.Errorf("gpu: kernel %s: %d bytes of push constants (device limit %d, must be a multiple of 4)",
-			m.Name, m.PushSize, lim.MaxPushConstants)
+	if m.PushSize > argsGroups || m.PushSize%4 != 0 {
+		return nil, fmt.Errorf("gpu: kernel %s: %d bytes of arguments (at most %d, a multiple of 4: args.go)",
+			m.Name, m.PushSize, argsGroups)
 	}
 	if len(m.SPIRV) == 0 || len(m.SPIRV)%4 != 0 {
 		return nil, fmt.Errorf("gpu: kernel %s: SPIR-V of %d bytes", m.Name, len(m.SPIRV))

@@ -431,7 +431,8 @@ func TestLinAlgMisuse(t *testing.T) {
 func TestLinAlgReleasesVectors(t *testing.T) {
 	d := requireDevice(t)
 	l := newLinAlg(t, d)
-	base := len(d.buffers)
+	live := func() int { return liveBuffers(d) }
+	base := live()
 	for range 20 {
 		v := l.NewVec(1000)
 		l.Fill(v, 1)
@@ -444,11 +445,11 @@ func TestLinAlgReleasesVectors(t *testing.T) {
 		if err := l.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		if len(d.buffers) == base {
+		if live() == base {
 			return
 		}
 	}
-	t.Errorf("%d buffers live after the vectors went away, want %d", len(d.buffers), base)
+	t.Errorf("%d buffers live after the vectors went away, want %d", live(), base)
 }
 
 // ReuseVec, growing a vector step by step as a settling pile's contacts
@@ -460,7 +461,7 @@ func TestReuseVecReleasesReplaced(t *testing.T) {
 	d := requireDevice(t)
 	l := newLinAlg(t, d)
 	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // no collection may release anything here
-	base := len(d.buffers)
+	base := liveBuffers(d)
 	var v engine.Vec
 	news := 0
 	for n := 1000; n < 2000; n += 10 {
@@ -473,7 +474,7 @@ func TestReuseVecReleasesReplaced(t *testing.T) {
 		if err := l.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		if live := len(d.buffers) - base; live != 1 {
+		if live := liveBuffers(d) - base; live != 1 {
 			t.Fatalf("length %d: %d buffers live for one vector", n, live)
 		}
 	}

@@ -491,8 +491,8 @@ struct gs_vk {
 	int32_t (*EndCommandBuffer)(gs_obj);
 	void (*CmdBindPipeline)(gs_obj, uint32_t, gs_nd);
 	void (*CmdBindDescriptorSets)(gs_obj, uint32_t, gs_nd, uint32_t, uint32_t, const gs_nd *, uint32_t, const uint32_t *);
-	void (*CmdPushConstants)(gs_obj, gs_nd, uint32_t, uint32_t, uint32_t, const void *);
 	void (*CmdDispatch)(gs_obj, uint32_t, uint32_t, uint32_t);
+	void (*CmdDispatchIndirect)(gs_obj, gs_nd, uint64_t);
 	void (*CmdPipelineBarrier)(gs_obj, uint32_t, uint32_t, uint32_t, uint32_t, const memory_barrier *, uint32_t, const void *, uint32_t, const void *);
 	void (*CmdCopyBuffer)(gs_obj, gs_nd, gs_nd, uint32_t, const buffer_copy *);
 	void (*CmdFillBuffer)(gs_obj, gs_nd, uint64_t, uint64_t, uint32_t);
@@ -854,8 +854,8 @@ int32_t gs_create_device(gs_vk *vk, gs_obj pd, uint32_t family, const void *feat
 	LOADD(vk, EndCommandBuffer, "vkEndCommandBuffer");
 	LOADD(vk, CmdBindPipeline, "vkCmdBindPipeline");
 	LOADD(vk, CmdBindDescriptorSets, "vkCmdBindDescriptorSets");
-	LOADD(vk, CmdPushConstants, "vkCmdPushConstants");
 	LOADD(vk, CmdDispatch, "vkCmdDispatch");
+	LOADD(vk, CmdDispatchIndirect, "vkCmdDispatchIndirect");
 	LOADD(vk, CmdPipelineBarrier, "vkCmdPipelineBarrier");
 	LOADD(vk, CmdCopyBuffer, "vkCmdCopyBuffer");
 	LOADD(vk, CmdFillBuffer, "vkCmdFillBuffer");
@@ -909,7 +909,7 @@ int32_t gs_create_kernel(gs_vk *vk, const uint32_t *code, size_t size, uint32_t 
 	const uint32_t *bindings, const uint32_t *types, uint32_t push_size, uint32_t nspec,
 	const uint32_t *spec, gs_kernel *out) {
 	memset(out, 0, sizeof *out);
-	if (nbind > MAX_BINDINGS || nspec > MAX_SPEC) {
+	if (nbind + 1 > MAX_BINDINGS || nspec > MAX_SPEC) {
 		return GS_ERROR_INITIALIZATION_FAILED;
 	}
 	out->push_size = push_size;
@@ -932,9 +932,19 @@ int32_t gs_create_kernel(gs_vk *vk, const uint32_t *code, size_t size, uint32_t 
 			.stageFlags = STAGE_COMPUTE,
 		};
 	}
+	uint32_t nb = nbind;
+	if (push_size > 0) {
+		// The arguments block.
+		b[nb++] = (descriptor_set_layout_binding){
+			.binding = GS_ARGS_BINDING,
+			.descriptorType = DESC_STORAGE_BUFFER,
+			.descriptorCount = 1,
+			.stageFlags = STAGE_COMPUTE,
+		};
+	}
 	descriptor_set_layout_create_info dsl = {
 		.sType = ST_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-		.bindingCount = nbind,
+		.bindingCount = nb,
 		.pBindings = b,
 	};
 	r = vk->CreateDescriptorSetLayout(vk->device, &dsl, NULL, &out->set_layout);
@@ -942,13 +952,10 @@ int32_t gs_create_kernel(gs_vk *vk, const uint32_t *code, size_t size, uint32_t 
 		gs_destroy_kernel(vk, out);
 		return r;
 	}
-	push_constant_range pc = {.stageFlags = STAGE_COMPUTE, .offset = 0, .size = push_size};
 	pipeline_layout_create_info pl = {
 		.sType = ST_PIPELINE_LAYOUT_CREATE_INFO,
 		.setLayoutCount = 1,
 		.pSetLayouts = &out->set_layout,
-		.pushConstantRangeCount = push_size > 0 ? 1 : 0,
-		.pPushConstantRanges = push_size > 0 ? &pc : NULL,
 	};
 	r = vk->CreatePipelineLayout(vk->device, &pl, NULL, &out->layout);
 	if (r != GS_SUCCESS) {
@@ -1038,9 +1045,9 @@ int32_t gs_begin(gs_vk *vk, gs_obj cmd, gs_nd queries, uint32_t reusable) {
 
 int32_t gs_dispatch(gs_vk *vk, gs_obj cmd, gs_nd pool, const gs_kernel *k, uint32_t nbuf,
 	const uint32_t *bindings, const uint32_t *types, const gs_nd *buffers,
-	const uint64_t *offsets, const uint64_t *ranges, const void *push,
+	const uint64_t *offsets, const uint64_t *ranges, gs_nd args, uint64_t args_off,
 	uint32_t gx, uint32_t gy, uint32_t gz) {
-	if (nbuf > MAX_BINDINGS) {
+	if (nbuf + 1 > MAX_BINDINGS) {
 		return GS_ERROR_INITIALIZATION_FAILED;
 	}
 	gs_nd set = 0;
@@ -1067,15 +1074,29 @@ int32_t gs_dispatch(gs_vk *vk, gs_obj cmd, gs_nd pool, const gs_kernel *k, uint3
 			.pBufferInfo = &bi[i],
 		};
 	}
-	if (nbuf > 0) {
-		vk->UpdateDescriptorSets(vk->device, nbuf, w, 0, NULL);
+	uint32_t nw = nbuf;
+	if (k->push_size > 0) {
+		bi[nw] = (descriptor_buffer_info){args, args_off, k->push_size};
+		w[nw] = (write_descriptor_set){
+			.sType = ST_WRITE_DESCRIPTOR_SET,
+			.dstSet = set,
+			.dstBinding = GS_ARGS_BINDING,
+			.descriptorCount = 1,
+			.descriptorType = DESC_STORAGE_BUFFER,
+			.pBufferInfo = &bi[nw],
+		};
+		nw++;
+	}
+	if (nw > 0) {
+		vk->UpdateDescriptorSets(vk->device, nw, w, 0, NULL);
 	}
 	vk->CmdBindPipeline(cmd, BIND_POINT_COMPUTE, k->pipeline);
 	vk->CmdBindDescriptorSets(cmd, BIND_POINT_COMPUTE, k->layout, 0, 1, &set, 0, NULL);
 	if (k->push_size > 0) {
-		vk->CmdPushConstants(cmd, k->layout, STAGE_COMPUTE, 0, k->push_size, push);
+		vk->CmdDispatchIndirect(cmd, args, args_off + GS_ARGS_GROUPS);
+	} else {
+		vk->CmdDispatch(cmd, gx, gy, gz);
 	}
-	vk->CmdDispatch(cmd, gx, gy, gz);
 	return GS_SUCCESS;
 }
 

@@ -152,14 +152,25 @@ void gs_destroy_pool(gs_vk *vk, gs_nd pool);
 // writes timestamp 0.
 int32_t gs_begin(gs_vk *vk, gs_obj cmd, gs_nd queries, uint32_t reusable);
 
+// A kernel's arguments (push_size bytes, its GLSL block at binding
+// GS_ARGS_BINDING of set 0) and its workgroup counts (3 uint32 at
+// GS_ARGS_GROUPS) lie in a slot of GS_ARGS_SLOT bytes of an arguments
+// buffer, which the host writes before it submits: a recorded command
+// buffer runs again with other arguments and counts (gpu/cmdcache.go).
+// GS_ARGS_SLOT is Vulkan's largest minStorageBufferOffsetAlignment.
+enum { GS_ARGS_BINDING = 31, GS_ARGS_SLOT = 256, GS_ARGS_GROUPS = 240 };
+
 // gs_dispatch allocates a descriptor set for k from pool, points its
 // bindings (binding numbers, types) at buffers (offsets, ranges in bytes)
-// and records bind pipeline, bind set, push constants and dispatch. It
-// records nothing when the pool is exhausted (GS_ERROR_OUT_OF_POOL_MEMORY or
-// GS_ERROR_FRAGMENTED_POOL: the caller adds a pool and retries).
+// and, for a kernel with arguments, binding GS_ARGS_BINDING at the slot
+// of args at args_off, and records bind pipeline, bind set and dispatch:
+// an indirect dispatch of the slot's counts for a kernel with arguments,
+// else of gx, gy, gz. It records nothing when the pool is exhausted
+// (GS_ERROR_OUT_OF_POOL_MEMORY or GS_ERROR_FRAGMENTED_POOL: the caller
+// adds a pool and retries).
 int32_t gs_dispatch(gs_vk *vk, gs_obj cmd, gs_nd pool, const gs_kernel *k, uint32_t nbuf,
 	const uint32_t *bindings, const uint32_t *types, const gs_nd *buffers,
-	const uint64_t *offsets, const uint64_t *ranges, const void *push,
+	const uint64_t *offsets, const uint64_t *ranges, gs_nd args, uint64_t args_off,
 	uint32_t gx, uint32_t gy, uint32_t gz);
 
 // gs_barrier records a global memory barrier.

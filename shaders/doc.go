@@ -1,18 +1,31 @@
 // Package shaders holds gpusim's GLSL compute kernels (*.comp), the SPIR-V
 // compiled from them (*.spv, committed) and the generated zshaders.go that
 // embeds the SPIR-V with a reflection table: for each kernel its
-// descriptor bindings, workgroup size and push-constant size, read from the
-// SPIR-V itself by ./gen. Package gpu builds its pipelines from this table.
+// descriptor bindings, workgroup size and the size of its arguments, read
+// from the SPIR-V itself by ./gen. Package gpu builds its pipelines from
+// this table.
 //
-// For each kernel with push constants ./gen also writes, in zargs.go, the
-// struct NAMEArgs of its push-constant block (Module.Args holds its zero
+// A kernel takes its arguments (element counts, step sizes, modes) in one
+// read-only storage buffer block at binding 31 of set 0,
+//
+//	layout(std430, binding = 31) readonly buffer Push { uint n; double h; } p;
+//
+// not in push constants: package gpu writes each dispatch's arguments and
+// workgroup counts into host memory before it submits and dispatches
+// indirectly, so a command buffer recorded once runs again with another
+// contact count (gpu's args.go and cmdcache.go). The reflection table
+// calls the block's size PushSize and leaves it out of the bindings.
+//
+// For each kernel with arguments ./gen also writes, in zargs.go, the
+// struct NAMEArgs of its arguments block (Module.Args holds its zero
 // value): a field per member, named after the GLSL member (nc is NC,
 // maxIter MaxIter), of the Go type of its GLSL type (uint: uint32, int:
 // int32, float: float32, double: float64, vectors and arrays as Go
 // arrays), and AppendPush, which writes the members at the offsets the
 // SPIR-V gives them, padding included. glslc -O strips names from the
 // SPIR-V, so the names come from the .comp source (its one
-// "layout(push_constant) uniform Name { … } p;" block, includes followed)
+// "layout(std430, binding = 31) readonly buffer Name { … } p;" block,
+// includes followed)
 // and the layout from the SPIR-V; ./gen fails, naming the kernel and the
 // member, where the two disagree in count, type, array length or std430
 // offset. Package gpu's Batch.Dispatch takes an Args and panics when it
@@ -26,7 +39,7 @@
 // committed .spv files, zshaders.go or zargs.go are stale.
 //
 // Each .comp file opens with a comment giving the loop it computes, its
-// bindings and push constants and its dispatch shape; its first paragraph,
+// bindings and arguments and its dispatch shape; its first paragraph,
 // opening with "name: ", becomes the doc comment of the Module.
 //
 // GLSL that several kernels share sits in lib/*.glsl and is included, not

@@ -80,7 +80,8 @@ var (
 	lineComment  = regexp.MustCompile(`//[^\n]*`)
 	blockComment = regexp.MustCompile(`(?s)/\*.*?\*/`)
 	includeLine  = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*include[ \t]+"([^"]+)"`)
-	pushBlockRE  = regexp.MustCompile(`layout\s*\(\s*push_constant\s*\)\s*uniform\s+\w+\s*\{([^}]*)\}\s*\w*\s*;`)
+	pushBlockRE  = regexp.MustCompile(`layout\s*\(\s*std430\s*,\s*binding\s*=\s*31\s*\)\s*readonly\s+buffer\s+\w+\s*\{([^}]*)\}\s*\w*\s*;`)
+	argsCountRE  = regexp.MustCompile(`push_constant|binding\s*=\s*31\b`)
 	declRE       = regexp.MustCompile(`^([A-Za-z_]\w*)\s+(.+)$`)
 	declNameRE   = regexp.MustCompile(`^([A-Za-z_]\w*)\s*(?:\[\s*([0-9]+)\s*\])?$`)
 )
@@ -129,9 +130,10 @@ func sourcePush(dir, name string) ([]pushMember, []uint32, bool, error) {
 	}
 	src = lineComment.ReplaceAllString(blockComment.ReplaceAllString(src, " "), " ")
 	blocks := pushBlockRE.FindAllStringSubmatch(src, -1)
-	if n := strings.Count(src, "push_constant"); n != len(blocks) || n > 1 {
-		return nil, nil, false, fmt.Errorf("%s: %d push_constant declarations, %d of the form "+
-			"layout(push_constant) uniform Name { members } p; (want at most one, of that form)", file, n, len(blocks))
+	if n := len(argsCountRE.FindAllString(src, -1)); n != len(blocks) || n > 1 {
+		return nil, nil, false, fmt.Errorf("%s: %d push_constant or binding-31 declarations, %d of the form "+
+			"layout(std430, binding = 31) readonly buffer Name { members } p; (want at most one, of that form: the "+
+			"kernel's arguments, shaders/doc.go)", file, n, len(blocks))
 	}
 	if len(blocks) == 0 {
 		return nil, nil, false, nil
@@ -202,6 +204,8 @@ func pushArgs(dir, name string, r *spirv.Reflection) ([]pushMember, error) {
 		return nil, fmt.Errorf("%s: the SPIR-V has a push-constant block of %d bytes, %s.comp declares none", name, r.PushSize, name)
 	case r.PushSize == 0:
 		return nil, fmt.Errorf("%s: %s.comp declares push constants, the SPIR-V has none (does the kernel read them?)", name, name)
+	case !r.Args:
+		return nil, fmt.Errorf("%s: the SPIR-V has a push-constant block: a kernel takes its arguments in the block at binding %d (shaders/doc.go)", name, spirv.ArgsBinding)
 	case len(ms) != len(r.Push):
 		return nil, fmt.Errorf("%s: %s.comp declares %d push constants, the SPIR-V %d", name, name, len(ms), len(r.Push))
 	}

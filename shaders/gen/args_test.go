@@ -43,7 +43,7 @@ func TestPushMismatch(t *testing.T) {
 	} {
 		src := bytes.Replace(comp, []byte(block), []byte(c.block), 1)
 		if c.block == "" {
-			src = []byte(strings.Replace(string(comp), "layout(push_constant) uniform Push {\n"+block+"} p;", "", 1))
+			src = []byte(strings.Replace(string(comp), "layout(std430, binding = 31) readonly buffer Push {\n"+block+"} p;", "", 1))
 		}
 		dir := t.TempDir()
 		for name, data := range map[string][]byte{"fill.comp": src, "fill.spv": spv} {
@@ -62,13 +62,13 @@ func TestPushMismatch(t *testing.T) {
 // does not declare, and the other way round.
 func TestPushLayoutChecks(t *testing.T) {
 	dir := t.TempDir()
-	src := "layout(push_constant) uniform P {\n\tuint a;\n\tdouble b;\n} p;\n"
+	src := "layout(std430, binding = 31) readonly buffer P {\n\tuint a;\n\tdouble b;\n} p;\n"
 	if err := os.WriteFile(filepath.Join(dir, "k.comp"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	u := spirv.Member{Offset: 0, Size: 4, Scalar: spirv.Uint, Bits: 32, Components: 1}
 	d := spirv.Member{Offset: 8, Size: 8, Scalar: spirv.Float, Bits: 64, Components: 1}
-	if _, err := pushArgs(dir, "k", &spirv.Reflection{PushSize: 16, Push: []spirv.Member{u, d}}); err != nil {
+	if _, err := pushArgs(dir, "k", &spirv.Reflection{Args: true, PushSize: 16, Push: []spirv.Member{u, d}}); err != nil {
 		t.Errorf("std430 layout: %v", err)
 	}
 	d.Offset = 16
@@ -76,8 +76,9 @@ func TestPushLayoutChecks(t *testing.T) {
 		r    spirv.Reflection
 		want string
 	}{
-		{spirv.Reflection{PushSize: 24, Push: []spirv.Member{u, d}}, "k: push constant 1 (double b): at byte 16 (8 bytes, stride 0) in the SPIR-V, std430 puts it at byte 8"},
+		{spirv.Reflection{Args: true, PushSize: 24, Push: []spirv.Member{u, d}}, "k: push constant 1 (double b): at byte 16 (8 bytes, stride 0) in the SPIR-V, std430 puts it at byte 8"},
 		{spirv.Reflection{}, "k.comp declares push constants, the SPIR-V has none"},
+		{spirv.Reflection{PushSize: 16, Push: []spirv.Member{u, d}}, "the SPIR-V has a push-constant block"},
 	} {
 		if _, err := pushArgs(dir, "k", &c.r); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("pushArgs = %v; want an error with %q", err, c.want)
@@ -86,7 +87,7 @@ func TestPushLayoutChecks(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "k.comp"), []byte("void main() {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pushArgs(dir, "k", &spirv.Reflection{PushSize: 4, Push: []spirv.Member{u}}); err == nil || !strings.Contains(err.Error(), "declares none") {
+	if _, err := pushArgs(dir, "k", &spirv.Reflection{Args: true, PushSize: 4, Push: []spirv.Member{u}}); err == nil || !strings.Contains(err.Error(), "declares none") {
 		t.Errorf("no block in the source: %v", err)
 	}
 	if ms, err := pushArgs(dir, "k", &spirv.Reflection{}); err != nil || ms != nil {
@@ -105,7 +106,7 @@ func TestArgsPadding(t *testing.T) {
 	// std430: a at 0, v (dvec3, aligned to 32) at 32, f at 56, i at 68,
 	// u (uvec3[2], stride 16) at 80; the block ends at 112.
 	src := "#include \"block.glsl\"\n"
-	lib := "layout(push_constant) uniform P {\n\tuint a;\n\tdvec3 v;\n\tfloat f[3];\n\tint i;\n\tuvec3 u[2];\n} p;\n"
+	lib := "layout(std430, binding = 31) readonly buffer P {\n\tuint a;\n\tdvec3 v;\n\tfloat f[3];\n\tint i;\n\tuvec3 u[2];\n} p;\n"
 	if err := os.Mkdir(filepath.Join(dir, "lib"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func TestArgsPadding(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := &spirv.Reflection{PushSize: 112, Push: []spirv.Member{
+	r := &spirv.Reflection{Args: true, PushSize: 112, Push: []spirv.Member{
 		{Offset: 0, Size: 4, Scalar: spirv.Uint, Bits: 32, Components: 1},
 		{Offset: 32, Size: 24, Scalar: spirv.Float, Bits: 64, Components: 3},
 		{Offset: 56, Size: 12, Scalar: spirv.Float, Bits: 32, Components: 1, Len: 3, Stride: 4},

@@ -60,6 +60,14 @@ const (
 	maxPushConstantsBytes = 1 << 16
 )
 
+// ArgsBinding is the binding of set 0 that holds a kernel's arguments: a
+// read-only storage buffer block that Reflect describes as it does a
+// push-constant block (PushSize, Push; Args set) and leaves out of
+// Bindings. gpusim's kernels take their arguments there instead of in
+// push constants, so that a recorded command buffer runs again with
+// other arguments written into the buffer (gpu's cmdcache.go).
+const ArgsBinding = 31
+
 // Kind is the descriptor type of a binding.
 type Kind int
 
@@ -99,12 +107,15 @@ type Reflection struct {
 	LocalSize [3]uint32
 	// Bindings, sorted by set and binding.
 	Bindings []Binding
-	// PushSize is the size in bytes of the push-constant block (0: none):
-	// the end of its last member.
+	// PushSize is the size in bytes of the push-constant block, or of the
+	// arguments block (binding ArgsBinding of set 0; 0: none): the end of
+	// its last member.
 	PushSize uint32
-	// Push are the members of the push-constant block, in declaration
-	// order (none when there is no block).
+	// Push are the members of that block, in declaration order (none when
+	// there is no block).
 	Push []Member
+	// Args: the block is the arguments block, not push constants.
+	Args bool
 }
 
 // Scalar is the component type of a push-constant member.
@@ -398,9 +409,12 @@ func (m *module) variable(r *Reflection, v instr) error {
 	if !ok || st.op != opTypeStruct {
 		return fmt.Errorf("spirv: variable %%%d (storage class %d) is not a block: only buffer blocks and a push-constant block are supported (no images, samplers or descriptor arrays)", id, class)
 	}
-	if class == classPushConstant {
+	set, ok1 := m.decoArg(id, decDescriptorSet)
+	bind, ok2 := m.decoArg(id, decBinding)
+	args := class == classStorageBuffer && ok1 && ok2 && set == 0 && bind == ArgsBinding
+	if class == classPushConstant || args {
 		if r.PushSize != 0 {
-			return fmt.Errorf("spirv: more than one push-constant block")
+			return fmt.Errorf("spirv: more than one push-constant or arguments block")
 		}
 		size, err := m.size(st.args[0])
 		if err != nil {
@@ -409,12 +423,13 @@ func (m *module) variable(r *Reflection, v instr) error {
 		if size == 0 || size > maxPushConstantsBytes {
 			return fmt.Errorf("spirv: push-constant block of %d bytes", size)
 		}
-		r.PushSize = size
+		if args && !(m.has(id, decNonWritable) || m.allMembers(st.args[0], len(st.args)-1, decNonWritable)) {
+			return fmt.Errorf("spirv: the arguments block (set 0, binding %d) is not read-only", ArgsBinding)
+		}
+		r.PushSize, r.Args = size, args
 		r.Push, err = m.pushMembers(st)
 		return err
 	}
-	set, ok1 := m.decoArg(id, decDescriptorSet)
-	bind, ok2 := m.decoArg(id, decBinding)
 	if !ok1 || !ok2 {
 		return fmt.Errorf("spirv: variable %%%d has no DescriptorSet or Binding decoration", id)
 	}

@@ -18,7 +18,8 @@ func read(t testing.TB, name string) []byte {
 	return b
 }
 
-// The committed kernels reflect as their GLSL declares them.
+// The committed kernels reflect as their GLSL declares them: the arguments
+// block at binding ArgsBinding as their arguments, not a binding.
 func TestReflectKernels(t *testing.T) {
 	sb := func(b uint32, ro, wo bool) Binding {
 		return Binding{Binding: b, Kind: StorageBuffer, ReadOnly: ro, WriteOnly: wo}
@@ -29,9 +30,9 @@ func TestReflectKernels(t *testing.T) {
 		file string
 		want Reflection
 	}{
-		{"axpby.spv", Reflection{"main", [3]uint32{256, 1, 1}, []Binding{sb(0, false, true), sb(1, true, false), sb(2, true, false)}, 20, []Member{f64(0), f64(8), u32(16)}}},
-		{"fill.spv", Reflection{"main", [3]uint32{256, 1, 1}, []Binding{sb(0, false, true)}, 12, []Member{f64(0), u32(8)}}},
-		{"sum.spv", Reflection{"main", [3]uint32{256, 1, 1}, []Binding{sb(0, false, true), sb(1, true, false)}, 8, []Member{u32(0), u32(4)}}},
+		{"axpby.spv", Reflection{"main", [3]uint32{256, 1, 1}, []Binding{sb(0, false, true), sb(1, true, false), sb(2, true, false)}, 20, []Member{f64(0), f64(8), u32(16)}, true}},
+		{"fill.spv", Reflection{"main", [3]uint32{256, 1, 1}, []Binding{sb(0, false, true)}, 12, []Member{f64(0), u32(8)}, true}},
+		{"sum.spv", Reflection{"main", [3]uint32{256, 1, 1}, []Binding{sb(0, false, true), sb(1, true, false)}, 8, []Member{u32(0), u32(4)}, true}},
 	} {
 		got, err := Reflect(read(t, c.file))
 		if err != nil {
