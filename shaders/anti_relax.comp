@@ -27,7 +27,7 @@ layout(std430, set = 0, binding = 2) readonly buffer U { double u[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Mu { double mu[]; };
 #include "contact_material.glsl"
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint nc;
 } p;
 

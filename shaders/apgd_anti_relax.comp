@@ -35,7 +35,7 @@ layout(std430, set = 0, binding = 3) readonly buffer Mu { double mu[]; };
 #define SCALARS_BINDING 4
 #define SCALARS_ACCESS readonly
 #include "apgd_scalars.glsl"
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint nc;
 	uint nj;
 	uint gate;

@@ -20,7 +20,7 @@ layout(local_size_x = 64) in;
 #define SCALARS_ACCESS readonly
 #include "apgd_scalars.glsl"
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint n;
 	uint jbase;
 	uint gate;

@@ -36,7 +36,7 @@ layout(std430, set = 0, binding = 2) readonly buffer R { double r[]; };
 #define JOINT_V(j) v[j]
 #include "joint_row.glsl"
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint nc;
 	uint nj;
 	uint gate;

@@ -49,7 +49,7 @@ layout(std430, set = 0, binding = 5) readonly buffer V4 { STORE v4[]; };
 #define SCALARS_BINDING 6
 #define SCALARS_ACCESS readonly
 #include "apgd_scalars.glsl"
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint n;
 	uint mode;
 	uint gate;

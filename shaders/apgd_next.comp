@@ -41,7 +41,7 @@ layout(std430, set = 0, binding = 8) readonly buffer R { double r[]; };
 #define SCALARS_BINDING 9
 #define SCALARS_ACCESS readonly
 #include "apgd_scalars.glsl"
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint n;
 	uint gate;
 } p;

@@ -26,7 +26,7 @@ const uint WG = 256;
 #include "apgd_scalars.glsl"
 layout(std430, set = 0, binding = 1) readonly buffer Partial { double partial[]; };
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint chunks;
 	uint gate;
 } p;

@@ -17,7 +17,7 @@ layout(std430, set = 0, binding = 0) writeonly buffer Dst { double dst[]; };
 layout(std430, set = 0, binding = 1) readonly buffer X { double x[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Y { double y[]; };
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	double a;
 	double b;
 	uint n;

@@ -37,7 +37,7 @@ layout(std430, set = 0, binding = 6) readonly buffer Rot { double rot[]; };
 
 #include "contact_row.glsl"
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint nc;
 } p;
 

@@ -37,7 +37,7 @@
 // grid-stride loop covers any n.
 layout(local_size_x = 64) in;
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint n;
 	uint jbase;
 	uint nr;

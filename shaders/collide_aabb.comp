@@ -56,7 +56,7 @@ layout(std430, set = 0, binding = 10) writeonly buffer SpecialOff { uint special
 layout(std430, set = 0, binding = 11) writeonly buffer Slots { uint slots[]; };
 layout(std430, set = 0, binding = 12) buffer Meta { uint meta[]; };
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	double gx, gy, gz;
 	double h;
 	double env;

@@ -40,7 +40,7 @@ layout(std430, set = 0, binding = 5) buffer Adj { uint adj[]; };
 layout(std430, set = 0, binding = 6) readonly buffer Meta { uint meta[]; };
 layout(std430, set = 0, binding = 7) writeonly buffer Out { uint out_[]; };
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint n;
 	uint mode;
 	uint cap;

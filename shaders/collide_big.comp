@@ -34,7 +34,7 @@ layout(std430, set = 0, binding = 8) readonly buffer Meta { uint meta[]; };
 #define BROADPHASE_EXCL_BINDING 9
 #include "broadphase.glsl"
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint n;
 	uint mode;
 	uint pcap;

@@ -36,7 +36,7 @@ layout(std430, set = 0, binding = 2) writeonly buffer Special { uint special[]; 
 layout(std430, set = 0, binding = 3) buffer Slots { uint slots[]; };
 layout(std430, set = 0, binding = 4) writeonly buffer Entries { uint entries[]; };
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint n;
 	uint S;
 	uint brickBits;

@@ -39,7 +39,7 @@ layout(std430, set = 0, binding = 5) buffer PrevSub { uint prevSub[]; };
 layout(std430, set = 0, binding = 6) buffer PrevGamma { STORE prevGamma[]; };
 layout(std430, set = 0, binding = 7) buffer G { double g[]; };
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint nc;
 	uint np;
 	uint mode;

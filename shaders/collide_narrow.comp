@@ -109,7 +109,7 @@ layout(std430, set = 0, binding = 19) readonly buffer Fb { uint fbRec[]; };
 layout(std430, set = 0, binding = 20) readonly buffer Host { double host[]; };
 layout(std430, set = 0, binding = 21) buffer PairN { double pairN[]; };
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	double env;
 	uint mode;
 	uint pcap;

@@ -63,7 +63,7 @@ layout(std430, set = 0, binding = 14) readonly buffer Shape { double shape[]; };
 const uint K = 8u;
 const uint SPHERE = 0u;
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint n;
 	uint S;
 	uint brickBits;

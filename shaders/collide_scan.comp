@@ -44,7 +44,7 @@ layout(std430, set = 0, binding = 2) buffer Parts { uint parts[]; };
 
 const uint CHUNK = 4096u;
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint n;
 	uint nIdx;
 	uint out_;

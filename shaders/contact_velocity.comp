@@ -25,7 +25,7 @@ layout(std430, set = 0, binding = 0) writeonly buffer Out { double outv[]; };
 #include "store.glsl"
 #include "contact_velocity.glsl"
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint nc;
 } p;
 

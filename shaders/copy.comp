@@ -14,7 +14,7 @@ layout(local_size_x = 256) in;
 layout(std430, set = 0, binding = 0) writeonly buffer Dst { uvec2 dst[]; };
 layout(std430, set = 0, binding = 1) readonly buffer Src { uvec2 src[]; };
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint n;
 } p;
 

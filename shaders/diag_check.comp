@@ -22,7 +22,7 @@ layout(local_size_x = 256) in;
 layout(std430, set = 0, binding = 0) buffer First { uint first[]; };
 layout(std430, set = 0, binding = 1) readonly buffer Diag { double diag[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer Inv { double inv[]; };
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint n;
 	uint mode;
 	uint withInv;

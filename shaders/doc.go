@@ -8,7 +8,7 @@
 // A kernel takes its arguments (element counts, step sizes, modes) in one
 // read-only storage buffer block at binding 31 of set 0,
 //
-//	layout(std430, binding = 31) readonly buffer Push { uint n; double h; } p;
+//	layout(std430, binding = 31) restrict readonly buffer Push { uint n; double h; } p;
 //
 // not in push constants: package gpu writes each dispatch's arguments and
 // workgroup counts into host memory before it submits and dispatches
@@ -24,7 +24,7 @@
 // arrays), and AppendPush, which writes the members at the offsets the
 // SPIR-V gives them, padding included. glslc -O strips names from the
 // SPIR-V, so the names come from the .comp source (its one
-// "layout(std430, binding = 31) readonly buffer Name { … } p;" block,
+// "layout(std430, binding = 31) restrict readonly buffer Name { … } p;" block,
 // includes followed)
 // and the layout from the SPIR-V; ./gen fails, naming the kernel and the
 // member, where the two disagree in count, type, array length or std430

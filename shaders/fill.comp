@@ -10,7 +10,7 @@ layout(local_size_x = 256) in;
 
 layout(std430, set = 0, binding = 0) writeonly buffer Dst { double dst[]; };
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	double v;
 	uint n;
 } p;

@@ -47,7 +47,7 @@ layout(std430, set = 0, binding = 7) readonly buffer FixedBody { uint fixedBody[
 
 #include "contact_row.glsl"
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	double h;
 	uint nc;
 } p;

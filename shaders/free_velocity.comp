@@ -38,7 +38,7 @@ layout(std430, set = 0, binding = 6) readonly buffer InvMass { double invMass[];
 layout(std430, set = 0, binding = 7) readonly buffer InvInertia { double invInertia[]; };
 layout(std430, set = 0, binding = 8) readonly buffer FixedBody { uint fixedBody[]; };
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	double gx;
 	double gy;
 	double gz;

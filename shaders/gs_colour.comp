@@ -52,7 +52,7 @@ layout(std430, set = 0, binding = 6) buffer Blk { uint blk[]; };
 layout(std430, set = 0, binding = 7) buffer Start { uint start[]; };
 layout(std430, set = 0, binding = 8) buffer Perm { uint perm[]; };
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint nc;
 	uint mode;
 	uint blocks;

@@ -35,7 +35,7 @@ layout(std430, set = 0, binding = 14) readonly buffer Start { uint start[]; };
 #define SCALARS_ACCESS readonly
 #include "apgd_scalars.glsl"
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	double omega;
 	double lambda;
 	uint colour;

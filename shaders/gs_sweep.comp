@@ -64,7 +64,7 @@ layout(std430, set = 0, binding = 26) readonly buffer Start { uint start[]; };
 #define JOINT_V(j) dv[j]
 #include "joint_row.glsl"
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	double omega;
 	double lambda;
 	uint nc;

@@ -57,7 +57,7 @@ layout(std430, set = 0, binding = 4) readonly buffer Vel { double vel[]; };
 layout(std430, set = 0, binding = 5) readonly buffer Omega { double omega[]; };
 layout(std430, set = 0, binding = 6) readonly buffer Skip { uint skip[]; };
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	double lox;
 	double loy;
 	double loz;

@@ -22,7 +22,7 @@ layout(std430, set = 0, binding = 0) writeonly buffer Dst { uint dst[]; };
 layout(std430, set = 0, binding = 1) readonly buffer Src { uint src[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Report { uint report[]; };
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint n;
 	uint cond;
 } p;

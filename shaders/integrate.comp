@@ -44,7 +44,7 @@ layout(std430, set = 0, binding = 4) readonly buffer VFree { double vfree[]; };
 layout(std430, set = 0, binding = 5) readonly buffer DV { double dv[]; };
 layout(std430, set = 0, binding = 6) readonly buffer FixedBody { uint fixedBody[]; };
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	double h;
 	uint n;
 } p;

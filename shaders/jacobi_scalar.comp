@@ -28,7 +28,7 @@ layout(local_size_x = 1) in;
 #define SCALARS_ACCESS
 #include "apgd_scalars.glsl"
 layout(std430, set = 0, binding = 1) writeonly buffer Hist { double hist[]; };
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	double tol;
 	double gd;
 	double omega;

@@ -16,7 +16,7 @@ layout(std430, set = 0, binding = 0) buffer V { double v[]; };
 #define SCALARS_BINDING 1
 #define SCALARS_ACCESS readonly
 #include "apgd_scalars.glsl"
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint n;
 } p;
 

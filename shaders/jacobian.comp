@@ -48,7 +48,7 @@ layout(std430, set = 0, binding = 9) readonly buffer Cohesion { double cohesion[
 layout(std430, set = 0, binding = 10) readonly buffer Rot { double rot[]; };
 layout(std430, set = 0, binding = 11) readonly buffer VFree { double vfree[]; };
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	double h;
 	double maxRecovery;
 	uint nc;

@@ -45,7 +45,7 @@ layout(std430, set = 0, binding = 13) readonly buffer Rot { double rot[]; };
 
 #include "contact_row.glsl"
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint mode;
 	uint nj;
 	uint dstOff;

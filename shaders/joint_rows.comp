@@ -64,7 +64,7 @@ layout(std430, set = 0, binding = 7) buffer R { double r[]; };
 #include "joint_row.glsl"
 #include "quat.glsl"
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	double h;
 	double maxRecovery;
 	uint jbase;

@@ -52,7 +52,7 @@ layout(std430, set = 0, binding = 8) readonly buffer Mu { double mu[]; };
 #define SCALARS_BINDING 9
 #define SCALARS_ACCESS readonly
 #include "pcg_scalars.glsl"
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	double invSN;
 	uint nc;
 	uint nj;

@@ -22,7 +22,7 @@ layout(local_size_x = 1) in;
 #define SCALARS_BINDING 0
 #define SCALARS_ACCESS
 #include "pcg_scalars.glsl"
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	double stopFactor;
 	uint mode;
 	uint maxIter;

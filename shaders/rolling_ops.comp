@@ -64,7 +64,7 @@ layout(std430, set = 0, binding = 16) readonly buffer InvInertia { double invIne
 layout(std430, set = 0, binding = 17) readonly buffer FixedBody { uint fixedBody[]; };
 layout(std430, set = 0, binding = 18) buffer Count { uint count[]; };
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint mode;
 	uint n;
 	uint off;

@@ -48,7 +48,7 @@ layout(std430, set = 0, binding = 9) readonly buffer Coh { double coh[]; };
 #define JOINT_BOUNDS_BINDING 11
 #define JOINT_BOUNDS_ACCESS readonly
 #include "joint_bounds.glsl"
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint nc;
 	uint nj;
 	uint mode;

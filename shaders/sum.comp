@@ -25,7 +25,7 @@ const uint WG = 256;
 layout(std430, set = 0, binding = 0) writeonly buffer Dst { double dst[]; };
 layout(std430, set = 0, binding = 1) readonly buffer Src { double src[]; };
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint n;
 	uint index;
 } p;

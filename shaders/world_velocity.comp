@@ -33,7 +33,7 @@ layout(std430, set = 0, binding = 2) readonly buffer Rot { double rot[]; };
 layout(std430, set = 0, binding = 3) readonly buffer InvInertia { double invInertia[]; };
 layout(std430, set = 0, binding = 4) writeonly buffer IW { double iw[]; };
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	uint n;
 } p;
 

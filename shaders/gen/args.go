@@ -80,7 +80,7 @@ var (
 	lineComment  = regexp.MustCompile(`//[^\n]*`)
 	blockComment = regexp.MustCompile(`(?s)/\*.*?\*/`)
 	includeLine  = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*include[ \t]+"([^"]+)"`)
-	pushBlockRE  = regexp.MustCompile(`layout\s*\(\s*std430\s*,\s*binding\s*=\s*31\s*\)\s*readonly\s+buffer\s+\w+\s*\{([^}]*)\}\s*\w*\s*;`)
+	pushBlockRE  = regexp.MustCompile(`layout\s*\(\s*std430\s*,\s*binding\s*=\s*31\s*\)\s*restrict\s+readonly\s+buffer\s+\w+\s*\{([^}]*)\}\s*\w*\s*;`)
 	argsCountRE  = regexp.MustCompile(`push_constant|binding\s*=\s*31\b`)
 	declRE       = regexp.MustCompile(`^([A-Za-z_]\w*)\s+(.+)$`)
 	declNameRE   = regexp.MustCompile(`^([A-Za-z_]\w*)\s*(?:\[\s*([0-9]+)\s*\])?$`)
@@ -132,7 +132,7 @@ func sourcePush(dir, name string) ([]pushMember, []uint32, bool, error) {
 	blocks := pushBlockRE.FindAllStringSubmatch(src, -1)
 	if n := len(argsCountRE.FindAllString(src, -1)); n != len(blocks) || n > 1 {
 		return nil, nil, false, fmt.Errorf("%s: %d push_constant or binding-31 declarations, %d of the form "+
-			"layout(std430, binding = 31) readonly buffer Name { members } p; (want at most one, of that form: the "+
+			"layout(std430, binding = 31) restrict readonly buffer Name { members } p; (want at most one, of that form: the "+
 			"kernel's arguments, shaders/doc.go)", file, n, len(blocks))
 	}
 	if len(blocks) == 0 {

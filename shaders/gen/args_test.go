@@ -43,7 +43,7 @@ func TestPushMismatch(t *testing.T) {
 	} {
 		src := bytes.Replace(comp, []byte(block), []byte(c.block), 1)
 		if c.block == "" {
-			src = []byte(strings.Replace(string(comp), "layout(std430, binding = 31) readonly buffer Push {\n"+block+"} p;", "", 1))
+			src = []byte(strings.Replace(string(comp), "layout(std430, binding = 31) restrict readonly buffer Push {\n"+block+"} p;", "", 1))
 		}
 		dir := t.TempDir()
 		for name, data := range map[string][]byte{"fill.comp": src, "fill.spv": spv} {
@@ -62,7 +62,7 @@ func TestPushMismatch(t *testing.T) {
 // does not declare, and the other way round.
 func TestPushLayoutChecks(t *testing.T) {
 	dir := t.TempDir()
-	src := "layout(std430, binding = 31) readonly buffer P {\n\tuint a;\n\tdouble b;\n} p;\n"
+	src := "layout(std430, binding = 31) restrict readonly buffer P {\n\tuint a;\n\tdouble b;\n} p;\n"
 	if err := os.WriteFile(filepath.Join(dir, "k.comp"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestArgsPadding(t *testing.T) {
 	// std430: a at 0, v (dvec3, aligned to 32) at 32, f at 56, i at 68,
 	// u (uvec3[2], stride 16) at 80; the block ends at 112.
 	src := "#include \"block.glsl\"\n"
-	lib := "layout(std430, binding = 31) readonly buffer P {\n\tuint a;\n\tdvec3 v;\n\tfloat f[3];\n\tint i;\n\tuvec3 u[2];\n} p;\n"
+	lib := "layout(std430, binding = 31) restrict readonly buffer P {\n\tuint a;\n\tdvec3 v;\n\tfloat f[3];\n\tint i;\n\tuvec3 u[2];\n} p;\n"
 	if err := os.Mkdir(filepath.Join(dir, "lib"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ layout(local_size_x = 1) in;
 
 layout(std430, set = 0, binding = 1) writeonly buffer Hist { double hist[]; };
 
-layout(std430, binding = 31) readonly buffer Push {
+layout(std430, binding = 31) restrict readonly buffer Push {
 	double tol;
 	double gd;
 	uint mode;
