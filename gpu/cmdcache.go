@@ -35,6 +35,12 @@ import (
 // buffer of a freed buffer is never submitted again; it is recorded over
 // when dropped.
 
+// commandCacheEnv set to "0" makes the LinAlg's batch a plain one, which
+// records every submit: the same arguments buffers and indirect
+// dispatches, without the kept command buffers, to measure what they
+// save (docs/bench-gpu.md).
+const commandCacheEnv = "GPUSIM_COMMAND_CACHE"
+
 // cacheEntries is the command buffers a cached batch keeps: a step of
 // the device solvers submits about four distinct ones (the collision,
 // the solve's first and repeated blocks, its last, short one); eight

@@ -5,6 +5,7 @@ package gpu
 import (
 	"fmt"
 	"math"
+	"os"
 	"runtime"
 	"sync"
 
@@ -68,7 +69,11 @@ func NewLinAlg(d *Device) (*LinAlg, error) {
 		}
 	}
 	var err error
-	if l.b, err = d.newCachedBatch(); err != nil {
+	newBatch := d.newCachedBatch
+	if os.Getenv(commandCacheEnv) == "0" {
+		newBatch = d.NewBatch
+	}
+	if l.b, err = newBatch(); err != nil {
 		return nil, err
 	}
 	// Room for the partials of 2²¹ elements; Dot grows it when needed.
