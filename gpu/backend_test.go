@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/cpuref"
@@ -723,5 +724,50 @@ func TestChangingContactsReuseCommandBuffers(t *testing.T) {
 	t.Logf("%d of the %d steps whose contact count changed recorded no command buffer", reused, changed)
 	if changed < 10 || 2*reused < changed {
 		t.Errorf("%d of the %d steps whose contact count changed recorded no command buffer; want at least half of at least 10", reused, changed)
+	}
+}
+
+// BenchmarkStepRecording: steps 11 to 30 of settle (n = 1000, apgd 100),
+// with the backend keeping its command buffers (cmdcache.go) and
+// recording every submit (GPUSIM_COMMAND_CACHE=0): the dispatches recorded
+// into command buffers per step, the host time spent recording them, and
+// the step's wall time.
+func BenchmarkStepRecording(b *testing.B) {
+	d := benchDevice(b)
+	sc, err := scene.LoadBuiltin("settle", []string{"n=1000"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct{ name, env string }{{"kept", "1"}, {"recorded", "0"}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.Setenv(commandCacheEnv, c.env)
+			var n, rec int
+			var host, wall time.Duration
+			for b.Loop() {
+				be, err := newBackendOn(d)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sim, err := engine.NewSim(&sc.Model, sc.Settings, be)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for k := range 30 {
+					r0, h0 := d.RecordedDispatches()
+					st, err := sim.Step()
+					if err != nil {
+						b.Fatal(err)
+					}
+					if k >= 10 {
+						r1, h1 := d.RecordedDispatches()
+						n, rec, host, wall = n+1, rec+r1-r0, host+h1-h0, wall+time.Duration(st.StepSeconds*1e9)
+					}
+				}
+				be.Close()
+			}
+			b.ReportMetric(float64(rec)/float64(n), "dispatches-recorded/step")
+			b.ReportMetric(host.Seconds()*1e3/float64(n), "record-ms/step")
+			b.ReportMetric(wall.Seconds()*1e3/float64(n), "ms/step")
+		})
 	}
 }

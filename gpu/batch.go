@@ -274,6 +274,8 @@ func (b *Batch) Dispatch(k *Kernel, groups [3]uint32, args shaders.Args, bufs ..
 // arguments, else over groups.
 func (b *Batch) emitDispatch(cmd C.gs_obj, pools *[]C.gs_nd, pool *int, k *Kernel, groups [3]uint32, args C.gs_nd, off int64, binds []binding) error {
 	d := b.d
+	t0 := time.Now()
+	defer func() { d.recorded.dispatches++; d.recorded.host += time.Since(t0) }()
 	b.bufs, b.offsets, b.rngs = b.bufs[:0], b.offsets[:0], b.rngs[:0]
 	for _, bd := range binds {
 		b.bufs = append(b.bufs, bd.buf)

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/cgo"
+	"time"
 	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
@@ -57,12 +58,18 @@ type Device struct {
 	buffers    map[*Buffer]struct{}
 	// allocations counts the buffers allocated (Buffer.id).
 	allocations uint64
-	batches     map[*Batch]struct{}
-	submits     int
-	readBack    int64 // bytes downloaded by Buffer reads (ReadBackBytes)
-	lost        error // the ErrDeviceLost error, once seen
-	memLimit    int64 // Options.MemoryLimit
-	closed      bool
+	// recorded counts the dispatches recorded into command buffers and
+	// the host time spent recording them (RecordedDispatches).
+	recorded struct {
+		dispatches int
+		host       time.Duration
+	}
+	batches  map[*Batch]struct{}
+	submits  int
+	readBack int64 // bytes downloaded by Buffer reads (ReadBackBytes)
+	lost     error // the ErrDeviceLost error, once seen
+	memLimit int64 // Options.MemoryLimit
+	closed   bool
 	// The pipeline cache (pipecache.go): its file, the bytes Open loaded
 	// from it, and the kernels built since.
 	cachePath    string
@@ -359,6 +366,14 @@ func (d *Device) init() error {
 
 // Name returns the device's name.
 func (d *Device) Name() string { return d.Info.Name }
+
+// RecordedDispatches returns the number of dispatches recorded into
+// Vulkan command buffers so far and the host time that took (descriptor
+// sets written, commands recorded); a kept command buffer submitted again
+// records none (cmdcache.go).
+func (d *Device) RecordedDispatches() (int, time.Duration) {
+	return d.recorded.dispatches, d.recorded.host
+}
 
 // Submits returns the number of queue submissions so far (batches,
 // uploads, downloads and clears).
