@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/gpusim/gpusim/engine"
@@ -70,7 +71,7 @@ func NewLinAlg(d *Device) (*LinAlg, error) {
 	}
 	var err error
 	newBatch := d.newCachedBatch
-	if os.Getenv(commandCacheEnv) == "0" {
+	if v := os.Getenv(commandCacheEnv); v == "0" || strings.EqualFold(v, "off") {
 		newBatch = d.NewBatch
 	}
 	if l.b, err = newBatch(); err != nil {
