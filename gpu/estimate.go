@@ -75,6 +75,13 @@ var MostFootprint = Footprint{PairExtras: true, Materials: true, Loads: true, An
 //     memory, 36 B per contact (keys and impulses; 24 B with f.Mixed;
 //     rolling impulses, 24 B more, are left out).
 //
+// Not counted: the arguments buffers of the LinAlg's kept command buffers
+// (args.go, cmdcache.go), whatever the model's size: 64 KiB per 256
+// dispatches of each of at most eight, about 0.5 MiB for settle n = 1000
+// with apgd (`gpusim bench --backends vulkan --cases settle-1000`: 2.3 MiB
+// of device memory against 1.8 MiB with GPUSIM_COMMAND_CACHE=off). The
+// measurements below were taken before them.
+//
 // Measured on lavapipe (DeviceMemoryBytes, the largest after each step of
 // a backend stepped by engine.Sim, so without a run's guard; apgd;
 // 2026-11-29), with the estimate without the guard in brackets (each
