@@ -21,6 +21,7 @@
 # tests.log, and /mech and /paper.
 set -u
 cd "$(dirname "$0")/.."
+ROOT=$(pwd)
 OUT=${OUT:-out/gpu-bench}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -89,8 +90,11 @@ if part host; then
 	# The same run recording every submit (no kept command buffers,
 	# gpu/cmdcache.go): what reusing them saves.
 	GPUSIM_COMMAND_CACHE=0 "$GPUSIM" run settle --set n=1000 --backend vulkan --steps 20 --out "$OUT/host-vulkan-recorded" --overwrite --quiet || rc=1
+	# The host time of recording them, and the step, with and without.
+	(cd "$ROOT/gpu" && "$GPU_TEST" -test.run '^$' -test.bench 'StepRecording' -test.benchtime 3x) >"$OUT/recording.log" 2>&1 || rc=1
+	grep -E '^Benchmark' "$OUT/recording.log" >&2
 	grep -H -E '"(step_read_back_bytes|step_s_median|iterations_mean)"' "$OUT"/host-vulkan/summary.json "$OUT"/host-vulkan-recorded/summary.json "$OUT"/gs-*/summary.json >&2
 fi
 "$GPUSIM" bench --traffic >"$OUT/traffic.md" || rc=1
-echo "gpu-bench: gpu=$gpu; tables in $OUT/{small,large,mech,paper}/bench.md, the traffic model in $OUT/traffic.md, runs in $OUT/{host,gs}-* (host-vulkan-recorded: without kept command buffers)" >&2
+echo "gpu-bench: gpu=$gpu; tables in $OUT/{small,large,mech,paper}/bench.md, the traffic model in $OUT/traffic.md, runs in $OUT/{host,gs}-* (host-vulkan-recorded: without kept command buffers) and $OUT/recording.log" >&2
 exit $rc
