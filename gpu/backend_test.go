@@ -727,47 +727,57 @@ func TestChangingContactsReuseCommandBuffers(t *testing.T) {
 	}
 }
 
-// BenchmarkStepRecording: steps 11 to 30 of settle (n = 1000, apgd 100),
-// with the backend keeping its command buffers (cmdcache.go) and
-// recording every submit (GPUSIM_COMMAND_CACHE=0): the dispatches recorded
-// into command buffers per step, the host time spent recording them, and
-// the step's wall time.
+// BenchmarkStepRecording: steps 11 to 40 of settle (n = 1000, apgd 100)
+// on two backends of one device, one keeping its command buffers
+// (cmdcache.go) and one recording every submit (GPUSIM_COMMAND_CACHE=off),
+// their steps interleaved (each goes first every other step) so that the
+// machine's drift falls on both alike: per backend, the dispatches
+// recorded into command buffers per step, the host time spent recording
+// them, and the step's wall time.
 func BenchmarkStepRecording(b *testing.B) {
 	d := benchDevice(b)
 	sc, err := scene.LoadBuiltin("settle", []string{"n=1000"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, c := range []struct{ name, env string }{{"kept", "1"}, {"recorded", "0"}} {
-		b.Run(c.name, func(b *testing.B) {
-			b.Setenv(commandCacheEnv, c.env)
-			var n, rec int
-			var host, wall time.Duration
-			for b.Loop() {
-				be, err := newBackendOn(d)
-				if err != nil {
-					b.Fatal(err)
-				}
-				sim, err := engine.NewSim(&sc.Model, sc.Settings, be)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for k := range 30 {
-					r0, h0 := d.RecordedDispatches()
-					st, err := sim.Step()
-					if err != nil {
-						b.Fatal(err)
-					}
-					if k >= 10 {
-						r1, h1 := d.RecordedDispatches()
-						n, rec, host, wall = n+1, rec+r1-r0, host+h1-h0, wall+time.Duration(st.StepSeconds*1e9)
-					}
-				}
-				be.Close()
+	names := [2]string{"kept", "recorded"}
+	var n [2]int
+	var rec [2]int
+	var host, wall [2]time.Duration
+	for b.Loop() {
+		var sims [2]*engine.Sim
+		for i, env := range []string{"1", "off"} {
+			b.Setenv(commandCacheEnv, env)
+			be, err := newBackendOn(d)
+			if err != nil {
+				b.Fatal(err)
 			}
-			b.ReportMetric(float64(rec)/float64(n), "dispatches-recorded/step")
-			b.ReportMetric(host.Seconds()*1e3/float64(n), "record-ms/step")
-			b.ReportMetric(wall.Seconds()*1e3/float64(n), "ms/step")
-		})
+			defer be.Close()
+			if sims[i], err = engine.NewSim(&sc.Model, sc.Settings, be); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for k := range 40 {
+			for i := range 2 {
+				j := (i + k) % 2
+				r0, h0 := d.RecordedDispatches()
+				st, err := sims[j].Step()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if k >= 10 {
+					r1, h1 := d.RecordedDispatches()
+					n[j]++
+					rec[j] += r1 - r0
+					host[j] += h1 - h0
+					wall[j] += time.Duration(st.StepSeconds * 1e9)
+				}
+			}
+		}
+	}
+	for j, name := range names {
+		b.ReportMetric(float64(rec[j])/float64(n[j]), name+"-dispatches-recorded/step")
+		b.ReportMetric(host[j].Seconds()*1e3/float64(n[j]), name+"-record-ms/step")
+		b.ReportMetric(wall[j].Seconds()*1e3/float64(n[j]), name+"-ms/step")
 	}
 }
