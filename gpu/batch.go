@@ -199,12 +199,12 @@ func (b *Batch) Dispatch(k *Kernel, groups [3]uint32, args shaders.Args, bufs ..
 	b.push = b.push[:0]
 	if args != nil {
 		if args.Kernel() != k.m.Source {
-			panic(fmt.Sprintf("gpu: Dispatch %s: push constants %T are kernel %s's", k.m.Name, args, args.Kernel()))
+			panic(fmt.Sprintf("gpu: Dispatch %s: arguments %T are kernel %s's", k.m.Name, args, args.Kernel()))
 		}
 		b.push = args.AppendPush(b.push)
 	}
 	if len(b.push) != int(k.m.PushSize) {
-		panic(fmt.Sprintf("gpu: Dispatch %s: %d bytes of push constants (%T), want %d", k.m.Name, len(b.push), args, k.m.PushSize))
+		panic(fmt.Sprintf("gpu: Dispatch %s: %d bytes of arguments (%T), want %d", k.m.Name, len(b.push), args, k.m.PushSize))
 	}
 	for i, g := range groups {
 		if g > d.Info.MaxWorkgroupCount[i] {

@@ -111,7 +111,7 @@ func TestBatchOneSubmit(t *testing.T) {
 	})
 }
 
-// shortArgs claims to be fill's push constants and appends too few bytes.
+// shortArgs claims to be fill's arguments and appends too few bytes.
 type shortArgs struct{}
 
 func (shortArgs) Kernel() string             { return "fill" }
@@ -171,15 +171,15 @@ func TestDispatchMisuse(t *testing.T) {
 	if err := b.Begin(); err != nil {
 		t.Fatal(err)
 	}
-	// The push constants of another kernel, of the same size or not.
-	wantPanic(t, "args of copy", "push constants shaders.CopyArgs are kernel copy's", func() {
+	// The arguments of another kernel, of the same size or not.
+	wantPanic(t, "args of copy", "arguments shaders.CopyArgs are kernel copy's", func() {
 		b.Dispatch(fill, [3]uint32{1, 1, 1}, shaders.CopyArgs{N: 4}, x)
 	})
 	wantPanic(t, "args of mul_elem", "are kernel mul_elem's", func() {
 		b.Dispatch(fill, [3]uint32{1, 1, 1}, shaders.MulElemArgs{N: 4}, x)
 	})
-	wantPanic(t, "no args", "0 bytes of push constants (<nil>), want 12", func() { b.Dispatch(fill, [3]uint32{1, 1, 1}, nil, x) })
-	wantPanic(t, "short args", "4 bytes of push constants (gpu.shortArgs), want 12", func() {
+	wantPanic(t, "no args", "0 bytes of arguments (<nil>), want 12", func() { b.Dispatch(fill, [3]uint32{1, 1, 1}, nil, x) })
+	wantPanic(t, "short args", "4 bytes of arguments (gpu.shortArgs), want 12", func() {
 		b.Dispatch(fill, [3]uint32{1, 1, 1}, shortArgs{}, x)
 	})
 	wantPanic(t, "buffers", "1 bindings", func() { b.Dispatch(fill, [3]uint32{1, 1, 1}, args, x, x) })

@@ -122,7 +122,7 @@ func (ds *devSolve) release() {
 	}
 }
 
-// maxIter is opt.MaxIter for the kernels' push constants.
+// maxIter is opt.MaxIter for the kernels' arguments.
 func (ds *devSolve) maxIter() uint32 { return uint32(max(0, min(ds.opt.MaxIter, math.MaxUint32))) }
 
 // dots records apgd_dot of the given mode on v0…v4 and apgd_sum of its

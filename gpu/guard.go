@@ -35,7 +35,7 @@ const (
 )
 
 // guardState is the backend's engine.StateGuard: guard_check's limits
-// (push constants and the skip buffer, uint32 per body of the largest
+// (arguments and the skip buffer, uint32 per body of the largest
 // model SetGuardLimits was given) and buffers (partial: guardStride
 // uint32 per chunk of guardChunk bodies; report: guardWords uint32,
 // host-visible), and the kept copy that KeepState makes with guard_keep:
@@ -128,7 +128,7 @@ func speedThreshold(m float64) float64 {
 
 // SetGuardLimits implements engine.StateGuard: it uploads the skip flags
 // and keeps the domain and the squared speed bound (speedThreshold) as
-// guard_check's push constants.
+// guard_check's arguments.
 func (b *Backend) SetGuardLimits(l *engine.GuardLimits) error {
 	b.mustLoad("SetGuardLimits")
 	if err := b.guardKernels(); err != nil {

@@ -59,7 +59,7 @@ func (p *problem) groupsNC(k *Kernel) [3]uint32 { return p.groups(k, p.b.nc) }
 // nc contacts and then the nj joint rows, one item each.
 func (p *problem) groupsRows(k *Kernel) [3]uint32 { return p.groups(k, p.b.nc+p.b.jt.Rows) }
 
-// nj is the number of joint rows, for the kernels' push constants.
+// nj is the number of joint rows, for the kernels' arguments.
 func (p *problem) nj() uint32 { return uint32(p.b.jt.Rows) }
 
 // Schur sets dst = Dᵀ(M⁻¹(D x)): body_impulse then contact_velocity (and

@@ -16,7 +16,7 @@
 // caller (cpuref then reads r in place of u), not here.
 // Bindings (set 0): 0 dst (written; 3 float64 per contact), 1 r (3 per
 // contact), 2 u (3 per contact), 3 mu (1 per contact).
-// Push constants: uint nc (4 bytes).
+// Arguments: uint nc (4 bytes).
 // Dispatch: (min(⌈nc/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any nc.
 layout(local_size_x = 64) in;

@@ -21,7 +21,7 @@
 // Bindings (set 0): 0 r (written; 3 float64 per contact, then 1 per joint
 // row), 1 r0, 2 nx (as r), 3 mu (1 per contact), 4 s (read; the solver's
 // scalars).
-// Push constants: uint nc, uint nj, uint gate (12 bytes).
+// Arguments: uint nc, uint nj, uint gate (12 bytes).
 // Dispatch: (min(⌈(nc+nj)/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any nc.
 layout(local_size_x = 64) in;

@@ -8,7 +8,7 @@
 // bodyImpulse, joint rows included: x's first joint row is x[jbase]).
 // Bindings (set 0): 0–13 as body_impulse.comp, 14 s (read; the solver's
 // scalars, layout in gpu/apgd.go).
-// Push constants: uint n, uint jbase (3nc), uint gate (12 bytes).
+// Arguments: uint n, uint jbase (3nc), uint gate (12 bytes).
 // Dispatch: (min(⌈n/64⌉, max group count), 1, 1) workgroups of 64.
 layout(local_size_x = 64) in;
 

@@ -17,7 +17,7 @@
 // bindings 1–4 of contact_velocity.comp, 7 s (read; the solver's
 // scalars), 8–12 jlin, jrotA, jrotB, jrowA, jrowB (read) as
 // lib/joint_row.glsl.
-// Push constants: uint nc, uint nj, uint gate, uint withG (16 bytes).
+// Arguments: uint nc, uint nj, uint gate, uint withG (16 bytes).
 // Dispatch: (min(⌈(nc+nj)/64⌉, max group count), 1, 1) workgroups of 64.
 layout(local_size_x = 64) in;
 

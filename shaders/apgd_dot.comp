@@ -31,7 +31,7 @@
 // solver's scalars). apgd_dot_f32 (lib/store.glsl) reads v0, v1, v3 and
 // v4 as float32 (the APGD work vectors) and v2 as float64 (r in modes 1
 // and 3); only the device APGD solver binds it, in modes 0–3.
-// Push constants: uint n, uint mode, uint gate (12 bytes).
+// Arguments: uint n, uint mode, uint gate (12 bytes).
 // Dispatch: (min(⌈n/2048⌉, max group count), 1, 1) workgroups of 256; a
 // workgroup loops over chunks c, c + groups, ….
 layout(local_size_x = 256) in;

@@ -22,7 +22,7 @@
 // 2 y, 3 best, 4 nxNew, 5 ny, 6 nx (STORE; 3 per contact, then 1 per joint
 // row), 7 mu, 8 coh (read; 1 per contact), 9 jlo, 10 jhi (read; 1 per
 // joint row).
-// Push constants: uint nc, uint nj, uint mode (12 bytes).
+// Arguments: uint nc, uint nj, uint mode (12 bytes).
 // Dispatch: (min(⌈(nc+nj)/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any nc.
 layout(local_size_x = 64) in;

@@ -23,7 +23,7 @@
 // Bindings (set 0): 0 best, 1 y (written), 2 x (read and written), 3 xNew
 // (read), 4 ny (written), 5 nx (read and written), 6 nxNew (read), 7 g
 // (written), 8 r (read); n float64 each; 9 s (read; the solver's scalars).
-// Push constants: uint n, uint gate (8 bytes).
+// Arguments: uint n, uint gate (8 bytes).
 // Dispatch: (min(⌈n/256⌉, max group count), 1, 1) workgroups of 256; a
 // grid-stride loop covers any n.
 layout(local_size_x = 256) in;

@@ -26,7 +26,7 @@
 // Bindings (set 0): 0 tmp (written; 3 float64 per contact, then 1 per
 // joint row), 1 x, 2 nx, 3 r (as tmp), 4 mu, 5 coh (1 per contact), 6 s
 // (read; the solver's scalars), 7 jlo, 8 jhi (1 per joint row).
-// Push constants: double gd, uint nc, uint nj, uint gate (24 bytes).
+// Arguments: double gd, uint nc, uint nj, uint gate (24 bytes).
 // Dispatch: (min(⌈(nc+nj)/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any nc.
 layout(local_size_x = 64) in;

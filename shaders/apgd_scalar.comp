@@ -47,7 +47,7 @@
 // division and square root are correctly rounded.
 // Bindings (set 0): 0 s (the solver's scalars, read and written; layout in
 // gpu/apgd.go), 1 hist (written; 4 float64 per iteration).
-// Push constants: double tol, double gd, uint mode, uint gate, uint n,
+// Arguments: double tol, double gd, uint mode, uint gate, uint n,
 // uint maxIter, uint histCap (36 bytes).
 // Dispatch: (1, 1, 1), one workgroup of 1.
 #include "store.glsl"

@@ -20,7 +20,7 @@
 // Bindings (set 0): 0 xNew (written; 3 float64 per contact, then 1 per
 // joint row), 1 y, 2 g (as xNew), 3 mu, 4 coh (1 per contact), 5 s (read;
 // the solver's scalars), 6 jlo, 7 jhi (1 per joint row).
-// Push constants: uint nc, uint nj, uint gate (12 bytes).
+// Arguments: uint nc, uint nj, uint gate (12 bytes).
 // Dispatch: (min(⌈(nc+nj)/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any nc.
 layout(local_size_x = 64) in;

@@ -15,7 +15,7 @@
 // LinAlg.Dot's value bit for bit.
 // Bindings (set 0): 0 s (the solver's scalars; dots written), 1 partial
 // (read).
-// Push constants: uint chunks, uint gate (8 bytes).
+// Arguments: uint chunks, uint gate (8 bytes).
 // Dispatch: (pairs, 1, 1) workgroups of 256, pairs ≤ 4.
 layout(local_size_x = 256) in;
 

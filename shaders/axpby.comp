@@ -8,7 +8,7 @@
 // on arm64, ppc64le and s390x).
 // Bindings (set 0): 0 dst (written; may be the same buffer as x or y),
 // 1 x (read), 2 y (read); float64 arrays of at least n elements.
-// Push constants: double a, double b, uint n (20 bytes).
+// Arguments: double a, double b, uint n (20 bytes).
 // Dispatch: (min(⌈n/256⌉, max group count), 1, 1) workgroups of 256; a
 // grid-stride loop covers any n, so the shape never changes the result.
 layout(local_size_x = 256) in;

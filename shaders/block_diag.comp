@@ -22,7 +22,7 @@
 // Bindings (set 0): 0 dst (written; 3 float64 per contact), 1 a, 2 b
 // (uint32 body indices), 3 jac (12 per contact), 4 invMass (1 per body),
 // 5 invInertia (3 per body), 6 rot (4 per body).
-// Push constants: uint nc (4 bytes).
+// Arguments: uint nc (4 bytes).
 // Dispatch: (min(⌈nc/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any nc.
 layout(local_size_x = 64) in;

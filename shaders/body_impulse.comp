@@ -30,7 +30,7 @@
 // 13 invInertiaW (6 per body), 14 ridx (uint32 per contact: its rolling block or
 // 0xffffffff), 15 rrotA, 16 rrotB (9 float64 per rolling block); all read
 // except dv.
-// Push constants: uint n, uint jbase (3nc: x's first joint row), uint nr
+// Arguments: uint n, uint jbase (3nc: x's first joint row), uint nr
 // (rolling blocks), uint rbase (3nc + nj: x's first rolling row) (16
 // bytes).
 // Dispatch: (min(⌈n/64⌉, max group count), 1, 1) workgroups of 64; a

@@ -35,7 +35,7 @@
 // margin, 0; a plane's normal, then zeros), 9 cell (4 int32 per body), 10
 // specialOff (uint32, n+1), 11 slots (uint32, 2·slots+2), 12 meta (uint32,
 // bit 0 of meta[5] set on error), all written.
-// Push constants: double gx, gy, gz (m/s²), double h (s), double env (m),
+// Arguments: double gx, gy, gz (m/s²), double h (s), double env (m),
 // double inv (1/bin size, 1/m), uint n, uint slots, uint fstride (the
 // stride of force: 3, or 0) (60 bytes).
 // Dispatch: (min(⌈max(n, slots + 1)/64⌉, max group count), 1, 1)

@@ -25,7 +25,7 @@
 // Bindings (set 0): 0 a, 1 b (uint32 per contact), 2 fixedBody (uint32 per
 // body), read; 3 adjOff (uint32, n+1), 4 cursor (uint32, n), 5 adj
 // (uint32, acap), 6 meta (uint32, 8), 7 out (uint32, 8, host-visible).
-// Push constants: uint n, uint mode, uint cap, uint acap (16 bytes).
+// Arguments: uint n, uint mode, uint cap, uint acap (16 bytes).
 // Dispatch: (min(⌈cap/64⌉, max group count), 1, 1) workgroups of 64 in
 // modes 0 and 1, (min(⌈n/64⌉, …), 1, 1) in mode 2, any number in mode 3;
 // grid-stride loops.

@@ -21,7 +21,7 @@
 // read in mode 1), 6 pairA, 7 pairB (uint32, pcap, written in mode 1),
 // 8 meta (uint32, read: meta[0] the special bodies), 9 exclOff, 10 excl
 // as lib/broadphase.glsl.
-// Push constants: uint n, uint mode, uint pcap (12 bytes).
+// Arguments: uint n, uint mode, uint pcap (12 bytes).
 // Dispatch: (min(groups, max group count), 1, 1) workgroups of 256, any
 // number: workgroup w takes special bodies w, w + groups, …
 layout(local_size_x = 256) in;

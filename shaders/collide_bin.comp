@@ -24,7 +24,7 @@
 // body indices, written in mode 0), 3 slots (uint32: S+1 counts, scanned
 // to starts between the modes, then S cursors), 4 entries (uint32, cap,
 // written in mode 1).
-// Push constants: uint n, uint S (slots), uint brickBits, uint mode, uint
+// Arguments: uint n, uint S (slots), uint brickBits, uint mode, uint
 // cap (20 bytes).
 // Dispatch: (min(⌈n/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any n.

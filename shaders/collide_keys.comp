@@ -23,7 +23,7 @@
 // mode 1); 6 prevGamma (3 STORE per kept contact, N·s; written in mode 0,
 // read in mode 1); 7 g (3 float64 per contact: read in mode 0, written in
 // mode 1).
-// Push constants: uint nc, uint np (kept contacts), uint mode (12 bytes).
+// Arguments: uint nc, uint np (kept contacts), uint mode (12 bytes).
 // Dispatch: (min(⌈nc/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any nc.
 layout(local_size_x = 64) in;

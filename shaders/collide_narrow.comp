@@ -34,7 +34,7 @@
 // sphere–cylinder and plane–cylinder are its closed forms; their pairs
 // with ellipsoids and boxes, capsule–cylinder and cylinder–cylinder, which
 // collide computes by GJK/EPA (and manifolds on top), are row
-// PAIR_HOST_ROUND: always listed for the host (push constant host), never
+// PAIR_HOST_ROUND: always listed for the host (argument host), never
 // computed here. The device's EPA polytope holds
 // EPA_VERTS = 32 vertices (cpuref's 48; about 5 KB of private memory
 // per invocation); a pair whose EPA would grow beyond it where cpuref's goes
@@ -64,7 +64,7 @@
 // a state, 0 none, 1 normal, 2 EPA overflow; written in mode 0, read in
 // modes 3 and 1, which compute the contact from it instead of searching
 // again: the same operations on the same normal, so the same bits).
-// Push constants: double env (m), uint mode, uint pcap, uint cap, uint
+// Arguments: double env (m), uint mode, uint pcap, uint cap, uint
 // host (24 bytes).
 //
 // The narrowphase table: each pair falls in one class, a row of the table
@@ -73,7 +73,7 @@
 // this pipeline computes; the backend builds one pipeline per group of
 // rows that its model needs, so that a driver compiles only those (the
 // GJK/EPA row is most of the kernel), and lists a row for the host when
-// no pipeline of it builds on the device: push constant host (bit c for
+// no pipeline of it builds on the device: argument host (bit c for
 // class c, given to one pipeline only) lists that row's pairs as an EPA
 // overflow is listed. A pipeline skips the pairs of the rows it neither
 // computes nor lists; mode 2 is dispatched on one pipeline.

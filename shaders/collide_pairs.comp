@@ -42,7 +42,7 @@
 // cand (uint32, K per body: written in mode 0, read in mode 1), 12 exclOff
 // (uint32, n+1), 13 excl (uint32), 14 shape (5 float64 per body: kind,
 // size, bounding radius), read.
-// Push constants: uint n, uint S, uint brickBits, uint mode, uint pcap,
+// Arguments: uint n, uint S, uint brickBits, uint mode, uint pcap,
 // uint ecap, double env (the envelope, m), double apartFactor
 // (collide.ApartFactor) (40 bytes).
 // Dispatch: (min(⌈n/64⌉, max group count), 1, 1) workgroups of 64; a

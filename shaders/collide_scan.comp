@@ -11,7 +11,7 @@
 //	for i := 0; i < len; i++ { c := data[i]; data[i] = s; s += c }
 //	data[len] = s; meta[out] = s
 //
-// Modes (push constant mode):
+// Modes (argument mode):
 //
 //	0: one workgroup of 256 does it all: thread t scans the block
 //	   [t·b, (t+1)·b) of b = ⌈len/256⌉ elements, the 256 block sums are
@@ -31,7 +31,7 @@
 // Bindings (set 0): 0 data (uint32, read and written, len + 1), 1 meta
 // (uint32, read at nIdx, written at out and 5), 2 parts (uint32, 2 per
 // chunk; modes 1 to 3).
-// Push constants: uint n, uint nIdx, uint out, uint mode (16 bytes).
+// Arguments: uint n, uint nIdx, uint out, uint mode (16 bytes).
 // Dispatch: mode 0 and 2 (1, 1, 1); modes 1 and 3 (⌈n/CHUNK⌉, 1, 1);
 // workgroups of 256.
 layout(local_size_x = 256) in;

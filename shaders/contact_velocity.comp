@@ -15,7 +15,7 @@
 // (written; 3 float64 per contact), 1 v (6 per body), 2 a, 3 b (uint32
 // body indices), 4 jac (12 per contact: n, u, s_A, s_B); all read except
 // out.
-// Push constants: uint nc (4 bytes).
+// Arguments: uint nc (4 bytes).
 // Dispatch: (min(⌈nc/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any nc.
 layout(local_size_x = 64) in;

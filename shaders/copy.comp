@@ -6,7 +6,7 @@
 // payloads and signed zeros included) is copied bit for bit.
 // Bindings (set 0): 0 dst (written), 1 src (read); float64 arrays of at
 // least n elements, seen as uvec2.
-// Push constants: uint n (4 bytes).
+// Arguments: uint n (4 bytes).
 // Dispatch: (min(⌈n/256⌉, max group count), 1, 1) workgroups of 256,
 // grid-stride loop.
 layout(local_size_x = 256) in;

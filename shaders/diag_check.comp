@@ -14,7 +14,7 @@
 // NVIDIA H100's and H200's matched it in the parity tests).
 // Bindings (set 0): 0 first (uint32; written), 1 diag (read; n float64),
 // 2 inv (written when withInv; n float64; may be diag's buffer when not).
-// Push constants: uint n, uint mode, uint withInv (12 bytes).
+// Arguments: uint n, uint mode, uint withInv (12 bytes).
 // Dispatch: mode 0 (1, 1, 1); mode 1 (min(⌈n/256⌉, max group count), 1, 1)
 // workgroups of 256; a grid-stride loop covers any n.
 layout(local_size_x = 256) in;

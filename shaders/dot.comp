@@ -21,7 +21,7 @@
 // arithmetic is correctly rounded (as Vulkan requires) and keeps denormals.
 // Bindings (set 0): 0 partial (written; ⌈n/2048⌉ float64), 1 x (read),
 // 2 y (read); float64 arrays of at least n elements.
-// Push constants: uint n (4 bytes).
+// Arguments: uint n (4 bytes).
 // Dispatch: (min(⌈n/2048⌉, max group count), 1, 1) workgroups of 256; a
 // workgroup loops over chunks c, c + groups, … when there are more chunks
 // than workgroups.

@@ -3,7 +3,7 @@
 //
 // Loop: for i := 0; i < n; i++ { dst[i] = v }
 // Bindings (set 0): 0 dst (written), a float64 array of at least n elements.
-// Push constants: double v, uint n (12 bytes).
+// Arguments: double v, uint n (12 bytes).
 // Dispatch: (min(⌈n/256⌉, max group count), 1, 1) workgroups of 256,
 // grid-stride loop.
 layout(local_size_x = 256) in;

@@ -26,7 +26,7 @@
 // Bindings (set 0): 0 px, 1 py, 2 pz (written; ⌈nc/2048⌉ float64 each, N),
 // 3 gamma (3 per contact, N·s), 4 a, 5 b (uint32 body indices), 6 jac (12
 // per contact), 7 fixedBody (uint32 per body).
-// Push constants: double h (s), uint nc (12 bytes).
+// Arguments: double h (s), uint nc (12 bytes).
 // Dispatch: (min(⌈nc/2048⌉, max group count), 1, 1) workgroups of 256; a
 // workgroup loops over chunks c, c + groups, … when there are more chunks
 // than workgroups.

@@ -22,7 +22,7 @@
 // force and torque 3 float64 of zeros for a model without loads, fstride 0),
 // 6 invMass (n, 1/kg), 7 invInertia (3n, 1/(kg·m²)), 8 fixedBody (n uint32,
 // nonzero: fixed); all read except vfree.
-// Push constants: double gx, gy, gz (gravity, m/s²), double h (s), uint n,
+// Arguments: double gx, gy, gz (gravity, m/s²), double h (s), uint n,
 // uint fstride (the stride of force and torque: 3, or 0) (40 bytes).
 // Dispatch: (min(⌈n/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any n.

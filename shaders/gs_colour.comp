@@ -36,7 +36,7 @@
 // (uint32 per contact: the rounds' two buffers, swapped each round),
 // 6 blk (uint32, 33 per block), 7 start (uint32, 34), 8 perm (uint32 per
 // contact).
-// Push constants: uint nc, uint mode, uint blocks (12 bytes).
+// Arguments: uint nc, uint mode, uint blocks (12 bytes).
 // Dispatch: workgroups of 64; modes 0 and 1 (⌈nc/64⌉, 1, 1) or fewer,
 // modes 2 and 4 (blocks, 1, 1) or fewer (grid-stride loops), mode 3 (1,
 // 1, 1).

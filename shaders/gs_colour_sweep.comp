@@ -22,7 +22,7 @@
 // 13 perm (uint32 per contact: the contacts by colour), 14 start (uint32,
 // 34: the colours' ranges of perm), read, as gs_colour writes them, 15 s
 // (read; the solver's scalars, layout in gpu/apgd.go).
-// Push constants: double omega, double lambda, uint colour, uint gate (24
+// Arguments: double omega, double lambda, uint colour, uint gate (24
 // bytes).
 // Dispatch: (⌈m/64⌉, 1, 1) workgroups of 64 for the colour's m contacts
 // (any number: a grid-stride loop).

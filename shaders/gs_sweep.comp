@@ -41,7 +41,7 @@
 // (uint32 per contact: the contacts by colour), 26 start (uint32, 34: the
 // colours' ranges of perm, the tail's last), as gs_colour writes them, 27
 // s (read; the solver's scalars, layout in gpu/apgd.go).
-// Push constants: double omega, double lambda, uint nc, uint nj (joint
+// Arguments: double omega, double lambda, uint nc, uint nj (joint
 // rows), uint nr (rolling blocks), uint gate (32 bytes).
 // Dispatch: (1, 1, 1), one workgroup of one invocation.
 layout(local_size_x = 1) in;

@@ -34,7 +34,7 @@
 // (uint32, 32 per chunk: written by mode 0, read by mode 1), 2 pos (3 per
 // body, m), 3 rot (4), 4 vel (3, m/s), 5 omega (3, rad/s), 6 skip (uint32
 // per body, nonzero: no centre to check).
-// Push constants: double lox, loy, loz, hix, hiy, hiz (m), double speed2
+// Arguments: double lox, loy, loz, hix, hiy, hiz (m), double speed2
 // (m²/s²), uint n (bodies), uint mode (64 bytes).
 // Dispatch: mode 0 (min(⌈n/2048⌉, max group count), 1, 1) workgroups of
 // 256; mode 1 (1, 1, 1).

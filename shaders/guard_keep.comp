@@ -13,7 +13,7 @@
 //
 // Bindings (set 0): 0 dst (written), 1 src (read); at least n words each;
 // 2 report (read; guard_check's: 3 uint32 counts first).
-// Push constants: uint n, uint cond (8 bytes).
+// Arguments: uint n, uint cond (8 bytes).
 // Dispatch: (min(⌈n/256⌉, max group count), 1, 1) workgroups of 256,
 // grid-stride loop.
 layout(local_size_x = 256) in;

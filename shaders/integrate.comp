@@ -31,7 +31,7 @@
 // (read and written; 4 per body, w, x, y, z), 2 vel (written; 3 per body,
 // m/s), 3 omega (written; 3 per body, rad/s, body frame), 4 vfree (6 per
 // body), 5 dv (6 per body), 6 fixedBody (uint32 per body).
-// Push constants: double h (s), uint n (12 bytes).
+// Arguments: double h (s), uint n (12 bytes).
 // Dispatch: (min(⌈n/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any n.
 layout(local_size_x = 64) in;

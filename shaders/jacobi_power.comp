@@ -11,7 +11,7 @@
 // division is correctly rounded (gpu/jacobi.go).
 // Bindings (set 0): 0 s (the solver's scalars, read and written; layout in
 // gpu/apgd.go).
-// Push constants: uint mode (4 bytes).
+// Arguments: uint mode (4 bytes).
 // Dispatch: (1, 1, 1), one workgroup of 1.
 layout(local_size_x = 1) in;
 

@@ -19,7 +19,7 @@
 // Bindings (set 0): 0 s (the solver's scalars, read and written; layout in
 // gpu/apgd.go: fx holds f, res the residual), 1 hist (written; 3 float64
 // per iteration).
-// Push constants: double tol, double gd, double omega, uint mode, uint gate,
+// Arguments: double tol, double gd, double omega, uint mode, uint gate,
 // uint n, uint maxIter, uint histCap (44 bytes).
 // Dispatch: (1, 1, 1), one workgroup of 1.
 layout(local_size_x = 1) in;

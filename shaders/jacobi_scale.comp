@@ -7,7 +7,7 @@
 // (gpu/jacobi.go).
 // Bindings (set 0): 0 v (read and written; n float64), 1 s (read; the
 // solver's scalars, layout in gpu/apgd.go).
-// Push constants: uint n (4 bytes).
+// Arguments: uint n (4 bytes).
 // Dispatch: (min(⌈n/256⌉, max group count), 1, 1) workgroups of 256; a
 // grid-stride loop covers any n.
 layout(local_size_x = 256) in;

@@ -27,7 +27,7 @@
 // 1/N_rr on joint row r (as γ), 4 mu, 5 coh (1 per contact), 6 s (read;
 // the solver's scalars, layout in gpu/apgd.go), 7 jlo, 8 jhi (1 per joint
 // row).
-// Push constants: double negOmega, double lambda, double oneMinusLambda,
+// Arguments: double negOmega, double lambda, double oneMinusLambda,
 // uint nc, uint nj, uint gate (40 bytes).
 // Dispatch: (min(⌈(nc+nj)/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any nc.

@@ -27,7 +27,7 @@
 // 4 b (uint32 body indices), 5 normal (3), 6 pa, 7 pb (3, body frames, m),
 // 8 phi (1, m), 9 cohesion (1 per contact, or 1, N), 10 rot (4 per body), 11 vfree (6 per
 // body, world frame: world_velocity's turn of free_velocity's).
-// Push constants: double h (s), double maxRecovery (m/s, 0: no cap),
+// Arguments: double h (s), double maxRecovery (m/s, 0: no cap),
 // uint nc (20 bytes).
 // Dispatch: (min(⌈nc/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any nc.

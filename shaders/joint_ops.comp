@@ -21,7 +21,7 @@
 // body), 6 invInertia (3 per body), 7 fixedBody (uint32 per body), 8–12
 // jlin, jrotA, jrotB, jrowA, jrowB (read) as lib/joint_row.glsl, 13 rot
 // (4 per body; mode 2).
-// Push constants: uint mode, uint nj (rows), uint dstOff, uint srcOff (16
+// Arguments: uint mode, uint nj (rows), uint dstOff, uint srcOff (16
 // bytes).
 // Dispatch: (min(⌈nj/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any nj.

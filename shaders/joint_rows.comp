@@ -42,7 +42,7 @@
 // world_velocity's turn of free_velocity's), 5 jlo, 6 jhi (written;
 // 1 per row), 7 r (written from jbase: 1 per row), 8–12 jlin, jrotA,
 // jrotB (written), jrowA, jrowB (read) as lib/joint_row.glsl.
-// Push constants: double h, double maxRecovery, uint jbase (3nc), uint nj
+// Arguments: double h, double maxRecovery, uint jbase (3nc), uint nj
 // (joints) (24 bytes).
 // Dispatch: (min(⌈nj/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any nj.

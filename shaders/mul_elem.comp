@@ -5,7 +5,7 @@
 // One correctly rounded product per element: bit-identical to cpuref.
 // Bindings (set 0): 0 dst (written; may be the same buffer as x or y),
 // 1 x (read), 2 y (read); float64 arrays of at least n elements.
-// Push constants: uint n (4 bytes).
+// Arguments: uint n (4 bytes).
 // Dispatch: (min(⌈n/256⌉, max group count), 1, 1) workgroups of 256,
 // grid-stride loop.
 layout(local_size_x = 256) in;

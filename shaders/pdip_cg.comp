@@ -33,7 +33,7 @@
 // contact, at 0; l, 6 per contact, at 7nc; H_rr at 13nc; g_r + H_rr at
 // 13nc + nj), 7 mask (read, as x; any buffer when unmasked), 8 mu (read;
 // lib/contact_material.glsl), 9 s (read; lib/pcg_scalars.glsl).
-// Push constants: double invSN, uint nc, uint nj, uint mode, uint masked
+// Arguments: double invSN, uint nc, uint nj, uint mode, uint masked
 // (24 bytes).
 // Dispatch: (min(⌈(nc+nj)/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any nc.

@@ -15,7 +15,7 @@
 // dᵀq ≤ 0.) Every operation `precise`: the host's float64 values bit for
 // bit where division is correctly rounded.
 // Bindings (set 0): 0 s (read and written; lib/pcg_scalars.glsl).
-// Push constants: double stopFactor, uint mode, uint maxIter (16 bytes).
+// Arguments: double stopFactor, uint mode, uint maxIter (16 bytes).
 // Dispatch: (1, 1, 1), one workgroup of 1.
 layout(local_size_x = 1) in;
 

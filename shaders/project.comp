@@ -20,7 +20,7 @@
 // Bindings (set 0): 0 dst (written; 3 float64 per contact; may be the same
 // buffer as x), 1 x (3 per contact), 2 mu (1 per contact), 3 coh (1 per
 // contact, N·s).
-// Push constants: uint nc (4 bytes).
+// Arguments: uint nc (4 bytes).
 // Dispatch: (min(⌈nc/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any nc.
 layout(local_size_x = 64) in;

@@ -2,7 +2,7 @@
 // rolling_ops: the rolling blocks (engine.RollingRows: per contact with a
 // nonzero combined μ_r or μ_s, three rows after the joint rows, block k at
 // γ[off+3k:off+3k+3], off = 3nc + nj, blocks in contact order) on the
-// device, bit for bit cpuref's rolling.go, by mode (push constant mode;
+// device, bit for bit cpuref's rolling.go, by mode (argument mode;
 // n items: contacts or blocks as said):
 //
 //	0 coeff (n = nc contacts; only with fromBodies): cmur[c], cmus[c] =
@@ -39,7 +39,7 @@
 // 13 bmat (2 float64 per body: μ_r, μ_s), 14 jac (12 per contact: n, u,
 // s_A, s_B), 15 rot (4 per body), 16 invInertia (3 per body), 17 fixedBody
 // (uint32 per body), 18 count (uint32; count[0] = nr, written by mode 1).
-// Push constants: uint mode, uint n, uint off (3nc + nj), uint dstOff,
+// Arguments: uint mode, uint n, uint off (3nc + nj), uint dstOff,
 // uint srcOff, uint fromBodies (24 bytes).
 // Dispatch: mode 1 (1, 1, 1); the others (min(⌈n/256⌉, max group count),
 // 1, 1) workgroups of 256; a grid-stride loop covers any n.

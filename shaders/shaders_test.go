@@ -126,7 +126,7 @@ func TestArgs(t *testing.T) {
 			continue
 		}
 		if m.Args == nil {
-			t.Errorf("%s: %d bytes of push constants, no Args", m.Name, m.PushSize)
+			t.Errorf("%s: %d bytes of arguments, no Args", m.Name, m.PushSize)
 			continue
 		}
 		if got := m.Args.Kernel(); got != m.Source {

@@ -25,7 +25,7 @@
 // (3 float64 per contact, then 1 per joint row), 8 mu, 9 coh (1 per
 // contact), 10 s (read; the solver's scalars, layout in gpu/spg.go),
 // 11 jlo, 12 jhi (1 per joint row).
-// Push constants: uint nc, uint nj, uint mode, uint gate (16 bytes).
+// Arguments: uint nc, uint nj, uint mode, uint gate (16 bytes).
 // Dispatch: (min(⌈(nc+nj)/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any nc.
 layout(local_size_x = 64) in;

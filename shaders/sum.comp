@@ -16,7 +16,7 @@
 // Every operation is `precise` and the order fixed: bit-identical run to run.
 // Bindings (set 0): 0 dst (written at dst[index] only), 1 src (read); float64
 // arrays.
-// Push constants: uint n, uint index (8 bytes).
+// Arguments: uint n, uint index (8 bytes).
 // Dispatch: (1, 1, 1), one workgroup of 256.
 layout(local_size_x = 256) in;
 

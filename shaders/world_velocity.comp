@@ -22,7 +22,7 @@
 // Bindings (set 0): 0 dst (written; 6 float64 per body), 1 v (6 per body:
 // linear world frame, angular body frame), 2 rot (4 per body: w, x, y, z),
 // 3 invInertia (3 per body), 4 iw (written; 6 per body).
-// Push constants: uint n (4 bytes).
+// Arguments: uint n (4 bytes).
 // Dispatch: (min(⌈n/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any n.
 layout(local_size_x = 64) in;

@@ -1378,7 +1378,7 @@ var jacobi_scalarSPIRV string
 // (gpu/jacobi.go).
 // Bindings (set 0): 0 v (read and written; n float64), 1 s (read; the
 // solver's scalars, layout in gpu/apgd.go).
-// Push constants: uint n (4 bytes).
+// Arguments: uint n (4 bytes).
 // Dispatch: (min(⌈n/256⌉, max group count), 1, 1) workgroups of 256; a
 // grid-stride loop covers any n.
 var JacobiScale = Module{
@@ -1641,7 +1641,7 @@ var projectSPIRV string
 // RollingOps is rolling_ops.comp: the rolling blocks (engine.RollingRows: per contact with a
 // nonzero combined μ_r or μ_s, three rows after the joint rows, block k at
 // γ[off+3k:off+3k+3], off = 3nc + nj, blocks in contact order) on the
-// device, bit for bit cpuref's rolling.go, by mode (push constant mode;
+// device, bit for bit cpuref's rolling.go, by mode (argument mode;
 // n items: contacts or blocks as said):
 var RollingOps = Module{
 	Name:   "rolling_ops",
