@@ -722,6 +722,11 @@ func TestChangingContactsReuseCommandBuffers(t *testing.T) {
 		nc = st.Contacts
 	}
 	t.Logf("%d of the %d steps whose contact count changed recorded no command buffer", reused, changed)
+	// The run is deterministic (23 of 29 when written); half is the bar
+	// so that a change of the rooms' growth, which decides the steps that
+	// record anew, does not fail it, while contact counts recorded into
+	// the command buffers (none reused) do. Fewer than 10 changing steps
+	// would test too little.
 	if changed < 10 || 2*reused < changed {
 		t.Errorf("%d of the %d steps whose contact count changed recorded no command buffer; want at least half of at least 10", reused, changed)
 	}

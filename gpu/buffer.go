@@ -51,15 +51,17 @@ type Buffer struct {
 }
 
 // NewBuffer returns a zeroed buffer of size bytes.
-func (d *Device) NewBuffer(size int64) (*Buffer, error) { return d.newBuffer(size, false) }
+func (d *Device) NewBuffer(size int64) (*Buffer, error) { return d.newBuffer(size, Buffer{}) }
 
 // NewHostBuffer returns a zeroed buffer of size bytes in host-visible
 // memory on every device: reads and writes are plain copies, and kernels
 // reach it across the bus on a discrete GPU. It suits small results read
 // after every batch, such as the scalar of a dot product.
-func (d *Device) NewHostBuffer(size int64) (*Buffer, error) { return d.newBuffer(size, true) }
+func (d *Device) NewHostBuffer(size int64) (*Buffer, error) { return d.newBuffer(size, Buffer{host: true}) }
 
-func (d *Device) newBuffer(size int64, host bool) (*Buffer, error) {
+// newBuffer returns a zeroed buffer of size bytes of the kind that kind's
+// host and args say.
+func (d *Device) newBuffer(size int64, kind Buffer) (*Buffer, error) {
 	d.usable()
 	if size < 0 {
 		panic(fmt.Sprintf("gpu: NewBuffer(%d): negative size", size))
@@ -67,7 +69,7 @@ func (d *Device) newBuffer(size int64, host bool) (*Buffer, error) {
 	if size > int64(d.Info.MaxStorageBufferRange) {
 		return nil, fmt.Errorf("gpu: buffer of %d bytes exceeds the device's maxStorageBufferRange (%d bytes)", size, d.Info.MaxStorageBufferRange)
 	}
-	b := &Buffer{d: d, host: host}
+	b := &Buffer{d: d, host: kind.host, args: kind.args}
 	if err := b.allocate(size); err != nil {
 		return nil, err
 	}
@@ -82,14 +84,7 @@ func (d *Device) newBuffer(size int64, host bool) (*Buffer, error) {
 // newArgsBuffer returns a zeroed host-visible buffer of size bytes that
 // holds kernels' arguments and workgroup counts (args.go).
 func (d *Device) newArgsBuffer(size int64) (*Buffer, error) {
-	d.usable()
-	b := &Buffer{d: d, host: true, args: true}
-	if err := b.allocate(size); err != nil {
-		return nil, err
-	}
-	d.buffers[b] = struct{}{}
-	clear(unsafe.Slice((*byte)(b.mapped), b.capacity))
-	return b, nil
+	return d.newBuffer(size, Buffer{host: true, args: true})
 }
 
 // NewFloat64 returns a zeroed buffer of n float64.
