@@ -57,7 +57,9 @@ func (d *Device) NewBuffer(size int64) (*Buffer, error) { return d.newBuffer(siz
 // memory on every device: reads and writes are plain copies, and kernels
 // reach it across the bus on a discrete GPU. It suits small results read
 // after every batch, such as the scalar of a dot product.
-func (d *Device) NewHostBuffer(size int64) (*Buffer, error) { return d.newBuffer(size, Buffer{host: true}) }
+func (d *Device) NewHostBuffer(size int64) (*Buffer, error) {
+	return d.newBuffer(size, Buffer{host: true})
+}
 
 // newBuffer returns a zeroed buffer of size bytes of the kind that kind's
 // host and args say.
