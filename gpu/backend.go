@@ -245,7 +245,8 @@ func newBackendOn(d *Device) (*Backend, error) {
 	b.l = l
 	for _, p := range []**Buffer{&b.a, &b.b, &b.normal, &b.pa, &b.pb, &b.phi, &b.mu, &b.cohesion,
 		&b.jac, &b.coh, &b.r, &b.adj, &b.prevGamma, &b.partial[0], &b.partial[1], &b.partial[2]} {
-		if *p, err = d.NewBuffer(0); err != nil {
+		// The Jacobian's kernels bind it in windows (window.go).
+		if *p, err = d.newBuffer(0, Buffer{windowed: p == &b.jac}); err != nil {
 			b.release()
 			return nil, err
 		}

@@ -193,8 +193,8 @@ func (b *Batch) Dispatch(k *Kernel, groups [3]uint32, args shaders.Args, bufs ..
 	if k.d != d || k.k == nil {
 		panic(fmt.Sprintf("gpu: Dispatch: kernel %s is released or of another device", k.m.Name))
 	}
-	if len(bufs) != len(k.bindings) {
-		panic(fmt.Sprintf("gpu: Dispatch %s: %d buffers for %d bindings", k.m.Name, len(bufs), len(k.bindings)))
+	if len(bufs) != len(k.readOnly) {
+		panic(fmt.Sprintf("gpu: Dispatch %s: %d buffers for %d bindings", k.m.Name, len(bufs), len(k.readOnly)))
 	}
 	b.push = b.push[:0]
 	if args != nil {
@@ -216,6 +216,9 @@ func (b *Batch) Dispatch(k *Kernel, groups [3]uint32, args shaders.Args, bufs ..
 			panic(fmt.Sprintf("gpu: Dispatch %s: buffer %d is nil, of another device or not a storage buffer", k.m.Name, i))
 		}
 		buf.live()
+		if err := k.bindable(i, buf); err != nil {
+			return err
+		}
 	}
 	if groups[0] == 0 || groups[1] == 0 || groups[2] == 0 {
 		return nil
@@ -277,15 +280,22 @@ func (b *Batch) emitDispatch(cmd C.gs_obj, pools *[]C.gs_nd, pool *int, k *Kerne
 	t0 := time.Now()
 	defer func() { d.recorded.dispatches++; d.recorded.host += time.Since(t0) }()
 	b.bufs, b.offsets, b.rngs = b.bufs[:0], b.offsets[:0], b.rngs[:0]
-	for _, bd := range binds {
-		b.bufs = append(b.bufs, bd.buf)
-		b.offsets = append(b.offsets, 0)
-		b.rngs = append(b.rngs, bd.rng)
+	for i, bd := range binds {
+		if !k.windowed[i] {
+			b.bufs = append(b.bufs, bd.buf)
+			b.offsets = append(b.offsets, 0)
+			b.rngs = append(b.rngs, bd.rng)
+			continue
+		}
+		for range windows {
+			b.bufs = append(b.bufs, bd.buf)
+		}
+		b.offsets, b.rngs = appendWindows(b.offsets, b.rngs, bd, k.windowLog2)
 	}
 	var bp, tp *C.uint32_t
 	var hp *C.gs_nd
 	var op, rp *C.uint64_t
-	if len(binds) > 0 {
+	if len(b.bufs) > 0 {
 		bp = (*C.uint32_t)(unsafe.Pointer(&k.bindings[0]))
 		tp = (*C.uint32_t)(unsafe.Pointer(&k.types[0]))
 		hp = &b.bufs[0]
@@ -301,7 +311,7 @@ func (b *Batch) emitDispatch(cmd C.gs_obj, pools *[]C.gs_nd, pool *int, k *Kerne
 			}
 			*pools = append(*pools, p)
 		}
-		r := C.gs_dispatch(d.vk, cmd, (*pools)[*pool], k.k, C.uint32_t(len(binds)), bp, tp, hp, op, rp, args, C.uint64_t(off),
+		r := C.gs_dispatch(d.vk, cmd, (*pools)[*pool], k.k, C.uint32_t(len(b.bufs)), bp, tp, hp, op, rp, args, C.uint64_t(off),
 			C.uint32_t(groups[0]), C.uint32_t(groups[1]), C.uint32_t(groups[2]))
 		if (r == C.GS_ERROR_OUT_OF_POOL_MEMORY || r == C.GS_ERROR_FRAGMENTED_POOL) && !fresh {
 			*pool++

@@ -46,6 +46,9 @@ type Buffer struct {
 	// exact: kernels see the first Size bytes, for a kernel that reads
 	// the buffer's length; others see the whole capacity (binding).
 	exact bool
+	// windowed: kernels bind it in windows (window.go), so it may pass
+	// maxStorageBufferRange.
+	windowed bool
 	// fillPending: a fill of b waits in the device's fill batch (zero).
 	fillPending bool
 }
@@ -68,10 +71,10 @@ func (d *Device) newBuffer(size int64, kind Buffer) (*Buffer, error) {
 	if size < 0 {
 		panic(fmt.Sprintf("gpu: NewBuffer(%d): negative size", size))
 	}
-	if size > int64(d.Info.MaxStorageBufferRange) {
-		return nil, fmt.Errorf("gpu: buffer of %d bytes exceeds the device's maxStorageBufferRange (%d bytes)", size, d.Info.MaxStorageBufferRange)
+	b := &Buffer{d: d, host: kind.host, args: kind.args, windowed: kind.windowed}
+	if size > b.maxBytes() {
+		return nil, b.tooLarge(size)
 	}
-	b := &Buffer{d: d, host: kind.host, args: kind.args}
 	if err := b.allocate(size); err != nil {
 		return nil, err
 	}
@@ -230,15 +233,18 @@ func (b *Buffer) grow(size int64, keep bool) error {
 	if size <= b.size {
 		return nil
 	}
-	if size > int64(b.d.Info.MaxStorageBufferRange) && !b.staging {
-		return fmt.Errorf("gpu: buffer of %d bytes exceeds the device's maxStorageBufferRange (%d bytes)", size, b.d.Info.MaxStorageBufferRange)
+	if size > b.maxBytes() {
+		return b.tooLarge(size)
 	}
 	if size <= b.capacity {
 		b.size = size
 		return nil
 	}
 	old := *b
-	if err := b.allocate(max(size, old.capacity+old.capacity/8)); err != nil {
+	// An eighth of headroom, within what the buffer may take (a capacity
+	// is bound whole).
+	room := min(max(size, old.capacity+old.capacity/8), b.maxBytes()/bufferAlign*bufferAlign)
+	if err := b.allocate(max(size, room)); err != nil {
 		*b = old
 		return err
 	}

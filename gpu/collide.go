@@ -208,6 +208,9 @@ func (b *Backend) loadCollider(m *engine.Model) error {
 			if *p, err = b.d.NewBuffer(sizes[p]); err == nil {
 				(*p).exact = true
 			}
+		case p == &c.pairN:
+			// collide_narrow binds it in windows (window.go).
+			*p, err = b.d.newBuffer(max(sizes[p], 64), Buffer{windowed: true})
 		default:
 			*p, err = b.d.NewBuffer(max(sizes[p], 64))
 		}

@@ -26,7 +26,13 @@ import (
 // count is logged), with cpuref's keys and adjacency. It returns the twin.
 func exactTwin(t *testing.T, m *engine.Model, set engine.Settings) *twin {
 	t.Helper()
-	tw := deviceTwin(t, m, set)
+	return exactTwinOn(t, newTestBackend(t), m, set)
+}
+
+// exactTwinOn is exactTwin with the GPU backend gb.
+func exactTwinOn(t *testing.T, gb *Backend, m *engine.Model, set engine.Settings) *twin {
+	t.Helper()
+	tw := deviceTwinOn(t, gb, m, set)
 	checkContacts(t, tw)
 	var c, g engine.Contacts
 	if err := tw.cpu.ReadContacts(&c); err != nil {

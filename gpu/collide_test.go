@@ -97,7 +97,13 @@ func mixedExtra() []engine.Body {
 // collides them, requiring the GPU backend to collide on the device.
 func deviceTwin(t *testing.T, m *engine.Model, set engine.Settings) *twin {
 	t.Helper()
-	tw := newTwin(t, m, set)
+	return deviceTwinOn(t, newTestBackend(t), m, set)
+}
+
+// deviceTwinOn is deviceTwin with the GPU backend gb.
+func deviceTwinOn(t *testing.T, gb *Backend, m *engine.Model, set engine.Settings) *twin {
+	t.Helper()
+	tw := newTwinOn(t, gb, m, set)
 	if !tw.gpu.dc.on {
 		t.Fatal("the model should collide on the device")
 	}

@@ -64,12 +64,15 @@ type Device struct {
 		dispatches int
 		host       time.Duration
 	}
-	batches  map[*Batch]struct{}
-	submits  int
-	readBack int64 // bytes downloaded by Buffer reads (ReadBackBytes)
-	lost     error // the ErrDeviceLost error, once seen
-	memLimit int64 // Options.MemoryLimit
-	closed   bool
+	batches map[*Batch]struct{}
+	// windowLog2: the buffers bound in windows (window.go) are bound in
+	// ranges of 2^windowLog2 bytes.
+	windowLog2 uint32
+	submits    int
+	readBack   int64 // bytes downloaded by Buffer reads (ReadBackBytes)
+	lost       error // the ErrDeviceLost error, once seen
+	memLimit   int64 // Options.MemoryLimit
+	closed     bool
 	// The pipeline cache (pipecache.go): its file, the bytes Open loaded
 	// from it, and the kernels built since.
 	cachePath    string
@@ -325,6 +328,8 @@ func Open(opt Options) (*Device, error) {
 		kernels: map[string]*Kernel{},
 		buffers: map[*Buffer]struct{}{},
 		batches: map[*Batch]struct{}{},
+
+		windowLog2: windowLog2For(in.infos[i].MaxStorageBufferRange),
 	}
 	d.memLimit = opt.MemoryLimit
 	if err := d.init(); err != nil {

@@ -11,7 +11,10 @@
 //   - Buffer: a float64 / uint32 array in device memory. Where host and
 //     device share memory (lavapipe, integrated GPUs) it is host-visible
 //     and mapped for good; elsewhere it is device-local and Write / Read go
-//     through a staging buffer.
+//     through a staging buffer. A buffer is bound whole, at most the
+//     device's maxStorageBufferRange, but for the contacts' Jacobian and
+//     the pair normals, which the kernels bind in four windows and which
+//     may take four times the range (window.go).
 //   - Kernel: a compute pipeline built from a shaders.Module and its
 //     reflection table (bindings, workgroup size, arguments), through
 //     the device's pipeline cache, which Close saves to a file per device

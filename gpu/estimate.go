@@ -185,24 +185,42 @@ const (
 	jacobianBytes     = 96
 )
 
-// largestBuffer returns the size of the largest buffer a model of bodies
-// bodies makes in its first steps, and what it holds: the collider's pair
-// normals at its initial pair capacity, or the Jacobian's rows at
-// heapContactsPerBody contacts per body (later steps grow both with the
-// pairs and contacts found).
-func largestBuffer(bodies int) (int64, string) {
-	n := int64(bodies)
-	pairs := pairNormalBytes * (pairCapPerBody*n + capSlack)
-	jac := jacobianBytes * heapContactsPerBody * n
-	if pairs >= jac {
-		return pairs, fmt.Sprintf("the collider's pair normals: %d B for each of %d·bodies + %d pair slots", pairNormalBytes, pairCapPerBody, capSlack)
-	}
-	return jac, fmt.Sprintf("the contacts' Jacobian rows: %d B for each of %d contacts per body", jacobianBytes, heapContactsPerBody)
+// bufferNeed is a buffer that a model makes in its first steps, of
+// perBody·bodies + fixed bytes: bound in windows (window.go) or whole.
+type bufferNeed struct {
+	perBody, fixed int64
+	windowed       bool
+	what           string
 }
 
-// mostBodies is the largest model whose largestBuffer fits rng bytes.
-func mostBodies(rng int64) int64 {
-	return max(0, min((rng/pairNormalBytes-capSlack)/pairCapPerBody, rng/(jacobianBytes*heapContactsPerBody)))
+// largestBuffers are the buffers that grow largest with the bodies, at
+// heapContactsPerBody contacts per body (later steps grow them with the
+// pairs and contacts found): the two bound in windows, and the two largest
+// bound whole.
+var largestBuffers = []bufferNeed{
+	{jacobianBytes * heapContactsPerBody, 0, true, fmt.Sprintf("the contacts' Jacobian rows, %d B for each of %d contacts per body", jacobianBytes, heapContactsPerBody)},
+	{pairNormalBytes * pairCapPerBody, pairNormalBytes * capSlack, true, fmt.Sprintf("the collider's pair normals, %d B for each of %d·bodies + %d pair slots", pairNormalBytes, pairCapPerBody, capSlack)},
+	{24 * contactCapPerBody, 24 * capSlack, false, fmt.Sprintf("the contacts' normals and points, 24 B for each of %d·bodies + %d contact slots", contactCapPerBody, capSlack)},
+	{64, 0, false, "the bodies' bounding boxes, 64 B per body"},
+}
+
+// limit is the most bytes the device whose maxStorageBufferRange is rng
+// binds of the buffer: rng whole, or its windows.
+func (b bufferNeed) limit(rng uint32) int64 {
+	if b.windowed {
+		return windows << windowLog2For(rng)
+	}
+	return int64(rng)
+}
+
+// mostBodies is the largest model whose largestBuffers fit a device whose
+// maxStorageBufferRange is rng.
+func mostBodies(rng uint32) int64 {
+	most := int64(1<<63 - 1)
+	for _, b := range largestBuffers {
+		most = min(most, max(0, (b.limit(rng)-b.fixed)/b.perBody))
+	}
+	return most
 }
 
 // heapContactsPerBody is the contacts per body checkHeap assumes: a
@@ -222,11 +240,18 @@ func checkHeap(bodies int, info DeviceInfo, f Footprint) error {
 			heap = max(heap, h.Size)
 		}
 	}
-	if r := uint64(info.MaxStorageBufferRange); r > 0 {
-		// Buffers are bound whole, so none may exceed the device's range.
-		if big, what := largestBuffer(bodies); uint64(big) > r {
-			return fmt.Errorf("gpu: %d bodies need buffers of %d bytes (%s), more than %s's maxStorageBufferRange, %d bytes, allows: %w (this device takes at most %d bodies; use --backend cpu)",
-				bodies, big, what, info.Name, r, ErrOutOfMemory, mostBodies(int64(r)))
+	if r := info.MaxStorageBufferRange; r > 0 {
+		for _, b := range largestBuffers {
+			size, lim := b.perBody*int64(bodies)+b.fixed, b.limit(r)
+			if size <= lim {
+				continue
+			}
+			bound := fmt.Sprintf("its maxStorageBufferRange, %d bytes", r)
+			if b.windowed {
+				bound = fmt.Sprintf("%d windows of %d bytes within its maxStorageBufferRange", windows, lim/windows)
+			}
+			return fmt.Errorf("gpu: %d bodies need a buffer of %d bytes (%s), more than %s binds (%s): %w (this device takes at most %d bodies; use --backend cpu)",
+				bodies, size, b.what, info.Name, bound, ErrOutOfMemory, mostBodies(r))
 		}
 	}
 	f.Guard = true // a run's, which Load cannot rule out

@@ -59,17 +59,31 @@ func TestCheckHeap(t *testing.T) {
 	if err := checkHeap(1_000_000, DeviceInfo{}, MostFootprint); err != nil {
 		t.Fatalf("no heap known: %v, want no refusal", err)
 	}
-	// lavapipe's 128 MiB binding range: the Jacobian of the first steps,
-	// 96 B for each of 3 contacts per body in one buffer, fits up to
-	// ⌊2²⁷/288⌋ = 466 033 bodies (the collider's pair normals, 32 B for
-	// each of 4·bodies + 64 pair slots, would allow 1 048 560).
+	// lavapipe's 128 MiB binding range: the Jacobian (96 B for each of 3
+	// contacts per body) and the pair normals (32 B for each of 4·bodies +
+	// 64 pair slots) are bound in four windows of 128 MiB and allow
+	// ⌊2²⁹/288⌋ = 1 864 135 and ⌊(2²⁹ − 2048)/128⌋ = 4 194 288 bodies; the
+	// contacts' normals and points, bound whole (24 B for each of
+	// 3·bodies + 64 contact slots), allow ⌊(2²⁷ − 1536)/72⌋ = 1 864 113.
 	lp := DeviceInfo{Name: "llvmpipe", MaxStorageBufferRange: 1 << 27}
-	if err := checkHeap(466_033, lp, MostFootprint); err != nil {
-		t.Fatalf("466 033 bodies in a 128 MiB range: %v", err)
+	if err := checkHeap(1_864_113, lp, MostFootprint); err != nil {
+		t.Fatalf("1 864 113 bodies in a 128 MiB range: %v", err)
 	}
-	err = checkHeap(466_034, lp, MostFootprint)
-	if !errors.Is(err, ErrOutOfMemory) || !strings.Contains(err.Error(), "134217792 bytes") || !strings.Contains(err.Error(), "Jacobian rows") ||
-		!strings.Contains(err.Error(), "at most 466033 bodies") || !strings.Contains(err.Error(), "--backend cpu") {
-		t.Fatalf("466 034 bodies in a 128 MiB range: %v, want ErrOutOfMemory naming the buffer, its size, the largest model and --backend cpu", err)
+	err = checkHeap(1_864_114, lp, MostFootprint)
+	if !errors.Is(err, ErrOutOfMemory) || !strings.Contains(err.Error(), "134217744 bytes") || !strings.Contains(err.Error(), "normals and points") ||
+		!strings.Contains(err.Error(), "at most 1864113 bodies") || !strings.Contains(err.Error(), "--backend cpu") {
+		t.Fatalf("1 864 114 bodies in a 128 MiB range: %v, want ErrOutOfMemory naming the buffer, its size, the largest model and --backend cpu", err)
+	}
+	// A range of 192 MiB binds windows of 128 MiB: the Jacobian's four
+	// allow 1 864 135 bodies, fewer than the 2 796 181 of the buffers bound
+	// whole.
+	odd := DeviceInfo{Name: "odd", MaxStorageBufferRange: 3 << 26}
+	if err := checkHeap(1_864_135, odd, MostFootprint); err != nil {
+		t.Fatalf("1 864 135 bodies in a 192 MiB range: %v", err)
+	}
+	err = checkHeap(1_864_136, odd, MostFootprint)
+	if !errors.Is(err, ErrOutOfMemory) || !strings.Contains(err.Error(), "Jacobian rows") || !strings.Contains(err.Error(), "4 windows of 134217728 bytes") ||
+		!strings.Contains(err.Error(), "at most 1864135 bodies") {
+		t.Fatalf("1 864 136 bodies in a 192 MiB range: %v, want ErrOutOfMemory naming the Jacobian's windows and the largest model", err)
 	}
 }

@@ -24,13 +24,20 @@ const (
 // Kernel is a compute pipeline made from a shaders.Module: its descriptor
 // set layout comes from the module's reflection table.
 type Kernel struct {
-	d        *Device
-	m        shaders.Module
-	k        *C.gs_kernel // C memory: handles the shim reads on every dispatch
-	bindings []uint32     // binding numbers, in the module's order
-	types    []uint32     // VkDescriptorType of each
-	readOnly []bool
-	key      string // d.kernels' key: the name, and the specialization
+	d *Device
+	m shaders.Module
+	k *C.gs_kernel // C memory: handles the shim reads on every dispatch
+	// bindings are the layout's binding numbers: each of the module's
+	// bindings in order, followed by its windows where it has them
+	// (window.go); types are their VkDescriptorTypes.
+	bindings []uint32
+	types    []uint32
+	// readOnly and windowed describe each of the module's bindings, a
+	// Dispatch's buffers; windowLog2 is the log2 of the windows' size.
+	readOnly   []bool
+	windowed   []bool
+	windowLog2 uint32
+	key        string // d.kernels' key: the name, and the specialization
 }
 
 // Kernel returns the kernel of module m, building it on first use.
@@ -47,6 +54,9 @@ func (d *Device) KernelSpec(m shaders.Module, spec []uint32) (*Kernel, error) {
 	key := m.Name
 	if len(spec) > 0 {
 		key = fmt.Sprint(m.Name, spec)
+	}
+	if windowed(m) {
+		key = fmt.Sprintf("%s windows %d", key, d.windowLog2)
 	}
 	if k, ok := d.kernels[key]; ok {
 		if k.m.SPIRV != m.SPIRV {
@@ -73,8 +83,16 @@ func (d *Device) KernelSpec(m shaders.Module, spec []uint32) (*Kernel, error) {
 
 // buildKernel makes the pipeline of module m specialised by spec.
 func (d *Device) buildKernel(m shaders.Module, spec []uint32) (*Kernel, error) {
-	if len(spec) > 8 {
-		return nil, fmt.Errorf("gpu: kernel %s: %d specialization constants (at most 8)", m.Name, len(spec))
+	if len(spec) > 7 {
+		return nil, fmt.Errorf("gpu: kernel %s: %d specialization constants (at most 7)", m.Name, len(spec))
+	}
+	ids := make([]uint32, len(spec), len(spec)+1)
+	for i := range ids {
+		ids[i] = uint32(i)
+	}
+	if windowed(m) {
+		ids = append(ids, shaders.WindowSpecID)
+		spec = append(spec[:len(spec):len(spec)], d.windowLog2)
 	}
 	ls := m.LocalSize
 	lim := d.Info
@@ -91,15 +109,21 @@ func (d *Device) buildKernel(m shaders.Module, spec []uint32) (*Kernel, error) {
 	if len(m.SPIRV) == 0 || len(m.SPIRV)%4 != 0 {
 		return nil, fmt.Errorf("gpu: kernel %s: SPIR-V of %d bytes", m.Name, len(m.SPIRV))
 	}
-	k := &Kernel{d: d, m: m}
+	k := &Kernel{d: d, m: m, windowLog2: d.windowLog2}
 	for _, b := range m.Bindings {
 		t := uint32(descStorageBuffer)
 		if b.Kind == shaders.UniformBuffer {
 			t = descUniformBuffer
 		}
-		k.bindings = append(k.bindings, b.Binding)
-		k.types = append(k.types, t)
+		if len(b.Windows) != 0 && len(b.Windows) != windows-1 {
+			return nil, fmt.Errorf("gpu: kernel %s: binding %d has %d windows, want %d", m.Name, b.Binding, len(b.Windows), windows-1)
+		}
+		for _, n := range append([]uint32{b.Binding}, b.Windows...) {
+			k.bindings = append(k.bindings, n)
+			k.types = append(k.types, t)
+		}
 		k.readOnly = append(k.readOnly, b.ReadOnly)
+		k.windowed = append(k.windowed, len(b.Windows) > 0)
 	}
 	// The code must be 4-byte aligned: copy it into C memory.
 	code := C.CBytes([]byte(m.SPIRV))
@@ -110,13 +134,15 @@ func (d *Device) buildKernel(m shaders.Module, spec []uint32) (*Kernel, error) {
 		bp = (*C.uint32_t)(unsafe.Pointer(&k.bindings[0]))
 		tp = (*C.uint32_t)(unsafe.Pointer(&k.types[0]))
 	}
-	var sp *C.uint32_t
+	var sp, ip *C.uint32_t
 	if len(spec) > 0 {
 		sp = (*C.uint32_t)(C.CBytes(unsafe.Slice((*byte)(unsafe.Pointer(&spec[0])), 4*len(spec))))
 		defer C.free(unsafe.Pointer(sp))
+		ip = (*C.uint32_t)(C.CBytes(unsafe.Slice((*byte)(unsafe.Pointer(&ids[0])), 4*len(ids))))
+		defer C.free(unsafe.Pointer(ip))
 	}
 	r := C.gs_create_kernel(d.vk, (*C.uint32_t)(code), C.size_t(len(m.SPIRV)), C.uint32_t(len(k.bindings)),
-		bp, tp, C.uint32_t(m.PushSize), C.uint32_t(len(spec)), sp, k.k)
+		bp, tp, C.uint32_t(m.PushSize), C.uint32_t(len(spec)), ip, sp, k.k)
 	if err := check("kernel "+m.Name, r); err != nil {
 		C.free(unsafe.Pointer(k.k))
 		return nil, err
@@ -126,6 +152,21 @@ func (d *Device) buildKernel(m shaders.Module, spec []uint32) (*Kernel, error) {
 		return nil, err
 	}
 	return k, nil
+}
+
+// bindable returns an error when buf is too large for the kernel's
+// binding i: past maxStorageBufferRange where it is bound whole, past its
+// windows where it is bound in windows (window.go).
+func (k *Kernel) bindable(i int, buf *Buffer) error {
+	rng := int64(buf.binding().rng)
+	if k.windowed[i] {
+		if rng > windows<<k.windowLog2 {
+			return fmt.Errorf("gpu: kernel %s: buffer %d of %d bytes exceeds its binding's %d windows of %d bytes", k.m.Name, i, rng, windows, int64(1)<<k.windowLog2)
+		}
+	} else if rng > int64(k.d.Info.MaxStorageBufferRange) {
+		return fmt.Errorf("gpu: kernel %s: buffer %d of %d bytes exceeds the device's maxStorageBufferRange (%d bytes); the kernel binds it whole", k.m.Name, i, rng, k.d.Info.MaxStorageBufferRange)
+	}
+	return nil
 }
 
 // Module returns the kernel's module.

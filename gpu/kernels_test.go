@@ -64,7 +64,13 @@ func newTestBackendOn(t testing.TB, d *Device) *Backend {
 // newTwin loads m into both backends and runs Collide on both.
 func newTwin(t *testing.T, m *engine.Model, set engine.Settings) *twin {
 	t.Helper()
-	tw := &twin{cpu: cpuref.New(0), gpu: newTestBackend(t), set: set}
+	return newTwinOn(t, newTestBackend(t), m, set)
+}
+
+// newTwinOn is newTwin with the GPU backend gb.
+func newTwinOn(t *testing.T, gb *Backend, m *engine.Model, set engine.Settings) *twin {
+	t.Helper()
+	tw := &twin{cpu: cpuref.New(0), gpu: gb, set: set}
 	for _, b := range []engine.Backend{tw.cpu, tw.gpu} {
 		if err := b.Load(m, &set); err != nil {
 			t.Fatal(err)

@@ -907,7 +907,7 @@ void gs_destroy_kernel(gs_vk *vk, gs_kernel *k) {
 
 int32_t gs_create_kernel(gs_vk *vk, const uint32_t *code, size_t size, uint32_t nbind,
 	const uint32_t *bindings, const uint32_t *types, uint32_t push_size, uint32_t nspec,
-	const uint32_t *spec, gs_kernel *out) {
+	const uint32_t *spec_ids, const uint32_t *spec, gs_kernel *out) {
 	memset(out, 0, sizeof *out);
 	if (nbind + 1 > MAX_BINDINGS || nspec > MAX_SPEC) {
 		return GS_ERROR_INITIALIZATION_FAILED;
@@ -964,7 +964,7 @@ int32_t gs_create_kernel(gs_vk *vk, const uint32_t *code, size_t size, uint32_t 
 	}
 	specialization_map_entry me[MAX_SPEC];
 	for (uint32_t i = 0; i < nspec; i++) {
-		me[i] = (specialization_map_entry){.constantID = i, .offset = 4 * i, .size = 4};
+		me[i] = (specialization_map_entry){.constantID = spec_ids[i], .offset = 4 * i, .size = 4};
 	}
 	specialization_info si = {.mapEntryCount = nspec, .pMapEntries = me, .dataSize = 4 * nspec, .pData = spec};
 	compute_pipeline_create_info cp = {

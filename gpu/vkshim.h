@@ -124,11 +124,11 @@ typedef struct {
 
 // gs_create_kernel builds a kernel from SPIR-V code (size bytes) whose set
 // 0 has nbind bindings (binding numbers and VkDescriptorTypes), with nspec
-// 32-bit specialization constants (constant_id i takes spec[i]). On
-// failure it destroys what it made.
+// 32-bit specialization constants (constant_id spec_ids[i] takes
+// spec[i]). On failure it destroys what it made.
 int32_t gs_create_kernel(gs_vk *vk, const uint32_t *code, size_t size, uint32_t nbind,
 	const uint32_t *bindings, const uint32_t *types, uint32_t push_size, uint32_t nspec,
-	const uint32_t *spec, gs_kernel *out);
+	const uint32_t *spec_ids, const uint32_t *spec, gs_kernel *out);
 void gs_destroy_kernel(gs_vk *vk, gs_kernel *k);
 
 // gs_create_pipeline_cache gives the device a pipeline cache, started from

@@ -30,7 +30,8 @@ layout(local_size_x = 64) in;
 layout(std430, set = 0, binding = 0) writeonly buffer Dst { double dst[]; };
 layout(std430, set = 0, binding = 1) readonly buffer BodyA { uint bodyA[]; };
 layout(std430, set = 0, binding = 2) readonly buffer BodyB { uint bodyB[]; };
-layout(std430, set = 0, binding = 3) readonly buffer Jac { double jac[]; };
+#define JAC_BINDING 3
+#include "jac.glsl"
 layout(std430, set = 0, binding = 4) readonly buffer InvMass { double invMass[]; };
 layout(std430, set = 0, binding = 5) readonly buffer InvInertia { double invInertia[]; };
 layout(std430, set = 0, binding = 6) readonly buffer Rot { double rot[]; };
@@ -47,11 +48,10 @@ void main() {
 		uint ia = bodyA[k];
 		uint ib = bodyB[k];
 		precise double tr = 3.0lf * (invMass[ia] + invMass[ib]);
-		uint j = 12u * k;
-		dvec3 n = dvec3(jac[j], jac[j + 1u], jac[j + 2u]);
-		dvec3 u = dvec3(jac[j + 3u], jac[j + 4u], jac[j + 5u]);
-		dvec3 sa = dvec3(jac[j + 6u], jac[j + 7u], jac[j + 8u]);
-		dvec3 sb = dvec3(jac[j + 9u], jac[j + 10u], jac[j + 11u]);
+		dvec3 n = jacVec(k, JAC_N);
+		dvec3 u = jacVec(k, JAC_U);
+		dvec3 sa = jacVec(k, JAC_SA);
+		dvec3 sb = jacVec(k, JAC_SB);
 		precise dvec3 w = contactW(n, u);
 		dvec3 jia = dvec3(invInertia[3u * ia], invInertia[3u * ia + 1u], invInertia[3u * ia + 2u]);
 		dvec3 jib = dvec3(invInertia[3u * ib], invInertia[3u * ib + 1u], invInertia[3u * ib + 2u]);

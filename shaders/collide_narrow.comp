@@ -63,7 +63,9 @@
 // float64 per pair: the ellipsoid pairs' normal from GJK/EPA/Newton and
 // a state, 0 none, 1 normal, 2 EPA overflow; written in mode 0, read in
 // modes 3 and 1, which compute the contact from it instead of searching
-// again: the same operations on the same normal, so the same bits).
+// again: the same operations on the same normal, so the same bits;
+// bound in windows, lib/window.glsl, as it may pass the device's
+// maxStorageBufferRange at a million ellipsoids).
 // Arguments: double env (m), uint mode, uint pcap, uint cap, uint
 // host (24 bytes).
 //
@@ -107,7 +109,8 @@ layout(std430, set = 0, binding = 17) buffer Meta { uint meta[]; };
 layout(std430, set = 0, binding = 18) writeonly buffer FbList { uint fbList[]; };
 layout(std430, set = 0, binding = 19) readonly buffer Fb { uint fbRec[]; };
 layout(std430, set = 0, binding = 20) readonly buffer Host { double host[]; };
-layout(std430, set = 0, binding = 21) buffer PairN { double pairN[]; };
+#include "window.glsl"
+WINDOWED(21, double, 3, pairN)
 
 layout(std430, binding = 31) restrict readonly buffer Push {
 	double env;
@@ -1848,7 +1851,7 @@ void ellipsoidContacts(bool box, Convex a, Convex b, Frame fb, double env, doubl
 	} else if (epaInit(a, b, sx, scale)) {
 		n0 = epaExpand(a, b, scale);
 		if (epaOverflow) {
-			pairN[4u * pq_ + 3u] = 2.0lf;
+			pairN_set(4u * pq_ + 3u, 2.0lf);
 			return;
 		}
 	} else {
@@ -1879,9 +1882,9 @@ void ellipsoidContacts(bool box, Convex a, Convex b, Frame fb, double env, doubl
 		}
 	}
 	for (int c = 0; c < 3; c++) {
-		pairN[4u * pq_ + uint(c)] = n[c];
+		pairN_set(4u * pq_ + uint(c), n[c]);
 	}
-	pairN[4u * pq_ + 3u] = 1.0lf;
+	pairN_set(4u * pq_ + 3u, 1.0lf);
 	ellipsoidFinish(box, a, b, fb, env, n);
 }
 
@@ -2253,18 +2256,18 @@ void convexPair(uint ka, uint kb, dvec3 sa, Frame fa, dvec3 sb, Frame fb, double
 		run = r.best > 0.0lf;
 	} else {
 		if (p.mode == 0u) {
-			pairN[4u * pq_ + 3u] = 0.0lf;
+			pairN_set(4u * pq_ + 3u, 0.0lf);
 		}
 		if (!ellipsoidSetup(kb == BOX, sa, fa, sb, fb, env, a, b, scale)) {
 			return;
 		}
 		if (p.mode != 0u) {
 			// Modes 3 and 1: mode 0's normal (or its overflow).
-			double st = pairN[4u * pq_ + 3u];
+			double st = pairN_at(4u * pq_ + 3u);
 			if (st == 2.0lf) {
 				epaOverflow = true;
 			} else if (st == 1.0lf) {
-				dvec3 n = dvec3(pairN[4u * pq_], pairN[4u * pq_ + 1u], pairN[4u * pq_ + 2u]);
+				dvec3 n = dvec3(pairN_at(4u * pq_), pairN_at(4u * pq_ + 1u), pairN_at(4u * pq_ + 2u));
 				ellipsoidFinish(kb == BOX, a, b, fb, env, n);
 			}
 			return;

@@ -55,6 +55,13 @@
 // of APGD's work vectors) is compiled a second time with -DSTORE_F32 into
 // NAME_f32.spv: the Module NAMEF32 (Name "NAME_f32", Source "NAME", the
 // same NAMEArgs), which settings.precision "mixed" runs.
+//
+// An array that may outgrow a device's maxStorageBufferRange (the
+// contacts' Jacobian, lib/jac.glsl; the pair normals) is declared with
+// lib/window.glsl's macros: four bindings of windows of one buffer, read
+// and written through NAME_at and NAME_set. Its Binding lists the
+// windows' bindings (Windows), and the module takes the windows' size in
+// the specialization constant WindowSpecID.
 package shaders
 
 //go:generate go run ./gen -dir .

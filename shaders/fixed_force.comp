@@ -42,7 +42,8 @@ layout(std430, set = 0, binding = 3) readonly buffer Gamma { double gamma[]; };
 layout(std430, set = 0, binding = 4) readonly buffer BodyA { uint bodyA[]; };
 layout(std430, set = 0, binding = 5) readonly buffer BodyB { uint bodyB[]; };
 #include "store.glsl"
-layout(std430, set = 0, binding = 6) readonly buffer Jac { STORE jac[]; };
+#define JAC_BINDING 6
+#include "jac.glsl"
 layout(std430, set = 0, binding = 7) readonly buffer FixedBody { uint fixedBody[]; };
 
 #include "contact_row.glsl"
@@ -74,8 +75,7 @@ void main() {
 			double g0 = gamma[3u * k];
 			double g1 = gamma[3u * k + 1u];
 			double g2 = gamma[3u * k + 2u];
-			uint b = 12u * k;
-			precise dvec3 F = contactForce(dvec3(jac[b], jac[b + 1u], jac[b + 2u]), dvec3(jac[b + 3u], jac[b + 4u], jac[b + 5u]), g0, g1, g2);
+			precise dvec3 F = contactForce(jacVec(k, JAC_N), jacVec(k, JAC_U), g0, g1, g2);
 			precise double fx = F.x / p.h;
 			precise double fy = F.y / p.h;
 			precise double fz = F.z / p.h;

@@ -34,7 +34,9 @@
 layout(local_size_x = 64) in;
 
 #include "store.glsl"
-layout(std430, set = 0, binding = 0) writeonly buffer Jac { STORE jac[]; };
+#define JAC_BINDING 0
+#define JAC_WRITE
+#include "jac.glsl"
 layout(std430, set = 0, binding = 1) writeonly buffer Coh { double coh[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer R { double r[]; };
 layout(std430, set = 0, binding = 3) readonly buffer BodyA { uint bodyA[]; };
@@ -92,13 +94,7 @@ void main() {
 		sa = ROUND3(sa);
 		sb = ROUND3(sb);
 #endif
-		uint j = 12u * k;
-		for (uint c = 0u; c < 3u; c++) {
-			jac[j + c] = STORE(n[c]);
-			jac[j + 3u + c] = STORE(u[c]);
-			jac[j + 6u + c] = STORE(sa[c]);
-			jac[j + 9u + c] = STORE(sb[c]);
-		}
+		jacStore(k, n, u, sa, sb);
 		precise double ch = p.h * cohesion[min(k, uint(cohesion.length()) - 1u)];
 		if (ROOM(coh, k)) {
 			coh[k] = ch;

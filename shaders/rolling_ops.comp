@@ -58,7 +58,8 @@ layout(std430, set = 0, binding = 5) buffer RIdx { uint ridx[]; };
 layout(std430, set = 0, binding = 11) buffer CMur { double cmur[]; };
 layout(std430, set = 0, binding = 12) buffer CMus { double cmus[]; };
 layout(std430, set = 0, binding = 13) readonly buffer BMat { double bmat[]; };
-layout(std430, set = 0, binding = 14) readonly buffer Jac { double jac[]; };
+#define JAC_BINDING 14
+#include "jac.glsl"
 layout(std430, set = 0, binding = 15) readonly buffer Rot { double rot[]; };
 layout(std430, set = 0, binding = 16) readonly buffer InvInertia { double invInertia[]; };
 layout(std430, set = 0, binding = 17) readonly buffer FixedBody { uint fixedBody[]; };
@@ -126,9 +127,8 @@ void place() {
 // build writes block k's rows and r (mode 2).
 void build(uint k) {
 	uint c = rcon[k];
-	uint j = 12u * c;
-	dvec3 n = dvec3(jac[j], jac[j + 1u], jac[j + 2u]);
-	dvec3 u = dvec3(jac[j + 3u], jac[j + 4u], jac[j + 5u]);
+	dvec3 n = jacVec(c, JAC_N);
+	dvec3 u = jacVec(c, JAC_U);
 	precise dvec3 w = contactW(n, u);
 	dvec3 dirs[3] = dvec3[3](u, w, n);
 	for (uint d = 0u; d < 3u; d++) {

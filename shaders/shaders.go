@@ -1,5 +1,7 @@
 package shaders
 
+import "github.com/gpusim/gpusim/shaders/internal/spirv"
+
 // Module is one compiled kernel: its SPIR-V and what a compute pipeline
 // needs to know about it.
 type Module struct {
@@ -34,6 +36,11 @@ type Args interface {
 	AppendPush(b []byte) []byte
 }
 
+// WindowSpecID is the specialization constant that takes the log2 of a
+// window's bytes in a module that binds buffers in windows
+// (lib/window.glsl, Binding's Windows).
+const WindowSpecID = spirv.WindowSpecID
+
 // Binding is one descriptor of set 0.
 type Binding struct {
 	Binding uint32
@@ -41,6 +48,11 @@ type Binding struct {
 	// ReadOnly: the kernel never writes the buffer; WriteOnly: it never
 	// reads it.
 	ReadOnly, WriteOnly bool
+	// Windows are the bindings of windows 1–3 of a buffer bound in
+	// windows (lib/window.glsl): the device binds ranges of it there, a
+	// window's size apart, so that it may exceed maxStorageBufferRange.
+	// None for a buffer bound whole.
+	Windows []uint32
 }
 
 // Kind is the descriptor type of a binding.

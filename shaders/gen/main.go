@@ -197,6 +197,16 @@ func generate(ks []kernel) ([]File, error) {
 			if bd.WriteOnly {
 				b.WriteString(", WriteOnly: true")
 			}
+			if len(bd.Windows) > 0 {
+				b.WriteString(", Windows: []uint32{")
+				for i, w := range bd.Windows {
+					if i > 0 {
+						b.WriteString(", ")
+					}
+					fmt.Fprintf(&b, "%d", w)
+				}
+				b.WriteString("}")
+			}
 			b.WriteString("},\n")
 		}
 		b.WriteString("},\n")

@@ -59,10 +59,6 @@ layout(std430, set = 0, binding = 0) writeonly buffer DV { double dv[]; };
 layout(std430, set = 0, binding = 1) readonly buffer X { BODY_IMPULSE_X x[]; };
 layout(std430, set = 0, binding = 2) readonly buffer AdjOff { uint adjOff[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Adj { uint adj[]; };
-#ifndef JAC_ELEM
-#define JAC_ELEM double // lib/store.glsl defines it
-#endif
-layout(std430, set = 0, binding = 4) readonly buffer Jac { JAC_ELEM jac[]; };
 layout(std430, set = 0, binding = 5) readonly buffer InvMass { double invMass[]; };
 layout(std430, set = 0, binding = 6) readonly buffer InvInertia { double invInertia[]; };
 layout(std430, set = 0, binding = 7) readonly buffer FixedBody { uint fixedBody[]; };
@@ -78,6 +74,8 @@ layout(std430, set = 0, binding = 15) readonly buffer RRotA { double rrotA[]; };
 layout(std430, set = 0, binding = 16) readonly buffer RRotB { double rrotB[]; };
 #endif
 
+#define JAC_BINDING 4
+#include "jac.glsl"
 #include "contact_row.glsl"
 
 // bodyImpulse writes dv[6i:6i+6] for body i; the joint rows' impulses
@@ -117,17 +115,16 @@ void bodyImpulse(uint i, uint jbase) {
 		double g0 = x[3u * k];
 		double g1 = x[3u * k + 1u];
 		double g2 = x[3u * k + 2u];
-		uint b = 12u * k;
-		dvec3 n = dvec3(jac[b], jac[b + 1u], jac[b + 2u]);
-		dvec3 u = dvec3(jac[b + 3u], jac[b + 4u], jac[b + 5u]);
+		dvec3 n = jacVec(k, JAC_N);
+		dvec3 u = jacVec(k, JAC_U);
 		precise dvec3 F = contactForce(n, u, g0, g1, g2);
-		uint sb = b + 6u;
+		uint side = JAC_SA;
 		if ((e & 1u) == 0u) {
 			F = dvec3(-F.x, -F.y, -F.z);
 		} else {
-			sb = b + 9u;
+			side = JAC_SB;
 		}
-		dvec3 sv = dvec3(jac[sb], jac[sb + 1u], jac[sb + 2u]);
+		dvec3 sv = jacVec(k, side);
 		precise dvec3 T = contactTorque(sv, F);
 		f0 = f0 + F.x;
 		f1 = f1 + F.y;

@@ -20,10 +20,8 @@
 layout(std430, set = 0, binding = CONTACT_VELOCITY_BINDING) readonly buffer V { double v[]; };
 layout(std430, set = 0, binding = CONTACT_VELOCITY_BINDING + 1) readonly buffer BodyA { uint bodyA[]; };
 layout(std430, set = 0, binding = CONTACT_VELOCITY_BINDING + 2) readonly buffer BodyB { uint bodyB[]; };
-#ifndef JAC_ELEM
-#define JAC_ELEM double // lib/store.glsl defines it
-#endif
-layout(std430, set = 0, binding = CONTACT_VELOCITY_BINDING + 3) readonly buffer Jac { JAC_ELEM jac[]; };
+#define JAC_BINDING (CONTACT_VELOCITY_BINDING + 3)
+#include "jac.glsl"
 
 #include "contact_row.glsl"
 
@@ -32,11 +30,10 @@ layout(std430, set = 0, binding = CONTACT_VELOCITY_BINDING + 3) readonly buffer 
 void contactVelocity(uint k, out double o[3]) {
 	uint ia = 6u * bodyA[k];
 	uint ib = 6u * bodyB[k];
-	uint j = 12u * k;
-	dvec3 n = dvec3(jac[j], jac[j + 1u], jac[j + 2u]);
-	dvec3 u = dvec3(jac[j + 3u], jac[j + 4u], jac[j + 5u]);
-	dvec3 sa = dvec3(jac[j + 6u], jac[j + 7u], jac[j + 8u]);
-	dvec3 sb = dvec3(jac[j + 9u], jac[j + 10u], jac[j + 11u]);
+	dvec3 n = jacVec(k, JAC_N);
+	dvec3 u = jacVec(k, JAC_U);
+	dvec3 sa = jacVec(k, JAC_SA);
+	dvec3 sb = jacVec(k, JAC_SB);
 	dvec3 va = dvec3(v[ia], v[ia + 1u], v[ia + 2u]);
 	dvec3 wa = dvec3(v[ia + 3u], v[ia + 4u], v[ia + 5u]);
 	dvec3 vb = dvec3(v[ib], v[ib + 1u], v[ib + 2u]);

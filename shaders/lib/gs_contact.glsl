@@ -32,7 +32,8 @@ layout(std430, set = 0, binding = 2) readonly buffer Diag { double diag[]; };
 layout(std430, set = 0, binding = 3) readonly buffer R { double r[]; };
 layout(std430, set = 0, binding = 4) readonly buffer BodyA { uint bodyA[]; };
 layout(std430, set = 0, binding = 5) readonly buffer BodyB { uint bodyB[]; };
-layout(std430, set = 0, binding = 6) readonly buffer Jac { double jac[]; };
+#define JAC_BINDING 6
+#include "jac.glsl"
 layout(std430, set = 0, binding = 7) readonly buffer Mu { double mu[]; };
 layout(std430, set = 0, binding = 8) readonly buffer Coh { double coh[]; };
 #include "contact_material.glsl"
@@ -71,11 +72,10 @@ void sweepContact(uint k, double omega, double lambda) {
 	uint ib = bodyB[k];
 	uint oa = 6u * ia;
 	uint ob = 6u * ib;
-	uint j = 12u * k;
-	dvec3 n = dvec3(jac[j], jac[j + 1u], jac[j + 2u]);
-	dvec3 tu = dvec3(jac[j + 3u], jac[j + 4u], jac[j + 5u]);
-	dvec3 sa = dvec3(jac[j + 6u], jac[j + 7u], jac[j + 8u]);
-	dvec3 sb = dvec3(jac[j + 9u], jac[j + 10u], jac[j + 11u]);
+	dvec3 n = jacVec(k, JAC_N);
+	dvec3 tu = jacVec(k, JAC_U);
+	dvec3 sa = jacVec(k, JAC_SA);
+	dvec3 sb = jacVec(k, JAC_SB);
 	precise dvec3 uv = contactRow(n, tu, sa, sb, dvec3(dv[oa], dv[oa + 1u], dv[oa + 2u]), dvec3(dv[oa + 3u], dv[oa + 4u], dv[oa + 5u]),
 		dvec3(dv[ob], dv[ob + 1u], dv[ob + 2u]), dvec3(dv[ob + 3u], dv[ob + 4u], dv[ob + 5u]));
 	double u[3];

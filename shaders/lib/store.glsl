@@ -19,11 +19,14 @@
 #define STORE_GLSL
 #ifdef STORE_F32
 #define STORE float
+#define STORE_LOG2 2
 #define ROUND(v) double(float(v))
 #else
 #define STORE double
+#define STORE_LOG2 3
 #define ROUND(v) (v)
 #endif
 #define ROUND3(v) dvec3(ROUND((v).x), ROUND((v).y), ROUND((v).z))
 #define JAC_ELEM STORE
+#define JAC_LOG2 STORE_LOG2
 #endif

@@ -40,6 +40,7 @@ const (
 	opDecorate            = 71
 	opMemberDecorate      = 72
 	opExecutionModeId     = 331
+	decSpecID             = 1
 	decBlock              = 2
 	decBufferBlock        = 3
 	decArrayStride        = 6
@@ -67,6 +68,23 @@ const (
 // push constants, so that a recorded command buffer runs again with
 // other arguments written into the buffer (gpu's cmdcache.go).
 const ArgsBinding = 31
+
+// Windows: a buffer larger than a device's maxStorageBufferRange is bound
+// in windows, each a range of at most 2^WindowSpecID's value bytes of the
+// same buffer (shaders/lib/window.glsl). Window w (1 ≤ w < Windows) of
+// the buffer at binding B of set 0 is at binding WindowBase + Windows·B +
+// w (WindowBinding); window 0 is binding B itself. A module with windows
+// takes the log2 of a window's bytes in the specialization constant
+// WindowSpecID. Reflect folds the windows into their binding
+// (Binding.Windows).
+const (
+	WindowBase   = 32
+	Windows      = 4
+	WindowSpecID = 31
+)
+
+// WindowBinding is the binding of window w of binding b (Windows).
+func WindowBinding(b, w uint32) uint32 { return WindowBase + Windows*b + w }
 
 // Kind is the descriptor type of a binding.
 type Kind int
@@ -96,6 +114,9 @@ type Binding struct {
 	// on every member of its block). WriteOnly: it never reads it
 	// (NonReadable).
 	ReadOnly, WriteOnly bool
+	// Windows are the bindings of windows 1 to Windows−1 of a buffer bound
+	// in windows (WindowBinding), in order; none for a buffer bound whole.
+	Windows []uint32
 }
 
 // Reflection is what a compute pipeline needs to know about a module.
@@ -320,7 +341,66 @@ func Reflect(code []byte) (*Reflection, error) {
 			return nil, fmt.Errorf("spirv: two variables at set %d, binding %d", a.Set, a.Binding)
 		}
 	}
+	if err := m.foldWindows(&r); err != nil {
+		return nil, err
+	}
 	return &r, nil
+}
+
+// foldWindows moves the bindings from WindowBase on into the Windows of
+// the binding they are windows of, and checks that each windowed binding
+// has all its windows, alike in kind and access, and that the module
+// takes the window's size (the specialization constant WindowSpecID).
+func (m *module) foldWindows(r *Reflection) error {
+	var kept []Binding
+	windows := map[uint32][]Binding{} // by the binding they are windows of
+	for _, b := range r.Bindings {
+		if b.Set != 0 || b.Binding < WindowBase {
+			kept = append(kept, b)
+			continue
+		}
+		of, w := (b.Binding-WindowBase)/Windows, (b.Binding-WindowBase)%Windows
+		if w == 0 {
+			return fmt.Errorf("spirv: binding %d is not a window (window w of binding B is at %d + %d·B + w, 1 ≤ w < %d)", b.Binding, WindowBase, Windows, Windows)
+		}
+		windows[of] = append(windows[of], b)
+	}
+	if len(windows) == 0 {
+		return nil
+	}
+	spec := false
+	for _, ds := range m.decos {
+		for _, d := range ds {
+			if d.kind == decSpecID && len(d.args) > 0 && d.args[0] == WindowSpecID {
+				spec = true
+			}
+		}
+	}
+	if !spec {
+		return fmt.Errorf("spirv: the module binds buffers in windows but has no specialization constant %d (the window's size)", WindowSpecID)
+	}
+	for i := range kept {
+		b := &kept[i]
+		ws, ok := windows[b.Binding]
+		if b.Set != 0 || !ok {
+			continue
+		}
+		delete(windows, b.Binding)
+		if len(ws) != Windows-1 {
+			return fmt.Errorf("spirv: binding %d has %d windows, want %d", b.Binding, len(ws), Windows-1)
+		}
+		for _, w := range ws {
+			if w.Kind != b.Kind || w.ReadOnly != b.ReadOnly || w.WriteOnly != b.WriteOnly {
+				return fmt.Errorf("spirv: window at binding %d differs from binding %d in kind or access", w.Binding, b.Binding)
+			}
+			b.Windows = append(b.Windows, w.Binding)
+		}
+	}
+	for of, ws := range windows {
+		return fmt.Errorf("spirv: binding %d is a window of binding %d, which the module does not have", ws[0].Binding, of)
+	}
+	r.Bindings = kept
+	return nil
 }
 
 func errShort(in instr) error {

@@ -1,0 +1,68 @@
+//go:build linux && cgo && (amd64 || arm64)
+
+package gpu
+
+import (
+	"fmt"
+
+	"github.com/gpusim/gpusim/shaders"
+)
+
+// SetWindowLog2 sets the size of the windows that the kernels built from
+// now on bind (2^log2 bytes, at most the device's maxStorageBufferRange):
+// for tests, which bind small buffers in windows this way.
+func (d *Device) SetWindowLog2(log2 uint32) {
+	if log2 < minWindowLog2 || log2 > windowLog2For(d.Info.MaxStorageBufferRange) {
+		panic(fmt.Sprintf("gpu: SetWindowLog2(%d): want %d to %d for %s", log2, minWindowLog2, windowLog2For(d.Info.MaxStorageBufferRange), d.Info.Name))
+	}
+	d.windowLog2 = log2
+}
+
+// windowed reports whether module m binds a buffer in windows.
+func windowed(m shaders.Module) bool {
+	for _, b := range m.Bindings {
+		if len(b.Windows) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// maxBytes is the largest size b may take: windows·2^windowLog2 for a
+// buffer bound in windows, maxStorageBufferRange for others, and no
+// limit for the staging buffer (never bound).
+func (b *Buffer) maxBytes() int64 {
+	switch {
+	case b.staging:
+		return 1<<63 - 1
+	case b.windowed:
+		return windows << b.d.windowLog2
+	}
+	return int64(b.d.Info.MaxStorageBufferRange)
+}
+
+// tooLarge is the error for a buffer of size bytes past b.maxBytes().
+func (b *Buffer) tooLarge(size int64) error {
+	if b.windowed {
+		return fmt.Errorf("gpu: buffer of %d bytes exceeds its %d windows of %d bytes (the device's maxStorageBufferRange is %d bytes)",
+			size, windows, int64(1)<<b.d.windowLog2, b.d.Info.MaxStorageBufferRange)
+	}
+	return fmt.Errorf("gpu: buffer of %d bytes exceeds the device's maxStorageBufferRange (%d bytes)", size, b.d.Info.MaxStorageBufferRange)
+}
+
+// appendWindows appends to offs and rngs the ranges of the binding bd as
+// windows of 2^log2 bytes: window w from w·2^log2, at most 2^log2 long;
+// a window past the binding's end binds its first window again (no kernel
+// reads it).
+func appendWindows(offs, rngs []uint64, bd binding, log2 uint32) ([]uint64, []uint64) {
+	size := uint64(1) << log2
+	for w := range uint64(windows) {
+		off := w * size
+		if off >= bd.rng {
+			off = 0
+		}
+		offs = append(offs, uint64(off))
+		rngs = append(rngs, uint64(min(size, bd.rng-off)))
+	}
+	return offs, rngs
+}
