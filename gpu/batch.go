@@ -216,6 +216,12 @@ func (b *Batch) Dispatch(k *Kernel, groups [3]uint32, args shaders.Args, bufs ..
 			panic(fmt.Sprintf("gpu: Dispatch %s: buffer %d is nil, of another device or not a storage buffer", k.m.Name, i))
 		}
 		buf.live()
+	}
+	k, err := k.forBuffers(bufs)
+	if err != nil {
+		return err
+	}
+	for i, buf := range bufs {
 		if err := k.bindable(i, buf); err != nil {
 			return err
 		}

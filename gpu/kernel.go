@@ -33,11 +33,15 @@ type Kernel struct {
 	bindings []uint32
 	types    []uint32
 	// readOnly and windowed describe each of the module's bindings, a
-	// Dispatch's buffers; windowLog2 is the log2 of the windows' size.
-	readOnly   []bool
-	windowed   []bool
-	windowLog2 uint32
-	key        string // d.kernels' key: the name, and the specialization
+	// Dispatch's buffers; a kernel with windowed bindings is specialised
+	// by the log2 of the windows' size and the windows its buffers reach
+	// (window_bind.go; windowsUsed is 0 for a kernel without them).
+	readOnly    []bool
+	windowed    []bool
+	windowLog2  uint32
+	windowsUsed uint32
+	spec        []uint32 // the caller's specialization constants
+	key         string   // d.kernels' key: the name, and the specialization
 }
 
 // Kernel returns the kernel of module m, building it on first use.
@@ -50,13 +54,19 @@ func (d *Device) Kernel(m shaders.Module) (*Kernel, error) {
 // on first use. A failed build is remembered: asking again returns the
 // same error without building again (a driver may take seconds to fail).
 func (d *Device) KernelSpec(m shaders.Module, spec []uint32) (*Kernel, error) {
+	return d.kernel(m, spec, 1)
+}
+
+// kernel is KernelSpec for buffers bound in windows that reach used
+// windows (1 for a module without windows).
+func (d *Device) kernel(m shaders.Module, spec []uint32, used uint32) (*Kernel, error) {
 	d.usable()
 	key := m.Name
 	if len(spec) > 0 {
 		key = fmt.Sprint(m.Name, spec)
 	}
 	if windowed(m) {
-		key = fmt.Sprintf("%s windows %d", key, d.windowLog2)
+		key = fmt.Sprintf("%s windows %d of 2^%d", key, used, d.windowLog2)
 	}
 	if k, ok := d.kernels[key]; ok {
 		if k.m.SPIRV != m.SPIRV {
@@ -67,7 +77,7 @@ func (d *Device) KernelSpec(m shaders.Module, spec []uint32) (*Kernel, error) {
 	if err, ok := d.kernelErrs[key]; ok {
 		return nil, err
 	}
-	k, err := d.buildKernel(m, spec)
+	k, err := d.buildKernel(m, spec, used)
 	if err != nil {
 		if d.kernelErrs == nil {
 			d.kernelErrs = map[string]error{}
@@ -82,17 +92,18 @@ func (d *Device) KernelSpec(m shaders.Module, spec []uint32) (*Kernel, error) {
 }
 
 // buildKernel makes the pipeline of module m specialised by spec.
-func (d *Device) buildKernel(m shaders.Module, spec []uint32) (*Kernel, error) {
-	if len(spec) > 7 {
-		return nil, fmt.Errorf("gpu: kernel %s: %d specialization constants (at most 7)", m.Name, len(spec))
+func (d *Device) buildKernel(m shaders.Module, spec []uint32, used uint32) (*Kernel, error) {
+	if len(spec) > 6 {
+		return nil, fmt.Errorf("gpu: kernel %s: %d specialization constants (at most 6)", m.Name, len(spec))
 	}
-	ids := make([]uint32, len(spec), len(spec)+1)
+	caller := spec
+	ids := make([]uint32, len(spec), len(spec)+2)
 	for i := range ids {
 		ids[i] = uint32(i)
 	}
 	if windowed(m) {
-		ids = append(ids, shaders.WindowSpecID)
-		spec = append(spec[:len(spec):len(spec)], d.windowLog2)
+		ids = append(ids, shaders.WindowSpecID, shaders.WindowsUsedSpecID)
+		spec = append(spec[:len(spec):len(spec)], d.windowLog2, used)
 	}
 	ls := m.LocalSize
 	lim := d.Info
@@ -109,7 +120,10 @@ func (d *Device) buildKernel(m shaders.Module, spec []uint32) (*Kernel, error) {
 	if len(m.SPIRV) == 0 || len(m.SPIRV)%4 != 0 {
 		return nil, fmt.Errorf("gpu: kernel %s: SPIR-V of %d bytes", m.Name, len(m.SPIRV))
 	}
-	k := &Kernel{d: d, m: m, windowLog2: d.windowLog2}
+	k := &Kernel{d: d, m: m, spec: caller}
+	if windowed(m) {
+		k.windowLog2, k.windowsUsed = d.windowLog2, used
+	}
 	for _, b := range m.Bindings {
 		t := uint32(descStorageBuffer)
 		if b.Kind == shaders.UniformBuffer {

@@ -18,6 +18,27 @@ func (d *Device) SetWindowLog2(log2 uint32) {
 	d.windowLog2 = log2
 }
 
+// forBuffers returns the kernel of k's module and specialization for the
+// windows that bufs reach at their bindings in windows (k itself when
+// they reach k's, or when it has none), building it on first use.
+func (k *Kernel) forBuffers(bufs []*Buffer) (*Kernel, error) {
+	if k.windowsUsed == 0 {
+		return k, nil
+	}
+	d := k.d
+	used := uint32(1)
+	for i, buf := range bufs {
+		if k.windowed[i] {
+			n := (int64(buf.binding().rng) + (1 << d.windowLog2) - 1) >> d.windowLog2
+			used = max(used, uint32(min(n, windows)))
+		}
+	}
+	if used == k.windowsUsed && k.windowLog2 == d.windowLog2 {
+		return k, nil
+	}
+	return d.kernel(k.m, k.spec, used)
+}
+
 // windowed reports whether module m binds a buffer in windows.
 func windowed(m shaders.Module) bool {
 	for _, b := range m.Bindings {

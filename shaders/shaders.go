@@ -36,10 +36,14 @@ type Args interface {
 	AppendPush(b []byte) []byte
 }
 
-// WindowSpecID is the specialization constant that takes the log2 of a
-// window's bytes in a module that binds buffers in windows
+// WindowSpecID and WindowsUsedSpecID are the specialization constants
+// that take the log2 of a window's bytes and the number of windows its
+// buffers reach, in a module that binds buffers in windows
 // (lib/window.glsl, Binding's Windows).
-const WindowSpecID = spirv.WindowSpecID
+const (
+	WindowSpecID      = spirv.WindowSpecID
+	WindowsUsedSpecID = spirv.WindowsUsedSpecID
+)
 
 // Binding is one descriptor of set 0.
 type Binding struct {

@@ -9,6 +9,12 @@
 // so the array may take 4W bytes. Windows past the buffer's end are bound
 // to its start and never read.
 //
+// A kernel is also specialised by the number of windows its buffers
+// reach, WINDOWS_USED (1 to 4, gpu/window_bind.go): with one, NAME_at
+// and NAME_set index window 0 directly and the driver drops the other
+// branches, so a buffer within the device's range costs what a plain
+// array does.
+//
 // Window w of binding B is at binding WINDOW_BINDING(B, w) (32 + 4B + w,
 // shaders/internal/spirv's WindowBinding); window 0 is B itself. The
 // includer declares an array NAME at binding B with
@@ -23,6 +29,7 @@
 #ifndef WINDOW_GLSL
 #define WINDOW_GLSL
 layout(constant_id = 31) const uint WINDOW_LOG2 = 31u;
+layout(constant_id = 30) const uint WINDOWS_USED = 4u;
 #define WINDOW_BINDING(B, W) (32 + 4 * (B) + (W))
 #define WINDOW_DECLARE(B, Q, T, NAME) \
 	layout(std430, set = 0, binding = B) Q buffer NAME##_W0 { T NAME##_0[]; }; \
@@ -31,6 +38,7 @@ layout(constant_id = 31) const uint WINDOW_LOG2 = 31u;
 	layout(std430, set = 0, binding = WINDOW_BINDING(B, 3)) Q buffer NAME##_W3 { T NAME##_3[]; };
 #define WINDOW_GET(T, L, NAME) \
 	T NAME##_at(uint i) { \
+		if (WINDOWS_USED == 1u) { return NAME##_0[i]; } \
 		uint s = WINDOW_LOG2 - uint(L); \
 		uint w = i >> s; \
 		uint l = i & ((1u << s) - 1u); \
@@ -41,6 +49,7 @@ layout(constant_id = 31) const uint WINDOW_LOG2 = 31u;
 	}
 #define WINDOW_SET(T, L, NAME) \
 	void NAME##_set(uint i, T v) { \
+		if (WINDOWS_USED == 1u) { NAME##_0[i] = v; return; } \
 		uint s = WINDOW_LOG2 - uint(L); \
 		uint w = i >> s; \
 		uint l = i & ((1u << s) - 1u); \

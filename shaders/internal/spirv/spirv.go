@@ -75,12 +75,14 @@ const ArgsBinding = 31
 // the buffer at binding B of set 0 is at binding WindowBase + Windows·B +
 // w (WindowBinding); window 0 is binding B itself. A module with windows
 // takes the log2 of a window's bytes in the specialization constant
-// WindowSpecID. Reflect folds the windows into their binding
+// WindowSpecID, and the number of windows its buffers reach in
+// WindowsUsedSpecID. Reflect folds the windows into their binding
 // (Binding.Windows).
 const (
-	WindowBase   = 32
-	Windows      = 4
-	WindowSpecID = 31
+	WindowBase        = 32
+	Windows           = 4
+	WindowSpecID      = 31
+	WindowsUsedSpecID = 30
 )
 
 // WindowBinding is the binding of window w of binding b (Windows).
@@ -368,16 +370,16 @@ func (m *module) foldWindows(r *Reflection) error {
 	if len(windows) == 0 {
 		return nil
 	}
-	spec := false
+	spec := map[uint32]bool{}
 	for _, ds := range m.decos {
 		for _, d := range ds {
-			if d.kind == decSpecID && len(d.args) > 0 && d.args[0] == WindowSpecID {
-				spec = true
+			if d.kind == decSpecID && len(d.args) > 0 {
+				spec[d.args[0]] = true
 			}
 		}
 	}
-	if !spec {
-		return fmt.Errorf("spirv: the module binds buffers in windows but has no specialization constant %d (the window's size)", WindowSpecID)
+	if !spec[WindowSpecID] || !spec[WindowsUsedSpecID] {
+		return fmt.Errorf("spirv: the module binds buffers in windows but lacks the specialization constants %d and %d (the window's size, the windows used)", WindowSpecID, WindowsUsedSpecID)
 	}
 	for i := range kept {
 		b := &kept[i]
