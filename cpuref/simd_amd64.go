@@ -301,3 +301,54 @@ func (b *Backend) bodyImpulses4(dv, x []float64, lo, hi int) {
 	}
 	archsimd.ClearAVXUpperBits()
 }
+
+// Lane orders of contactRows4's transpose: from the products P = n·V and
+// Q = u·V, (P0, Q0, P1, Q1) and (P2, Q2, ·, ·); then with R = w·V the
+// columns (P0, Q0, R0), (P1, Q1, R1) and (P2, Q2, R2) in lanes 0–2.
+var (
+	pq01 = [4]uint64{0, 4, 1, 5}
+	pq2  = [4]uint64{2, 6, 2, 6}
+	col0 = [4]uint64{0, 1, 4, 3}
+	col1 = [4]uint64{2, 3, 5, 3}
+	col2 = [4]uint64{0, 1, 6, 3}
+	wyzx = [4]uint64{1, 2, 3, 0} // ω from a body's v[6i+2:6i+6]
+)
+
+// contactRows4 is contactRows for the contacts [lo, hi) with out's
+// length at least 3(hi−lo)+1: each contact's 3-vectors in lanes 0–2 of a
+// Float64x4, the cross products ω × s and n × u as bodyImpulses4 takes
+// them, V = (v_B − v_A) + (b − a) lane by lane, and the three dot
+// products as the sums of the columns of (n·V, u·V, w·V), left to right:
+// contactRows' operations in each lane, so its values
+// (TestStepSIMDBits). A contact's row is stored as four lanes, the last
+// overwritten by the next contact's.
+func contactRows4(jac []float64, a, b []int32, v, out []float64, lo, hi int) {
+	pYZX, pSB, pSBr := archsimd.LoadUint64x4(&yzx), archsimd.LoadUint64x4(&sB), archsimd.LoadUint64x4(&sBr)
+	pW := archsimd.LoadUint64x4(&wyzx)
+	p01, p2 := archsimd.LoadUint64x4(&pq01), archsimd.LoadUint64x4(&pq2)
+	c0, c1, c2 := archsimd.LoadUint64x4(&col0), archsimd.LoadUint64x4(&col1), archsimd.LoadUint64x4(&col2)
+	for k := lo; k < hi; k++ {
+		j := (*[12]float64)(jac[12*k : 12*k+12])
+		ia, ib := 6*int(a[k]), 6*int(b[k])
+		n := archsimd.LoadFloat64x4((*[4]float64)(j[0:4]))
+		u := archsimd.LoadFloat64x4((*[4]float64)(j[3:7]))
+		sa := archsimd.LoadFloat64x4((*[4]float64)(j[6:10]))
+		t := archsimd.LoadFloat64x4((*[4]float64)(j[8:12]))
+		sb, sbr := t.Permute(pSB), t.Permute(pSBr)
+		la := archsimd.LoadFloat64x4((*[4]float64)(v[ia : ia+4]))
+		wa := archsimd.LoadFloat64x4((*[4]float64)(v[ia+2 : ia+6])).Permute(pW)
+		lb := archsimd.LoadFloat64x4((*[4]float64)(v[ib : ib+4]))
+		wb := archsimd.LoadFloat64x4((*[4]float64)(v[ib+2 : ib+6])).Permute(pW)
+		// ω_A × s_A and ω_B × s_B
+		ca := wa.Mul(sa.Permute(pYZX)).Sub(wa.Permute(pYZX).Mul(sa)).Permute(pYZX)
+		cb := wb.Mul(sbr).Sub(wb.Permute(pYZX).Mul(sb)).Permute(pYZX)
+		vel := lb.Sub(la).Add(cb.Sub(ca))
+		w := n.Mul(u.Permute(pYZX)).Sub(n.Permute(pYZX).Mul(u)).Permute(pYZX)
+		p, q, r := n.Mul(vel), u.Mul(vel), w.Mul(vel)
+		x01, x2 := p.ConcatPermute(q, p01), p.ConcatPermute(q, p2)
+		o := x01.ConcatPermute(r, c0).Add(x01.ConcatPermute(r, c1)).Add(x2.ConcatPermute(r, c2))
+		m := 3 * (k - lo)
+		o.Store((*[4]float64)(out[m : m+4]))
+	}
+	archsimd.ClearAVXUpperBits()
+}

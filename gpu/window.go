@@ -7,8 +7,11 @@ import "math/bits"
 // buffer as windows-many ranges of it, 2^windowLog2 bytes apart and at
 // most that long, so that a buffer may hold up to windows·2^windowLog2
 // bytes whatever the device's maxStorageBufferRange. The kernels find
-// element i in window i >> (windowLog2 − log2 of its size), from the
-// specialization constant shaders.WindowSpecID that buildKernel sets.
+// element i in window i >> (windowLog2 − log2 of its size): buildKernel
+// sets windowLog2 in the specialization constant shaders.WindowSpecID,
+// and the number of windows the buffers reach in WindowsUsedSpecID, so
+// that Dispatch takes the kernel specialised for one window (no branch
+// among windows) while the buffers fit one (Kernel.forBuffers).
 // The Jacobian's rows (96 B per contact) and the collider's pair normals
 // (32 B per pair slot) are bound so (Buffer.windowed); every other buffer
 // is bound whole, at most maxStorageBufferRange bytes.
