@@ -152,12 +152,6 @@ func (b *Backend) worldVelocities(_, lo, hi int) {
 // velocities sets out[3(k−lo):3(k−lo)+3] = D_kᵀ v for the contacts k in
 // [lo, hi) and the 6-per-body velocity vector v (contactRows).
 func (b *Backend) velocities(lo, hi int, v []float64, out []float64) {
-	if useSIMD && hi-lo > 1 {
-		// The last contact's row in scalar code: contactRows4 stores four
-		// lanes.
-		contactRows4(b.jac, b.con.A, b.con.B, v, out, lo, hi-1)
-		out, lo = out[3*(hi-1-lo):], hi-1
-	}
 	contactRows(b.jac, b.con.A, b.con.B, v, out, lo, hi)
 }
 

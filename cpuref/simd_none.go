@@ -17,7 +17,3 @@ func (b *Backend) bodyImpulses4(_, _ []float64, _, _ int) {
 func trial8(_ *apgdWork, _, _ []float64, _ bool, lo, _ int) int { return lo }
 
 func residual8(_ *apgdWork, _, _, _ []float64, k0, _ int) int { return k0 }
-
-func contactRows4(_ []float64, _, _ []int32, _, _ []float64, _, _ int) {
-	panic("cpuref: no vector loops in this build")
-}
