@@ -57,7 +57,7 @@ rc=0
 if part tests; then
 echo "== parity and conformance tests" >&2
 (cd gpu && GPUSIM_REQUIRE_VULKAN=1 "$GPU_TEST" -test.v -test.timeout 20m \
-	-test.run 'TestNarrowRowsBuild|TestCollideMatchesCPU|TestCollideNarrow|TestKernelCollideScan|TestSolversMatchCPU|TestEngineConformance|TestDeviceAPGD$|TestDeviceAPGDMixed|TestSceneStepMixed|TestMemoryLimit|TestJointsMatchCPU|TestCollideDeviceExcluded|TestKinematicSceneStep|TestCompoundSceneStep|TestKernelColours|TestCheckStateMatchesHost|TestKeepState|TestReuseVecReleasesReplaced|TestDeviceGS|TestBufferGrow|TestCollideDeviceSubmits|TestDevicePCG|TestCachedBatch|TestStepsReuseCommandBuffers|TestChangingContactsReuseCommandBuffers') \
+	-test.run 'TestNarrowRowsBuild|TestCollideMatchesCPU|TestCollideNarrow|TestKernelCollideScan|TestSolversMatchCPU|TestEngineConformance|TestDeviceAPGD$|TestDeviceAPGDMixed|TestSceneStepMixed|TestMemoryLimit|TestJointsMatchCPU|TestCollideDeviceExcluded|TestKinematicSceneStep|TestCompoundSceneStep|TestKernelColours|TestCheckStateMatchesHost|TestKeepState|TestReuseVecReleasesReplaced|TestDeviceGS|TestBufferGrow|TestCollideDeviceSubmits|TestDevicePCG|TestCachedBatch|TestStepsReuseCommandBuffers|TestChangingContactsReuseCommandBuffers|TestCollideDeviceWindows') \
 	>"$OUT/tests.log" 2>&1 || { rc=1; echo "gpu-bench: tests failed: $OUT/tests.log" >&2; }
 grep -E '^(--- |ok|FAIL)' "$OUT/tests.log" | grep -v '^    ' >&2
 fi

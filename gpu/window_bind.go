@@ -8,12 +8,12 @@ import (
 	"github.com/gpusim/gpusim/shaders"
 )
 
-// SetWindowLog2 sets the size of the windows that kernels bind from now
+// setWindowLog2 sets the size of the windows that kernels bind from now
 // on (2^log2 bytes, at most the device's maxStorageBufferRange): for
 // tests, which bind small buffers in windows this way.
-func (d *Device) SetWindowLog2(log2 uint32) {
+func (d *Device) setWindowLog2(log2 uint32) {
 	if log2 < minWindowLog2 || log2 > windowLog2For(d.Info.MaxStorageBufferRange) {
-		panic(fmt.Sprintf("gpu: SetWindowLog2(%d): want %d to %d for %s", log2, minWindowLog2, windowLog2For(d.Info.MaxStorageBufferRange), d.Info.Name))
+		panic(fmt.Sprintf("gpu: setWindowLog2(%d): want %d to %d for %s", log2, minWindowLog2, windowLog2For(d.Info.MaxStorageBufferRange), d.Info.Name))
 	}
 	d.windowLog2 = log2
 }

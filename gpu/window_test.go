@@ -27,10 +27,10 @@ func TestEngineConformanceSmallLimits(t *testing.T) {
 		return newTestBackendOn(t, d)
 	})
 	t.Run("Kernels", func(t *testing.T) {
-		d.SetWindowLog2(14)
+		d.setWindowLog2(14)
 		enginetest.Kernels(t, impl)
 	})
-	d.SetWindowLog2(17)
+	d.setWindowLog2(17)
 	t.Run("Solvers", func(t *testing.T) { enginetest.Solvers(t, impl) })
 	t.Run("Mixed", func(t *testing.T) { enginetest.Mixed(t, impl) })
 }
@@ -44,7 +44,7 @@ func TestCollideDeviceWindows(t *testing.T) {
 	requireUnfusedGo(t)
 	d := openFresh(t, Options{})
 	const log2 = 13
-	d.SetWindowLog2(log2)
+	d.setWindowLog2(log2)
 	m := &engine.Model{Materials: []engine.Material{{Name: "a", Friction: 0.3}}, Gravity: mgl64.Vec3{0, 0, -9.81}}
 	add := func(s engine.Shape, pos mgl64.Vec3, rot mgl64.Quat) {
 		b := engine.Body{Shape: s, Pos: pos, Rot: rot}
