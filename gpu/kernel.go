@@ -120,7 +120,7 @@ func (d *Device) buildKernel(m shaders.Module, spec []uint32, used uint32) (*Ker
 	if len(m.SPIRV) == 0 || len(m.SPIRV)%4 != 0 {
 		return nil, fmt.Errorf("gpu: kernel %s: SPIR-V of %d bytes", m.Name, len(m.SPIRV))
 	}
-	k := &Kernel{d: d, m: m, spec: caller}
+	k := &Kernel{d: d, m: m, spec: append([]uint32(nil), caller...)}
 	if windowed(m) {
 		k.windowLog2, k.windowsUsed = d.windowLog2, used
 	}
