@@ -223,6 +223,45 @@ func mostBodies(rng uint32) int64 {
 	return most
 }
 
+// MostBodies returns the largest bed of spheres (float64, one material,
+// no loads, a run's guard: Footprint{Guard: true}) that checkHeap lets a
+// device described by info take: by its binding range (mostBodies: the
+// buffers bound whole within it, the Jacobian and the pair normals within
+// their windows) and by its largest device-local heap (EstimateBytes at
+// heapContactsPerBody contacts per body). A limit info does not state is
+// returned as −1.
+func MostBodies(info DeviceInfo) (byRange, byMemory int64) {
+	byRange, byMemory = -1, -1
+	if r := info.MaxStorageBufferRange; r > 0 {
+		byRange = mostBodies(r)
+	}
+	var heap int64
+	for _, h := range info.Heaps {
+		if h.DeviceLocal {
+			heap = max(heap, int64(min(h.Size, 1<<62)))
+		}
+	}
+	if heap > 0 {
+		// EstimateBytes grows with the bodies: the last count within the
+		// heap, by bisection.
+		f := Footprint{Guard: true}
+		fits := func(n int64) bool { return EstimateBytes(int(n), heapContactsPerBody*int(n), f) <= heap }
+		lo, hi := int64(0), int64(1)
+		for fits(hi) {
+			lo, hi = hi, 2*hi
+		}
+		for hi-lo > 1 {
+			if m := (lo + hi) / 2; fits(m) {
+				lo = m
+			} else {
+				hi = m
+			}
+		}
+		byMemory = lo
+	}
+	return byRange, byMemory
+}
+
 // heapContactsPerBody is the contacts per body checkHeap assumes: a
 // settled bed of spheres has about 3 (docs/bench-gpu.md: 2.98 per body at
 // 1 000 000).

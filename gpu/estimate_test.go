@@ -87,3 +87,25 @@ func TestCheckHeap(t *testing.T) {
 		t.Fatalf("1 864 136 bodies in a 192 MiB range: %v, want ErrOutOfMemory naming the Jacobian's windows and the largest model", err)
 	}
 }
+
+// MostBodies: the largest bed checkHeap takes, by the binding range and by
+// the heap: one body more is refused.
+func TestMostBodies(t *testing.T) {
+	info := DeviceInfo{Name: "small", MaxStorageBufferRange: 1 << 27, Heaps: []MemoryHeap{{Size: 1 << 30, DeviceLocal: true}}}
+	byRange, byMemory := MostBodies(info)
+	if byRange != 1_864_113 {
+		t.Errorf("by range: %d bodies, want 1 864 113 (TestCheckHeap)", byRange)
+	}
+	if byMemory <= 0 || byMemory >= byRange {
+		t.Fatalf("by memory: %d bodies in 1 GiB, want fewer than by range", byMemory)
+	}
+	if err := checkHeap(int(byMemory), info, Footprint{}); err != nil {
+		t.Errorf("%d bodies: %v", byMemory, err)
+	}
+	if err := checkHeap(int(byMemory)+1, info, Footprint{}); !errors.Is(err, ErrOutOfMemory) {
+		t.Errorf("%d bodies: %v, want ErrOutOfMemory", byMemory+1, err)
+	}
+	if r, m := MostBodies(DeviceInfo{}); r != -1 || m != -1 {
+		t.Errorf("no limits stated: %d, %d, want −1, −1", r, m)
+	}
+}

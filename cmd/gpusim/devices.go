@@ -94,6 +94,8 @@ func writeDevice(w io.Writer, d gpu.DeviceInfo) {
 		d.MaxWorkgroupSize[0], d.MaxWorkgroupSize[1], d.MaxWorkgroupSize[2], d.MaxWorkgroupInvocations, bytesString(uint64(d.MaxSharedMemory)))
 	fmt.Fprintf(w, "   workgroup count   max %d×%d×%d\n", d.MaxWorkgroupCount[0], d.MaxWorkgroupCount[1], d.MaxWorkgroupCount[2])
 	fmt.Fprintf(w, "   storage buffer    max range %s; push constants %d B\n", bytesString(uint64(d.MaxStorageBufferRange)), d.MaxPushConstants)
+	byRange, byMemory := gpu.MostBodies(d)
+	fmt.Fprintf(w, "   largest bed       %s spheres by the binding range, %s by memory (gpu.MostBodies)\n", count(byRange), count(byMemory))
 	ts := "no"
 	if d.Timestamps {
 		ts = fmt.Sprintf("yes (tick %g ns)", d.TimestampPeriod)
@@ -113,4 +115,13 @@ func bytesString(n uint64) string {
 		u++
 	}
 	return fmt.Sprintf("%.4g %ciB", v, "KMGT"[u-1])
+}
+
+// count formats a body count, or "no limit" for −1 (a limit the device
+// does not state).
+func count(n int64) string {
+	if n < 0 {
+		return "no limit"
+	}
+	return fmt.Sprint(n)
 }

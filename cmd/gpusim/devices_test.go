@@ -31,7 +31,7 @@ func TestDevicesLists(t *testing.T) {
 			t.Errorf("output does not list %s:\n%s", d.Name, out)
 		}
 	}
-	for _, field := range []string{"memory", "float64", "subgroup size", "max size", "max range", "timestamps"} {
+	for _, field := range []string{"memory", "float64", "subgroup size", "max size", "max range", "largest bed", "timestamps"} {
 		if !strings.Contains(out, field) {
 			t.Errorf("output lacks %q:\n%s", field, out)
 		}
