@@ -4,12 +4,14 @@ package gpu
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
 
 	"github.com/gpusim/gpusim/engine"
 	"github.com/gpusim/gpusim/engine/enginetest"
+	"github.com/gpusim/gpusim/shaders"
 )
 
 // TestEngineConformanceSmallLimits runs the conformance suite on a device
@@ -72,5 +74,42 @@ func TestCollideDeviceWindows(t *testing.T) {
 	}
 	if tw.nc == 0 || 32*last < 1<<log2 {
 		t.Fatalf("%d contacts, the last pair normal in slot %d: none past the first window", tw.nc, last)
+	}
+}
+
+// A buffer bound in windows takes up to four windows and no more; a
+// kernel that binds a buffer whole refuses one past the device's range
+// with an error, not an invalid descriptor.
+func TestWindowedBufferLimits(t *testing.T) {
+	d := openFresh(t, Options{})
+	const log2 = 12
+	d.setWindowLog2(log2)
+	b, err := d.newBuffer(3<<log2, Buffer{windowed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Grow(4 << log2); err != nil {
+		t.Fatalf("four windows: %v", err)
+	}
+	if err := b.Grow(4<<log2 + 8); err == nil || !strings.Contains(err.Error(), "exceeds its 4 windows of 4096 bytes") {
+		t.Fatalf("past four windows: %v, want an error naming the windows", err)
+	}
+	if _, err := d.newBuffer(4<<log2+8, Buffer{windowed: true}); err == nil {
+		t.Fatal("a new buffer past four windows was made")
+	}
+	// A device whose range is two windows: the windowed buffer of four
+	// binds in windows, not whole.
+	d.Info.MaxStorageBufferRange = 2 << log2
+	fill := kernel(t, d, shaders.Fill)
+	x := newBatch(t, d)
+	if err := x.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	err = x.Dispatch(fill, [3]uint32{1, 1, 1}, shaders.FillArgs{V: 1, N: 8}, b)
+	if err == nil || !strings.Contains(err.Error(), "the kernel binds it whole") {
+		t.Fatalf("fill of a %d-byte buffer in a %d-byte range: %v, want an error", b.Size(), d.Info.MaxStorageBufferRange, err)
+	}
+	if err := x.Submit(); err != nil {
+		t.Fatal(err)
 	}
 }
