@@ -62,13 +62,16 @@ func (b *Buffer) maxBytes() int64 {
 	return int64(b.d.Info.MaxStorageBufferRange)
 }
 
-// tooLarge is the error for a buffer of size bytes past b.maxBytes().
+// tooLarge is the error for a buffer of size bytes past b.maxBytes(): an
+// ErrOutOfMemory, so that --backend auto takes the CPU path for a model
+// that needs it at load.
 func (b *Buffer) tooLarge(size int64) error {
 	if b.windowed {
-		return fmt.Errorf("gpu: buffer of %d bytes exceeds its %d windows of %d bytes (the device's maxStorageBufferRange is %d bytes)",
-			size, windows, int64(1)<<b.d.windowLog2, b.d.Info.MaxStorageBufferRange)
+		return fmt.Errorf("gpu: buffer of %d bytes exceeds its %d windows of %d bytes (the device's maxStorageBufferRange is %d bytes): %w (use --backend cpu)",
+			size, windows, int64(1)<<b.d.windowLog2, b.d.Info.MaxStorageBufferRange, ErrOutOfMemory)
 	}
-	return fmt.Errorf("gpu: buffer of %d bytes exceeds the device's maxStorageBufferRange (%d bytes)", size, b.d.Info.MaxStorageBufferRange)
+	return fmt.Errorf("gpu: buffer of %d bytes exceeds the device's maxStorageBufferRange (%d bytes): %w (use --backend cpu)",
+		size, b.d.Info.MaxStorageBufferRange, ErrOutOfMemory)
 }
 
 // appendWindows appends to offs and rngs the ranges of the binding bd as

@@ -3,6 +3,7 @@
 package gpu
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -91,8 +92,8 @@ func TestWindowedBufferLimits(t *testing.T) {
 	if err := b.Grow(4 << log2); err != nil {
 		t.Fatalf("four windows: %v", err)
 	}
-	if err := b.Grow(4<<log2 + 8); err == nil || !strings.Contains(err.Error(), "exceeds its 4 windows of 4096 bytes") {
-		t.Fatalf("past four windows: %v, want an error naming the windows", err)
+	if err := b.Grow(4<<log2 + 8); !errors.Is(err, ErrOutOfMemory) || !strings.Contains(err.Error(), "exceeds its 4 windows of 4096 bytes") {
+		t.Fatalf("past four windows: %v, want ErrOutOfMemory naming the windows", err)
 	}
 	if _, err := d.newBuffer(4<<log2+8, Buffer{windowed: true}); err == nil {
 		t.Fatal("a new buffer past four windows was made")
