@@ -71,7 +71,7 @@ var shrink = map[string][]string{
 	"hopper.json":     {"generators.0.count=200"},
 	"crater.json":     {"generators.0.count=500"},
 	"crater/bed.json": {"generators.0.count=500"},
-	"blocks.json":     {"generators.0.count=60", "generators.1.count=140"},
+	"blocks.json":     {"generators.0.count=105", "generators.1.count=95"},
 }
 
 // Every example file loads and runs a few steps on the CPU path; the final
