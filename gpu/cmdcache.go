@@ -35,7 +35,8 @@ import (
 // buffer of a freed buffer is never submitted again; it is recorded over
 // when dropped.
 
-// commandCacheEnv set to "0" or "off" makes the LinAlg's batch a plain one, which
+// commandCacheEnv set to "0" or "off" (any value but those, "1", "on"
+// and none is an error) makes the LinAlg's batch a plain one, which
 // records every submit: the same arguments buffers and indirect
 // dispatches, without the kept command buffers, to measure what they
 // save (docs/bench-gpu.md).

@@ -71,8 +71,11 @@ func NewLinAlg(d *Device) (*LinAlg, error) {
 	}
 	var err error
 	newBatch := d.newCachedBatch
-	if v := os.Getenv(commandCacheEnv); v == "0" || strings.EqualFold(v, "off") {
+	switch v := os.Getenv(commandCacheEnv); {
+	case v == "0" || strings.EqualFold(v, "off"):
 		newBatch = d.NewBatch
+	case v != "" && v != "1" && !strings.EqualFold(v, "on"):
+		return nil, fmt.Errorf("gpu: %s=%q: want 1 or on (the default), 0 or off", commandCacheEnv, v)
 	}
 	if l.b, err = newBatch(); err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -414,6 +415,29 @@ func TestKernelsFewGroups(t *testing.T) {
 		if j := enginetest.FirstDiff(results[i], results[0]); j >= 0 {
 			t.Errorf("dispatch shape %d changes element %d", i, j)
 		}
+	}
+}
+
+// GPUSIM_COMMAND_CACHE takes 1, on, 0 or off; another value is an error
+// that names it, not a silent default.
+func TestCommandCacheEnv(t *testing.T) {
+	d := requireDevice(t)
+	for _, v := range []string{"0", "OFF", "1", "on"} {
+		t.Setenv(commandCacheEnv, v)
+		l, err := NewLinAlg(d)
+		if err != nil {
+			t.Fatalf("%s=%s: %v", commandCacheEnv, v, err)
+		}
+		if cached := l.b.cache != nil; cached != (v == "1" || v == "on") {
+			t.Errorf("%s=%s: command buffers kept %v", commandCacheEnv, v, cached)
+		}
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv(commandCacheEnv, "maybe")
+	if _, err := NewLinAlg(d); err == nil || !strings.Contains(err.Error(), `GPUSIM_COMMAND_CACHE="maybe"`) {
+		t.Fatalf("a bad value: %v, want an error naming it", err)
 	}
 }
 

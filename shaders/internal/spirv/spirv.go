@@ -73,7 +73,7 @@ const ArgsBinding = 31
 // in windows, each a range of at most 2^WindowSpecID's value bytes of the
 // same buffer (shaders/lib/window.glsl). Window w (1 ≤ w < Windows) of
 // the buffer at binding B of set 0 is at binding WindowBase + Windows·B +
-// w (WindowBinding); window 0 is binding B itself. A module with windows
+// w; window 0 is binding B itself. A module with windows
 // takes the log2 of a window's bytes in the specialization constant
 // WindowSpecID, and the number of windows its buffers reach in
 // WindowsUsedSpecID. Reflect folds the windows into their binding
@@ -84,9 +84,6 @@ const (
 	WindowSpecID      = 31
 	WindowsUsedSpecID = 30
 )
-
-// WindowBinding is the binding of window w of binding b (Windows).
-func WindowBinding(b, w uint32) uint32 { return WindowBase + Windows*b + w }
 
 // Kind is the descriptor type of a binding.
 type Kind int
@@ -117,7 +114,8 @@ type Binding struct {
 	// (NonReadable).
 	ReadOnly, WriteOnly bool
 	// Windows are the bindings of windows 1 to Windows−1 of a buffer bound
-	// in windows (WindowBinding), in order; none for a buffer bound whole.
+	// in windows (WindowBase + Windows·B + w), in order; none for a
+	// buffer bound whole.
 	Windows []uint32
 }
 

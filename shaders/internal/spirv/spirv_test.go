@@ -153,3 +153,66 @@ func FuzzReflect(f *testing.F) {
 		}
 	})
 }
+
+// windowModule assembles a module with a read-only buffer block of floats
+// at each of bindings (writable where writable says), and the
+// specialization constants specs.
+func windowModule(bindings []uint32, writable map[uint32]bool, specs ...uint32) []byte {
+	ins := [][]uint32{
+		{opEntryPoint, modelGLCompute, 1, 0x6e69616d, 0},
+		{opExecutionMode, 1, modeLocalSize, 64, 1, 1},
+		{opTypeFloat, 2, 32},
+		{opTypeRuntimeArray, 6, 2},
+		{opTypeStruct, 5, 6},
+		{opMemberDecorate, 5, 0, decOffset, 0},
+		{opDecorate, 5, decBlock},
+		{opTypePointer, 3, classStorageBuffer, 5},
+	}
+	for i, s := range specs {
+		ins = append(ins, []uint32{opDecorate, uint32(90 + i), decSpecID, s})
+	}
+	for i, b := range bindings {
+		id := uint32(10 + i)
+		ins = append(ins, []uint32{opDecorate, id, decDescriptorSet, 0}, []uint32{opDecorate, id, decBinding, b})
+		if !writable[b] {
+			ins = append(ins, []uint32{opDecorate, id, decNonWritable})
+		}
+		ins = append(ins, []uint32{opVariable, 3, id, classStorageBuffer})
+	}
+	return words(ins...)
+}
+
+// Reflect folds a binding's windows (WindowBase + Windows·B + w) into it,
+// and refuses windows that are incomplete, unlike their binding, without
+// a binding, at w = 0, or without the window's specialization constants.
+func TestReflectWindows(t *testing.T) {
+	both := []uint32{WindowSpecID, WindowsUsedSpecID}
+	got, err := Reflect(windowModule([]uint32{0, 4, 49, 50, 51}, nil, both...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Binding{
+		{Binding: 0, Kind: StorageBuffer, ReadOnly: true},
+		{Binding: 4, Kind: StorageBuffer, ReadOnly: true, Windows: []uint32{49, 50, 51}},
+	}
+	if !reflect.DeepEqual(got.Bindings, want) {
+		t.Errorf("bindings %+v, want %+v", got.Bindings, want)
+	}
+	for _, c := range []struct {
+		name     string
+		bindings []uint32
+		writable map[uint32]bool
+		specs    []uint32
+		want     string
+	}{
+		{"no specialization", []uint32{4, 49, 50, 51}, nil, []uint32{WindowSpecID}, "lacks the specialization constants"},
+		{"two windows", []uint32{4, 49, 50}, nil, both, "binding 4 has 2 windows, want 3"},
+		{"access", []uint32{4, 49, 50, 51}, map[uint32]bool{50: true}, both, "window at binding 50 differs from binding 4"},
+		{"no binding", []uint32{4, 53, 54, 55}, nil, both, "binding 53 is a window of binding 5, which the module does not have"},
+		{"window 0", []uint32{4, 48}, nil, both, "binding 48 is not a window"},
+	} {
+		if _, err := Reflect(windowModule(c.bindings, c.writable, c.specs...)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Reflect = %v; want an error with %q", c.name, err, c.want)
+		}
+	}
+}
