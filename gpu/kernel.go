@@ -40,8 +40,9 @@ type Kernel struct {
 	windowed    []bool
 	windowLog2  uint32
 	windowsUsed uint32
-	spec        []uint32 // the caller's specialization constants
-	key         string   // d.kernels' key: the name, and the specialization
+	spec        []uint32             // the caller's specialization constants
+	variants    [windows + 1]*Kernel // by windowsUsed: forBuffers' kernels
+	key         string               // d.kernels' key: the name, and the specialization
 }
 
 // Kernel returns the kernel of module m, building it on first use.

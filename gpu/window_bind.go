@@ -20,7 +20,8 @@ func (d *Device) setWindowLog2(log2 uint32) {
 
 // forBuffers returns the kernel of k's module and specialization for the
 // windows that bufs reach at their bindings in windows (k itself when
-// they reach k's, or when it has none), building it on first use.
+// they reach k's, or when it has none), building it on first use. It
+// runs at every dispatch, without allocating.
 func (k *Kernel) forBuffers(bufs []*Buffer) (*Kernel, error) {
 	if k.windowsUsed == 0 {
 		return k, nil
@@ -36,7 +37,16 @@ func (k *Kernel) forBuffers(bufs []*Buffer) (*Kernel, error) {
 	if used == k.windowsUsed && k.windowLog2 == d.windowLog2 {
 		return k, nil
 	}
-	return d.kernel(k.m, k.spec, used)
+	// Kept on k, so that a dispatch finds it without d.kernel's key.
+	if v := k.variants[used]; v != nil && v.k != nil && v.windowLog2 == d.windowLog2 {
+		return v, nil
+	}
+	v, err := d.kernel(k.m, k.spec, used)
+	if err != nil {
+		return nil, err
+	}
+	k.variants[used] = v
+	return v, nil
 }
 
 // windowed reports whether module m binds a buffer in windows.

@@ -114,3 +114,40 @@ func TestWindowedBufferLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A dispatch finds the kernel specialised for the windows its buffers
+// reach, once built, without allocating (forBuffers runs at every
+// dispatch of the solver's iterations).
+func TestWindowVariantNoAllocs(t *testing.T) {
+	d := openFresh(t, Options{})
+	const log2 = 12
+	d.setWindowLog2(log2)
+	k := kernel(t, d, shaders.ContactVelocity)
+	var bufs []*Buffer
+	for _, b := range k.m.Bindings {
+		size, kind := int64(64), Buffer{}
+		if len(b.Windows) > 0 {
+			size, kind = 3<<log2, Buffer{windowed: true}
+		}
+		buf, err := d.newBuffer(size, kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bufs = append(bufs, buf)
+	}
+	v, err := k.forBuffers(bufs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.windowsUsed != 3 || k.windowsUsed != 1 {
+		t.Fatalf("a buffer of three windows: kernel of %d windows (from one of %d), want 3", v.windowsUsed, k.windowsUsed)
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		if w, _ := k.forBuffers(bufs); w != v {
+			t.Fatal("another kernel")
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations per dispatch's lookup, want 0", n)
+	}
+}
+
