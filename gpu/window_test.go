@@ -150,4 +150,3 @@ func TestWindowVariantNoAllocs(t *testing.T) {
 		t.Errorf("%v allocations per dispatch's lookup, want 0", n)
 	}
 }
-
