@@ -6,23 +6,28 @@ import "github.com/gpusim/gpusim/engine"
 // Collider (see collide.Collider.Collide).
 func (b *Backend) Collide() (int, error) {
 	nc, err := b.Collider.Collide(b.pos, b.rot, b.vel, b.omega, b.invMass, b.force)
+	b.external = false
 	b.collided()
 	return nc, err
 }
 
 // SetContacts replaces the contacts with a copy of con (see
-// collide.Collider.SetContacts).
+// collide.Collider.SetContacts). Their points may lie anywhere, so the
+// Jacobian holds them whole (12 per contact) until the next Collide.
 func (b *Backend) SetContacts(con *engine.Contacts) {
 	b.Collider.SetContacts(con)
+	b.external = true
 	b.collided()
 }
 
 // collided points the backend's views of the Collider (n, fixed, gravity,
 // con, adjOff, adj) at its current data, which Load and Collide may have
-// reallocated, and marks the gs colouring stale.
+// reallocated, marks the gs colouring stale and chooses the Jacobian's
+// layout (arms).
 func (b *Backend) collided() {
 	c := &b.Collider
 	b.col.valid = false
+	b.arms = b.armsModel && !b.external
 	b.n, b.fixed, b.gravity, b.con = c.Bodies(), c.Fixed(), c.Gravity(), c.Contacts()
 	b.adjOff, b.adj = c.Adjacency()
 }

@@ -321,6 +321,25 @@ func (m *Model) HasRolling() bool {
 	return false
 }
 
+// ArmsAlongNormal reports whether every contact the collider finds in the
+// model has its two contact points on its normal through the bodies'
+// centres, as far as the solve can tell: every body is a sphere (its
+// contact point is its centre ± its radius along the normal), or fixed and
+// not kinematic (it never turns, so its arm is never read: its angular
+// velocity and inverse inertia are zero). The backends then hold a
+// contact's arms as two numbers, s = ρ n with ρ = s·n (the sphere-contact
+// Jacobian of 8 numbers instead of 12: cpuref's jacobian.go,
+// shaders/lib/jac.glsl), the same values on both.
+func (m *Model) ArmsAlongNormal() bool {
+	for i := range m.Bodies {
+		b := &m.Bodies[i]
+		if b.Shape.Kind != Sphere && !((b.Fixed || b.Shape.Kind == Plane) && b.Motion == nil) {
+			return false
+		}
+	}
+	return true
+}
+
 // Body is a rigid body as a user describes it.
 type Body struct {
 	Shape Shape

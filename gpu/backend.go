@@ -204,12 +204,18 @@ func (b *Backend) keptBytes() int64 {
 }
 
 // jacBytes is the Jacobian's bytes per contact: 12 float64, or 12 float32
-// with settings.precision "mixed".
+// with settings.precision "mixed"; two thirds of that (8 values: n, u,
+// ρ_A, ρ_B) where the contacts' arms lie along their normals
+// (footprint.Arms, lib/jac.glsl's JAC_ARMS).
 func (b *Backend) jacBytes() int64 {
+	n := int64(jacobianBytes)
 	if b.mixed {
-		return jacobianBytes / 2
+		n /= 2
 	}
-	return jacobianBytes
+	if b.footprint.Arms {
+		n = n * 2 / 3
+	}
+	return n
 }
 
 // newBackendOn makes a backend on an open device, which it does not close.
@@ -358,6 +364,9 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	if err := b.jacKernels(b.mixed); err != nil {
 		return err
 	}
+	// The kernels that bind jac take its layout's specialization
+	// (Kernel.forBuffers), as cpuref's Build its layout (jacBlock).
+	b.jac.arms = fp.Arms
 	b.n, b.nc = h.n, 0
 	for _, p := range b.bodyBuffers() {
 		if *p != nil {
@@ -432,7 +441,7 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 // the buffers that depend on the model Load and the steps will make
 // (checkHeap). It reads the model as Load's host arrays hold it.
 func modelFootprint(m *engine.Model, s *engine.Settings) Footprint {
-	f := Footprint{Mixed: s.MixedFor(m), PairExtras: modelPairExtras(m), Materials: !engine.OneMaterial(m.Materials)}
+	f := Footprint{Mixed: s.MixedFor(m), PairExtras: modelPairExtras(m), Materials: !engine.OneMaterial(m.Materials), Arms: m.ArmsAlongNormal()}
 	f.Loads = m.HasLoads()
 	for _, bd := range m.Bodies {
 		if i := bd.Inertia; !bd.Fixed && (i[0] != i[1] || i[1] != i[2]) {

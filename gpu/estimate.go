@@ -32,6 +32,11 @@ type Footprint struct {
 	// benchmark does not), its copy of the body state and of the warm
 	// start's keys and impulses.
 	Guard bool
+	// Arms: the contacts' Jacobian holds n, u, ρ_A and ρ_B (8 values per
+	// contact instead of 12: lib/jac.glsl's JAC_ARMS), for a model whose
+	// contact points lie on the normals (engine.Model.ArmsAlongNormal:
+	// spheres, and bodies that never turn).
+	Arms bool
 }
 
 // MostFootprint is the Footprint of a float64 model that holds every
@@ -143,6 +148,13 @@ func EstimateBytes(bodies, contacts int, f Footprint) int64 {
 		found += 8
 		contactSlot += 16
 	}
+	if f.Arms {
+		// The Jacobian's third: 4 of its 12 values.
+		found -= jacobianBytes / 3
+		if f.Mixed {
+			found += jacobianBytes / 6
+		}
+	}
 	if f.Guard {
 		body += 108
 	} else {
@@ -224,12 +236,12 @@ func mostBodies(rng uint32) int64 {
 }
 
 // MostBodies returns the largest bed of spheres (float64, one material,
-// no loads, a run's guard: Footprint{Guard: true}) that checkHeap lets a
-// device described by info take: by its binding range (mostBodies: the
-// buffers bound whole within it, the Jacobian and the pair normals within
-// their windows) and by its largest device-local heap (EstimateBytes at
-// heapContactsPerBody contacts per body). A limit info does not state is
-// returned as −1.
+// no loads, a run's guard: Footprint{Guard: true, Arms: true}) that
+// checkHeap lets a device described by info take: by its binding range
+// (mostBodies: the buffers bound whole within it, the Jacobian and the
+// pair normals within their windows) and by its largest device-local heap
+// (EstimateBytes at heapContactsPerBody contacts per body). A limit info
+// does not state is returned as −1.
 func MostBodies(info DeviceInfo) (byRange, byMemory int64) {
 	byRange, byMemory = -1, -1
 	if r := info.MaxStorageBufferRange; r > 0 {
@@ -244,7 +256,7 @@ func MostBodies(info DeviceInfo) (byRange, byMemory int64) {
 	if heap > 0 {
 		// EstimateBytes grows with the bodies: the last count within the
 		// heap, by bisection.
-		f := Footprint{Guard: true}
+		f := Footprint{Guard: true, Arms: true}
 		fits := func(n int64) bool { return EstimateBytes(int(n), heapContactsPerBody*int(n), f) <= heap }
 		lo, hi := int64(0), int64(1)
 		for fits(hi) {

@@ -34,15 +34,17 @@ type Kernel struct {
 	types    []uint32
 	// readOnly and windowed describe each of the module's bindings, a
 	// Dispatch's buffers; a kernel with windowed bindings is specialised
-	// by the log2 of the windows' size and the windows its buffers reach
+	// by the log2 of the windows' size and the windows its buffers reach,
+	// and by the layout of the contacts' Jacobian among them, arms
 	// (window_bind.go; windowsUsed is 0 for a kernel without them).
 	readOnly    []bool
 	windowed    []bool
 	windowLog2  uint32
 	windowsUsed uint32
-	spec        []uint32             // the caller's specialization constants
-	variants    [windows + 1]*Kernel // by windowsUsed: forBuffers' kernels
-	key         string               // d.kernels' key: the name, and the specialization
+	arms        uint32                  // shaders.JacArmsSpecID's value: 1 for Buffer.arms
+	spec        []uint32                // the caller's specialization constants
+	variants    [2][windows + 1]*Kernel // by arms and windowsUsed: forBuffers' kernels
+	key         string                  // d.kernels' key: the name, and the specialization
 }
 
 // Kernel returns the kernel of module m, building it on first use.
@@ -55,12 +57,13 @@ func (d *Device) Kernel(m shaders.Module) (*Kernel, error) {
 // on first use. A failed build is remembered: asking again returns the
 // same error without building again (a driver may take seconds to fail).
 func (d *Device) KernelSpec(m shaders.Module, spec []uint32) (*Kernel, error) {
-	return d.kernel(m, spec, 1)
+	return d.kernel(m, spec, 1, 0)
 }
 
 // kernel is KernelSpec for buffers bound in windows that reach used
-// windows (1 for a module without windows).
-func (d *Device) kernel(m shaders.Module, spec []uint32, used uint32) (*Kernel, error) {
+// windows (1 for a module without windows), among them a Jacobian that
+// holds the arms as ρ where arms is 1 (Buffer.arms).
+func (d *Device) kernel(m shaders.Module, spec []uint32, used, arms uint32) (*Kernel, error) {
 	d.usable()
 	key := m.Name
 	if len(spec) > 0 {
@@ -68,6 +71,9 @@ func (d *Device) kernel(m shaders.Module, spec []uint32, used uint32) (*Kernel, 
 	}
 	if windowed(m) {
 		key = fmt.Sprintf("%s windows %d of 2^%d", key, used, d.windowLog2)
+		if arms != 0 {
+			key += " arms"
+		}
 	}
 	if k, ok := d.kernels[key]; ok {
 		if k.m.SPIRV != m.SPIRV {
@@ -78,7 +84,7 @@ func (d *Device) kernel(m shaders.Module, spec []uint32, used uint32) (*Kernel, 
 	if err, ok := d.kernelErrs[key]; ok {
 		return nil, err
 	}
-	k, err := d.buildKernel(m, spec, used)
+	k, err := d.buildKernel(m, spec, used, arms)
 	if err != nil {
 		if d.kernelErrs == nil {
 			d.kernelErrs = map[string]error{}
@@ -92,19 +98,26 @@ func (d *Device) kernel(m shaders.Module, spec []uint32, used uint32) (*Kernel, 
 	return k, nil
 }
 
-// buildKernel makes the pipeline of module m specialised by spec.
-func (d *Device) buildKernel(m shaders.Module, spec []uint32, used uint32) (*Kernel, error) {
+// buildKernel makes the pipeline of module m specialised by spec, and by
+// the windows and arms of kernel.
+func (d *Device) buildKernel(m shaders.Module, spec []uint32, used, arms uint32) (*Kernel, error) {
 	if len(spec) > 6 {
 		return nil, fmt.Errorf("gpu: kernel %s: %d specialization constants (at most 6)", m.Name, len(spec))
 	}
 	caller := spec
-	ids := make([]uint32, len(spec), len(spec)+2)
+	ids := make([]uint32, len(spec), len(spec)+3)
 	for i := range ids {
 		ids[i] = uint32(i)
 	}
 	if windowed(m) {
 		ids = append(ids, shaders.WindowSpecID, shaders.WindowsUsedSpecID)
 		spec = append(spec[:len(spec):len(spec)], d.windowLog2, used)
+		if arms != 0 {
+			// A module without lib/jac.glsl has no constant of this id:
+			// Vulkan ignores the entry.
+			ids = append(ids, shaders.JacArmsSpecID)
+			spec = append(spec, arms)
+		}
 	}
 	ls := m.LocalSize
 	lim := d.Info
@@ -123,7 +136,7 @@ func (d *Device) buildKernel(m shaders.Module, spec []uint32, used uint32) (*Ker
 	}
 	k := &Kernel{d: d, m: m, spec: append([]uint32(nil), caller...)}
 	if windowed(m) {
-		k.windowLog2, k.windowsUsed = d.windowLog2, used
+		k.windowLog2, k.windowsUsed, k.arms = d.windowLog2, used, arms
 	}
 	for _, b := range m.Bindings {
 		t := uint32(descStorageBuffer)

@@ -44,11 +44,17 @@ type APGDTraffic struct {
 	// invocation and cached like the scalar buffer: the model does not
 	// count it.
 	Materials bool
+	// Arms: a model whose contact points lie on the normals through the
+	// bodies' centres (engine.Model.ArmsAlongNormal: spheres, and bodies
+	// that never turn), whose Jacobian holds n, u, ρ_A and ρ_B (8 values
+	// per contact, lib/jac.glsl) instead of n, u, s_A and s_B (12).
+	Arms bool
 }
 
 // APGDIterationTraffic returns the kernels of one device APGD iteration in
-// float64 for a model of one material (APGDTraffic{}.Passes()).
-func APGDIterationTraffic() []traffic.Pass { return APGDTraffic{}.Passes() }
+// float64 for a model of spheres of one material (APGDTraffic{Arms:
+// true}.Passes()).
+func APGDIterationTraffic() []traffic.Pass { return APGDTraffic{Arms: true}.Passes() }
 
 // Passes returns the kernels of one device APGD iteration in the order
 // apgdRun.block records them (without anti-relaxation) and their traffic.
@@ -63,21 +69,26 @@ func (c APGDTraffic) Passes() []traffic.Pass {
 	if c.Materials {
 		mat = f64
 	}
+	// The Jacobian's values per contact, and each side's arm.
+	jn, arm, side := 12.0, 3.0, "s"
+	if c.Arms {
+		jn, arm, side = 8, 1, "ρ"
+	}
 	// The Schur product N x: apgd_body_impulse gathers over each movable
 	// body's contact list (both sides of a contact: its adjacency entry,
-	// its γ, the contact's n and u and the side's contact point s),
-	// apgd_contact_velocity reads both bodies' dv and the contact's
-	// Jacobian (n, u, s_A, s_B). Bodies count as isotropic (spheres):
+	// its γ, the contact's n and u and the side's contact point s, or its
+	// ρ), apgd_contact_velocity reads both bodies' dv and the contact's
+	// Jacobian (n, u, s_A, s_B, or n, u, ρ_A, ρ_B). Bodies count as isotropic (spheres):
 	// another body's M⁻¹ also reads the step's R J̄⁻¹ Rᵀ (invInertiaW,
 	// 48 B per body).
 	bodyImpulse := traffic.Pass{Name: "apgd_body_impulse" + sfx, Role: "dv = M⁻¹ D γ' (per body, over its contacts)", Accesses: []traffic.Access{
 		w(0, "dv", 0, 6*f64), r(1, "γ'", 2*wv, 0), r(2, "adjOff", 0, 2*u32), r(3, "adj", 2*u32, 0),
-		r(4, "jac: n, u and the side's s", 2*9*jf, 0),
+		r(4, "jac: n, u and the side's "+side, 2*(6+arm)*jf, 0),
 		r(5, "invMass", 0, f64), r(6, "invInertia", 0, 3*f64), r(7, "fixedBody", 0, u32), r(8, "jadjOff", 0, 2*u32),
 	}}
 	contactVelocity := traffic.Pass{Name: "apgd_contact_velocity" + sfx, Role: "Nγ' = Dᵀ dv (per contact)", Accesses: []traffic.Access{
 		w(0, "Nγ'", wv, 0), r(3, "dv of A and B", 2*6*f64, 0), r(4, "a", u32, 0), r(5, "b", u32, 0),
-		r(6, "jac", 12*jf, 0),
+		r(6, "jac", jn*jf, 0),
 	}}
 	return []traffic.Pass{
 		{Name: "apgd_step" + sfx, Role: "γ' = Π(y − t g)", Accesses: []traffic.Access{
@@ -103,10 +114,10 @@ func (c APGDTraffic) BytesPerContactIteration(bodiesPerContact float64) float64 
 }
 
 // APGDBytesPerContactIteration is the model's bytes per contact and
-// iteration in float64 for a model of one material
-// (APGDTraffic{}.BytesPerContactIteration).
+// iteration in float64 for a model of spheres of one material
+// (APGDTraffic{Arms: true}.BytesPerContactIteration).
 func APGDBytesPerContactIteration(bodiesPerContact float64) float64 {
-	return APGDTraffic{}.BytesPerContactIteration(bodiesPerContact)
+	return APGDTraffic{Arms: true}.BytesPerContactIteration(bodiesPerContact)
 }
 
 // WriteTrafficModel writes the model of iteration c as a Markdown table at

@@ -66,8 +66,14 @@ func TestTrafficModel(t *testing.T) {
 	}
 	// One material: μ and coh are one cached value each, not counted in
 	// the step and the residual (8 + 8 each).
-	if got := APGDBytesPerContactIteration(1.0 / 3); math.Abs(got-(want-32)) > 1e-12*want {
+	if got := (APGDTraffic{}).BytesPerContactIteration(1.0 / 3); math.Abs(got-(want-32)) > 1e-12*want {
 		t.Errorf("one material: bytes per contact-iteration %g, want %g", got, want-32)
+	}
+	// Spheres of one material (the arms as ρ): each body-impulse side
+	// reads 8 B of ρ instead of 24 of s, the contact velocity 64 B of
+	// Jacobian instead of 96: 64 B less.
+	if got := APGDBytesPerContactIteration(1.0 / 3); math.Abs(got-(want-32-64)) > 1e-12*want {
+		t.Errorf("spheres, one material: bytes per contact-iteration %g, want %g", got, want-32-64)
 	}
 	var b strings.Builder
 	if err := WriteTrafficModel(&b, 1.0/3, 2_980_000, DatasheetBandwidths, APGDTraffic{Materials: true}); err != nil {
@@ -88,5 +94,10 @@ func TestTrafficModel(t *testing.T) {
 	}
 	if got := (APGDTraffic{F32: true}).BytesPerContactIteration(1.0 / 3); math.Abs(got-(want-32)) > 1e-12*want {
 		t.Errorf("mixed, one material: bytes per contact-iteration %g, want %g", got, want-32)
+	}
+	// And of spheres: 4 B of ρ a side instead of 12 of s, 32 B of
+	// Jacobian instead of 48.
+	if got := (APGDTraffic{F32: true, Arms: true}).BytesPerContactIteration(1.0 / 3); math.Abs(got-(want-32-32)) > 1e-12*want {
+		t.Errorf("mixed, spheres of one material: bytes per contact-iteration %g, want %g", got, want-32-32)
 	}
 }

@@ -12,9 +12,10 @@ import "math/bits"
 // and the number of windows the buffers reach in WindowsUsedSpecID, so
 // that Dispatch takes the kernel specialised for one window (no branch
 // among windows) while the buffers fit one (Kernel.forBuffers).
-// The Jacobian's rows (96 B per contact) and the collider's pair normals
-// (32 B per pair slot) are bound so (Buffer.windowed); every other buffer
-// is bound whole, at most maxStorageBufferRange bytes.
+// The Jacobian's rows (96 B per contact, 64 with the arms as ρ:
+// lib/jac.glsl) and the collider's pair normals (32 B per pair slot) are
+// bound so (Buffer.windowed); every other buffer is bound whole, at most
+// maxStorageBufferRange bytes.
 const (
 	windows = 4
 	// minWindowLog2 keeps a window's offset a multiple of 256 B, the

@@ -19,33 +19,37 @@ func (d *Device) setWindowLog2(log2 uint32) {
 }
 
 // forBuffers returns the kernel of k's module and specialization for the
-// windows that bufs reach at their bindings in windows (k itself when
-// they reach k's, or when it has none), building it on first use. It
-// runs at every dispatch, without allocating.
+// windows that bufs reach at their bindings in windows, and for the
+// layout of the contacts' Jacobian among them (Buffer.arms; k itself
+// when they are k's, or when it has no such bindings), building it on
+// first use. It runs at every dispatch, without allocating.
 func (k *Kernel) forBuffers(bufs []*Buffer) (*Kernel, error) {
 	if k.windowsUsed == 0 {
 		return k, nil
 	}
 	d := k.d
-	used := uint32(1)
+	used, arms := uint32(1), uint32(0)
 	for i, buf := range bufs {
 		if k.windowed[i] {
 			n := (int64(buf.binding().rng) + (1 << d.windowLog2) - 1) >> d.windowLog2
 			used = max(used, uint32(min(n, windows)))
+			if buf.arms {
+				arms = 1
+			}
 		}
 	}
-	if used == k.windowsUsed && k.windowLog2 == d.windowLog2 {
+	if used == k.windowsUsed && arms == k.arms && k.windowLog2 == d.windowLog2 {
 		return k, nil
 	}
 	// Kept on k, so that a dispatch finds it without d.kernel's key.
-	if v := k.variants[used]; v != nil && v.k != nil && v.windowLog2 == d.windowLog2 {
+	if v := k.variants[arms][used]; v != nil && v.k != nil && v.windowLog2 == d.windowLog2 {
 		return v, nil
 	}
-	v, err := d.kernel(k.m, k.spec, used)
+	v, err := d.kernel(k.m, k.spec, used, arms)
 	if err != nil {
 		return nil, err
 	}
-	k.variants[used] = v
+	k.variants[arms][used] = v
 	return v, nil
 }
 

@@ -20,8 +20,9 @@
 // cpuref's order: bit for bit equal where float64 division is correctly
 // rounded.
 // Bindings (set 0): 0 dst (written; 3 float64 per contact), 1 a, 2 b
-// (uint32 body indices), 3 jac (12 per contact), 4 invMass (1 per body),
-// 5 invInertia (3 per body), 6 rot (4 per body).
+// (uint32 body indices), 3 jac (12 per contact, 8 with lib/jac.glsl's
+// JAC_ARMS), 4 invMass (1 per body), 5 invInertia (3 per body), 6 rot (4
+// per body).
 // Arguments: uint nc (4 bytes).
 // Dispatch: (min(⌈nc/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any nc.

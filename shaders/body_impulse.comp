@@ -24,12 +24,12 @@
 // Bindings (set 0, declared by lib/body_impulse.glsl): 0 dv (written;
 // 6 float64 per body: linear m/s, angular rad/s, world frame), 1 x
 // (3 per contact, N·s), 2 adjOff (n+1 uint32), 3 adj (uint32 entries),
-// 4 jac (12 per contact), 5 invMass (1 per body), 6 invInertia (3 per
-// body), 7 fixedBody (uint32 per body), 8 jadjOff (n+1 uint32), 9 jadj
-// (uint32 entries), 10 jlin, 11 jrotA, 12 jrotB (3 per joint row),
-// 13 invInertiaW (6 per body), 14 ridx (uint32 per contact: its rolling block or
-// 0xffffffff), 15 rrotA, 16 rrotB (9 float64 per rolling block); all read
-// except dv.
+// 4 jac (12 per contact, 8 with lib/jac.glsl's JAC_ARMS), 5 invMass (1 per
+// body), 6 invInertia (3 per body), 7 fixedBody (uint32 per body), 8
+// jadjOff (n+1 uint32), 9 jadj (uint32 entries), 10 jlin, 11 jrotA, 12
+// jrotB (3 per joint row), 13 invInertiaW (6 per body), 14 ridx (uint32 per
+// contact: its rolling block or 0xffffffff), 15 rrotA, 16 rrotB (9 float64
+// per rolling block); all read except dv.
 // Arguments: uint n, uint jbase (3nc: x's first joint row), uint nr
 // (rolling blocks), uint rbase (3nc + nj: x's first rolling row) (16
 // bytes).

@@ -13,8 +13,8 @@
 // contactVelocity): bit for bit cpuref's contactVelocity.
 // Bindings (set 0; 1–4 declared by lib/contact_velocity.glsl): 0 out
 // (written; 3 float64 per contact), 1 v (6 per body), 2 a, 3 b (uint32
-// body indices), 4 jac (12 per contact: n, u, s_A, s_B); all read except
-// out.
+// body indices), 4 jac (12 per contact: n, u, s_A, s_B; 8 with
+// lib/jac.glsl's JAC_ARMS); all read except out.
 // Arguments: uint nc (4 bytes).
 // Dispatch: (min(⌈nc/64⌉, max group count), 1, 1) workgroups of 64; a
 // grid-stride loop covers any nc.

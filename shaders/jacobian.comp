@@ -8,7 +8,10 @@
 // Loop, for each contact k (A = a[k], B = b[k]):
 //
 //	n := normal_k; u, _ := TangentBasis(n)   // cpuref.TangentBasis
-//	jac[12k:12k+12] = n, u, Rotate(rot_A, pa_k), Rotate(rot_B, pb_k)
+//	s_A, s_B := Rotate(rot_A, pa_k), Rotate(rot_B, pb_k)
+//	jac[12k:12k+12] = n, u, s_A, s_B
+//	// or, with JAC_ARMS (lib/jac.glsl; the contact points on the normal):
+//	// jac[8k:8k+8] = n, u, ρ_A, ρ_B with ρ = s·n, and s := ρ n below
 //	coh[k] = h*cohesion[k]                  // one value for every contact where
 //	                                        // cohesion holds one (lib/contact_material.glsl)
 //	r[3k:3k+3] = contactRow(n, u, s_A, s_B, vfree_A, vfree_B)   // lib/contact_row.glsl
@@ -20,9 +23,10 @@
 // cpuref's order: bit for bit cpuref's Build where float64 division and
 // square root are correctly rounded.
 // jacobian_f32 (settings.precision "mixed", lib/store.glsl) rounds the
-// block to float32 and forms r from the block as rounded.
-// Bindings (set 0): 0 jac (written; 12 float64 per contact, float32 in
-// jacobian_f32), 1 coh
+// block to float32 and forms r from the block as rounded (with JAC_ARMS,
+// ρ from s and the rounded n, then rounded).
+// Bindings (set 0): 0 jac (written; 12 float64 per contact, 8 with
+// JAC_ARMS, float32 in jacobian_f32), 1 coh
 // (written; 1 per contact, or 1, N·s), 2 r (written; 3 per contact, m/s), 3 a,
 // 4 b (uint32 body indices), 5 normal (3), 6 pa, 7 pb (3, body frames, m),
 // 8 phi (1, m), 9 cohesion (1 per contact, or 1, N), 10 rot (4 per body), 11 vfree (6 per
@@ -86,15 +90,23 @@ void main() {
 			dvec3(pa[3u * k], pa[3u * k + 1u], pa[3u * k + 2u]));
 		precise dvec3 sb = rotate(rot[4u * ib], dvec3(rot[4u * ib + 1u], rot[4u * ib + 2u], rot[4u * ib + 3u]),
 			dvec3(pb[3u * k], pb[3u * k + 1u], pb[3u * k + 2u]));
-#ifdef STORE_F32
-		// As stored (lib/store.glsl): r below is formed from the block
-		// every product reads.
+		// As stored (lib/store.glsl, lib/jac.glsl): r below is formed
+		// from the block every product reads. With the arms along the
+		// normal, ρ = s·n with n as stored, and s = ρ n as stored.
 		n = ROUND3(n);
 		u = ROUND3(u);
-		sa = ROUND3(sa);
-		sb = ROUND3(sb);
-#endif
-		jacStore(k, n, u, sa, sb);
+		double ra = 0.0lf;
+		double rb = 0.0lf;
+		if (JAC_ARMS) {
+			ra = ROUND(jacRho(sa, n));
+			rb = ROUND(jacRho(sb, n));
+			sa = jacArm(ra, n);
+			sb = jacArm(rb, n);
+		} else {
+			sa = ROUND3(sa);
+			sb = ROUND3(sb);
+		}
+		jacStore(k, n, u, sa, sb, ra, rb);
 		precise double ch = p.h * cohesion[min(k, uint(cohesion.length()) - 1u)];
 		if (ROOM(coh, k)) {
 			coh[k] = ch;

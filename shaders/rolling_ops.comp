@@ -37,7 +37,7 @@
 // per contact), 6–10 rcon, rrotA, rrotB, rmur, rmus as
 // lib/rolling_row.glsl, 11 cmur, 12 cmus (1 float64 per contact),
 // 13 bmat (2 float64 per body: μ_r, μ_s), 14 jac (12 per contact: n, u,
-// s_A, s_B), 15 rot (4 per body), 16 invInertia (3 per body), 17 fixedBody
+// s_A, s_B; 8 with lib/jac.glsl's JAC_ARMS), 15 rot (4 per body), 16 invInertia (3 per body), 17 fixedBody
 // (uint32 per body), 18 count (uint32; count[0] = nr, written by mode 1).
 // Arguments: uint mode, uint n, uint off (3nc + nj), uint dstOff,
 // uint srcOff, uint fromBodies (24 bytes).

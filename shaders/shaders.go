@@ -45,6 +45,13 @@ const (
 	WindowsUsedSpecID = spirv.WindowsUsedSpecID
 )
 
+// JacArmsSpecID is the specialization constant of lib/jac.glsl's
+// JAC_ARMS: 1 in a module that reads or writes the contacts' Jacobian
+// when it holds n, u, ρ_A and ρ_B (8 values per contact, for a model whose
+// contact points lie on the normals: engine.Model.ArmsAlongNormal)
+// instead of n, u, s_A and s_B (12).
+const JacArmsSpecID = 29
+
 // Binding is one descriptor of set 0.
 type Binding struct {
 	Binding uint32

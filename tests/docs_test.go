@@ -289,7 +289,7 @@ func TestDocsTrafficModel(t *testing.T) {
 	const bodies, contacts = 1_000_000, 2_980_000 // gpusim bench --traffic's bed
 	for _, f32 := range []bool{false, true} {
 		b.Reset()
-		if err := gpu.WriteTrafficModel(&b, float64(bodies)/contacts, contacts, gpu.DatasheetBandwidths, gpu.APGDTraffic{F32: f32}); err != nil {
+		if err := gpu.WriteTrafficModel(&b, float64(bodies)/contacts, contacts, gpu.DatasheetBandwidths, gpu.APGDTraffic{F32: f32, Arms: true}); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(docText(t, doc), b.String()) {

@@ -59,15 +59,15 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		// The H200's bed-1000000 (docs/bench-gpu.md): 2 980 000 contacts.
 		const bodies, contacts = 1_000_000, 2_980_000
 		fmt.Fprintf(stdout, "Device APGD iteration, bodies per contact %d/%d:\n\n", bodies, contacts)
-		if err := gpu.WriteTrafficModel(stdout, float64(bodies)/contacts, contacts, gpu.DatasheetBandwidths, gpu.APGDTraffic{}); err != nil {
+		if err := gpu.WriteTrafficModel(stdout, float64(bodies)/contacts, contacts, gpu.DatasheetBandwidths, gpu.APGDTraffic{Arms: true}); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "\nDevice APGD iteration with settings.precision \"mixed\" (float32 work vectors and Jacobian), bodies per contact %d/%d:\n\n", bodies, contacts)
-		if err := gpu.WriteTrafficModel(stdout, float64(bodies)/contacts, contacts, gpu.DatasheetBandwidths, gpu.APGDTraffic{F32: true}); err != nil {
+		if err := gpu.WriteTrafficModel(stdout, float64(bodies)/contacts, contacts, gpu.DatasheetBandwidths, gpu.APGDTraffic{F32: true, Arms: true}); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "\nCPU path's APGD iteration, bodies per contact %d/%d:\n\n", bodies, contacts)
-		_, err := traffic.WriteTable(stdout, "loop", cpuref.APGDIterationTraffic(), float64(bodies)/contacts)
+		_, err := traffic.WriteTable(stdout, "loop", cpuref.APGDIterationTraffic(true), float64(bodies)/contacts)
 		return err
 	}
 	if *steps < 0 {

@@ -45,13 +45,14 @@
 // It declares the buffers it uses at bindings 0–13 of set 0: 0 dv (written;
 // 6 float64 per body: linear m/s, angular rad/s, world frame), 1 x (3
 // per contact, N·s), 2 adjOff (n+1 uint32), 3 adj (uint32 entries),
-// 4 jac (12 per contact), 5 invMass (1 per body), 6 invInertia (3 per
-// body), 7 fixedBody (uint32 per body), 8 jadjOff (n+1 uint32), 9 jadj
-// (uint32 entries), 10 jlin, 11 jrotA, 12 jrotB (3 float64 per joint row),
-// 13 invInertiaW (6 per body: R J̄⁻¹ Rᵀ of the step, world_velocity; read
-// for bodies that are not isotropic). The includer binds its own buffers
-// from 14, and may define BODY_IMPULSE_X, the element type of x (double
-// unless defined; apgd_body_impulse gives store.glsl's STORE).
+// 4 jac (12 per contact, 8 with lib/jac.glsl's JAC_ARMS), 5 invMass (1 per
+// body), 6 invInertia (3 per body), 7 fixedBody (uint32 per body), 8
+// jadjOff (n+1 uint32), 9 jadj (uint32 entries), 10 jlin, 11 jrotA, 12
+// jrotB (3 float64 per joint row), 13 invInertiaW (6 per body: R J̄⁻¹ Rᵀ of
+// the step, world_velocity; read for bodies that are not isotropic). The
+// includer binds its own buffers from 14, and may define BODY_IMPULSE_X,
+// the element type of x (double unless defined; apgd_body_impulse gives
+// store.glsl's STORE).
 #ifndef BODY_IMPULSE_X
 #define BODY_IMPULSE_X double
 #endif

@@ -3,7 +3,8 @@
 // fixed_force, gs_contact.glsl and body_impulse.glsl. Contact k's block is
 // stored as 12 float64 at jac[12k:12k+12]: the normal n, the tangent u, and
 // the contact points from the bodies' centres s_A and s_B, all in the world
-// frame; w = n × u. Every operation `precise`, in cpuref's order: bit for
+// frame (or as n, u, ρ_A, ρ_B with s = ρ n: lib/jac.glsl's JAC_ARMS);
+// w = n × u. Every operation `precise`, in cpuref's order: bit for
 // bit cpuref's contactW, contactRows, contactForce and contactTorque. The
 // includer defines nothing; a second #include adds nothing.
 #ifndef CONTACT_ROW_GLSL

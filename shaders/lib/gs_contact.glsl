@@ -22,10 +22,10 @@
 // Bindings (set 0), declared here: 0 gamma (read and written; 3 float64
 // per contact), 1 dv (read and written; 6 per body, world frame), 2 diag
 // (3 per contact), 3 r (3 per contact), 4 a, 5 b (uint32 body indices),
-// 6 jac (12 per contact), 7 mu, 8 coh (1 per contact), 9 invMass (1 per
-// body), 10 invInertia (3 per body), 11 fixedBody (uint32 per body),
-// 12 invInertiaW (6 per body: R J̄⁻¹ Rᵀ of the step, world_velocity). The
-// includer defines nothing.
+// 6 jac (12 per contact, 8 with lib/jac.glsl's JAC_ARMS), 7 mu, 8 coh (1
+// per contact), 9 invMass (1 per body), 10 invInertia (3 per body), 11
+// fixedBody (uint32 per body), 12 invInertiaW (6 per body: R J̄⁻¹ Rᵀ of the
+// step, world_velocity). The includer defines nothing.
 layout(std430, set = 0, binding = 0) buffer Gamma { double gamma[]; };
 layout(std430, set = 0, binding = 1) buffer DV { double dv[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Diag { double diag[]; };

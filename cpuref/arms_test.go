@@ -1,0 +1,172 @@
+package cpuref
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/gpusim/gpusim/engine"
+)
+
+// armsSystem loads spheres of random radii, masses and velocities (linear
+// and angular), packed so that they touch each other, a fixed box under
+// them and a plane beside them, and finds their contacts with the
+// collider: a model whose contact points lie on the normals, so that the
+// Jacobian holds the arms as ρ (b.arms).
+func armsSystem(t *testing.T, rng *rand.Rand) *Backend {
+	t.Helper()
+	m := engine.Model{Materials: []engine.Material{{Name: "m", Friction: 0.3}}, Gravity: mgl64.Vec3{0, 0, -9.81}}
+	for i := range 4 {
+		for j := range 4 {
+			for l := range 3 {
+				bd := engine.Body{Shape: engine.SphereShape(0.1 + 0.01*rng.Float64()), Rot: mgl64.QuatIdent()}
+				bd.Pos = mgl64.Vec3{0.2*float64(i) + 0.01*rng.NormFloat64(), 0.2*float64(j) + 0.01*rng.NormFloat64(), 0.1 + 0.2*float64(l)}
+				bd.Rot = mgl64.Quat{W: rng.NormFloat64(), V: mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}}.Normalize()
+				bd.Vel = mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+				bd.Omega = mgl64.Vec3{10 * rng.NormFloat64(), 10 * rng.NormFloat64(), 10 * rng.NormFloat64()}
+				bd.SetDensity(500 + 1000*rng.Float64())
+				m.Bodies = append(m.Bodies, bd)
+			}
+		}
+	}
+	m.Bodies = append(m.Bodies,
+		engine.Body{Shape: engine.BoxShape(1, 1, 0.1), Pos: mgl64.Vec3{0.3, 0.3, -0.095}, Rot: mgl64.QuatRotate(0.1, mgl64.Vec3{1, 1, 0}.Normalize()), Fixed: true},
+		engine.Body{Shape: engine.PlaneShape(), Pos: mgl64.Vec3{-0.095, 0, 0}, Rot: mgl64.QuatRotate(math.Pi/2, mgl64.Vec3{0, 1, 0}), Fixed: true})
+	s := engine.DefaultSettings()
+	b := New(2)
+	if err := b.Load(&m, &s); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Collide(); err != nil {
+		t.Fatal(err)
+	}
+	if !b.arms {
+		t.Fatal("a model of spheres, a fixed box and a plane holds its contacts' arms whole")
+	}
+	return b
+}
+
+// TestArmsAgainstAssembled: with the arms held as ρ (s = ρ n), the
+// matrix-free Schur product, r and the block diagonal of spheres' contacts
+// with each other, a tilted fixed box and a plane, found by the collider,
+// agree with those of the N = DᵀM⁻¹D assembled from the contacts' own
+// points (assembleD, eq. 4); and the same contacts set with SetContacts
+// (points from anywhere) hold their arms whole.
+func TestArmsAgainstAssembled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 4))
+	const h = 0.01
+	b := armsSystem(t, rng)
+	nc := b.con.Len()
+	var fixedSides, sphereSides int
+	for k := range nc {
+		for _, i := range []int32{b.con.A[k], b.con.B[k]} {
+			if b.fixed[i] {
+				fixedSides++
+			} else {
+				sphereSides++
+			}
+		}
+	}
+	if nc < 40 || fixedSides < 10 {
+		t.Fatalf("%d contacts, %d of them with the box or the plane: want more", nc, fixedSides)
+	}
+	pr, err := b.Build(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.jac) != 8*nc {
+		t.Fatalf("the Jacobian holds %d values for %d contacts, want 8 each", len(b.jac), nc)
+	}
+	D := assembleD(b)
+	minv := make([]float64, 6*b.n)
+	k := make([]float64, 6*b.n) // M⁻¹k = v + h M⁻¹ f, with ω in the body frame as assembleD's rows take it
+	for i := 0; i < b.n; i++ {
+		for d := 0; d < 3; d++ {
+			minv[6*i+d] = b.invMass[i]
+			minv[6*i+3+d] = b.invInertia[3*i+d]
+		}
+		copy(k[6*i:], b.vfree[6*i:6*i+6])
+	}
+	x := make(Vec, 3*nc)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	got := make(Vec, 3*nc)
+	pr.Schur(got, x)
+	diag := make(Vec, 3*nc)
+	pr.BlockDiag(diag)
+	for row := 0; row < 3*nc; row++ {
+		var nx, r, g float64
+		for q := 0; q < 6*b.n; q++ {
+			dx := 0.0
+			for c := 0; c < 3*nc; c++ {
+				dx += D[q][c] * x[c]
+			}
+			nx += D[q][row] * minv[q] * dx
+			r += D[q][row] * k[q]
+			for c := 3 * (row / 3); c < 3*(row/3)+3; c++ {
+				g += D[q][c] * minv[q] * D[q][c] / 3
+			}
+		}
+		if row%3 == 0 {
+			r += b.con.Phi[row/3] / h
+		}
+		// Sums of O(100) products of O(10) numbers in another order, and
+		// arms ρ n that differ from the contacts' points by a rounding
+		// (the points lie on the normals up to one): agreement to 1e-12
+		// relative.
+		if math.Abs(got[row]-nx) > 1e-12*(1+math.Abs(nx)) {
+			t.Fatalf("row %d: matrix-free %v, assembled %v", row, got[row], nx)
+		}
+		if rr := b.r[row]; math.Abs(rr-r) > 1e-12*(1+math.Abs(r)) {
+			t.Fatalf("row %d: r %v, assembled %v", row, rr, r)
+		}
+		if math.Abs(diag[row]-g) > 1e-12*(1+math.Abs(g)) {
+			t.Fatalf("row %d: block diagonal %v, assembled %v", row, diag[row], g)
+		}
+	}
+	t.Logf("%d contacts: %d sides on spheres, %d on the box or the plane", nc, sphereSides, fixedSides)
+
+	// The same contacts from outside: their points may lie anywhere.
+	var con engine.Contacts
+	if err := b.ReadContacts(&con); err != nil {
+		t.Fatal(err)
+	}
+	b.SetContacts(&con)
+	if _, err := b.Build(h); err != nil {
+		t.Fatal(err)
+	}
+	if b.arms || len(b.jac) != 12*nc {
+		t.Errorf("contacts set with SetContacts: arms %v, %d Jacobian values for %d contacts, want 12 each", b.arms, len(b.jac), nc)
+	}
+	if _, err := b.Collide(); err != nil {
+		t.Fatal(err)
+	}
+	if !b.arms {
+		t.Error("the collider's contacts after SetContacts's hold their arms whole")
+	}
+}
+
+// TestArmsAlongNormal: which models hold their contacts' arms as ρ.
+func TestArmsAlongNormal(t *testing.T) {
+	sphere := engine.Body{Shape: engine.SphereShape(0.1)}
+	for _, c := range []struct {
+		what   string
+		bodies []engine.Body
+		want   bool
+	}{
+		{"spheres", []engine.Body{sphere, sphere}, true},
+		{"spheres and a fixed box", []engine.Body{sphere, {Shape: engine.BoxShape(1, 1, 1), Fixed: true}}, true},
+		{"spheres and a plane", []engine.Body{sphere, {Shape: engine.PlaneShape()}}, true},
+		{"a kinematic sphere", []engine.Body{sphere, {Shape: engine.SphereShape(1), Motion: &engine.Motion{}}}, true},
+		{"a movable box", []engine.Body{sphere, {Shape: engine.BoxShape(1, 1, 1)}}, false},
+		{"a kinematic box", []engine.Body{sphere, {Shape: engine.BoxShape(1, 1, 1), Motion: &engine.Motion{}}}, false},
+		{"a movable ellipsoid", []engine.Body{{Shape: engine.EllipsoidShape(0.1, 0.1, 0.1)}}, false},
+	} {
+		m := engine.Model{Bodies: c.bodies}
+		if got := m.ArmsAlongNormal(); got != c.want {
+			t.Errorf("%s: ArmsAlongNormal %v, want %v", c.what, got, c.want)
+		}
+	}
+}
