@@ -265,10 +265,9 @@ func Measure(req Request) (*Result, error) {
 	res.MallocsPerStep = float64(m1.Mallocs-m0.Mallocs) / n
 	summarise(res, stats)
 	if s.Solver == "apgd" && res.ContactsMean > 0 && res.Solve.Median > 0 {
-		arms := sc.Model.ArmsAlongNormal()
-		model := func(bpc float64) float64 { return cpuref.APGDBytesPerContactIteration(arms, bpc) }
+		model := cpuref.APGDBytesPerContactIteration
 		if req.Backend == "vulkan" {
-			model = gpu.APGDTraffic{F32: s.MixedFor(&sc.Model), Materials: !engine.OneMaterial(sc.Model.Materials), Arms: arms}.BytesPerContactIteration
+			model = gpu.APGDTraffic{F32: s.MixedFor(&sc.Model), Materials: !engine.OneMaterial(sc.Model.Materials), Arms: sc.Model.ArmsAlongNormal()}.BytesPerContactIteration
 		}
 		res.TrafficPerContactIteration = model(float64(res.Bodies) / res.ContactsMean)
 		res.TrafficRate = res.TrafficPerContactIteration * res.ContactsMean * res.IterationsMean / res.Solve.Median

@@ -75,9 +75,6 @@ func TestArmsAgainstAssembled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b.jac) != 8*nc {
-		t.Fatalf("the Jacobian holds %d values for %d contacts, want 8 each", len(b.jac), nc)
-	}
 	D := assembleD(b)
 	minv := make([]float64, 6*b.n)
 	k := make([]float64, 6*b.n) // M⁻¹k = v + h M⁻¹ f, with ω in the body frame as assembleD's rows take it
@@ -137,8 +134,8 @@ func TestArmsAgainstAssembled(t *testing.T) {
 	if _, err := b.Build(h); err != nil {
 		t.Fatal(err)
 	}
-	if b.arms || len(b.jac) != 12*nc {
-		t.Errorf("contacts set with SetContacts: arms %v, %d Jacobian values for %d contacts, want 12 each", b.arms, len(b.jac), nc)
+	if b.arms {
+		t.Error("contacts set with SetContacts: their arms taken as ρ n")
 	}
 	if _, err := b.Collide(); err != nil {
 		t.Fatal(err)

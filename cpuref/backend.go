@@ -42,18 +42,18 @@ type Backend struct {
 
 	// The contacts' Jacobian (contacts: see collide.Collider): n, u and
 	// the contact points from the bodies' centres s_A, s_B, all world, 12
-	// per contact (contactRows); or, where arms is set, n, u, ρ_A and ρ_B,
-	// 8 per contact, with s = ρ n (jacobian.go's jacBlock).
-	jac []float64
+	// per contact (contactRows); where arms is set, s = ρ n (Build).
+	jac  []float64
+	coh  []float64  // cohesion impulse h·ĉ per contact (N·s)
+	r    Vec        // r = b + Dᵀ M⁻¹ k
+	rv   engine.Vec // r as R returns it (nil: not boxed yet)
+	h    float64
+	prob problem
+
 	// arms: the model's contact points lie on the normals through the
 	// bodies' centres (engine.Model.ArmsAlongNormal, armsModel) and the
 	// contacts are the collider's (not set by SetContacts, external).
 	arms, armsModel, external bool
-	coh                       []float64  // cohesion impulse h·ĉ per contact (N·s)
-	r                         Vec        // r = b + Dᵀ M⁻¹ k
-	rv                        engine.Vec // r as R returns it (nil: not boxed yet)
-	h                         float64
-	prob                      problem
 
 	// Warm start: the last step's impulses (keys: see collide.Collider).
 	prevGamma []float64

@@ -13,7 +13,8 @@ func (b *Backend) Collide() (int, error) {
 
 // SetContacts replaces the contacts with a copy of con (see
 // collide.Collider.SetContacts). Their points may lie anywhere, so the
-// Jacobian holds them whole (12 per contact) until the next Collide.
+// Jacobian takes them as they are (not as ρ n: Build) until the next
+// Collide.
 func (b *Backend) SetContacts(con *engine.Contacts) {
 	b.Collider.SetContacts(con)
 	b.external = true
@@ -22,8 +23,7 @@ func (b *Backend) SetContacts(con *engine.Contacts) {
 
 // collided points the backend's views of the Collider (n, fixed, gravity,
 // con, adjOff, adj) at its current data, which Load and Collide may have
-// reallocated, marks the gs colouring stale and chooses the Jacobian's
-// layout (arms).
+// reallocated, marks the gs colouring stale and sets arms.
 func (b *Backend) collided() {
 	c := &b.Collider
 	b.col.valid = false

@@ -93,8 +93,7 @@ func contactW(j *[12]float64) (wx, wy, wz float64) {
 }
 
 // contactRows sets out[3(k−lo):3(k−lo)+3] = D_kᵀ v for the contacts k in
-// [lo, hi) with Jacobians jac (12 per contact; contactRowsArms for 8)
-// and bodies a[k], b[k], v
+// [lo, hi) with Jacobians jac (12 per contact) and bodies a[k], b[k], v
 // the 6-per-body velocities (linear and angular, world): the relative
 // velocity of the two contact points,
 //
@@ -128,49 +127,22 @@ func contactRows(jac []float64, a, b []int32, v, out []float64, lo, hi int) {
 	}
 }
 
-// contactRowsArms is contactRows for a Jacobian of 8 values per contact
-// (n, u, ρ_A, ρ_B: jacobian.go's arms), with s = ρ n formed first, each
-// component one product (jacBlock's): the same operations on the same
-// values. A loop of its own: a layout chosen per contact inside
-// contactRows's loop cost a quarter of the Schur product
-// (BenchmarkSchur), for either layout.
-func contactRowsArms(jac []float64, a, b []int32, v, out []float64, lo, hi int) {
-	for k := lo; k < hi; k++ {
-		j := (*[8]float64)(jac[8*k : 8*k+8])
-		ra, rb := j[6], j[7]
-		sa0, sa1, sa2 := ra*j[0], ra*j[1], ra*j[2]
-		sb0, sb1, sb2 := rb*j[0], rb*j[1], rb*j[2]
-		ia, ib := int(a[k]), int(b[k])
-		va, vb := (*[6]float64)(v[6*ia:6*ia+6]), (*[6]float64)(v[6*ib:6*ib+6])
-		ax := va[4]*sa2 - va[5]*sa1
-		ay := va[5]*sa0 - va[3]*sa2
-		az := va[3]*sa1 - va[4]*sa0
-		bx := vb[4]*sb2 - vb[5]*sb1
-		by := vb[5]*sb0 - vb[3]*sb2
-		bz := vb[3]*sb1 - vb[4]*sb0
-		vx := (vb[0] - va[0]) + (bx - ax)
-		vy := (vb[1] - va[1]) + (by - ay)
-		vz := (vb[2] - va[2]) + (bz - az)
-		wx, wy, wz := j[1]*j[5]-j[2]*j[4], j[2]*j[3]-j[0]*j[5], j[0]*j[4]-j[1]*j[3] // contactW
-		o := (*[3]float64)(out[3*(k-lo) : 3*(k-lo)+3])
-		o[0] = j[0]*vx + j[1]*vy + j[2]*vz
-		o[1] = j[3]*vx + j[4]*vy + j[5]*vz
-		o[2] = wx*vx + wy*vy + wz*vz
-	}
-}
-
 // contactForce returns the impulse x (3 values, frame n, u, w) of a
-// contact whose Jacobian starts with nu = n, u (either layout: jacNU) as
-// a world vector F = x_n n + x_u u + x_w w (each component summed left to
-// right; w = n × u as contactW): what body B receives, and A −F.
-func contactForce(nu *[6]float64, x0, x1, x2 float64) (f0, f1, f2 float64) {
-	wx, wy, wz := nu[1]*nu[5]-nu[2]*nu[4], nu[2]*nu[3]-nu[0]*nu[5], nu[0]*nu[4]-nu[1]*nu[3]
-	return x0*nu[0] + x1*nu[3] + x2*wx, x0*nu[1] + x1*nu[4] + x2*wy, x0*nu[2] + x1*nu[5] + x2*wz
+// contact with Jacobian j as a world vector F = x_n n + x_u u + x_w w
+// (each component summed left to right): what body B receives, and A
+// −F.
+func contactForce(j *[12]float64, x0, x1, x2 float64) (f0, f1, f2 float64) {
+	wx, wy, wz := contactW(j)
+	return x0*j[0] + x1*j[3] + x2*wx, x0*j[1] + x1*j[4] + x2*wy, x0*j[2] + x1*j[5] + x2*wz
 }
 
-// cross returns s × f (mgl64's Vec3.Cross): with s a contact's arm
-// (jacArm) and f the force on that side (−F for A), its torque about the
-// body's centre.
-func cross(s0, s1, s2, f0, f1, f2 float64) (t0, t1, t2 float64) {
-	return s1*f2 - s2*f1, s2*f0 - s0*f2, s0*f1 - s1*f0
+// contactTorque returns s × F for side 0 (A: s = s_A) or 1 (B: s_B) of a
+// contact with Jacobian j (mgl64's Vec3.Cross): with F the force on that
+// side (−F for A), its torque about the body's centre.
+func contactTorque(j *[12]float64, side int32, f0, f1, f2 float64) (t0, t1, t2 float64) {
+	s := j[6:9]
+	if side != 0 {
+		s = j[9:12]
+	}
+	return s[1]*f2 - s[2]*f1, s[2]*f0 - s[0]*f2, s[0]*f1 - s[1]*f0
 }

@@ -24,8 +24,7 @@ func gatherImpulse(b *Backend, x Vec, dv []float64) {
 		var f, t mgl64.Vec3
 		for _, e := range b.adj[b.adjOff[i]:b.adjOff[i+1]] {
 			k := int(e >> 1)
-			var blk [12]float64
-			j, g := jacBlock(b.jac, b.arms, k, &blk), x[3*k:3*k+3]
+			j, g := b.jac[12*k:12*k+12], x[3*k:3*k+3]
 			n, u := mgl64.Vec3{j[0], j[1], j[2]}, mgl64.Vec3{j[3], j[4], j[5]}
 			F := n.Mul(g[0]).Add(u.Mul(g[1])).Add(n.Cross(u).Mul(g[2]))
 			s := mgl64.Vec3{j[6], j[7], j[8]}

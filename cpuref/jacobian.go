@@ -28,9 +28,12 @@ func TangentBasis(n mgl64.Vec3) (u, w mgl64.Vec3) { return engine.TangentBasis(n
 // block is stored as n, u, s_A and s_B (jac, 12 per contact) and applied
 // by contactRows; w = n × u. Where the model's contact points lie on the
 // normals through the bodies' centres (b.arms: spheres against spheres
-// and unturning bodies, engine.Model.ArmsAlongNormal) it is stored as n,
-// u, ρ_A = s_A·n and ρ_B = s_B·n (8 per contact, jacBlock): every
-// product reads s = ρ n, as the device's kernels do (lib/jac.glsl). f holds gravity, the external loads and the
+// and bodies that never turn, engine.Model.ArmsAlongNormal) each arm is
+// s = ρ n with ρ = s·n (armAlong), each component one product: the
+// values of the device's Jacobian, which holds n, u, ρ_A and ρ_B there
+// (lib/jac.glsl's JAC_ARMS) and forms s where it reads it. This path
+// holds the 12 values: its loops are arithmetic-bound, and forming s in
+// them cost 4 % of a step (BenchmarkStep, BenchmarkSchur; docs/bench.md). f holds gravity, the external loads and the
 // gyroscopic torque −ω̄×(Jω̄) (the latter integrated implicitly: see
 // freeVelocity). r takes vfree in the world frame, which Build writes into
 // dv (worldVelocity) before the rows read it.
@@ -40,7 +43,7 @@ func (b *Backend) Build(h float64) (engine.Problem, error) {
 	b.freeVelocity(h)
 	b.worldVelocity(b.vfree, b.dv)
 	nc := b.con.Len()
-	b.jac = resizeF(b.jac, b.jacStride()*nc)
+	b.jac = resizeF(b.jac, 12*nc)
 	b.coh = resizeF(b.coh, nc)
 	b.listRolling()
 	if n := b.rows(); len(b.r) != n {
@@ -67,27 +70,24 @@ func (b *Backend) build(_, lo, hi int) {
 		u, _ := TangentBasis(n)
 		sa := geom.Rotate(b.quat(int(c.A[k])), mgl64.Vec3{c.PA[3*k], c.PA[3*k+1], c.PA[3*k+2]})
 		sb := geom.Rotate(b.quat(int(c.B[k])), mgl64.Vec3{c.PB[3*k], c.PB[3*k+1], c.PB[3*k+2]})
+		j := b.jac[12*k : 12*k+12]
 		if b.arms {
-			j := b.jac[8*k : 8*k+8]
 			if b.mixed {
 				n, u = round3(n), round3(u) // as the device stores them
 			}
 			ra, rb := armAlong(sa, n), armAlong(sb, n)
 			if b.mixed {
+				// ρ as stored; ρ n of two float32 is exact in float64.
 				ra, rb = f32(ra), f32(rb)
 			}
-			copy(j[0:], n[:])
-			copy(j[3:], u[:])
-			j[6], j[7] = ra, rb
-		} else {
-			j := b.jac[12*k : 12*k+12]
-			copy(j[0:], n[:])
-			copy(j[3:], u[:])
-			copy(j[6:], sa[:])
-			copy(j[9:], sb[:])
-			if b.mixed {
-				roundF32(j) // as the device stores it; r below reads it so
-			}
+			sa, sb = n.Mul(ra), n.Mul(rb)
+		}
+		copy(j[0:], n[:])
+		copy(j[3:], u[:])
+		copy(j[6:], sa[:])
+		copy(j[9:], sb[:])
+		if b.mixed && !b.arms {
+			roundF32(j) // as the device stores it; r below reads it so
 		}
 		b.coh[k] = h * c.Cohesion[k]
 		b.velocities(k, k+1, b.dv, b.r[3*k:3*k+3])
@@ -99,63 +99,9 @@ func (b *Backend) build(_, lo, hi int) {
 	}
 }
 
-// jacStride is the Jacobian's values per contact: 8 (n, u, ρ_A, ρ_B)
-// where b.arms, else 12 (n, u, s_A, s_B).
-func (b *Backend) jacStride() int {
-	if b.arms {
-		return 8
-	}
-	return 12
-}
-
-// armAlong returns ρ = s·n (summed left to right), the arm s of a contact
-// point whose arm lies along the contact's normal n, as the Jacobian
-// holds it where b.arms.
+// armAlong returns ρ = s·n (summed left to right): the arm s of a
+// contact point on the normal n through the body's centre is ρ n.
 func armAlong(s, n mgl64.Vec3) float64 { return s[0]*n[0] + s[1]*n[1] + s[2]*n[2] }
-
-// jacBlock returns contact k's Jacobian block as its 12 values n, u, s_A,
-// s_B: jac's own where it holds 12 per contact, else (arms: 8 per
-// contact) formed in blk from n, u, ρ_A and ρ_B with s = ρ n, each
-// component one product, as lib/jac.glsl's jacVec forms it.
-func jacBlock(jac []float64, arms bool, k int, blk *[12]float64) *[12]float64 {
-	if arms {
-		armsBlock(jac, k, blk)
-		return blk
-	}
-	return (*[12]float64)(jac[12*k : 12*k+12])
-}
-
-// jacNU returns contact k's n and u, the first 6 values of its block in
-// either layout.
-func jacNU(jac []float64, arms bool, k int) *[6]float64 {
-	if arms {
-		return (*[6]float64)(jac[8*k : 8*k+6])
-	}
-	return (*[6]float64)(jac[12*k : 12*k+6])
-}
-
-// jacArm returns contact k's arm of side 0 (s_A) or 1 (s_B), world frame:
-// the block's own, or ρ n where it holds the arms as ρ (arms), each
-// component one product (jacBlock's).
-func jacArm(jac []float64, arms bool, k, side int) (s0, s1, s2 float64) {
-	if arms {
-		j := (*[8]float64)(jac[8*k : 8*k+8])
-		r := j[6+side]
-		return r * j[0], r * j[1], r * j[2]
-	}
-	j := jac[12*k+6+3*side:]
-	return j[0], j[1], j[2]
-}
-
-// armsBlock sets blk to the 12 values of contact k's block of 8 in jac
-// (n, u, ρ_A, ρ_B): n, u, s_A = ρ_A n, s_B = ρ_B n.
-func armsBlock(jac []float64, k int, blk *[12]float64) {
-	j := (*[8]float64)(jac[8*k : 8*k+8])
-	ra, rb := j[6], j[7]
-	blk[0], blk[1], blk[2], blk[3], blk[4], blk[5] = j[0], j[1], j[2], j[3], j[4], j[5]
-	blk[6], blk[7], blk[8] = ra*j[0], ra*j[1], ra*j[2]
-	blk[9], blk[10], blk[11] = rb*j[0], rb*j[1], rb*j[2]
-}
 
 // freeVelocity sets vfree = v + h M⁻¹ f per movable body, the angular part
 // ω̄* + hJ⁻¹τ̄ with ω̄* = engine.GyroStep(ω̄, J⁻¹, h), the gyroscopic torque
@@ -228,10 +174,6 @@ func (b *Backend) worldVelocities(_, lo, hi int) {
 // velocities sets out[3(k−lo):3(k−lo)+3] = D_kᵀ v for the contacts k in
 // [lo, hi) and the 6-per-body velocity vector v (contactRows).
 func (b *Backend) velocities(lo, hi int, v []float64, out []float64) {
-	if b.arms {
-		contactRowsArms(b.jac, b.con.A, b.con.B, v, out, lo, hi)
-		return
-	}
 	contactRows(b.jac, b.con.A, b.con.B, v, out, lo, hi)
 }
 
@@ -286,12 +228,12 @@ func (b *Backend) bodyImpulses(_, lo, hi int) {
 		for _, e := range adj {
 			k := int(e >> 1)
 			g := (*[3]float64)(x[3*k : 3*k+3])
-			F0, F1, F2 := contactForce(jacNU(b.jac, b.arms, k), g[0], g[1], g[2])
+			j := (*[12]float64)(b.jac[12*k : 12*k+12])
+			F0, F1, F2 := contactForce(j, g[0], g[1], g[2])
 			if e&1 == 0 {
 				F0, F1, F2 = -F0, -F1, -F2
 			}
-			s0, s1, s2 := jacArm(b.jac, b.arms, k, int(e&1))
-			T0, T1, T2 := cross(s0, s1, s2, F0, F1, F2)
+			T0, T1, T2 := contactTorque(j, e&1, F0, F1, F2)
 			if rolling {
 				T0, T1, T2 = b.addRollingTorque(k, e&1, x, T0, T1, T2)
 			}
@@ -311,7 +253,8 @@ func (b *Backend) bodyImpulses(_, lo, hi int) {
 // addContactImpulse adds M⁻¹D_k x to the 6-per-body velocities dv of the
 // two bodies of contact k (fixed bodies have zero inverse mass).
 func (b *Backend) addContactImpulse(k int, x [3]float64, dv []float64) {
-	F0, F1, F2 := contactForce(jacNU(b.jac, b.arms, k), x[0], x[1], x[2])
+	j := (*[12]float64)(b.jac[12*k : 12*k+12])
+	F0, F1, F2 := contactForce(j, x[0], x[1], x[2])
 	for side, body := range [2]int32{b.con.A[k], b.con.B[k]} {
 		i := int(body)
 		if b.fixed[i] {
@@ -321,8 +264,7 @@ func (b *Backend) addContactImpulse(k int, x [3]float64, dv []float64) {
 		if side == 0 {
 			f0, f1, f2 = -F0, -F1, -F2
 		}
-		s0, s1, s2 := jacArm(b.jac, b.arms, k, side)
-		t0, t1, t2 := cross(s0, s1, s2, f0, f1, f2)
+		t0, t1, t2 := contactTorque(j, int32(side), f0, f1, f2)
 		im := b.invMass[i]
 		w := b.invInertiaWorld(i, [3]float64{t0, t1, t2})
 		d := (*[6]float64)(dv[6*i : 6*i+6])

@@ -45,11 +45,27 @@ func TestMixedPrecision(t *testing.T) {
 		t.Fatal("the backend did not take the mixed precision")
 	}
 	if !b.arms {
-		t.Fatal("a model of spheres in a box holds 12 Jacobian values per contact, not 8")
+		t.Fatal("a model of spheres in a box holds its contacts' arms whole, not as ρ")
 	}
-	for i, v := range b.jac[:b.jacStride()*b.con.Len()] {
-		if f32(v) != v {
-			t.Fatalf("jac[%d] = %v is not a float32", i, v)
+	for k := range b.con.Len() {
+		j := b.jac[12*k : 12*k+12]
+		for i, v := range j[:6] {
+			if f32(v) != v {
+				t.Fatalf("jac[%d] = %v is not a float32", 12*k+i, v)
+			}
+		}
+		// s = ρ n with ρ a float32, as the device forms it from its 8
+		// float32 (ρ = s_c/n_c for the first nonzero component of n).
+		c := 0
+		for j[c] == 0 {
+			c++
+		}
+		for side := range 2 {
+			s := j[6+3*side : 9+3*side]
+			rho := s[c] / j[c]
+			if f32(rho) != rho || s[0] != rho*j[0] || s[1] != rho*j[1] || s[2] != rho*j[2] {
+				t.Fatalf("contact %d: s = %v is not ρ n with ρ a float32 (n = %v)", k, s, j[:3])
+			}
 		}
 	}
 	if _, vel2 := run(engine.PrecisionMixed, 2); enginetest.FirstDiff(vel, vel2) >= 0 {

@@ -243,9 +243,6 @@ var (
 	sB  = [4]uint64{1, 2, 3, 0}
 	sBr = [4]uint64{2, 3, 1, 0}
 	six = [8]uint64{0, 1, 2, 4, 5, 6, 7, 7}
-	// lane2 and lane3 broadcast a vector's lane 2 or 3.
-	lane2 = [4]uint64{2, 2, 2, 2}
-	lane3 = [4]uint64{3, 3, 3, 3}
 )
 
 // bodyImpulses4 is bodyImpulses for the bodies in [lo, hi) of a problem
@@ -262,12 +259,11 @@ var (
 // than the loop saves (a first version with them was 3× slower).
 func (b *Backend) bodyImpulses4(dv, x []float64, lo, hi int) {
 	pYZX, pSB, pSBr := archsimd.LoadUint64x4(&yzx), archsimd.LoadUint64x4(&sB), archsimd.LoadUint64x4(&sBr)
-	pRhoA, pRhoB := archsimd.LoadUint64x4(&lane2), archsimd.LoadUint64x4(&lane3)
 	pSix := archsimd.LoadUint64x8(&six)
 	minus := archsimd.BroadcastFloat64x4(-1)
 	var zero8 archsimd.Float64x8
 	mask6 := archsimd.Mask64x8FromBits(0x3f)
-	jac, full, arms := b.jac, dv[:cap(dv)], b.arms
+	jac, full := b.jac, dv[:cap(dv)]
 	for i := lo; i < hi; i++ {
 		o := (*[8]float64)(full[6*i : 6*i+8])
 		adj := b.adj[b.adjOff[i]:b.adjOff[i+1]]
@@ -277,56 +273,31 @@ func (b *Backend) bodyImpulses4(dv, x []float64, lo, hi int) {
 			continue
 		}
 		var vf, vtc archsimd.Float64x4
-		if arms {
-			// The arms as ρ (jacobian.go): s = ρ n in lanes 0–2
-			// (jacBlock's products), ρ broadcast from lane 2 (ρ_A) or 3
-			// (ρ_B) of j[4:8] = (u_y, u_z, ρ_A, ρ_B). A loop of its own,
-			// as contactRowsArms.
-			for _, e := range adj {
-				k := int(e >> 1)
-				j := (*[8]float64)(jac[8*k : 8*k+8])
-				n := archsimd.LoadFloat64x4((*[4]float64)(j[0:4]))
-				F := force4(n, archsimd.LoadFloat64x4((*[4]float64)(j[3:7])), (*[3]float64)(x[3*k:3*k+3]), pYZX)
-				rho := archsimd.LoadFloat64x4((*[4]float64)(j[4:8]))
-				if e&1 == 0 {
-					F = minus.Mul(F)
-					rho = rho.Permute(pRhoA)
-				} else {
-					rho = rho.Permute(pRhoB)
-				}
-				s := rho.Mul(n)
-				vtc = vtc.Add(s.Mul(F.Permute(pYZX)).Sub(s.Permute(pYZX).Mul(F)))
-				vf = vf.Add(F)
+		for _, e := range adj {
+			k := int(e >> 1)
+			j := (*[12]float64)(jac[12*k : 12*k+12])
+			n := archsimd.LoadFloat64x4((*[4]float64)(j[0:4]))
+			u := archsimd.LoadFloat64x4((*[4]float64)(j[3:7]))
+			// w = n × u (contactW)
+			w := n.Mul(u.Permute(pYZX)).Sub(n.Permute(pYZX).Mul(u)).Permute(pYZX)
+			g := (*[3]float64)(x[3*k : 3*k+3])
+			F := archsimd.BroadcastFloat64x4(g[0]).Mul(n).Add(archsimd.BroadcastFloat64x4(g[1]).Mul(u)).Add(archsimd.BroadcastFloat64x4(g[2]).Mul(w))
+			var s, sr archsimd.Float64x4
+			if e&1 == 0 {
+				F = minus.Mul(F)
+				s = archsimd.LoadFloat64x4((*[4]float64)(j[6:10]))
+				sr = s.Permute(pYZX)
+			} else {
+				t := archsimd.LoadFloat64x4((*[4]float64)(j[8:12]))
+				s, sr = t.Permute(pSB), t.Permute(pSBr)
 			}
-		} else {
-			for _, e := range adj {
-				k := int(e >> 1)
-				j := (*[12]float64)(jac[12*k : 12*k+12])
-				F := force4(archsimd.LoadFloat64x4((*[4]float64)(j[0:4])), archsimd.LoadFloat64x4((*[4]float64)(j[3:7])), (*[3]float64)(x[3*k:3*k+3]), pYZX)
-				var s, sr archsimd.Float64x4
-				if e&1 == 0 {
-					F = minus.Mul(F)
-					s = archsimd.LoadFloat64x4((*[4]float64)(j[6:10]))
-					sr = s.Permute(pYZX)
-				} else {
-					t := archsimd.LoadFloat64x4((*[4]float64)(j[8:12]))
-					s, sr = t.Permute(pSB), t.Permute(pSBr)
-				}
-				// s × F as (z, x, y)
-				vtc = vtc.Add(s.Mul(F.Permute(pYZX)).Sub(sr.Mul(F)))
-				vf = vf.Add(F)
-			}
+			// s × F as (z, x, y)
+			vtc = vtc.Add(s.Mul(F.Permute(pYZX)).Sub(sr.Mul(F)))
+			vf = vf.Add(F)
 		}
 		f := archsimd.BroadcastFloat64x4(b.invMass[i]).Mul(vf)
 		t := archsimd.BroadcastFloat64x4(b.invInertia[3*i]).Mul(vtc.Permute(pYZX))
 		zero8.SetLo(f).SetHi(t).Permute(pSix).StoreMasked(o, mask6)
 	}
 	archsimd.ClearAVXUpperBits()
-}
-
-// force4 is contactForce in lanes 0–2: F = γ_0 n + γ_1 u + γ_2 w with
-// w = n × u (contactW), for bodyImpulses4.
-func force4(n, u archsimd.Float64x4, g *[3]float64, pYZX archsimd.Uint64x4) archsimd.Float64x4 {
-	w := n.Mul(u.Permute(pYZX)).Sub(n.Permute(pYZX).Mul(u)).Permute(pYZX)
-	return archsimd.BroadcastFloat64x4(g[0]).Mul(n).Add(archsimd.BroadcastFloat64x4(g[1]).Mul(u)).Add(archsimd.BroadcastFloat64x4(g[2]).Mul(w))
 }

@@ -16,43 +16,32 @@ import "github.com/gpusim/gpusim/traffic"
 // the whole state fits the caches. Both contact sides count as movable
 // bodies, and bodies as isotropic (spheres): another body's M⁻¹ also
 // reads its step matrix R J̄⁻¹ Rᵀ (invInertiaW: 48 bytes per body and
-// body-impulse pass). With arms, the Jacobian of a model whose contact
-// points lie on the normals (engine.Model.ArmsAlongNormal: n, u, ρ_A,
-// ρ_B, 8 float64 per contact; jacobian.go), else 12 (n, u, s_A, s_B).
-func APGDIterationTraffic(arms bool) []traffic.Pass {
+// body-impulse pass).
+func APGDIterationTraffic() []traffic.Pass {
 	r, w := traffic.Read, traffic.Write
 	const vec3, f64, u32 = traffic.Vec3, traffic.F64, traffic.U32
-	jac, side, name := float64(jacobianPerContact), float64(3*f64), "s_A, s_B"
-	if arms {
-		jac, side, name = jacobianArmsPerContact, f64, "ρ_A, ρ_B"
-	}
 	return []traffic.Pass{
 		{Name: "apgdTrialY", Role: "y, N y, g = N y + r; γ' = Π(y − t g)", Accesses: []traffic.Access{
 			r(0, "γ_k, γ_{k−1}, Nγ_k, Nγ_{k−1}, r", 5*vec3, 0), r(0, "mu, coh", 2*f64, 0), w(0, "y, N y, γ'", 3*vec3, 0)}},
 		{Name: "bodyImpulses", Role: "dv = M⁻¹ D γ' (per body, over its contacts)", Accesses: []traffic.Access{
 			r(0, "adjOff", 0, 2*u32), r(0, "adj", 2*u32, 0), r(0, "γ'", 2*vec3, 0),
-			r(0, "jac: n, u", 2*6*f64, 0), r(0, "jac: "+name, 2*side, 0),
+			r(0, "jac: n, u", 2*jacobianPerContact/2, 0), r(0, "jac: s_A, s_B", jacobianPerContact/2, 0),
 			r(0, "fixed", 0, 1), r(0, "invMass", 0, f64), r(0, "invInertia", 0, 3*f64), w(0, "dv", 0, 6*f64)}},
 		{Name: "apgdVelRes", Role: "Nγ' = Dᵀ dv", Accesses: []traffic.Access{
 			r(0, "A, B", 2*u32, 0), r(0, "dv of A and B", 2*6*f64, 0),
-			r(0, "jac", jac, 0), w(0, "Nγ'", vec3, 0)}},
+			r(0, "jac", jacobianPerContact, 0), w(0, "Nγ'", vec3, 0)}},
 		{Name: "apgdDot6", Role: "the six dot products, g = N y + r and the residual vector on the fly", Accesses: []traffic.Access{
 			r(0, "γ', Nγ', r, y, N y, γ_k", 6*vec3, 0), r(0, "mu, coh", 2*f64, 0)}},
 	}
 }
 
 // The bytes per contact of the Jacobian (jac: n, u, s_A, s_B, 12
-// float64; with arms n, u, ρ_A, ρ_B, 8); TestTrafficModelLayout checks
-// them against the arrays a step builds. Each side of a body-impulse pass
-// reads n, u and its own s or ρ.
-const (
-	jacobianPerContact     = 12 * traffic.F64
-	jacobianArmsPerContact = 8 * traffic.F64
-)
+// float64); TestTrafficModelLayout checks it against the arrays a step
+// builds. Each side of a body-impulse pass reads n, u and its own s.
+const jacobianPerContact = 12 * traffic.F64
 
 // APGDBytesPerContactIteration is the model's bytes per contact and
-// iteration at bodiesPerContact movable bodies per contact, with arms as
-// for APGDIterationTraffic.
-func APGDBytesPerContactIteration(arms bool, bodiesPerContact float64) float64 {
-	return traffic.PerContactIteration(APGDIterationTraffic(arms), bodiesPerContact)
+// iteration at bodiesPerContact movable bodies per contact.
+func APGDBytesPerContactIteration(bodiesPerContact float64) float64 {
+	return traffic.PerContactIteration(APGDIterationTraffic(), bodiesPerContact)
 }

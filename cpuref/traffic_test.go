@@ -4,7 +4,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/go-gl/mathgl/mgl64"
 	"github.com/gpusim/gpusim/engine"
 	"github.com/gpusim/gpusim/scene"
 )
@@ -34,11 +33,8 @@ func TestTrafficModelLayout(t *testing.T) {
 	}
 	nc := float64(b.con.Len())
 	per := func(n int) float64 { return 8 * float64(n) / nc }
-	if !b.arms {
-		t.Fatal("a model of spheres in a box holds its contacts' arms whole")
-	}
-	if got := per(len(b.jac)); got != jacobianArmsPerContact {
-		t.Errorf("the Jacobian holds %g bytes per contact, the model counts %d", got, jacobianArmsPerContact)
+	if got := per(len(b.jac)); got != jacobianPerContact {
+		t.Errorf("the Jacobian holds %g bytes per contact, the model counts %d", got, jacobianPerContact)
 	}
 	w := &b.apgd
 	for _, v := range [][]float64{w.x, w.xNew, w.y, w.best, w.ny, w.nx, w.nxNew} {
@@ -49,25 +45,10 @@ func TestTrafficModelLayout(t *testing.T) {
 	// The terms: 120 + 16 + 72 (trial) + 8 + 48 + 96 + 48 + 89/3
 	// (body impulses: each side its γ', the contact's n and u and its s)
 	// + 8 + 96 + 96 + 24 (velocities) + 144 + 16 (dot products and the
-	// residual vector); with the arms as ρ, 32 B less in the body
-	// impulses (8 B a side instead of 24) and 32 B less in the velocities.
+	// residual vector).
 	want := 208 + 200 + 89.0/3 + 224 + 160
 	// 1e-12 relative: the model sums its terms in another order.
-	if got := APGDBytesPerContactIteration(false, 1.0/3); math.Abs(got-want) > 1e-12*want {
+	if got := APGDBytesPerContactIteration(1.0 / 3); math.Abs(got-want) > 1e-12*want {
 		t.Errorf("bytes per contact-iteration %g, want %g", got, want)
-	}
-	if got := APGDBytesPerContactIteration(true, 1.0/3); math.Abs(got-(want-64)) > 1e-12*want {
-		t.Errorf("bytes per contact-iteration with the arms along the normals %g, want %g", got, want-64)
-	}
-	// A model with a box that moves holds the arms whole.
-	m := sc.Model
-	m.Bodies = append(m.Bodies[:len(m.Bodies):len(m.Bodies)], engine.Body{Shape: engine.BoxShape(0.1, 0.1, 0.1), Pos: mgl64.Vec3{0, 0, 9}, Rot: mgl64.QuatIdent()})
-	m.Bodies[len(m.Bodies)-1].SetMass(1)
-	b2 := New(1)
-	if _, err := engine.NewSim(&m, sc.Settings, b2); err != nil {
-		t.Fatal(err)
-	}
-	if b2.arms || b2.jacStride() != 12 {
-		t.Error("a model with a movable box holds its contacts' arms as ρ")
 	}
 }

@@ -74,7 +74,8 @@ var MostFootprint = Footprint{PairExtras: true, Materials: true, Loads: true, An
 //     ReuseVec's eighth of headroom: 370 B in all, fitted to the
 //     measurements below so that the estimate errs high at N = 64 000
 //     (210 B with f.Mixed: the Jacobian and APGD's work vectors as
-//     float32);
+//     float32); with f.Arms the Jacobian's third less, 32 B (16 B with
+//     f.Mixed: then 0.5 % under the measurement at N = 64 000);
 //   - with f.Guard, a run's guard (guard.go): the kept copy of the body
 //     state and the skip flags, 108 B per body, and of the warm-start
 //     memory, 36 B per contact (keys and impulses; 24 B with f.Mixed;
@@ -88,22 +89,27 @@ var MostFootprint = Footprint{PairExtras: true, Materials: true, Loads: true, An
 // measurements below were taken before them.
 //
 // Measured on lavapipe (DeviceMemoryBytes, the largest after each step of
-// a backend stepped by engine.Sim, so without a run's guard; apgd;
-// 2026-11-29), with the estimate without the guard in brackets (each
-// model with its own Footprint: spheres of one material without loads,
-// the ellipsoids with PairExtras and Anisotropic): settle N = 2000 after
-// 60 steps, 7810 contacts, 4.78 MB (5.07 MB); fill N = 2000 after 60
-// steps, 4316 contacts, 3.43 MB (3.41 MB); the bench's pile of 2000
-// ellipsoids after 20 steps, 171 contacts, 2.36 MB (2.33 MB); the scaling
-// series' settle N = 64 000 (bench's scale-64000) after 3 steps, 185 249
-// contacts, 119.62 MiB (120.34 MiB; 1960 B per body), and 89.86 MiB with
-// mixed (89.87 MiB; 1472 B per body). For a bed of 1 000 000 spheres
-// with 2.98 contacts per body it gives 2003 B per body, and 1491 B with
-// mixed (a run's guard adds 215 and 180 B).
+// a backend stepped by engine.Sim, so without a run's guard, and with
+// GPUSIM_COMMAND_CACHE=off, so without the arguments buffers; apgd;
+// 2026-11-29, later), with the estimate without the guard in brackets
+// (each model with its own Footprint: spheres of one material without
+// loads, whose arms lie on the normals (Arms), the ellipsoids with
+// PairExtras and Anisotropic): settle N = 2000 after 60 steps, 7810
+// contacts, 4.60 MB (4.82 MB); fill N = 2000 after 60 steps, 4316
+// contacts, 3.35 MB (3.27 MB); the bench's pile of 2000 ellipsoids after
+// 20 steps, 171 contacts, 2.43 MB (2.33 MB); the scaling series' settle
+// N = 64 000 (bench's scale-64000) after 3 steps, 185 249 contacts, 114.5
+// MiB (114.7 MiB; 1876 B per body), and 87.5 MiB with mixed (87.0 MiB;
+// 1434 B per body). For a bed of 1 000 000 spheres with 2.98 contacts
+// per body it gives 1908 B per body, and 1443 B with mixed (a run's guard
+// adds 215 and 180 B).
 //
 // Before, newest first, the same models held (settle, fill, ellipsoids,
-// scale-64000, mixed): with the kept impulses as float64 with mixed too,
-// 92.06 MiB with mixed; with a pair room of 5 per body, 4.79 MB, 3.46 MB,
+// scale-64000, mixed): with the arms held whole (12 values of Jacobian per
+// contact, not 8; the same harness, which gave 4.85, 3.50 and 2.43 MB
+// then), 4.78 MB, 3.43 MB, 2.36 MB, 119.62 MiB and 89.86 MiB; with the
+// kept impulses as float64 with mixed too, 92.06 MiB with mixed; with a
+// pair room of 5 per body, 4.79 MB, 3.46 MB,
 // 2.48 MB, 120.35 MiB and 92.79 MiB; with each body's material for a
 // model of one material too, 4.83 MB, 3.49 MB, 2.51 MB, 121.33 MiB and
 // 93.77 MiB; with μ, cohesion and coh per contact too, 5.01 MB, 3.62 MB

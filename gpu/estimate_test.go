@@ -15,13 +15,14 @@ import (
 // found); and that each part of the Footprint adds bytes.
 func TestEstimateBytes(t *testing.T) {
 	ell := Footprint{PairExtras: true, Anisotropic: true}
+	spheres := Footprint{Arms: true}
 	for _, c := range []struct {
 		bodies, contacts int
 		measured         float64 // bytes
 		f                Footprint
 	}{
-		{2005, 7810, 4782336, Footprint{}}, {2005, 4316, 3433472, Footprint{}}, {2005, 171, 2364416, ell},
-		{64005, 185249, 125428480, Footprint{}}, {64005, 185249, 94224640, Footprint{Mixed: true}},
+		{2005, 7810, 4598272, spheres}, {2005, 4316, 3350528, spheres}, {2005, 171, 2429952, ell},
+		{64005, 185249, 114.5 * (1 << 20), spheres}, {64005, 185249, 87.5 * (1 << 20), Footprint{Arms: true, Mixed: true}},
 	} {
 		got := float64(EstimateBytes(c.bodies, c.contacts, c.f))
 		t.Logf("EstimateBytes(%d, %d, %+v) = %.0f without the guard, measured %.0f", c.bodies, c.contacts, c.f, got, c.measured)

@@ -67,7 +67,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "\nCPU path's APGD iteration, bodies per contact %d/%d:\n\n", bodies, contacts)
-		_, err := traffic.WriteTable(stdout, "loop", cpuref.APGDIterationTraffic(true), float64(bodies)/contacts)
+		_, err := traffic.WriteTable(stdout, "loop", cpuref.APGDIterationTraffic(), float64(bodies)/contacts)
 		return err
 	}
 	if *steps < 0 {
