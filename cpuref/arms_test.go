@@ -75,16 +75,6 @@ func TestArmsAgainstAssembled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	D := assembleD(b)
-	minv := make([]float64, 6*b.n)
-	k := make([]float64, 6*b.n) // M⁻¹k = v + h M⁻¹ f, with ω in the body frame as assembleD's rows take it
-	for i := 0; i < b.n; i++ {
-		for d := 0; d < 3; d++ {
-			minv[6*i+d] = b.invMass[i]
-			minv[6*i+3+d] = b.invInertia[3*i+d]
-		}
-		copy(k[6*i:], b.vfree[6*i:6*i+6])
-	}
 	x := make(Vec, 3*nc)
 	for i := range x {
 		x[i] = rng.NormFloat64()
@@ -93,22 +83,9 @@ func TestArmsAgainstAssembled(t *testing.T) {
 	pr.Schur(got, x)
 	diag := make(Vec, 3*nc)
 	pr.BlockDiag(diag)
+	want := assembled(b, x, h)
 	for row := 0; row < 3*nc; row++ {
-		var nx, r, g float64
-		for q := 0; q < 6*b.n; q++ {
-			dx := 0.0
-			for c := 0; c < 3*nc; c++ {
-				dx += D[q][c] * x[c]
-			}
-			nx += D[q][row] * minv[q] * dx
-			r += D[q][row] * k[q]
-			for c := 3 * (row / 3); c < 3*(row/3)+3; c++ {
-				g += D[q][c] * minv[q] * D[q][c] / 3
-			}
-		}
-		if row%3 == 0 {
-			r += b.con.Phi[row/3] / h
-		}
+		nx, r, g := want.nx[row], want.r[row], want.g[row]
 		// Sums of O(100) products of O(10) numbers in another order, and
 		// arms ρ n that differ from the contacts' points by a rounding
 		// (the points lie on the normals up to one): agreement to 1e-12

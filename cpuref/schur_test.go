@@ -103,6 +103,44 @@ func assembleD(b *Backend) [][]float64 {
 	return D
 }
 
+// assembledProducts are N x, r and the block diagonal (tr(N_ii)/3 in each
+// row of contact i) of the assembled N = DᵀM⁻¹D.
+type assembledProducts struct{ nx, r, g []float64 }
+
+// assembled computes assembledProducts from assembleD(b), for b built at
+// step h, by the definitions: (N x)_row = Σ_q D_q,row M⁻¹_q (D x)_q, r_row
+// = Σ_q D_q,row (M⁻¹k)_q (+ φ/h in a normal row), with M⁻¹k = vfree and
+// M⁻¹ diagonal in the body frame, as assembleD's rows take ω.
+func assembled(b *Backend, x Vec, h float64) assembledProducts {
+	D := assembleD(b)
+	nc := b.con.Len()
+	minv := make([]float64, 6*b.n)
+	for i := 0; i < b.n; i++ {
+		for d := 0; d < 3; d++ {
+			minv[6*i+d] = b.invMass[i]
+			minv[6*i+3+d] = b.invInertia[3*i+d]
+		}
+	}
+	p := assembledProducts{make([]float64, 3*nc), make([]float64, 3*nc), make([]float64, 3*nc)}
+	for row := 0; row < 3*nc; row++ {
+		for q := 0; q < 6*b.n; q++ {
+			dx := 0.0
+			for c := 0; c < 3*nc; c++ {
+				dx += D[q][c] * x[c]
+			}
+			p.nx[row] += D[q][row] * minv[q] * dx
+			p.r[row] += D[q][row] * b.vfree[q]
+			for c := 3 * (row / 3); c < 3*(row/3)+3; c++ {
+				p.g[row] += D[q][c] * minv[q] * D[q][c] / 3
+			}
+		}
+		if row%3 == 0 {
+			p.r[row] += b.con.Phi[row/3] / h
+		}
+	}
+	return p
+}
+
 // TestSchurAgainstAssembled compares the matrix-free Dᵀ(M⁻¹(Dx)) and
 // r = b + DᵀM⁻¹k with the explicitly assembled N = DᵀM⁻¹D on small random
 // systems.
@@ -112,35 +150,15 @@ func TestSchurAgainstAssembled(t *testing.T) {
 		nb, nc := 1+rng.IntN(6), 1+rng.IntN(12)
 		const h = 0.01 // randomBuilt's
 		b, pr := randomBuilt(t, rng, nb, nc)
-		D := assembleD(b)
-		minv := make([]float64, 6*b.n)
-		k := make([]float64, 6*b.n) // M⁻¹k = v + h M⁻¹ f
-		for i := 0; i < b.n; i++ {
-			for d := 0; d < 3; d++ {
-				minv[6*i+d] = b.invMass[i]
-				minv[6*i+3+d] = b.invInertia[3*i+d]
-			}
-			copy(k[6*i:], b.vfree[6*i:6*i+6])
-		}
 		x := make(Vec, 3*nc)
 		for i := range x {
 			x[i] = rng.NormFloat64()
 		}
 		got := make(Vec, 3*nc)
 		pr.Schur(got, x)
+		want := assembled(b, x, h)
 		for row := 0; row < 3*nc; row++ {
-			var nx, r float64
-			for q := 0; q < 6*b.n; q++ {
-				dx := 0.0
-				for c := 0; c < 3*nc; c++ {
-					dx += D[q][c] * x[c]
-				}
-				nx += D[q][row] * minv[q] * dx
-				r += D[q][row] * k[q]
-			}
-			if row%3 == 0 {
-				r += b.con.Phi[row/3] / h
-			}
+			nx, r := want.nx[row], want.r[row]
 			// Sums of O(10) products of O(1) numbers in another order:
 			// agreement to 1e-12 relative.
 			if math.Abs(got[row]-nx) > 1e-12*(1+math.Abs(nx)) {
