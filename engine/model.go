@@ -323,21 +323,55 @@ func (m *Model) HasRolling() bool {
 
 // ArmsAlongNormal reports whether every contact the collider finds in the
 // model has its two contact points on its normal through the bodies'
-// centres, as far as the solve can tell: every body is a sphere (its
-// contact point is its centre ± its radius along the normal), or fixed and
-// not kinematic (it never turns, so its arm is never read: its angular
-// velocity and inverse inertia are zero). The backends then hold a
-// contact's arms as two numbers, s = ρ n with ρ = s·n (the sphere-contact
-// Jacobian of 8 numbers instead of 12: cpuref's jacobian.go,
-// shaders/lib/jac.glsl), the same values on both.
+// centres, as far as the solve can tell: every body's ArmAlongNormal
+// holds. The backends then hold a contact's arms as one number each,
+// s = ρ n with ρ = s·n (the device's Jacobian of 8 values instead of 12:
+// shaders/lib/jac.glsl; cpuref's jacobian.go), the same values on both.
+// A kinematic body that is not a sphere keeps it only while its motion
+// does not turn it: a backend whose Driver gives such a body a motion with
+// a nonzero Omega holds the arms whole from its next step on.
 func (m *Model) ArmsAlongNormal() bool {
 	for i := range m.Bodies {
-		b := &m.Bodies[i]
-		if b.Shape.Kind != Sphere && !((b.Fixed || b.Shape.Kind == Plane) && b.Motion == nil) {
+		if !m.Bodies[i].ArmAlongNormal() {
 			return false
 		}
 	}
 	return true
+}
+
+// Turners returns, in order, the kinematic bodies of the model that are
+// not spheres: their arms lie along the normals (ArmAlongNormal) only
+// while their motion does not turn them (TurnsArm).
+func Turners(m *Model) []int {
+	var t []int
+	for i := range m.Bodies {
+		if b := &m.Bodies[i]; b.Motion != nil && b.Shape.Kind != Sphere {
+			t = append(t, i)
+		}
+	}
+	return t
+}
+
+// TurnsArm reports whether giving body i the motion mv (Driver.SetMotion)
+// makes its arm count: i is one of turners (Turners) and mv turns it.
+func TurnsArm(turners []int, i int, mv Motion) bool {
+	_, found := slices.BinarySearch(turners, i)
+	return found && mv.Omega != (mgl64.Vec3{})
+}
+
+// ArmAlongNormal reports whether the body's contact points lie on the
+// contacts' normals through its centre (a sphere: its centre ± its radius
+// along the normal), or whether it never turns, so that its arm is never
+// read (its angular velocity and inverse inertia are zero): fixed and not
+// kinematic, or kinematic with a motion of zero Omega.
+func (b *Body) ArmAlongNormal() bool {
+	switch {
+	case b.Shape.Kind == Sphere:
+		return true
+	case b.Motion != nil:
+		return b.Motion.Omega == mgl64.Vec3{}
+	}
+	return b.Fixed || b.Shape.Kind == Plane
 }
 
 // Body is a rigid body as a user describes it.

@@ -130,8 +130,11 @@ type Backend struct {
 	// iteration.
 	oneMaterial bool
 	// footprint: the loaded model's Footprint (without a run's guard),
-	// for EstimateDeviceMemoryBytes.
+	// for EstimateDeviceMemoryBytes; its Arms, the Jacobian's layout
+	// (jacBytes, jac.arms), goes off when SetMotion turns one of turners,
+	// the kinematic bodies that are not spheres (engine.TurnsArm).
 	footprint Footprint
+	turners   []int
 
 	// fixed_force's per-chunk sums, per component, and FixedForce's result
 	// (host-visible).
@@ -366,7 +369,7 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	}
 	// The kernels that bind jac take its layout's specialization
 	// (Kernel.forBuffers), as cpuref's Build its layout (jacBlock).
-	b.jac.arms = fp.Arms
+	b.jac.arms, b.turners = fp.Arms, engine.Turners(m)
 	b.n, b.nc = h.n, 0
 	for _, p := range b.bodyBuffers() {
 		if *p != nil {

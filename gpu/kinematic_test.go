@@ -3,6 +3,7 @@
 package gpu
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -110,8 +111,26 @@ func TestKinematicSceneStep(t *testing.T) {
 			defer gb.Close()
 			g := newStepper(t, gb, m, set, false)
 			co := newStepper(t, cpuref.New(0), m, set, true)
+			// The shaker's walls translate: its contacts' arms are one
+			// number each (engine.Model.ArmsAlongNormal) until a wall is
+			// given a motion that turns it; the mixer's blade turns.
+			if want := c.name == "shaker"; gb.jac.arms != want {
+				t.Fatalf("the Jacobian holds the arms as ρ: %v, want %v", gb.jac.arms, want)
+			}
 			kinContacts := 0
 			for s := range c.steps {
+				if c.name == "shaker" && s == c.steps/2 {
+					wall := slices.IndexFunc(m.Bodies, func(b engine.Body) bool { return b.Kinematic() })
+					turn := engine.Motion{Omega: mgl64.Vec3{0, 0, 0.5}}
+					for _, b := range []engine.Backend{gb, co.b} {
+						if err := b.(engine.Driver).SetMotion(wall, turn, float64(s)*set.Dt); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if gb.jac.arms {
+						t.Fatal("a wall that turns: the Jacobian still holds the arms as ρ")
+					}
+				}
 				g.step(t)
 				co.step(t)
 				gc, cc := g.contacts(t), co.contacts(t)
