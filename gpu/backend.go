@@ -368,7 +368,7 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 		return err
 	}
 	// The kernels that bind jac take its layout's specialization
-	// (Kernel.forBuffers), as cpuref's Build its layout (jacBlock).
+	// (Kernel.forBuffers); cpuref's Build forms the same s = ρ n.
 	b.jac.arms, b.turners = fp.Arms, engine.Turners(m)
 	b.n, b.nc = h.n, 0
 	for _, p := range b.bodyBuffers() {

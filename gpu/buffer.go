@@ -50,8 +50,8 @@ type Buffer struct {
 	// maxStorageBufferRange.
 	windowed bool
 	// arms: the contacts' Jacobian holding n, u, ρ_A and ρ_B per contact
-	// (lib/jac.glsl's JAC_ARMS; Backend.arms): the kernels that bind it
-	// take that specialization (Kernel.forBuffers).
+	// (lib/jac.glsl's JAC_ARMS; Backend.footprint.Arms): the kernels that
+	// bind it take that specialization (Kernel.forBuffers).
 	arms bool
 	// fillPending: a fill of b waits in the device's fill batch (zero).
 	fillPending bool

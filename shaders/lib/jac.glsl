@@ -10,7 +10,8 @@
 // the normals through the bodies' centres (engine.Model.ArmsAlongNormal:
 // spheres, and bodies that never turn), contact k's block is n, u, ρ_A
 // and ρ_B at jac[8k:8k+8], and each arm is s = ρ n, formed where it is
-// read: jacArm(ρ, n), each component one product, as cpuref's jacBlock.
+// read: jacArm(ρ, n), each component one product, as cpuref's Build
+// forms the s it holds.
 // Read with
 //
 //	jacVec(k, JAC_N | JAC_U | JAC_SA | JAC_SB)   a dvec3 of contact k
