@@ -51,12 +51,11 @@ type Backend struct {
 	prob problem
 
 	// arms: the model's contact points lie on the normals through the
-	// bodies' centres (engine.Model.ArmsAlongNormal, armsModel) and the
-	// contacts are the collider's (not set by SetContacts, external).
-	// turners are the kinematic bodies that are not spheres, whose arms
-	// hold only while their motion does not turn them (SetMotion).
-	arms, armsModel, external bool
-	turners                   []int
+	// bodies' centres (engine.Model.ArmsAlongNormal, as layout follows it
+	// through SetMotion) and the contacts are the collider's (not set by
+	// SetContacts, external).
+	arms, external bool
+	layout         engine.ArmsLayout
 
 	// Warm start: the last step's impulses (keys: see collide.Collider).
 	prevGamma []float64
@@ -127,8 +126,8 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	n := b.n
 	b.settings = *s
 	b.mixed = s.MixedFor(m)
-	b.armsModel, b.external = m.ArmsAlongNormal(), false
-	b.arms, b.turners = b.armsModel, engine.Turners(m)
+	b.layout, b.external = engine.NewArmsLayout(m), false
+	b.arms = b.layout.Along
 	a := b.Collider.BodyArrays(m)
 	b.pos, b.rot, b.vel, b.omega = a.Pos, a.Rot, a.Vel, a.Omega
 	b.invMass, b.invInertia, b.force, b.torque = a.InvMass, a.InvInertia, a.Force, a.Torque

@@ -27,7 +27,7 @@ func (b *Backend) SetContacts(con *engine.Contacts) {
 func (b *Backend) collided() {
 	c := &b.Collider
 	b.col.valid = false
-	b.arms = b.armsModel && !b.external
+	b.arms = b.layout.Along && !b.external
 	b.n, b.fixed, b.gravity, b.con = c.Bodies(), c.Fixed(), c.Gravity(), c.Contacts()
 	b.adjOff, b.adj = c.Adjacency()
 }

@@ -17,26 +17,26 @@ func TangentBasis(n mgl64.Vec3) (u, w mgl64.Vec3) { return engine.TangentBasis(n
 // and r = b + DᵀM⁻¹k (k = Mv + hf), and returns the problem.
 //
 // D_iᵀ maps body velocities (linear and angular, both in the world frame:
-// frame.go) to the contact's relative velocity in the contact frame
-// (n, u, w), n from A to B: row d ∈ {n, u, w} is
+// frame.go) to the contact's relative velocity in the contact frame (n, u,
+// w), n from A to B: row d ∈ {n, u, w} is
 //
 //	−d·v_A + (d × s_A)·ω_A + d·v_B + (s_B × d)·ω_B,
 //
-// with s the contact point relative to the body's centre in the world
-// frame (R s̄ of the contact's body-frame point); this is eq. 4's
-// A_pᵀ A s̃̄ with the body frame's rotation taken into ω. A contact's
-// block is stored as n, u, s_A and s_B (jac, 12 per contact) and applied
-// by contactRows; w = n × u. Where the model's contact points lie on the
-// normals through the bodies' centres (b.arms: spheres against spheres
-// and bodies that never turn, engine.Model.ArmsAlongNormal) each arm is
-// s = ρ n with ρ = s·n (armAlong), each component one product: the
-// values of the device's Jacobian, which holds n, u, ρ_A and ρ_B there
-// (lib/jac.glsl's JAC_ARMS) and forms s where it reads it. This path
-// holds the 12 values: its loops are arithmetic-bound, and forming s in
-// them cost 4 % of a step (BenchmarkStep, BenchmarkSchur; docs/bench.md). f holds gravity, the external loads and the
-// gyroscopic torque −ω̄×(Jω̄) (the latter integrated implicitly: see
-// freeVelocity). r takes vfree in the world frame, which Build writes into
-// dv (worldVelocity) before the rows read it.
+// with s the contact point relative to the body's centre in the world frame
+// (R s̄ of the contact's body-frame point); this is eq. 4's A_pᵀ A s̃̄ with
+// the body frame's rotation taken into ω. A contact's block is stored as n,
+// u, s_A and s_B (jac, 12 per contact) and applied by contactRows; w = n ×
+// u. Where the model's contact points lie on the normals through the
+// bodies' centres (b.arms: spheres against spheres and bodies that never
+// turn, engine.Model.ArmsAlongNormal) each arm is s = ρ n with ρ = s·n
+// (armAlong), each component one product: the values of the device's
+// Jacobian, which holds n, u, ρ_A and ρ_B there (lib/jac.glsl's JAC_ARMS)
+// and forms s where it reads it. This path holds the 12 values: its loops
+// are arithmetic-bound, and forming s in them cost 4 % of a step
+// (BenchmarkStep, BenchmarkSchur; docs/bench.md). f holds gravity, the
+// external loads and the gyroscopic torque −ω̄×(Jω̄) (the latter integrated
+// implicitly: see freeVelocity). r takes vfree in the world frame, which
+// Build writes into dv (worldVelocity) before the rows read it.
 func (b *Backend) Build(h float64) (engine.Problem, error) {
 	b.h = h
 	b.col.valid = false // the first Sweep colours the contacts (colour.go)

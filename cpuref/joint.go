@@ -358,10 +358,8 @@ func (b *Backend) SetMotion(i int, m engine.Motion, t float64) error {
 		return fmt.Errorf("cpuref: body %d is not kinematic (it has no motion in the model)", i)
 	}
 	*p = p.Retarget(m, t)
-	if engine.TurnsArm(b.turners, i, m) {
-		// Its arms are read from the next step on (engine.Model.ArmsAlongNormal).
-		b.armsModel, b.arms = false, false
-	}
+	b.layout.SetMotion(i, m)
+	b.arms = b.arms && b.layout.Along
 	return nil
 }
 

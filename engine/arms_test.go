@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -32,9 +31,22 @@ func TestArmsAlongNormal(t *testing.T) {
 	// A translating box given a motion that turns it: its arm counts from
 	// then on; a sphere's never does.
 	m := Model{Bodies: []Body{sphere, {Shape: SphereShape(1), Motion: &Motion{}}, {Shape: BoxShape(1, 1, 1), Motion: &Motion{}}}}
-	turners := Turners(&m)
-	turn := Motion{Omega: mgl64.Vec3{1, 0, 0}}
-	if !slices.Equal(turners, []int{2}) || !TurnsArm(turners, 2, turn) || TurnsArm(turners, 1, turn) || TurnsArm(turners, 2, Motion{Vel: mgl64.Vec3{1, 0, 0}}) {
-		t.Errorf("turners %v; TurnsArm of the box turned, of the sphere turned, of the box moved: want true, false, false", turners)
+	for _, c := range []struct {
+		what string
+		body int
+		mv   Motion
+		want bool
+	}{
+		{"the box moved", 2, Motion{Vel: mgl64.Vec3{1, 0, 0}}, true},
+		{"the sphere turned", 1, Motion{Omega: mgl64.Vec3{1, 0, 0}}, true},
+		{"the box turned", 2, Motion{Omega: mgl64.Vec3{1, 0, 0}}, false},
+	} {
+		a := NewArmsLayout(&m)
+		if !a.Along {
+			t.Fatal("spheres and a translating box: the arms held whole at Load")
+		}
+		if a.SetMotion(c.body, c.mv); a.Along != c.want {
+			t.Errorf("%s: arms along the normals %v, want %v", c.what, a.Along, c.want)
+		}
 	}
 }

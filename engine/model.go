@@ -328,8 +328,7 @@ func (m *Model) HasRolling() bool {
 // s = ρ n with ρ = s·n (the device's Jacobian of 8 values instead of 12:
 // shaders/lib/jac.glsl; cpuref's jacobian.go), the same values on both.
 // A kinematic body that is not a sphere keeps it only while its motion
-// does not turn it: a backend whose Driver gives such a body a motion with
-// a nonzero Omega holds the arms whole from its next step on.
+// does not turn it (ArmsLayout).
 func (m *Model) ArmsAlongNormal() bool {
 	for i := range m.Bodies {
 		if !m.Bodies[i].ArmAlongNormal() {
@@ -339,24 +338,32 @@ func (m *Model) ArmsAlongNormal() bool {
 	return true
 }
 
-// Turners returns, in order, the kinematic bodies of the model that are
-// not spheres: their arms lie along the normals (ArmAlongNormal) only
-// while their motion does not turn them (TurnsArm).
-func Turners(m *Model) []int {
-	var t []int
-	for i := range m.Bodies {
-		if b := &m.Bodies[i]; b.Motion != nil && b.Shape.Kind != Sphere {
-			t = append(t, i)
-		}
-	}
-	return t
+// ArmsLayout follows a loaded model's ArmsAlongNormal through a run, for
+// the backends' Jacobians: Along is the model's at Load, and goes false
+// for good when SetMotion gives a kinematic body that is not a sphere a
+// motion that turns it (its arm counts from the next step on).
+type ArmsLayout struct {
+	Along   bool
+	turners []int // the kinematic bodies that are not spheres, in order
 }
 
-// TurnsArm reports whether giving body i the motion mv (Driver.SetMotion)
-// makes its arm count: i is one of turners (Turners) and mv turns it.
-func TurnsArm(turners []int, i int, mv Motion) bool {
-	_, found := slices.BinarySearch(turners, i)
-	return found && mv.Omega != (mgl64.Vec3{})
+// NewArmsLayout returns the layout of model m at Load.
+func NewArmsLayout(m *Model) ArmsLayout {
+	a := ArmsLayout{Along: m.ArmsAlongNormal()}
+	for i := range m.Bodies {
+		if b := &m.Bodies[i]; b.Motion != nil && b.Shape.Kind != Sphere {
+			a.turners = append(a.turners, i)
+		}
+	}
+	return a
+}
+
+// SetMotion records that kinematic body i takes motion mv
+// (Driver.SetMotion).
+func (a *ArmsLayout) SetMotion(i int, mv Motion) {
+	if _, found := slices.BinarySearch(a.turners, i); found && mv.Omega != (mgl64.Vec3{}) {
+		a.Along = false
+	}
 }
 
 // ArmAlongNormal reports whether the body's contact points lie on the

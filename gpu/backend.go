@@ -131,10 +131,10 @@ type Backend struct {
 	oneMaterial bool
 	// footprint: the loaded model's Footprint (without a run's guard),
 	// for EstimateDeviceMemoryBytes; its Arms, the Jacobian's layout
-	// (jacBytes, jac.arms), goes off when SetMotion turns one of turners,
-	// the kinematic bodies that are not spheres (engine.TurnsArm).
+	// (jacBytes, jac.arms), is layout's Along, which SetMotion may turn
+	// off (engine.ArmsLayout).
 	footprint Footprint
-	turners   []int
+	layout    engine.ArmsLayout
 
 	// fixed_force's per-chunk sums, per component, and FixedForce's result
 	// (host-visible).
@@ -369,7 +369,8 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	}
 	// The kernels that bind jac take its layout's specialization
 	// (Kernel.forBuffers); cpuref's Build forms the same s = ρ n.
-	b.jac.arms, b.turners = fp.Arms, engine.Turners(m)
+	b.layout = engine.NewArmsLayout(m)
+	b.jac.arms = fp.Arms
 	b.n, b.nc = h.n, 0
 	for _, p := range b.bodyBuffers() {
 		if *p != nil {

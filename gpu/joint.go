@@ -259,12 +259,12 @@ func (b *Backend) SetMotion(i int, m engine.Motion, t float64) error {
 		return fmt.Errorf("gpu: body %d is not kinematic (it has no motion in the model)", i)
 	}
 	k.paths[e] = k.paths[e].Retarget(m, t)
-	if engine.TurnsArm(b.turners, i, m) {
-		// Its arms are read from the next step on (engine.Model.ArmsAlongNormal):
-		// the Jacobian takes 12 values per contact (jacBytes) and the
-		// kernels that bind it their 12-value build (Kernel.forBuffers).
-		b.footprint.Arms, b.jac.arms = false, false
-	}
+	// A body that now turns: from the next step on the Jacobian takes 12
+	// values per contact (jacBytes) and the kernels that bind it their
+	// 12-value build (Kernel.forBuffers).
+	b.layout.SetMotion(i, m)
+	b.footprint.Arms = b.layout.Along
+	b.jac.arms = b.layout.Along
 	return nil
 }
 
