@@ -32,6 +32,7 @@ type Backend struct {
 	gravity     mgl64.Vec3
 	con         *engine.Contacts
 	adjOff, adj []int32
+	byA         bool // the contacts run by body A (runByA)
 
 	pos, rot, vel, omega []float64
 	invMass, invInertia  []float64

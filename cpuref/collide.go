@@ -1,6 +1,10 @@
 package cpuref
 
-import "github.com/gpusim/gpusim/engine"
+import (
+	"slices"
+
+	"github.com/gpusim/gpusim/engine"
+)
 
 // Collide finds the contacts at the current positions with the backend's
 // Collider (see collide.Collider.Collide).
@@ -30,4 +34,24 @@ func (b *Backend) collided() {
 	b.arms = b.layout.Along && !b.external
 	b.n, b.fixed, b.gravity, b.con = c.Bodies(), c.Fixed(), c.Gravity(), c.Contacts()
 	b.adjOff, b.adj = c.Adjacency()
+	b.byA = runByA(b.con.A, b.con.B)
+}
+
+// runByA reports whether every contact has A < B and A never decreases
+// from one contact to the next (the collider's order: pairs by A, then
+// B), so that the contacts of bodies [lo, hi) as A are one range
+// (firstA; bodyImpulses4 scatters them).
+func runByA(a, b []int32) bool {
+	for k := range a {
+		if a[k] >= b[k] || k > 0 && a[k] < a[k-1] {
+			return false
+		}
+	}
+	return true
+}
+
+// firstA returns the first contact whose body A is i or above (b.byA).
+func (b *Backend) firstA(i int) int {
+	k, _ := slices.BinarySearch(b.con.A, int32(i))
+	return k
 }

@@ -1,11 +1,14 @@
 package cpuref
 
 import (
+	"cmp"
 	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
-	"math/rand/v2"
-	"testing"
+	"github.com/gpusim/gpusim/engine"
 )
 
 // gatherImpulse is bodyImpulse written with mgl64's vectors, the loop
@@ -82,6 +85,96 @@ func TestBodyImpulseBits(t *testing.T) {
 		for i := range want {
 			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
 				t.Fatalf("workers %d: dv[%d] = %v, want %v", workers, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestBodyImpulseScatterBits: the vector loops' scatter of the contacts
+// that run by body A (bodyImpulses4) gives the gather's bits, on spheres
+// (isotropic: the loops' case) cut into several parts of bodyGrain bodies,
+// with contacts between parts, with the fixed plane (the last body, so
+// always B), a body A of many contacts in a row and bodies without any;
+// for 1 and 3 workers, and with the contacts in another order (byA
+// false: every contact gathered).
+func TestBodyImpulseScatterBits(t *testing.T) {
+	if !useSIMD {
+		t.Skip("no vector loops in this build or on this processor (simd.go)")
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	nb := 2*bodyGrain + 1500 // three parts
+	m := engine.Model{Materials: []engine.Material{{Name: "m", Friction: 0.3}}, Gravity: mgl64.Vec3{0, 0, -9.81}}
+	for i := 0; i < nb; i++ {
+		bd := engine.Body{Shape: engine.SphereShape(0.1 + 0.1*rng.Float64()), Rot: mgl64.QuatIdent()}
+		bd.Pos = mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		bd.SetDensity(500 + 1000*rng.Float64())
+		m.Bodies = append(m.Bodies, bd)
+	}
+	m.Bodies = append(m.Bodies, engine.Body{Shape: engine.PlaneShape(), Rot: mgl64.QuatIdent(), Fixed: true})
+	type pair struct{ a, b int32 }
+	var pairs []pair
+	for k := 0; k < 3*nb; k++ {
+		i := rng.IntN(nb - 100) // the last 100 spheres touch nothing
+		var j int
+		switch rng.IntN(4) {
+		case 0:
+			j = nb // the plane
+		case 1:
+			j = i + 1 + rng.IntN(nb-100-i) // anywhere above, often in another part
+		default:
+			j = min(i+1+rng.IntN(40), nb-101) // a neighbour
+		}
+		if j == i {
+			continue
+		}
+		pairs = append(pairs, pair{int32(i), int32(j)})
+	}
+	for range 50 {
+		pairs = append(pairs, pair{7, int32(8 + rng.IntN(nb-108))}) // body 7's long run
+	}
+	slices.SortFunc(pairs, func(p, q pair) int { return cmp.Or(cmp.Compare(p.a, q.a), cmp.Compare(p.b, q.b)) })
+	for _, sorted := range []bool{true, false} {
+		if !sorted {
+			rng.Shuffle(len(pairs), func(i, j int) { pairs[i], pairs[j] = pairs[j], pairs[i] })
+		}
+		c := &engine.Contacts{}
+		c.Resize(len(pairs))
+		for k, p := range pairs {
+			c.A[k], c.B[k] = p.a, p.b
+			n := mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Normalize()
+			copy(c.Normal[3*k:], n[:])
+			for d := 0; d < 3; d++ {
+				c.PA[3*k+d] = rng.NormFloat64()
+				c.PB[3*k+d] = rng.NormFloat64()
+			}
+			c.Mu[k] = 0.3
+		}
+		for _, workers := range []int{1, 3} {
+			b := New(workers)
+			s := engine.DefaultSettings()
+			if err := b.Load(&m, &s); err != nil {
+				t.Fatal(err)
+			}
+			b.SetContacts(c)
+			if b.byA != sorted {
+				t.Fatalf("byA = %v for contacts sorted %v", b.byA, sorted)
+			}
+			if _, err := b.Build(0.01); err != nil {
+				t.Fatal(err)
+			}
+			x := make(Vec, 3*b.con.Len())
+			for i := range x {
+				x[i] = rng.NormFloat64()
+			}
+			// dv's room past its end, as Load makes it: the vector loops
+			// store 8 values per body.
+			got, want := make([]float64, 6*b.n, 6*b.n+2), make([]float64, 6*b.n)
+			b.bodyImpulse(x, got)
+			gatherImpulse(b, x, want)
+			for i := range want {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("sorted %v, workers %d: dv[%d] (body %d) = %v, want %v", sorted, workers, i, i/6, got[i], want[i])
+				}
 			}
 		}
 	}

@@ -50,6 +50,10 @@ type pool struct {
 	axpby   axpbyTask
 	mulElem mulElemTask
 	dot     dotTask
+
+	// Scratch arrays of the parts that are running, one per worker at
+	// most, kept from loop to loop (scratch, release).
+	free chan []float64
 }
 
 // job is one parallel loop.
@@ -64,7 +68,30 @@ func newPool(workers int) *pool {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	return &pool{workers: workers}
+	return &pool{workers: workers, free: make(chan []float64, workers)}
+}
+
+// scratch returns an array of n float64 of unspecified contents for one
+// part of a loop: one that an earlier part released, or a new one. A part
+// releases it when it ends, so a loop's parts hold at most one per worker.
+func (p *pool) scratch(n int) []float64 {
+	var s []float64
+	select {
+	case s = <-p.free:
+	default:
+	}
+	if cap(s) < n {
+		s = make([]float64, n)
+	}
+	return s[:n]
+}
+
+// release hands back an array that scratch returned.
+func (p *pool) release(s []float64) {
+	select {
+	case p.free <- s:
+	default:
+	}
 }
 
 // work claims and runs parts until none is left.

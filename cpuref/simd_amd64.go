@@ -245,36 +245,59 @@ var (
 	six = [8]uint64{0, 1, 2, 4, 5, 6, 7, 7}
 )
 
-// bodyImpulses4 is bodyImpulses for the bodies in [lo, hi) of a problem
+// bodyImpulses4 is bodyImpulses for the bodies [lo, hi) of a problem
 // without joint rows or rolling blocks whose movable bodies are all
 // isotropic, with dv's capacity 2 past its length (Load's b.dv): for each
-// body the sums over its contacts, in order, of the force ±F_k and the
-// torque s × (±F_k) of the impulses x, each 3-vector in lanes 0–2 of a
-// Float64x4 with contactW's, contactForce's and contactTorque's
+// body the sums over its contacts, in contact order, of the force ±F_k
+// and the torque s × (±F_k) of the impulses x, each 3-vector in lanes 0–2
+// of a Float64x4 with contactW's, contactForce's and contactTorque's
 // operations in each lane, then M⁻¹ (invMass and invInertia[3i] times
 // the sums). The torques are summed as (z, x, y) and turned once per
-// body (a sum lane by lane commutes with the turn). Every value is
-// bodyImpulses' (TestStepSIMDBits). No scalar floating-point instruction
-// runs in the loop: legacy SSE instructions after 256-bit ones cost more
-// than the loop saves (a first version with them was 3× slower).
+// body (a sum lane by lane commutes with the turn).
+//
+// Where the contacts run by body A (b.byA: A < B, A never decreasing) the
+// contacts whose A lies in [lo, hi), a range [k0, k1), are scattered: F
+// once per contact, added to A's sums and to B's when B lies in the
+// range too, in contact order. A body's other contacts, those with A
+// below lo, come before k0; they are gathered first, through the body's
+// contact list, F again for each. So every body's sums take their terms
+// in contact order from zero, as the gather over all of its contacts
+// does, for any partition of the bodies (any worker count): every value
+// is bodyImpulses' (TestBodyImpulseScatterBits, TestStepSIMDBits). The
+// scatter forms each F once instead of at both ends: BenchmarkSchur 5–8 %
+// and BenchmarkStep 2–3 % faster at n = 1000 and 8000 (docs/bench.md).
+// Without byA every contact is gathered.
+//
+// No scalar floating-point instruction runs in the loops: legacy SSE
+// instructions after 256-bit ones cost more than the loop saves (a first
+// version with them was 3× slower).
 func (b *Backend) bodyImpulses4(dv, x []float64, lo, hi int) {
+	nc := b.con.Len()
+	k0, k1 := nc, nc
+	if b.byA {
+		k0, k1 = b.firstA(lo), b.firstA(hi)
+	}
+	acc := b.pool.scratch(8 * (hi - lo))
+	b.gather4(acc, x, lo, hi, k0)
+	b.scatter4(acc, x, lo, hi, k0, k1)
+	b.scale4(dv, acc, lo, hi)
+	b.pool.release(acc)
+}
+
+// gather4 sets acc[8(i−lo):8(i−lo)+8] to body i's sums, forces in lanes
+// 0–2 and torques as (z, x, y) in lanes 4–6, over its contacts before k0,
+// for the bodies i in [lo, hi) (bodyImpulses4).
+func (b *Backend) gather4(acc, x []float64, lo, hi, k0 int) {
 	pYZX, pSB, pSBr := archsimd.LoadUint64x4(&yzx), archsimd.LoadUint64x4(&sB), archsimd.LoadUint64x4(&sBr)
-	pSix := archsimd.LoadUint64x8(&six)
 	minus := archsimd.BroadcastFloat64x4(-1)
-	var zero8 archsimd.Float64x8
-	mask6 := archsimd.Mask64x8FromBits(0x3f)
-	jac, full := b.jac, dv[:cap(dv)]
+	jac := b.jac
 	for i := lo; i < hi; i++ {
-		o := (*[8]float64)(full[6*i : 6*i+8])
-		adj := b.adj[b.adjOff[i]:b.adjOff[i+1]]
-		if b.fixed[i] || len(adj) == 0 {
-			// bodyImpulses' zeros (fixed; nothing acting on the body).
-			zero8.StoreMasked(o, mask6)
-			continue
-		}
 		var vf, vtc archsimd.Float64x4
-		for _, e := range adj {
+		for _, e := range b.adj[b.adjOff[i]:b.adjOff[i+1]] {
 			k := int(e >> 1)
+			if k >= k0 {
+				break
+			}
 			j := (*[12]float64)(jac[12*k : 12*k+12])
 			n := archsimd.LoadFloat64x4((*[4]float64)(j[0:4]))
 			u := archsimd.LoadFloat64x4((*[4]float64)(j[3:7]))
@@ -295,8 +318,81 @@ func (b *Backend) bodyImpulses4(dv, x []float64, lo, hi int) {
 			vtc = vtc.Add(s.Mul(F.Permute(pYZX)).Sub(sr.Mul(F)))
 			vf = vf.Add(F)
 		}
-		f := archsimd.BroadcastFloat64x4(b.invMass[i]).Mul(vf)
-		t := archsimd.BroadcastFloat64x4(b.invInertia[3*i]).Mul(vtc.Permute(pYZX))
+		a := (*[8]float64)(acc[8*(i-lo) : 8*(i-lo)+8])
+		vf.Store((*[4]float64)(a[0:4]))
+		vtc.Store((*[4]float64)(a[4:8]))
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
+// scatter4 adds to acc the contacts [k0, k1), whose bodies A lie in
+// [lo, hi): each contact's terms to A's sums, and to B's when B < hi
+// (bodyImpulses4).
+func (b *Backend) scatter4(acc, x []float64, lo, hi, k0, k1 int) {
+	pYZX, pSB, pSBr := archsimd.LoadUint64x4(&yzx), archsimd.LoadUint64x4(&sB), archsimd.LoadUint64x4(&sBr)
+	minus := archsimd.BroadcastFloat64x4(-1)
+	jac, ca, cb := b.jac, b.con.A, b.con.B
+	if k0 == k1 {
+		return
+	}
+	// Body A's sums stay in registers while its contacts run (B is never
+	// that body: A < B).
+	cur := int(ca[k0]) - lo
+	a := (*[8]float64)(acc[8*cur : 8*cur+8])
+	af, at := archsimd.LoadFloat64x4((*[4]float64)(a[0:4])), archsimd.LoadFloat64x4((*[4]float64)(a[4:8]))
+	for k := k0; k < k1; k++ {
+		j := (*[12]float64)(jac[12*k : 12*k+12])
+		n := archsimd.LoadFloat64x4((*[4]float64)(j[0:4]))
+		u := archsimd.LoadFloat64x4((*[4]float64)(j[3:7]))
+		w := n.Mul(u.Permute(pYZX)).Sub(n.Permute(pYZX).Mul(u)).Permute(pYZX)
+		g := (*[3]float64)(x[3*k : 3*k+3])
+		F := archsimd.BroadcastFloat64x4(g[0]).Mul(n).Add(archsimd.BroadcastFloat64x4(g[1]).Mul(u)).Add(archsimd.BroadcastFloat64x4(g[2]).Mul(w))
+		fa := minus.Mul(F)
+		s := archsimd.LoadFloat64x4((*[4]float64)(j[6:10]))
+		if ia := int(ca[k]) - lo; ia != cur {
+			a := (*[8]float64)(acc[8*cur : 8*cur+8])
+			af.Store((*[4]float64)(a[0:4]))
+			at.Store((*[4]float64)(a[4:8]))
+			cur = ia
+			a = (*[8]float64)(acc[8*cur : 8*cur+8])
+			af = archsimd.LoadFloat64x4((*[4]float64)(a[0:4]))
+			at = archsimd.LoadFloat64x4((*[4]float64)(a[4:8]))
+		}
+		af = af.Add(fa)
+		at = at.Add(s.Mul(fa.Permute(pYZX)).Sub(s.Permute(pYZX).Mul(fa)))
+		if ib := int(cb[k]) - lo; ib < hi-lo {
+			t := archsimd.LoadFloat64x4((*[4]float64)(j[8:12]))
+			a := (*[8]float64)(acc[8*ib : 8*ib+8])
+			bf := archsimd.LoadFloat64x4((*[4]float64)(a[0:4]))
+			bt := archsimd.LoadFloat64x4((*[4]float64)(a[4:8]))
+			bf.Add(F).Store((*[4]float64)(a[0:4]))
+			bt.Add(t.Permute(pSB).Mul(F.Permute(pYZX)).Sub(t.Permute(pSBr).Mul(F))).Store((*[4]float64)(a[4:8]))
+		}
+	}
+	a = (*[8]float64)(acc[8*cur : 8*cur+8])
+	af.Store((*[4]float64)(a[0:4]))
+	at.Store((*[4]float64)(a[4:8]))
+	archsimd.ClearAVXUpperBits()
+}
+
+// scale4 sets dv's six values of each body in [lo, hi) from its sums in
+// acc: M⁻¹ (invMass and invInertia[3i] times them), the torques turned
+// from (z, x, y); zeros for a fixed body and one without contacts, as
+// bodyImpulses (bodyImpulses4).
+func (b *Backend) scale4(dv, acc []float64, lo, hi int) {
+	pYZX, pSix := archsimd.LoadUint64x4(&yzx), archsimd.LoadUint64x8(&six)
+	var zero8 archsimd.Float64x8
+	mask6 := archsimd.Mask64x8FromBits(0x3f)
+	full := dv[:cap(dv)]
+	for i := lo; i < hi; i++ {
+		o := (*[8]float64)(full[6*i : 6*i+8])
+		if b.fixed[i] || b.adjOff[i] == b.adjOff[i+1] {
+			zero8.StoreMasked(o, mask6)
+			continue
+		}
+		a := (*[8]float64)(acc[8*(i-lo) : 8*(i-lo)+8])
+		f := archsimd.BroadcastFloat64x4(b.invMass[i]).Mul(archsimd.LoadFloat64x4((*[4]float64)(a[0:4])))
+		t := archsimd.BroadcastFloat64x4(b.invInertia[3*i]).Mul(archsimd.LoadFloat64x4((*[4]float64)(a[4:8])).Permute(pYZX))
 		zero8.SetLo(f).SetHi(t).Permute(pSix).StoreMasked(o, mask6)
 	}
 	archsimd.ClearAVXUpperBits()

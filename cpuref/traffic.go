@@ -16,16 +16,20 @@ import "github.com/gpusim/gpusim/traffic"
 // the whole state fits the caches. Both contact sides count as movable
 // bodies, and bodies as isotropic (spheres): another body's M⁻¹ also
 // reads its step matrix R J̄⁻¹ Rᵀ (invInertiaW: 48 bytes per body and
-// body-impulse pass).
+// body-impulse pass). The body impulses are the vector loops' scatter
+// (bodyImpulses4), which reads each contact once, for contacts in the
+// collider's order; the scalar loops' gather, and the vector loops for
+// contacts in another order, read n, u and γ' at both of a contact's
+// ends and its adjacency entries: 72 + 8 bytes per contact more.
 func APGDIterationTraffic() []traffic.Pass {
 	r, w := traffic.Read, traffic.Write
 	const vec3, f64, u32 = traffic.Vec3, traffic.F64, traffic.U32
 	return []traffic.Pass{
 		{Name: "apgdTrialY", Role: "y, N y, g = N y + r; γ' = Π(y − t g)", Accesses: []traffic.Access{
 			r(0, "γ_k, γ_{k−1}, Nγ_k, Nγ_{k−1}, r", 5*vec3, 0), r(0, "mu, coh", 2*f64, 0), w(0, "y, N y, γ'", 3*vec3, 0)}},
-		{Name: "bodyImpulses", Role: "dv = M⁻¹ D γ' (per body, over its contacts)", Accesses: []traffic.Access{
-			r(0, "adjOff", 0, 2*u32), r(0, "adj", 2*u32, 0), r(0, "γ'", 2*vec3, 0),
-			r(0, "jac: n, u", 2*jacobianPerContact/2, 0), r(0, "jac: s_A, s_B", jacobianPerContact/2, 0),
+		{Name: "bodyImpulses", Role: "dv = M⁻¹ D γ' (contacts scattered in runs of body A)", Accesses: []traffic.Access{
+			r(0, "A, B", 2*u32, 0), r(0, "γ'", vec3, 0), r(0, "jac", jacobianPerContact, 0),
+			r(0, "adjOff", 0, 2*u32), r(0, "adj: the first entry", 0, u32),
 			r(0, "fixed", 0, 1), r(0, "invMass", 0, f64), r(0, "invInertia", 0, 3*f64), w(0, "dv", 0, 6*f64)}},
 		{Name: "apgdVelRes", Role: "Nγ' = Dᵀ dv", Accesses: []traffic.Access{
 			r(0, "A, B", 2*u32, 0), r(0, "dv of A and B", 2*6*f64, 0),

@@ -42,11 +42,11 @@ func TestTrafficModelLayout(t *testing.T) {
 			t.Errorf("a solver vector holds %g bytes per contact, the model counts 24", got)
 		}
 	}
-	// The terms: 120 + 16 + 72 (trial) + 8 + 48 + 96 + 48 + 89/3
-	// (body impulses: each side its γ', the contact's n and u and its s)
-	// + 8 + 96 + 96 + 24 (velocities) + 144 + 16 (dot products and the
-	// residual vector).
-	want := 208 + 200 + 89.0/3 + 224 + 160
+	// The terms: 120 + 16 + 72 (trial) + 8 + 24 + 96 + 93/3 (body
+	// impulses: each contact's A, B, γ' and Jacobian once; per body its
+	// list's bounds and first entry, flags, masses, dv) + 8 + 96 + 96 +
+	// 24 (velocities) + 144 + 16 (dot products and the residual vector).
+	want := 208 + 128 + 93.0/3 + 224 + 160
 	// 1e-12 relative: the model sums its terms in another order.
 	if got := APGDBytesPerContactIteration(1.0 / 3); math.Abs(got-want) > 1e-12*want {
 		t.Errorf("bytes per contact-iteration %g, want %g", got, want)
