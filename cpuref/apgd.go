@@ -123,6 +123,7 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 	}
 	lmin := L * 0x1p-52 // engine's apgdFloor: L never falls below εL₀
 	t := 1 / L
+	rej := 0.0 // the curvature the last rejected trial needed (engine.APGDReject)
 	theta := 1.0
 	rmin := math.Inf(1) // the best iterate's residual
 	rlow := rmin        // the smallest residual (mixed precision)
@@ -131,6 +132,7 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 	b.schur(w.nx, x)
 	w.round(w.nx)
 	copy(w.ny, w.nx)
+	st.Products = 2 // N(γ₀ − γ̂₀) and Nγ₀
 	w.yMode = 0
 
 	for k := 0; k < opt.MaxIter; k++ {
@@ -159,6 +161,7 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 			b.args.x = xNew
 			b.pool.forChunks(b.n, bodyGrain, taskFunc(b.loops.bodyImpulse))
 			b.pool.forChunks(nc, contactGrain, w.loops.velRes)
+			st.Products++
 			d = b.dots6(n)
 			fx = 0.5*d[0] + d[1]
 			// Line 9, in the form engine.APGD takes it.
@@ -170,8 +173,7 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 				return st, fmt.Errorf("%s: step size search did not end at iteration %d (L = %g): N or r is not finite", name, k, L)
 			}
 			// Lines 10–12.
-			L *= 2
-			t = 1 / L
+			L, t, rej = engine.APGDReject(L, rej, dNd, dd)
 		}
 		if math.IsNaN(fx) {
 			return st, fmt.Errorf("%s: objective is NaN at iteration %d", name, k)
@@ -220,7 +222,7 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 		if res < opt.Tol {
 			break
 		}
-		L, t = engine.APGDNextL(L, lmin)
+		L, t, rej = engine.APGDNextL(L, lmin, rej)
 		theta = thetaNew
 	}
 	copy(gamma, best)
@@ -237,6 +239,7 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 		// (N γ̂ in y, done with).
 		b.schur(y, best)
 		w.round(y)
+		st.Products++
 		st.Objective = 0.5*b.dot(best, y) + b.dot(b.r, best)
 	}
 	return st, nil

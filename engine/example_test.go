@@ -134,7 +134,7 @@ func Example_shapes() {
 		fmt.Printf("%-8s at height %.4f m\n", name, state.Pos[3*(i+1)+2])
 	}
 	// Output:
-	// t = 1 s: 10 contacts; the floor carries 1.000000 of the weight
+	// t = 1 s: 10 contacts; the floor carries 1.000001 of the weight
 	// cylinder at height 0.3000 m
 	// capsule  at height 0.1000 m
 	// brick    at height 0.0500 m

@@ -40,7 +40,13 @@ type SolveStats struct {
 	Objective float64
 	// Converged is true when Residual < Tol.
 	Converged bool
-	History   []IterRecord
+	// Products is the number of products with N the solve took (the
+	// measure of its work that does not depend on the machine), where the
+	// solver counts them: apgd and apgd-ar, on every backend (an
+	// iteration's trial and each step-size halving take one, the start
+	// two, apgd-ar's final objective one); 0 for the other solvers.
+	Products int
+	History  []IterRecord
 }
 
 // Record appends r to the history when opt asks for one.

@@ -235,7 +235,9 @@ func msText(s float64) string {
 // and solver:
 // problem, nc, solver, status, iterations, wall_s, then iterations_T and
 // time_T_s per target T (empty if not reached), ccp_res_chrono,
-// fc_err_siconos, error.
+// fc_err_siconos, products (the products with N of the whole solve,
+// engine.SolveStats.Products; empty where the solver does not count
+// them), error.
 func CollectionCSV(es []CollectionEntry, opt CollectionOptions) []byte {
 	var b bytes.Buffer
 	b.WriteString("problem,nc,solver,status,iterations,wall_s")
@@ -243,7 +245,7 @@ func CollectionCSV(es []CollectionEntry, opt CollectionOptions) []byte {
 		ts := strconv.FormatFloat(t, 'g', -1, 64)
 		b.WriteString(",iterations_" + ts + ",time_" + ts + "_s")
 	}
-	b.WriteString(",ccp_res_chrono,fc_err_siconos,error\n")
+	b.WriteString(",ccp_res_chrono,fc_err_siconos,products,error\n")
 	g := func(v float64) string {
 		if math.IsNaN(v) {
 			return ""
@@ -264,7 +266,7 @@ func CollectionCSV(es []CollectionEntry, opt CollectionOptions) []byte {
 			if r.Err != nil {
 				errText = strconv.Quote(r.Err.Error())
 			}
-			fmt.Fprintf(&b, ",%s,%s,%s\n", g(r.Measures.CCPResChrono), g(r.Measures.FCErrSiconos), errText)
+			fmt.Fprintf(&b, ",%s,%s,%s,%s\n", g(r.Measures.CCPResChrono), g(r.Measures.FCErrSiconos), productsText(r.Stats), errText)
 		}
 	}
 	return b.Bytes()

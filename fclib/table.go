@@ -38,16 +38,26 @@ func figureValue(r *Result, f Figure) float64 {
 	return math.NaN()
 }
 
+// productsText renders st.Products, or "" where the solver does not
+// count them (0).
+func productsText(st engine.SolveStats) string {
+	if st.Products == 0 {
+		return ""
+	}
+	return strconv.Itoa(st.Products)
+}
+
 // TableCSV renders Compare's results as gpusim compare's table.csv: a
 // header and one row per result (solver, iterations, converged, status,
 // residual, proj_grad, objective, wall_s, time_to_tol_s, ccp_res_chrono,
-// fc_err_siconos, error, then a column per figure of merit, named
+// fc_err_siconos, products (engine.SolveStats.Products; empty where the
+// solver does not count them), error, then a column per figure of merit, named
 // Name_Unit), every number in full precision, an empty field for NaN, and
 // n/a for check.py's measures of a result without them (Result.Measured).
 func TableCSV(rs []*Result) []byte {
 	var b bytes.Buffer
 	figs := figureColumns(rs)
-	b.WriteString("solver,iterations,converged,status,residual,proj_grad,objective,wall_s,time_to_tol_s,ccp_res_chrono,fc_err_siconos,error")
+	b.WriteString("solver,iterations,converged,status,residual,proj_grad,objective,wall_s,time_to_tol_s,ccp_res_chrono,fc_err_siconos,products,error")
 	for _, f := range figs {
 		b.WriteString("," + f.column())
 	}
@@ -67,9 +77,9 @@ func TableCSV(rs []*Result) []byte {
 		if r.Measured {
 			chrono, siconos = g(r.Measures.CCPResChrono), g(r.Measures.FCErrSiconos)
 		}
-		fmt.Fprintf(&b, "%s,%d,%t,%s,%s,%s,%s,%s,%s,%s,%s,%s", r.Solver, r.Stats.Iterations, r.Status == engine.StatusConverged, r.Status,
+		fmt.Fprintf(&b, "%s,%d,%t,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s", r.Solver, r.Stats.Iterations, r.Status == engine.StatusConverged, r.Status,
 			g(r.Stats.Residual), g(r.Stats.ProjGrad), g(r.Stats.Objective), g(r.Wall), g(r.TimeToTol()),
-			chrono, siconos, errText)
+			chrono, siconos, productsText(r.Stats), errText)
 		for _, f := range figs {
 			b.WriteString("," + g(figureValue(r, f)))
 		}

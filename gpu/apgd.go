@@ -95,13 +95,15 @@ const (
 
 // The scalar buffer, std430 (shaders/lib/apgd_scalars.glsl): float64 L, t,
 // θ, θ', β, fx, res, rmin, fBest, dots[4] at byte 0, 8, …, 96; then uint32
-// phase, flags, iter, bt, err, pad at byte 104, 108, …, 124; then float64
+// phase, flags, iter, bt, err, trials at byte 104, 108, …, 124; then float64
 // Lmin, the floor under L (engine.APGD's εL₀), at byte 128, which only
 // apgd_scalar reads and its init writes, and rlow, the smallest residual
 // so far, at byte 136, which only apgd_scalar_f32 reads and writes (with
-// mixed precision rmin is the best iterate's residual).
+// mixed precision rmin is the best iterate's residual), and Lrej, the
+// curvature the last rejected trial needed (engine.APGDReject), at byte
+// 144, which apgd_scalar's init sets to 0.
 const (
-	apgdScalarBytes = 144
+	apgdScalarBytes = 152
 	sL              = 0
 	sRmin           = 7
 	sFBest          = 8
@@ -110,7 +112,8 @@ const (
 	sIter           = 112
 	sBT             = 116
 	sErr            = 120
-	sRlow           = 17 // float64 at byte 136: the smallest residual (mixed precision)
+	sTrials         = 124 // uint32: the line-search trials, a product with N each
+	sRlow           = 17  // float64 at byte 136: the smallest residual (mixed precision)
 )
 
 // apgdScalars is the host's copy of the scalar buffer.
@@ -231,9 +234,12 @@ func (p *problem) SolveAPGD(gamma engine.Vec, opt engine.SolveOptions, antiRelax
 	st.ProjGrad = st.Residual * float64(n)
 	st.Converged = st.Residual < opt.Tol
 	st.Objective = sc.f64(sFBest)
+	// apgd_init's two products (N(γ₀ − γ̂₀) and Nγ₀), one per trial.
+	st.Products = 2 + int(sc.u32(sTrials))
 	if antiRelax {
 		// tail's γ̂ᵀNγ̂ and r₀ᵀγ̂, engine's objective with the problem's r.
 		st.Objective = 0.5*sc.f64(sDots) + sc.f64(sDots+1)
+		st.Products++
 	}
 	if opt.History {
 		for k := range len(h) / 4 {

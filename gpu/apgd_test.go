@@ -80,7 +80,7 @@ func compareAPGD(t *testing.T, b *Backend, cp, gp engine.Problem, gamma0 []float
 		if i := enginetest.FirstDiff(dg, g); i >= 0 {
 			t.Errorf("γ[%d] = %v on the device, %v %s", i, dg[i], g[i], what)
 		}
-		if dst.Iterations != st.Iterations || dst.Residual != st.Residual || dst.Converged != st.Converged ||
+		if dst.Iterations != st.Iterations || dst.Products != st.Products || dst.Residual != st.Residual || dst.Converged != st.Converged ||
 			math.Float64bits(dst.Objective) != math.Float64bits(st.Objective) || len(dst.History) != len(st.History) {
 			t.Errorf("stats %+v on the device, %+v %s", dst, st, what)
 			return

@@ -8,15 +8,17 @@
 // ‖N(γ₀ − 1)‖²:
 //
 //	L = sqrt(dots[1]) / sqrt(dots[0]); if !(L > 0) || isinf(L) { L = 1 }
-//	Lmin = L·2⁻⁵²; t = 1/L; θ = 1; bt = 0
+//	Lmin = L·2⁻⁵²; t = 1/L; θ = 1; bt = 0; Lrej = 0; trials = 0
 //
 // mode 1, a line-search trial (lines 8–12), dots = γ'ᵀNγ', rᵀγ', ΔᵀNΔ, ‖Δ‖²:
 //
+//	trials++
 //	f := 0.5·dots[0] + dots[1]
 //	if !(dots[2] > L·dots[3]) {                  // accepted
 //		if isnan(f) { err = 2; phase = done } else { fx = f; phase = accept }
 //	} else if bt == 200 { err = 1; phase = done } // engine's apgdMaxBacktrack
-//	else { L = 2L; t = 1/L; bt++; phase = trial }
+//	else { q = dots[2]/dots[3]; if q is finite { Lrej = q }
+//	       L = 2L; t = 1/L; bt++; phase = trial }
 //
 // mode 2, accept (lines 14–24), dots = ‖γ' − Π(γ' − g_d(Nγ' + r))‖²,
 // gᵀ(γ' − γ_k):
@@ -32,11 +34,15 @@
 // mode 3, finish (lines 28–29):
 //
 //	if flags&4 != 0 { phase = done }
-//	else { L = 0.9L; if L < Lmin { L = Lmin }; t = 1/L; θ = θ'; bt = 0; phase = start }
+//	else { L' = 0.9L; if 1.1·Lrej > L' { L' = min(1.1·Lrej, L) }
+//	       if L' < Lmin { L' = Lmin }; L = L'; t = 1/L; Lrej = 0.99·Lrej
+//	       θ = θ'; bt = 0; phase = start }
 //
 // Lmin is engine.APGD's floor εL₀ under L (engine's apgdFloor), which keeps
 // t finite where the line search never raises L: s.Lmin at byte 128 of
-// lib/apgd_scalars.glsl's block; no other kernel reads it.
+// lib/apgd_scalars.glsl's block; no other kernel reads it. Lrej (byte 144)
+// is the curvature the last rejected trial needed, which L does not shrink
+// below (engine.APGDReject and APGDNextL).
 //
 // apgd_scalar_f32 (settings.precision "mixed", lib/store.glsl) takes the
 // accepted iterate as the best also when res < 2·rlow and fx < fBest,
@@ -73,7 +79,10 @@ void main() {
 		s.t = t;
 		s.theta = 1.0lf;
 		s.bt = 0u;
+		s.Lrej = 0.0lf;
+		s.trials = 0u;
 	} else if (p.mode == 1u) {
+		s.trials = s.trials + 1u;
 		precise double hf = 0.5lf * s.dots[0];
 		precise double f = hf + s.dots[1];
 		precise double Ldd = s.L * s.dots[3];
@@ -89,6 +98,10 @@ void main() {
 			s.err = 1u;
 			s.phase = 4u;
 		} else {
+			precise double q = s.dots[2] / s.dots[3];
+			if (!isinf(q) && !isnan(q)) {
+				s.Lrej = q;
+			}
 			precise double L = s.L * 2.0lf;
 			precise double t = 1.0lf / L;
 			s.L = L;
@@ -155,12 +168,18 @@ void main() {
 			s.phase = 4u;
 		} else {
 			precise double L = s.L * 0.9lf;
+			precise double f = 1.1lf * s.Lrej;
+			if (f > L) {
+				L = f < s.L ? f : s.L;
+			}
 			if (L < s.Lmin) {
 				L = s.Lmin;
 			}
 			precise double t = 1.0lf / L;
+			precise double rej = 0.99lf * s.Lrej;
 			s.L = L;
 			s.t = t;
+			s.Lrej = rej;
 			s.theta = s.thetaNew;
 			s.bt = 0u;
 			s.phase = 0u;

@@ -48,7 +48,7 @@ func TestCompareProblem(t *testing.T) {
 		t.Errorf("stdout does not show the table:\n%s", stdout)
 	}
 	table := testfile.CSV(t, filepath.Join(out, "table.csv"))
-	want := "solver,iterations,converged,status,residual,proj_grad,objective,wall_s,time_to_tol_s,ccp_res_chrono,fc_err_siconos,error"
+	want := "solver,iterations,converged,status,residual,proj_grad,objective,wall_s,time_to_tol_s,ccp_res_chrono,fc_err_siconos,products,error"
 	if strings.Join(table[0], ",") != want || len(table) != 3 || table[1][0] != "apgd" || table[2][0] != "apgd-ar" {
 		t.Fatalf("table.csv: %v", table)
 	}
@@ -106,7 +106,7 @@ func jointTable(t *testing.T, scene, set, step, solvers, tol string, figures ...
 	}
 	table := testfile.CSV(t, filepath.Join(out, "table.csv"))
 	want := append([]string{"solver", "iterations", "converged", "status", "residual", "proj_grad", "objective", "wall_s", "time_to_tol_s",
-		"ccp_res_chrono", "fc_err_siconos", "error"}, figures...)
+		"ccp_res_chrono", "fc_err_siconos", "products", "error"}, figures...)
 	if strings.Join(table[0], ",") != strings.Join(want, ",") {
 		t.Fatalf("table.csv header %v, want %v", table[0], want)
 	}
@@ -273,7 +273,7 @@ func TestCompareCollection(t *testing.T) {
 		t.Errorf("stdout does not show the table:\n%s", stdout)
 	}
 	rows := testfile.CSV(t, filepath.Join(out, "collection.csv"))
-	want := "problem,nc,solver,status,iterations,wall_s,iterations_1e-06,time_1e-06_s,iterations_1e-08,time_1e-08_s,ccp_res_chrono,fc_err_siconos,error"
+	want := "problem,nc,solver,status,iterations,wall_s,iterations_1e-06,time_1e-06_s,iterations_1e-08,time_1e-08_s,ccp_res_chrono,fc_err_siconos,products,error"
 	if strings.Join(rows[0], ",") != want || len(rows) != 5 {
 		t.Fatalf("collection.csv: %v", rows)
 	}

@@ -1,7 +1,7 @@
 // apgd_scalars.glsl: the scalar buffer of the device APGD solver
 // (gpu/apgd.go; the device Jacobi solver, gpu/jacobi.go, uses the same
-// layout), std430, as the storage block instance s: 144 bytes, the last 16
-// of them Lmin and rlow, which only apgd_scalar reads and writes. Every buffer bound
+// layout), std430, as the storage block instance s: 152 bytes, the last 24
+// of them Lmin, rlow and Lrej, which only apgd_scalar reads and writes. Every buffer bound
 // to it is the backend's scalar buffer (gpu/devsolve.go's
 // devScalarBuffer, 256 bytes).
 //
@@ -28,7 +28,8 @@ layout(std430, set = 0, binding = SCALARS_BINDING) SCALARS_ACCESS buffer Scalars
 	uint iter;       // iterations completed
 	uint bt;         // step-size halvings of this iteration
 	uint err;        // 0, 1 backtracking did not end, 2 objective NaN
-	uint pad;
+	uint trials;     // line-search trials so far, one product with N each (apgd_scalar)
 	double Lmin;     // the floor under L, εL₀ (apgd_scalar)
 	double rlow;     // smallest residual so far, where rmin is the best iterate's (apgd_scalar_f32)
+	double Lrej;     // the curvature the last rejected trial needed (apgd_scalar)
 } s;
