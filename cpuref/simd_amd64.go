@@ -299,12 +299,7 @@ func (b *Backend) gather4(acc, x []float64, lo, hi, k0 int) {
 				break
 			}
 			j := (*[12]float64)(jac[12*k : 12*k+12])
-			n := archsimd.LoadFloat64x4((*[4]float64)(j[0:4]))
-			u := archsimd.LoadFloat64x4((*[4]float64)(j[3:7]))
-			// w = n × u (contactW)
-			w := n.Mul(u.Permute(pYZX)).Sub(n.Permute(pYZX).Mul(u)).Permute(pYZX)
-			g := (*[3]float64)(x[3*k : 3*k+3])
-			F := archsimd.BroadcastFloat64x4(g[0]).Mul(n).Add(archsimd.BroadcastFloat64x4(g[1]).Mul(u)).Add(archsimd.BroadcastFloat64x4(g[2]).Mul(w))
+			F := force4(j, (*[3]float64)(x[3*k:3*k+3]), pYZX)
 			var s, sr archsimd.Float64x4
 			if e&1 == 0 {
 				F = minus.Mul(F)
@@ -325,6 +320,17 @@ func (b *Backend) gather4(acc, x []float64, lo, hi, k0 int) {
 	archsimd.ClearAVXUpperBits()
 }
 
+// force4 returns the world force F = g_n n + g_u u + g_w w of a contact
+// with Jacobian j and impulse g in lanes 0–2, w = n × u (contactW's and
+// contactForce's operations lane by lane; inlined, so that its vectors
+// stay in registers).
+func force4(j *[12]float64, g *[3]float64, pYZX archsimd.Uint64x4) archsimd.Float64x4 {
+	n := archsimd.LoadFloat64x4((*[4]float64)(j[0:4]))
+	u := archsimd.LoadFloat64x4((*[4]float64)(j[3:7]))
+	w := n.Mul(u.Permute(pYZX)).Sub(n.Permute(pYZX).Mul(u)).Permute(pYZX)
+	return archsimd.BroadcastFloat64x4(g[0]).Mul(n).Add(archsimd.BroadcastFloat64x4(g[1]).Mul(u)).Add(archsimd.BroadcastFloat64x4(g[2]).Mul(w))
+}
+
 // scatter4 adds to acc the contacts [k0, k1), whose bodies A lie in
 // [lo, hi): each contact's terms to A's sums, and to B's when B < hi
 // (bodyImpulses4).
@@ -342,11 +348,7 @@ func (b *Backend) scatter4(acc, x []float64, lo, hi, k0, k1 int) {
 	af, at := archsimd.LoadFloat64x4((*[4]float64)(a[0:4])), archsimd.LoadFloat64x4((*[4]float64)(a[4:8]))
 	for k := k0; k < k1; k++ {
 		j := (*[12]float64)(jac[12*k : 12*k+12])
-		n := archsimd.LoadFloat64x4((*[4]float64)(j[0:4]))
-		u := archsimd.LoadFloat64x4((*[4]float64)(j[3:7]))
-		w := n.Mul(u.Permute(pYZX)).Sub(n.Permute(pYZX).Mul(u)).Permute(pYZX)
-		g := (*[3]float64)(x[3*k : 3*k+3])
-		F := archsimd.BroadcastFloat64x4(g[0]).Mul(n).Add(archsimd.BroadcastFloat64x4(g[1]).Mul(u)).Add(archsimd.BroadcastFloat64x4(g[2]).Mul(w))
+		F := force4(j, (*[3]float64)(x[3*k:3*k+3]), pYZX)
 		fa := minus.Mul(F)
 		s := archsimd.LoadFloat64x4((*[4]float64)(j[6:10]))
 		if ia := int(ca[k]) - lo; ia != cur {
