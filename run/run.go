@@ -155,7 +155,12 @@ type Summary struct {
 	// Solver totals.
 	IterationsTotal int     `json:"iterations_total"`
 	IterationsMean  float64 `json:"iterations_mean"`
-	NotConverged    int     `json:"steps_not_converged"`
+	// ProductsTotal and ProductsMean count the solver's products with N
+	// (engine.SolveStats.Products: apgd and apgd-ar; absent for the
+	// solvers that do not count them).
+	ProductsTotal int     `json:"products_total,omitempty"`
+	ProductsMean  float64 `json:"products_mean,omitempty"`
+	NotConverged  int     `json:"steps_not_converged"`
 	// ResumedFrom is the checkpoint step a resumed run started from: its
 	// wall-clock figures and solver totals cover the steps after it.
 	ResumedFrom int `json:"resumed_from_step,omitempty"`
@@ -457,6 +462,7 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 		sum.BuildSecondsSum += st.BuildSeconds
 		sum.IntegrateSecondsSum += st.IntegrateSeconds
 		sum.IterationsTotal += st.Solve.Iterations
+		sum.ProductsTotal += st.Solve.Products
 		if st.Contacts > 0 && sc.Settings.Tol > 0 && !st.Solve.Converged {
 			sum.NotConverged++
 		}
@@ -544,6 +550,7 @@ func Run(ctx context.Context, sc *scene.Scene, opt Options) (*Summary, error) {
 	}
 	if n := stepTimes.n; n > 0 {
 		sum.IterationsMean = float64(sum.IterationsTotal) / float64(n)
+		sum.ProductsMean = float64(sum.ProductsTotal) / float64(n)
 		sum.StepSecondsMean = stepTimes.mean()
 		sum.StepSecondsMedian = stepTimes.median()
 	}

@@ -544,7 +544,11 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 	fmt.Fprintf(w, "bodies      %d, steps %d, simulated %.4g s\n", s.Bodies, s.Steps, s.SimTime)
 	fmt.Fprintf(w, "wall        %.3g s, per step median %.3g ms, mean %.3g ms (collision %.3g s, solve %.3g s in all)\n",
 		s.WallSeconds, 1e3*s.StepSecondsMedian, 1e3*s.StepSecondsMean, s.CollideSecondsSum, s.SolveSecondsSum)
-	fmt.Fprintf(w, "solver      %.1f iterations per step, %d steps not converged\n", s.IterationsMean, s.NotConverged)
+	products := ""
+	if s.ProductsTotal > 0 {
+		products = fmt.Sprintf(" (%.1f products with N)", s.ProductsMean)
+	}
+	fmt.Fprintf(w, "solver      %.1f iterations per step%s, %d steps not converged\n", s.IterationsMean, products, s.NotConverged)
 	fmt.Fprintf(w, "final       contacts %d, iterations %d, residual %.3g\n", f.Contacts, f.Iterations, f.Residual)
 	fmt.Fprintf(w, "            force on fixed bodies (%.6g, %.6g, %.6g) N, weight %.6g N\n", f.FixedForce[0], f.FixedForce[1], f.FixedForce[2], f.Weight)
 	fmt.Fprintf(w, "            mean height %.4g m, max penetration %.3g m, max speed %.3g m/s", f.MeanHeight, f.MaxPenetration, f.MaxSpeed)
