@@ -55,11 +55,12 @@ func gatherImpulse(b *Backend, x Vec, dv []float64) {
 	}
 }
 
-// TestBodyImpulseBits: bodyImpulse's two passes (per-contact F and τ, then
-// per-body sums) give bit for bit the one-pass gather, on random bodies
-// and contacts (5000 and 9000: enough for both passes to run on the
-// workers) with some impulses zero or negative zero (the signs of zero
-// terms must not leak into the sums), for 1 and 3 workers.
+// TestBodyImpulseBits: bodyImpulse's scalar gather (the bodies are
+// ellipsoids, which the vector loops do not take: TestBodyImpulseScatterBits
+// covers those) gives bit for bit gatherImpulse's sums, on random bodies
+// and contacts (5000 and 9000: enough for the loop to run on the workers)
+// with some impulses zero or negative zero (the signs of zero terms must
+// not leak into the sums), for 1 and 3 workers.
 func TestBodyImpulseBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, workers := range []int{1, 3} {

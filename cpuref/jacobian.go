@@ -36,8 +36,9 @@ func TangentBasis(n mgl64.Vec3) (u, w mgl64.Vec3) { return engine.TangentBasis(n
 // cost 4 % of a step (BenchmarkStep, BenchmarkSchur), though at 64 000,
 // partly bound by memory, the 8 values saved 10 % (docs/bench.md). f
 // holds gravity, the external loads and the gyroscopic torque −ω̄×(Jω̄)
-// (the latter integrated implicitly: see freeVelocity). r takes vfree in the world frame, which
-// Build writes into dv (worldVelocity) before the rows read it.
+// (the latter integrated implicitly: see freeVelocity). r takes vfree in
+// the world frame, which Build writes into dv (worldVelocity) before the
+// rows read it.
 func (b *Backend) Build(h float64) (engine.Problem, error) {
 	b.h = h
 	b.col.valid = false // the first Sweep colours the contacts (colour.go)
