@@ -29,7 +29,7 @@ func TangentBasis(n mgl64.Vec3) (u, w mgl64.Vec3) { return engine.TangentBasis(n
 // u. Where the model's contact points lie on the normals through the
 // bodies' centres (b.arms: spheres against spheres and bodies that never
 // turn, engine.Model.ArmsAlongNormal) each arm is s = ρ n with ρ = s·n
-// (armAlong), each component one product: the values of the device's
+// (build), each component one product: the values of the device's
 // Jacobian, which holds n, u, ρ_A and ρ_B there (lib/jac.glsl's JAC_ARMS)
 // and forms s where it reads it. This path holds the 12 values: at
 // N = 1000 and 8000 its loops are arithmetic-bound, and forming s in them
@@ -63,33 +63,41 @@ func (b *Backend) Build(h float64) (engine.Problem, error) {
 	return &b.prob, nil
 }
 
-// build is Build's loop over the contacts in [lo, hi), at step b.h.
+// build is Build's loop over the contacts in [lo, hi), at step b.h. Its
+// vectors are held as components (engine.TangentU, geom.Rotate3): the
+// operations of TangentBasis, Rotate and mgl64's Vec3 methods, so the same
+// bits, without the trips through memory that Go makes for [3]float64
+// values (BenchmarkBuild, docs/bench.md).
 func (b *Backend) build(_, lo, hi int) {
 	h, capSpeed := b.h, b.settings.MaxRecoverySpeed
+	c, rot := b.con, b.rot
 	for k := lo; k < hi; k++ {
-		c := b.con
-		n := mgl64.Vec3{c.Normal[3*k], c.Normal[3*k+1], c.Normal[3*k+2]}
-		u, _ := TangentBasis(n)
-		sa := geom.Rotate(b.quat(int(c.A[k])), mgl64.Vec3{c.PA[3*k], c.PA[3*k+1], c.PA[3*k+2]})
-		sb := geom.Rotate(b.quat(int(c.B[k])), mgl64.Vec3{c.PB[3*k], c.PB[3*k+1], c.PB[3*k+2]})
-		j := b.jac[12*k : 12*k+12]
+		n0, n1, n2 := c.Normal[3*k], c.Normal[3*k+1], c.Normal[3*k+2]
+		u0, u1, u2 := engine.TangentU(n0, n1, n2)
+		qa := (*[4]float64)(rot[4*int(c.A[k]):])
+		qb := (*[4]float64)(rot[4*int(c.B[k]):])
+		pa, pb := (*[3]float64)(c.PA[3*k:]), (*[3]float64)(c.PB[3*k:])
+		sa0, sa1, sa2 := geom.Rotate3(qa[0], qa[1], qa[2], qa[3], pa[0], pa[1], pa[2])
+		sb0, sb1, sb2 := geom.Rotate3(qb[0], qb[1], qb[2], qb[3], pb[0], pb[1], pb[2])
+		j := (*[12]float64)(b.jac[12*k:])
 		if b.arms {
-			if b.mixed {
-				n, u = round3(n), round3(u) // as the device stores them
+			if b.mixed { // as the device stores them
+				n0, n1, n2, u0, u1, u2 = f32(n0), f32(n1), f32(n2), f32(u0), f32(u1), f32(u2)
 			}
-			ra, rb := armAlong(sa, n), armAlong(sb, n)
+			// ρ = s·n, summed left to right: the arm s of a contact point
+			// on the normal n through the body's centre is ρ n.
+			ra := sa0*n0 + sa1*n1 + sa2*n2
+			rb := sb0*n0 + sb1*n1 + sb2*n2
 			if b.mixed {
 				// ρ as stored; ρ n of two float32 is exact in float64.
 				ra, rb = f32(ra), f32(rb)
 			}
-			sa, sb = n.Mul(ra), n.Mul(rb)
+			sa0, sa1, sa2 = n0*ra, n1*ra, n2*ra
+			sb0, sb1, sb2 = n0*rb, n1*rb, n2*rb
 		}
-		copy(j[0:], n[:])
-		copy(j[3:], u[:])
-		copy(j[6:], sa[:])
-		copy(j[9:], sb[:])
+		*j = [12]float64{n0, n1, n2, u0, u1, u2, sa0, sa1, sa2, sb0, sb1, sb2}
 		if b.mixed && !b.arms {
-			roundF32(j) // as the device stores it; r below reads it so
+			roundF32(j[:]) // as the device stores it; r below reads it so
 		}
 		b.coh[k] = h * c.Cohesion[k]
 		b.velocities(k, k+1, b.dv, b.r[3*k:3*k+3])
@@ -100,10 +108,6 @@ func (b *Backend) build(_, lo, hi int) {
 		b.r[3*k] += bn
 	}
 }
-
-// armAlong returns ρ = s·n (summed left to right): the arm s of a
-// contact point on the normal n through the body's centre is ρ n.
-func armAlong(s, n mgl64.Vec3) float64 { return s[0]*n[0] + s[1]*n[1] + s[2]*n[2] }
 
 // freeVelocity sets vfree = v + h M⁻¹ f per movable body, the angular part
 // ω̄* + hJ⁻¹τ̄ with ω̄* = engine.GyroStep(ω̄, J⁻¹, h), the gyroscopic torque

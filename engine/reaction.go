@@ -13,19 +13,31 @@ import (
 // builds the same contact frame, and impulses γ = (γ_n, γ_u, γ_w) mean the
 // same forces on all of them.
 func TangentBasis(n mgl64.Vec3) (u, w mgl64.Vec3) {
-	ax, ay, az := math.Abs(n[0]), math.Abs(n[1]), math.Abs(n[2])
-	var e mgl64.Vec3
+	u0, u1, u2 := TangentU(n[0], n[1], n[2])
+	u = mgl64.Vec3{u0, u1, u2}
+	return u, n.Cross(u)
+}
+
+// TangentU is TangentBasis's u from the components of n: n × e with mgl64's
+// Vec3.Cross, then its Normalize (1/‖c‖ times each component), operation
+// for operation, so the same bits. In scalars for the per-contact loops:
+// Go keeps a [3]float64 value in memory, and TangentBasis written with
+// mgl64's methods took 57 ns per call against 7 ns (random normals, this
+// project's 2-core machine).
+func TangentU(n0, n1, n2 float64) (u0, u1, u2 float64) {
+	ax, ay, az := math.Abs(n0), math.Abs(n1), math.Abs(n2)
+	var e0, e1, e2 float64
 	switch {
 	case ax <= ay && ax <= az:
-		e = mgl64.Vec3{1, 0, 0}
+		e0 = 1
 	case ay <= az:
-		e = mgl64.Vec3{0, 1, 0}
+		e1 = 1
 	default:
-		e = mgl64.Vec3{0, 0, 1}
+		e2 = 1
 	}
-	u = n.Cross(e).Normalize()
-	w = n.Cross(u)
-	return u, w
+	c0, c1, c2 := n1*e2-n2*e1, n2*e0-n0*e2, n0*e1-n1*e0
+	l := 1.0 / math.Sqrt(c0*c0+c1*c1+c2*c2)
+	return c0 * l, c1 * l, c2 * l
 }
 
 // BodyReactor is implemented by backends that sum the contact forces on

@@ -21,11 +21,19 @@ func RotateInverse(q mgl64.Quat, v mgl64.Vec3) mgl64.Vec3 {
 
 // rotate is Rotate of the quaternion (w, qx, qy, qz).
 func rotate(w, qx, qy, qz float64, v mgl64.Vec3) mgl64.Vec3 {
-	cx := qy*v[2] - qz*v[1]
-	cy := qz*v[0] - qx*v[2]
-	cz := qx*v[1] - qy*v[0]
+	x, y, z := Rotate3(w, qx, qy, qz, v[0], v[1], v[2])
+	return mgl64.Vec3{x, y, z}
+}
+
+// Rotate3 is Rotate of the vector (vx, vy, vz) by the quaternion (w, qx,
+// qy, qz), in scalars: for loops that hold their vectors as components,
+// where even Rotate's one Vec3 in and out goes through memory.
+func Rotate3(w, qx, qy, qz, vx, vy, vz float64) (x, y, z float64) {
+	cx := qy*vz - qz*vy
+	cy := qz*vx - qx*vz
+	cz := qx*vy - qy*vx
 	w2 := 2 * w
-	ax, ay, az := v[0]+cx*w2, v[1]+cy*w2, v[2]+cz*w2
+	ax, ay, az := vx+cx*w2, vy+cy*w2, vz+cz*w2
 	tx, ty, tz := qx*2, qy*2, qz*2
-	return mgl64.Vec3{ax + (ty*cz - tz*cy), ay + (tz*cx - tx*cz), az + (tx*cy - ty*cx)}
+	return ax + (ty*cz - tz*cy), ay + (tz*cx - tx*cz), az + (tx*cy - ty*cx)
 }
