@@ -146,12 +146,18 @@ func (c *Collider) PairContacts(i, j int, pos, rot []float64, env float64, con *
 		}
 		return total, cps, nil
 	}
-	a, b := Pose{vec3At(pos, i), quatAt(rot, i)}, Pose{vec3At(pos, j), quatAt(rot, j)}
-	cps, err := Narrow(*c.Shape(i), a, *c.Shape(j), b, env, cps[:0])
-	if err != nil {
-		return 0, cps, fmt.Errorf("collide: bodies %d and %d: %w", i, j, err)
+	pi, pj := (*[3]float64)(pos[3*i:]), (*[3]float64)(pos[3*j:])
+	qi, qj := (*[4]float64)(rot[4*i:]), (*[4]float64)(rot[4*j:])
+	if si, sj := c.Shape(i), c.Shape(j); si.Kind == engine.Sphere && sj.Kind == engine.Sphere {
+		cps = sphereNarrow(&si.Size, pi, qi, &sj.Size, pj, qj, env, cps[:0])
+	} else {
+		var err error
+		a, b := Pose{vec3At(pos, i), quatAt(rot, i)}, Pose{vec3At(pos, j), quatAt(rot, j)}
+		if cps, err = Narrow(*si, a, *sj, b, env, cps[:0]); err != nil {
+			return 0, cps, fmt.Errorf("collide: bodies %d and %d: %w", i, j, err)
+		}
 	}
-	if err := c.appendContacts(con, i, j, a, b, cps); err != nil {
+	if err := c.appendContacts(con, i, j, pi, pj, qi, qj, cps); err != nil {
 		return 0, cps, fmt.Errorf("collide: bodies %d and %d: %w", i, j, err)
 	}
 	return len(cps), cps, nil
@@ -230,27 +236,30 @@ func Apart(sa, sb *engine.Shape, pos []float64, i, j int, env float64) bool {
 	return dx*dx+dy*dy+dz*dz > reach*reach*ApartFactor
 }
 
-// appendContacts appends to con the contacts cps of bodies i and j at
-// poses a and b: the points turned into the bodies' frames, the bodies'
-// materials combined. A non-finite gap or normal is an error.
-func (c *Collider) appendContacts(con *engine.Contacts, i, j int, a, b Pose, cps []ContactPoint) error {
+// appendContacts appends to con the contacts cps of bodies i and j
+// centred at pa and pb with orientations qa and qb (w, x, y, z): the
+// points turned into the bodies' frames (geom.RotateInverse's operations,
+// in components), the bodies' materials combined. A non-finite gap or
+// normal is an error.
+func (c *Collider) appendContacts(con *engine.Contacts, i, j int, pa, pb *[3]float64, qa, qb *[4]float64, cps []ContactPoint) error {
 	if len(cps) == 0 {
 		return nil
 	}
 	ma, mb := c.mats[c.material[i]], c.mats[c.material[j]]
 	mu, coh := engine.CombineMaterials(ma, mb)
 	mur, mus := engine.CombineRolling(ma, mb)
-	for _, cp := range cps {
+	for k := range cps {
+		cp := &cps[k]
 		if !finite(cp.Phi) || !finite(cp.Normal[0]) || !finite(cp.Normal[1]) || !finite(cp.Normal[2]) {
 			return errors.New("narrowphase gave a non-finite contact")
 		}
-		sa := geom.RotateInverse(a.Rot, cp.PA.Sub(a.Pos))
-		sb := geom.RotateInverse(b.Rot, cp.PB.Sub(b.Pos))
+		sa0, sa1, sa2 := geom.Rotate3(qa[0], -qa[1], -qa[2], -qa[3], cp.PA[0]-pa[0], cp.PA[1]-pa[1], cp.PA[2]-pa[2])
+		sb0, sb1, sb2 := geom.Rotate3(qb[0], -qb[1], -qb[2], -qb[3], cp.PB[0]-pb[0], cp.PB[1]-pb[1], cp.PB[2]-pb[2])
 		con.A = append(con.A, int32(i))
 		con.B = append(con.B, int32(j))
 		con.Normal = append(con.Normal, cp.Normal[0], cp.Normal[1], cp.Normal[2])
-		con.PA = append(con.PA, sa[0], sa[1], sa[2])
-		con.PB = append(con.PB, sb[0], sb[1], sb[2])
+		con.PA = append(con.PA, sa0, sa1, sa2)
+		con.PB = append(con.PB, sb0, sb1, sb2)
 		con.Phi = append(con.Phi, cp.Phi)
 		con.Mu = append(con.Mu, mu)
 		con.Cohesion = append(con.Cohesion, coh)

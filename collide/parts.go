@@ -157,7 +157,7 @@ func (c *Collider) partContacts(e, f int, pos, rot []float64, env float64, con *
 	if len(cps) >= limit {
 		return 0, cps, fmt.Errorf("collide: bodies %d (part %d) and %d (part %d): %d contacts, more than %d", i, ps.index[e], j, ps.index[f], len(cps), limit-1)
 	}
-	if err := c.appendContacts(con, i, j, Pose{pi, qi}, Pose{pj, qj}, cps); err != nil {
+	if err := c.appendContacts(con, i, j, (*[3]float64)(pos[3*i:]), (*[3]float64)(pos[3*j:]), (*[4]float64)(rot[4*i:]), (*[4]float64)(rot[4*j:]), cps); err != nil {
 		return 0, cps, fmt.Errorf("collide: bodies %d (part %d) and %d (part %d): %w", i, ps.index[e], j, ps.index[f], err)
 	}
 	return len(cps), cps, nil
