@@ -262,9 +262,10 @@ func (g *Grid) bodySlots(i int, shift uint) []uint32 {
 	return g.cells
 }
 
-// offset returns the offset within r of bin c, which r must contain.
-func (r *binRange) offset(c [3]int32) uint8 {
-	return uint8(int(c[0]-r.lo[0]) + int(r.n[0])*(int(c[1]-r.lo[1])+int(r.n[1])*int(c[2]-r.lo[2])))
+// offset returns the offset within r of bin (x, y, z), which r must
+// contain.
+func (r *binRange) offset(x, y, z int32) uint8 {
+	return uint8(int(x-r.lo[0]) + int(r.n[0])*(int(y-r.lo[1])+int(r.n[1])*int(z-r.lo[2])))
 }
 
 // Pairs returns the candidate pairs (i, j), i < j, whose boxes overlap
@@ -418,10 +419,13 @@ func (g *Grid) classify(boxes []AABB, bounded []bool, inv float64) (entries int,
 // the brick's place is the spatial hash of Teschner et al. (2003),
 // x·p₁ ⊕ y·p₂ ⊕ z·p₃ with large primes, spread over the table by Fibonacci
 // hashing (multiplication by 2⁶⁴/φ, top bits).
-func slot(c [3]int32, shift uint) uint32 {
-	h := uint64(uint32(c[0]>>2))*73856093 ^ uint64(uint32(c[1]>>2))*19349663 ^ uint64(uint32(c[2]>>2))*83492791
+func slot(c [3]int32, shift uint) uint32 { return slot3(c[0], c[1], c[2], shift) }
+
+// slot3 is slot of the bin (x, y, z).
+func slot3(x, y, z int32, shift uint) uint32 {
+	h := uint64(uint32(x>>2))*73856093 ^ uint64(uint32(y>>2))*19349663 ^ uint64(uint32(z>>2))*83492791
 	brick := uint32((h * 0x9e3779b97f4a7c15) >> shift)
-	return brick<<6 | uint32(c[0]&3) | uint32(c[1]&3)<<2 | uint32(c[2]&3)<<4
+	return brick<<6 | uint32(x&3) | uint32(y&3)<<2 | uint32(z&3)<<4
 }
 
 // count sizes the slot table and counts the entries of each slot into
@@ -517,26 +521,27 @@ func (g *Grid) appendBodyPairs(out [][2]int32, lo, hi int, boxes []AABB, fixed [
 		if !ra.binned() {
 			continue // its pairs, if any, are big or plane pairs: sorted
 		}
-		// bodySlots' loop over the bins, written out: a range-over-func
-		// iterator shared by both cost 3–7 % of BenchmarkGridPairs.
-		var c [3]int32
-		for z := range int32(ra.n[2]) {
-			c[2] = ra.lo[2] + z
-			for y := range int32(ra.n[1]) {
-				c[1] = ra.lo[1] + y
-				for x := range int32(ra.n[0]) {
-					c[0] = ra.lo[0] + x
-					s := slot(c, shift)
+		// bodySlots' loop over the bins, written out, with the bin and
+		// a's range in scalars: a range-over-func iterator shared by
+		// both cost 3–7 % of BenchmarkGridPairs, and arrays pass through
+		// memory.
+		alo0, alo1, alo2 := ra.lo[0], ra.lo[1], ra.lo[2]
+		an0, an1, an2 := int32(ra.n[0]), int32(ra.n[1]), int32(ra.n[2])
+		ba, fa := &boxes[a], fixed[a]
+		for c2 := alo2; c2 < alo2+an2; c2++ {
+			for c1 := alo1; c1 < alo1+an1; c1++ {
+				for c0 := alo0; c0 < alo0+an0; c0++ {
+					s := slot3(c0, c1, c2, shift)
 					for e, end := g.start[s], g.start[s+1]; e < end; e++ {
 						b := g.entryID[e]
-						if int(b) <= a || fixed[a] && fixed[b] {
+						if int(b) <= a || fa && fixed[b] {
 							continue
 						}
 						// c is the owner bin: max(lo_a, lo_b) = c per axis.
 						rb := &g.ranges[b]
-						if max(ra.lo[0], rb.lo[0]) != c[0] || max(ra.lo[1], rb.lo[1]) != c[1] || max(ra.lo[2], rb.lo[2]) != c[2] ||
-							rb.offset(c) != g.entryAt[e] || !overlapClosed(&boxes[a], &boxes[b]) ||
-							g.keep != nil && !g.keep(int32(a), b) {
+						if max(alo0, rb.lo[0]) != c0 || max(alo1, rb.lo[1]) != c1 || max(alo2, rb.lo[2]) != c2 ||
+							rb.offset(c0, c1, c2) != g.entryAt[e] ||
+							!overlapClosed(ba, &boxes[b]) || g.keep != nil && !g.keep(int32(a), b) {
 							continue
 						}
 						out = append(out, [2]int32{int32(a), b})
