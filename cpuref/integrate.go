@@ -52,23 +52,24 @@ func (b *Backend) integrate(_, lo, hi int) {
 			}
 			continue
 		}
-		vf, dv := b.vfree[6*i:6*i+6], b.dv[6*i:6*i+6]
-		q := b.quat(i)
-		dw := geom.RotateInverse(q, mgl64.Vec3{dv[3], dv[4], dv[5]})
-		for k := 0; k < 3; k++ {
-			b.vel[3*i+k] = vf[k] + dv[k]
-			b.omega[3*i+k] = vf[3+k] + dw[k]
-			b.pos[3*i+k] += h * b.vel[3*i+k]
-		}
-		th := mgl64.Vec3{b.omega[3*i], b.omega[3*i+1], b.omega[3*i+2]}.Mul(h)
-		a := th.Len()
+		// In components (geom.Rotate3, QuatMul, QuatNormalize): the
+		// operations of RotateInverse and mgl64's Quat methods, the same
+		// bits, without passing arrays through memory.
+		vf, dv := (*[6]float64)(b.vfree[6*i:]), (*[6]float64)(b.dv[6*i:])
+		q := (*[4]float64)(b.rot[4*i:])
+		v, w, p := (*[3]float64)(b.vel[3*i:]), (*[3]float64)(b.omega[3*i:]), (*[3]float64)(b.pos[3*i:])
+		dw0, dw1, dw2 := geom.Rotate3(q[0], -q[1], -q[2], -q[3], dv[3], dv[4], dv[5])
+		v[0], v[1], v[2] = vf[0]+dv[0], vf[1]+dv[1], vf[2]+dv[2]
+		w[0], w[1], w[2] = vf[3]+dw0, vf[4]+dw1, vf[5]+dw2
+		p[0], p[1], p[2] = p[0]+h*v[0], p[1]+h*v[1], p[2]+h*v[2]
+		t0, t1, t2 := w[0]*h, w[1]*h, w[2]*h
+		a := math.Sqrt(t0*t0 + t1*t1 + t2*t2)
 		if a == 0 {
 			continue
 		}
 		s, c := math.Sincos(a / 2)
-		dq := mgl64.Quat{W: c, V: th.Mul(s / a)}
-		q = q.Mul(dq).Normalize()
-		b.rot[4*i], b.rot[4*i+1], b.rot[4*i+2], b.rot[4*i+3] = q.W, q.V[0], q.V[1], q.V[2]
+		sa := s / a
+		q[0], q[1], q[2], q[3] = geom.QuatNormalize(geom.QuatMul(q[0], q[1], q[2], q[3], c, t0*sa, t1*sa, t2*sa))
 	}
 }
 

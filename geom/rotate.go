@@ -1,6 +1,10 @@
 package geom
 
-import "github.com/go-gl/mathgl/mgl64"
+import (
+	"math"
+
+	"github.com/go-gl/mathgl/mgl64"
+)
 
 // Rotate returns v turned by the unit quaternion q: mgl64's q.Rotate(v),
 // v + 2q_w(q_v × v) + 2q_v × (q_v × v), operation for operation, so the
@@ -36,4 +40,32 @@ func Rotate3(w, qx, qy, qz, vx, vy, vz float64) (x, y, z float64) {
 	ax, ay, az := vx+cx*w2, vy+cy*w2, vz+cz*w2
 	tx, ty, tz := qx*2, qy*2, qz*2
 	return ax + (ty*cz - tz*cy), ay + (tz*cx - tx*cz), az + (tx*cy - ty*cx)
+}
+
+// QuatMul returns the product (aw, a)(bw, b) of two quaternions in
+// components: mgl64's Quat.Mul, w = aw·bw − a·b and v = (a × b + b·aw) +
+// a·bw, operation for operation, so the same bits (TestQuatMulIsMgl64).
+func QuatMul(aw, ax, ay, az, bw, bx, by, bz float64) (w, x, y, z float64) {
+	w = aw*bw - (ax*bx + ay*by + az*bz)
+	x = ay*bz - az*by + bx*aw + ax*bw
+	y = az*bx - ax*bz + by*aw + ay*bw
+	z = ax*by - ay*bx + bz*aw + az*bw
+	return w, x, y, z
+}
+
+// QuatNormalize is mgl64's Quat.Normalize in components: the quaternion
+// itself when its length is within mgl64.Epsilon (relative) of 1, the
+// identity when it is 0, else each component times 1/length (the largest
+// float64 for an infinite length), the same bits.
+func QuatNormalize(w, x, y, z float64) (float64, float64, float64, float64) {
+	l := math.Sqrt(w*w + x*x + y*y + z*z)
+	switch {
+	case mgl64.FloatEqual(1, l):
+		return w, x, y, z
+	case l == 0:
+		return 1, 0, 0, 0
+	case math.IsInf(l, 1):
+		l = math.MaxFloat64
+	}
+	return w * 1 / l, x * (1 / l), y * (1 / l), z * (1 / l)
 }
