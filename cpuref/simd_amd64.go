@@ -219,16 +219,21 @@ func dot6Lanes(s *[6][lanes]float64, xn, nx, r, y, ny, tmp, x []float64) int {
 }
 
 // laneTree8 is laneTree's steps whose halves hold whole groups of 8
-// (h ≥ 8); it returns the h left for the scalar steps.
+// (h ≥ 8), in registers: with v_i lanes 8i…8i+7, the step h = 128 adds
+// v_i + v_{i+16}, h = 64 those sums i and i+8, and so on, so lanes 0–7
+// end as e = d_0 + d_1, d_i = c_i + c_{i+2}, c_i the four steps' sum of
+// the eight v_{i+4j} (c below), each addition the tree's own. It stores e
+// in lanes 0–7 and returns the h left for the scalar steps, 4. (Step by
+// step through memory, each step's sums were stored and loaded again.)
 func laneTree8(s *[lanes]float64) int {
-	h := lanes / 2
-	for ; h >= 8; h /= 2 {
-		for l := 0; l < h; l += 8 {
-			store8(load8(s[:], l).Add(load8(s[:], l+h)), s[:], l)
-		}
+	c := func(i int) archsimd.Float64x8 {
+		v := func(j int) archsimd.Float64x8 { return load8(s[:], 8*j) }
+		return v(i).Add(v(i + 16)).Add(v(i + 8).Add(v(i + 24))).Add(v(i + 4).Add(v(i + 20)).Add(v(i + 12).Add(v(i + 28))))
 	}
+	c0, c1, c2, c3 := c(0), c(1), c(2), c(3)
+	store8(c0.Add(c2).Add(c1.Add(c3)), s[:], 0)
 	archsimd.ClearAVXUpperBits()
-	return h
+	return 4
 }
 
 // Lane orders of a 3-vector in the low lanes of a Float64x4 (lane 3 is

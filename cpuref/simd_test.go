@@ -164,3 +164,47 @@ func TestStepSIMDBits(t *testing.T) {
 		})
 	}
 }
+
+// TestLaneTreeSIMD: laneTree with its vector steps (laneTree8) adds the
+// 256 lanes in the scalar tree's order, bit for bit: lanes of every
+// magnitude (sums that cancel, so another order gives other bits), signed
+// zeros and zero tails (a chunk's unused lanes).
+func TestLaneTreeSIMD(t *testing.T) {
+	needSIMD(t)
+	r := rand.New(rand.NewPCG(31, 32))
+	differs := 0
+	for k := range 20000 {
+		var s [lanes]float64
+		used := lanes
+		if k%3 == 0 {
+			used = 1 + r.IntN(lanes)
+		}
+		for l := range used {
+			switch r.IntN(8) {
+			case 0:
+				s[l] = math.Copysign(0, -1)
+			case 1:
+				s[l] = 0
+			default:
+				s[l] = r.NormFloat64() * math.Pow(2, float64(r.IntN(120)-60))
+			}
+		}
+		a, b := s, s
+		var got, want float64
+		withSIMD(true, func() { got = laneTree(&a) })
+		withSIMD(false, func() { want = laneTree(&b) })
+		if math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("case %d: %v with the vector steps, %v without", k, got, want)
+		}
+		seq := 0.0
+		for _, v := range s {
+			seq += v
+		}
+		if math.Float64bits(seq) != math.Float64bits(want) {
+			differs++
+		}
+	}
+	if differs == 0 {
+		t.Fatal("the tree's order gave the sequential sum's bits every time: the cases cannot tell orders apart")
+	}
+}
