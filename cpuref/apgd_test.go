@@ -22,7 +22,8 @@ type hostOnly struct{ engine.Problem }
 // count, on random bodies and contacts (whose first secant estimate of L
 // is far off, so step-size halvings happen; 5000 bodies and 9000 contacts,
 // enough for every loop to run on the workers) and on a settling pile, for
-// 1 and 3 workers, which give the same bits.
+// 1 and 3 workers, which give the same bits; with runs short enough that
+// some end past their best iterate, on both problems.
 func TestSolveAPGDBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	random := randomSystem(t, rng, 5000, 9000)
@@ -30,6 +31,14 @@ func TestSolveAPGDBits(t *testing.T) {
 		t.Fatal(err)
 	}
 	pile := settledSim(t, 300, 40, true).Backend().(*Backend)
+	earlier := map[string]int{} // solves whose best iterate is not their last, by problem
+	defer func() {
+		for _, name := range []string{"random", "pile"} {
+			if earlier[name] == 0 && !t.Failed() {
+				t.Errorf("%s: every solve ended at its best iterate: no case checks that an earlier one is kept", name)
+			}
+		}
+	}()
 	for _, c := range []struct {
 		name string
 		b    *Backend
@@ -40,8 +49,15 @@ func TestSolveAPGDBits(t *testing.T) {
 				for _, opt := range []engine.SolveOptions{
 					{Tol: 0, MaxIter: 60, Gd: 1e-6, History: true},
 					{Tol: 1e-6, MaxIter: 400, Gd: 1e-6, History: true},
+					// Short runs, some of which end past their best iterate
+					// (the residual is not monotone): γ is then an earlier
+					// iterate, which the fused solve must have kept.
+					{Tol: 0, MaxIter: 10, Gd: 1e-6, History: true},
+					{Tol: 0, MaxIter: 27, Gd: 1e-6, History: true},
+					{Tol: 0, MaxIter: 44, Gd: 1e-6, History: true},
+					{Tol: 0, MaxIter: 86, Gd: 1e-6, History: true},
 				} {
-					key := fmt.Sprintf("ar=%v/tol=%g", ar, opt.Tol)
+					key := fmt.Sprintf("ar=%v/tol=%g/iter=%d", ar, opt.Tol, opt.MaxIter)
 					t.Run(fmt.Sprintf("%s/workers=%d/%s", c.name, workers, key), func(t *testing.T) {
 						b := c.b
 						b.pool = newPool(workers)
@@ -87,7 +103,16 @@ func TestSolveAPGDBits(t *testing.T) {
 								halvings++
 							}
 						}
-						t.Logf("%d iterations, residual %.3g, %d iterations with a smaller step than the last", hst.Iterations, hst.Residual, halvings)
+						least := 0
+						for i, h := range hst.History {
+							if h.Residual < hst.History[least].Residual {
+								least = i
+							}
+						}
+						if least < len(hst.History)-1 {
+							earlier[c.name]++
+						}
+						t.Logf("%d iterations, residual %.3g, %d iterations with a smaller step than the last, the best iterate %d", hst.Iterations, hst.Residual, halvings, least+1)
 					})
 				}
 			}
