@@ -528,9 +528,14 @@ func (g *Grid) appendBodyPairs(out [][2]int32, lo, hi int, boxes []AABB, fixed [
 		alo0, alo1, alo2 := ra.lo[0], ra.lo[1], ra.lo[2]
 		an0, an1, an2 := int32(ra.n[0]), int32(ra.n[1]), int32(ra.n[2])
 		ba, fa := &boxes[a], fixed[a]
-		for c2 := alo2; c2 < alo2+an2; c2++ {
-			for c1 := alo1; c1 < alo1+an1; c1++ {
-				for c0 := alo0; c0 < alo0+an0; c0++ {
+		// (Offsets from lo: lo + n overflows int32 for a range that ends
+		// at bin 2³¹ − 1, which classify allows.)
+		for z := range an2 {
+			c2 := alo2 + z
+			for y := range an1 {
+				c1 := alo1 + y
+				for x := range an0 {
+					c0 := alo0 + x
 					s := slot3(c0, c1, c2, shift)
 					for e, end := g.start[s], g.start[s+1]; e < end; e++ {
 						b := g.entryID[e]

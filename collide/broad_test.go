@@ -587,3 +587,23 @@ func TestGridPairsRunner(t *testing.T) {
 		t.Fatalf("packing: %d waves and %d big or plane pairs; the test wants several of each", waves, len(serial.extra))
 	}
 }
+
+// TestGridPairsAtBinLimit: boxes whose bins end at 2³¹ − 1, the last bin
+// Pairs accepts, still pair up (a loop bound lo + n would overflow int32
+// there and skip their bins).
+func TestGridPairsAtBinLimit(t *testing.T) {
+	const top = math.MaxInt32 // the bin index of x in [top, top+1) at bin size 1
+	boxes := []AABB{
+		{Min: mgl64.Vec3{top - 0.8, 0, 0}, Max: mgl64.Vec3{top + 0.5, 0.5, 0.5}},
+		{Min: mgl64.Vec3{top + 0.1, 0.1, 0.1}, Max: mgl64.Vec3{top + 0.9, 0.6, 0.6}},
+		{Min: mgl64.Vec3{top - 0.9, 0.7, 0}, Max: mgl64.Vec3{top - 0.85, 0.8, 0.1}},
+	}
+	var g Grid
+	got, err := g.Pairs(boxes, []bool{true, true, true}, []bool{false, false, false}, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := [][2]int32{{0, 1}}; !slices.Equal(got, want) {
+		t.Fatalf("pairs %v, want %v", got, want)
+	}
+}
