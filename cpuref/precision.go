@@ -1,7 +1,5 @@
 package cpuref
 
-import "github.com/go-gl/mathgl/mgl64"
-
 // settings.precision "mixed" (engine.PrecisionMixed) on the CPU path: the
 // device stores the contacts' Jacobian blocks and APGD's work vectors as
 // float32 and computes in float64 (shaders/lib/store.glsl); this backend
@@ -23,6 +21,3 @@ func roundF32(v []float64) {
 		v[i] = f32(x)
 	}
 }
-
-// round3 is v with each component rounded to float32.
-func round3(v mgl64.Vec3) mgl64.Vec3 { return mgl64.Vec3{f32(v[0]), f32(v[1]), f32(v[2])} }
