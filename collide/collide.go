@@ -148,14 +148,10 @@ func (c *Collider) PairContacts(i, j int, pos, rot []float64, env float64, con *
 	}
 	pi, pj := (*[3]float64)(pos[3*i:]), (*[3]float64)(pos[3*j:])
 	qi, qj := (*[4]float64)(rot[4*i:]), (*[4]float64)(rot[4*j:])
-	if si, sj := c.Shape(i), c.Shape(j); si.Kind == engine.Sphere && sj.Kind == engine.Sphere {
-		cps = sphereNarrow(&si.Size, pi, qi, &sj.Size, pj, qj, env, cps[:0])
-	} else {
-		var err error
-		a, b := Pose{vec3At(pos, i), quatAt(rot, i)}, Pose{vec3At(pos, j), quatAt(rot, j)}
-		if cps, err = Narrow(*si, a, *sj, b, env, cps[:0]); err != nil {
-			return 0, cps, fmt.Errorf("collide: bodies %d and %d: %w", i, j, err)
-		}
+	a, b := Pose{vec3At(pos, i), quatAt(rot, i)}, Pose{vec3At(pos, j), quatAt(rot, j)}
+	cps, err := narrowAt(c.Shape(i), &a, c.Shape(j), &b, env, cps[:0])
+	if err != nil {
+		return 0, cps, fmt.Errorf("collide: bodies %d and %d: %w", i, j, err)
 	}
 	if err := c.appendContacts(con, i, j, pi, pj, qi, qj, cps); err != nil {
 		return 0, cps, fmt.Errorf("collide: bodies %d and %d: %w", i, j, err)

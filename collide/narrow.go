@@ -67,6 +67,13 @@ type ContactPoint struct {
 // order (by pose, then size) before the computation, so swapping a and b
 // mirrors the contacts exactly.
 func Narrow(a engine.Shape, pa Pose, b engine.Shape, pb Pose, envelope float64, out []ContactPoint) ([]ContactPoint, error) {
+	return narrowAt(&a, &pa, &b, &pb, envelope, out)
+}
+
+// narrowAt is Narrow on pointers to the shapes and poses, which it only
+// reads: the Collider's PairContacts calls it with its own shapes, without
+// the copies of Shape and Pose values that Go passes through memory.
+func narrowAt(a *engine.Shape, pa *Pose, b *engine.Shape, pb *Pose, envelope float64, out []ContactPoint) ([]ContactPoint, error) {
 	swap := a.Kind > b.Kind || (a.Kind == b.Kind && orderedBefore(b, pb, a, pa))
 	if swap {
 		a, b, pa, pb = b, a, pb, pa
@@ -90,10 +97,10 @@ func Narrow(a engine.Shape, pa Pose, b engine.Shape, pb Pose, envelope float64, 
 	// matrix is made only where the pair reads it.
 	fa, fb := bodyFrame{c: pa.Pos}, bodyFrame{c: pb.Pos}
 	if a.Kind != engine.Sphere || (b.Kind != engine.Sphere && b.Kind != engine.Plane && b.Kind != engine.Box) {
-		fa = makeBodyFrame(pa)
+		fa = makeBodyFrame(*pa)
 	}
 	if b.Kind != engine.Sphere {
-		fb = makeBodyFrame(pb)
+		fb = makeBodyFrame(*pb)
 	}
 	fa.hull, fb.hull = a.Hull, b.Hull
 	out = pair(a.Size, fa, b.Size, fb, envelope, out)
@@ -189,15 +196,9 @@ var pairs = [numKinds][numKinds]pairFunc{
 // pose pb, comparing position, orientation and size component by component.
 // It orders two shapes of one kind so that Narrow computes their contacts the
 // same way whichever is passed first.
-func orderedBefore(a engine.Shape, pa Pose, b engine.Shape, pb Pose) bool {
+func orderedBefore(a *engine.Shape, pa *Pose, b *engine.Shape, pb *Pose) bool {
 	ka := [...]float64{pa.Pos[0], pa.Pos[1], pa.Pos[2], pa.Rot.W, pa.Rot.V[0], pa.Rot.V[1], pa.Rot.V[2], a.Size[0], a.Size[1], a.Size[2]}
 	kb := [...]float64{pb.Pos[0], pb.Pos[1], pb.Pos[2], pb.Rot.W, pb.Rot.V[0], pb.Rot.V[1], pb.Rot.V[2], b.Size[0], b.Size[1], b.Size[2]}
-	return keysBefore(&ka, &kb)
-}
-
-// keysBefore reports whether the key ka (orderedBefore's position,
-// orientation and size) sorts before kb.
-func keysBefore(ka, kb *[10]float64) bool {
 	for i := range ka {
 		if ka[i] != kb[i] {
 			return ka[i] < kb[i]
@@ -259,57 +260,26 @@ func appendContact(out []ContactPoint, n, pa, pb mgl64.Vec3, phi, env float64) [
 // cb: Normal = (cb − ca)/‖cb − ca‖ (+z for coincident centres) and
 // Phi = ‖cb − ca‖ − ra − rb.
 func sphereSphere(sa mgl64.Vec3, fa bodyFrame, sb mgl64.Vec3, fb bodyFrame, env float64, out []ContactPoint) []ContactPoint {
-	if cp, ok := sphereSphereContact(sa[0], (*[3]float64)(&fa.c), sb[0], (*[3]float64)(&fb.c), env); ok {
-		out = append(out, cp)
-	}
-	return out
-}
-
-// sphereNarrow is Narrow for two spheres of sizes sa and sb (the radius
-// in [0]) centred at ca and cb with orientations qa and qb (w, x, y, z, as
-// engine.State holds them): Narrow's order of the two (orderedBefore),
-// sphereSphere's contact and Narrow's mirroring, bit for bit
-// (TestSphereNarrow), without the Shape, Pose and bodyFrame values that
-// Narrow copies (Go passes arrays through memory). The Collider's
-// PairContacts takes it for every pair of spheres.
-func sphereNarrow(sa *mgl64.Vec3, ca *[3]float64, qa *[4]float64, sb *mgl64.Vec3, cb *[3]float64, qb *[4]float64, env float64, out []ContactPoint) []ContactPoint {
-	ka := [10]float64{ca[0], ca[1], ca[2], qa[0], qa[1], qa[2], qa[3], sa[0], sa[1], sa[2]}
-	kb := [10]float64{cb[0], cb[1], cb[2], qb[0], qb[1], qb[2], qb[3], sb[0], sb[1], sb[2]}
-	if !keysBefore(&kb, &ka) {
-		if cp, ok := sphereSphereContact(sa[0], ca, sb[0], cb, env); ok {
-			out = append(out, cp)
-		}
-		return out
-	}
-	if cp, ok := sphereSphereContact(sb[0], cb, sa[0], ca, env); ok {
-		cp.Normal = mgl64.Vec3{cp.Normal[0] * -1, cp.Normal[1] * -1, cp.Normal[2] * -1}
-		cp.PA, cp.PB = cp.PB, cp.PA
-		out = append(out, cp)
-	}
-	return out
-}
-
-// sphereSphereContact is sphereSphere's contact, and whether its gap is
-// below env, in components: d = c_b − c_a, ‖d‖ and the normal d·(1/‖d‖),
-// the points c_a + n r_a and c_b − n r_b with mgl64's Vec3 operations, one
-// by one (the Collider's spherePair computes with it too).
-func sphereSphereContact(ra float64, ca *[3]float64, rb float64, cb *[3]float64, env float64) (cp ContactPoint, ok bool) {
+	// In components (mgl64's Sub, Len, Mul and Add, operation for
+	// operation): a Vec3 value goes through memory.
+	ra, ca, rb, cb := sa[0], &fa.c, sb[0], &fb.c
 	d0, d1, d2 := cb[0]-ca[0], cb[1]-ca[1], cb[2]-ca[2]
 	dist := math.Sqrt(d0*d0 + d1*d1 + d2*d2)
 	phi := dist - ra - rb
 	if !(phi < env) {
-		return cp, false
+		return out
 	}
 	n0, n1, n2 := 0.0, 0.0, 1.0
 	if dist > 0 {
 		l := 1 / dist
 		n0, n1, n2 = d0*l, d1*l, d2*l
 	}
-	cp.Normal = mgl64.Vec3{n0, n1, n2}
-	cp.PA = mgl64.Vec3{ca[0] + n0*ra, ca[1] + n1*ra, ca[2] + n2*ra}
-	cp.PB = mgl64.Vec3{cb[0] - n0*rb, cb[1] - n1*rb, cb[2] - n2*rb}
-	cp.Phi = phi
-	return cp, true
+	return append(out, ContactPoint{
+		Normal: mgl64.Vec3{n0, n1, n2},
+		PA:     mgl64.Vec3{ca[0] + n0*ra, ca[1] + n1*ra, ca[2] + n2*ra},
+		PB:     mgl64.Vec3{cb[0] - n0*rb, cb[1] - n1*rb, cb[2] - n2*rb},
+		Phi:    phi,
+	})
 }
 
 // spherePlane is the closed form for a sphere of radius r centred at c
