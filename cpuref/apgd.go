@@ -149,7 +149,12 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 			w.x, w.xNew = w.xNew, w.x
 			w.nx, w.nxNew = w.nxNew, w.nx
 			xNew = w.xNew
-			bestAt = [...]int{inBest, inXNew, inX}[bestAt]
+			switch bestAt { // it traded places with them
+			case inX:
+				bestAt = inXNew
+			case inXNew:
+				bestAt = inX
+			}
 		}
 		if bestAt == inXNew {
 			copy(best, xNew)
