@@ -88,7 +88,8 @@ func (p *problem) Entries() []Entry {
 // body frame (9 values, rows n, u, w).
 func (b *Backend) bodyRows(i int, e int32) (k int, sign float64, rho [9]float64) {
 	k = int(e >> 1)
-	j := (*[12]float64)(b.jac[12*k : 12*k+12])
+	var blk [12]float64
+	j := b.jacBlock(k, &blk)
 	f := b.frame(k)
 	sign = -1
 	s := mgl64.Vec3{j[6], j[7], j[8]}
@@ -109,7 +110,8 @@ func (b *Backend) bodyRows(i int, e int32) (k int, sign float64, rho [9]float64)
 
 // frame returns contact k's n, u, w (9 values).
 func (b *Backend) frame(k int) [9]float64 {
-	j := (*[12]float64)(b.jac[12*k : 12*k+12])
+	var blk [12]float64
+	j := b.jacBlock(k, &blk)
 	wx, wy, wz := contactW(j)
 	return [9]float64{j[0], j[1], j[2], j[3], j[4], j[5], wx, wy, wz}
 }

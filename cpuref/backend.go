@@ -43,13 +43,16 @@ type Backend struct {
 
 	// The contacts' Jacobian (contacts: see collide.Collider): n, u and
 	// the contact points from the bodies' centres s_A, s_B, all world, 12
-	// per contact (contactRows); where arms is set, s = ρ n (Build).
-	jac  []float64
-	coh  []float64  // cohesion impulse h·ĉ per contact (N·s)
-	r    Vec        // r = b + Dᵀ M⁻¹ k
-	rv   engine.Vec // r as R returns it (nil: not boxed yet)
-	h    float64
-	prob problem
+	// per contact (contactRows); where arms is set, s = ρ n (Build), and
+	// where compact is set too, n, u, ρ_A, ρ_B, 8 per contact
+	// (contactRowsArms, jacobian.go's compactFrom).
+	jac     []float64
+	compact bool
+	coh     []float64  // cohesion impulse h·ĉ per contact (N·s)
+	r       Vec        // r = b + Dᵀ M⁻¹ k
+	rv      engine.Vec // r as R returns it (nil: not boxed yet)
+	h       float64
+	prob    problem
 
 	// arms: the model's contact points lie on the normals through the
 	// bodies' centres (engine.Model.ArmsAlongNormal, as layout follows it

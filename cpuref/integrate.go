@@ -116,7 +116,8 @@ func (b *Backend) FixedForce(gamma engine.Vec, h float64) (mgl64.Vec3, error) {
 			if !fa && !fb {
 				continue
 			}
-			F0, F1, F2 := contactForce((*[12]float64)(b.jac[12*k:12*k+12]), g[3*k], g[3*k+1], g[3*k+2])
+			var blk [12]float64
+			F0, F1, F2 := contactForce(b.jacBlock(k, &blk), g[3*k], g[3*k+1], g[3*k+2])
 			l := (k - lo) % lanes
 			for j, f := range [3]float64{F0 / h, F1 / h, F2 / h} {
 				if fa {

@@ -31,10 +31,13 @@ func TangentBasis(n mgl64.Vec3) (u, w mgl64.Vec3) { return engine.TangentBasis(n
 // turn, engine.Model.ArmsAlongNormal) each arm is s = ρ n with ρ = s·n
 // (build), each component one product: the values of the device's
 // Jacobian, which holds n, u, ρ_A and ρ_B there (lib/jac.glsl's JAC_ARMS)
-// and forms s where it reads it. This path holds the 12 values: at
-// N = 1000 and 8000 its loops are arithmetic-bound, and forming s in them
-// cost 4 % of a step (BenchmarkStep, BenchmarkSchur), though at 64 000,
-// partly bound by memory, the 8 values saved 10 % (docs/bench.md). f
+// and forms s where it reads it. This path holds those 8 values too
+// (b.compact) from compactFrom contacts on, where the loops stream the
+// Jacobian from memory, and the 12 values below that: with every operand
+// in cache the loops are arithmetic-bound, and forming s in them cost 4 %
+// of a step at N = 1000 and 8000 (BenchmarkStep, BenchmarkSchur), while at
+// 64 000 the 8 values saved 10 % (docs/bench.md). Both layouts hold the
+// same values, so a step's bits do not depend on the layout. f
 // holds gravity, the external loads and the gyroscopic torque −ω̄×(Jω̄)
 // (the latter integrated implicitly: see freeVelocity). r takes vfree in
 // the world frame, which Build writes into dv (worldVelocity) before the
@@ -45,7 +48,8 @@ func (b *Backend) Build(h float64) (engine.Problem, error) {
 	b.freeVelocity(h)
 	b.worldVelocity(b.vfree, b.dv)
 	nc := b.con.Len()
-	b.jac = resizeF(b.jac, 12*nc)
+	b.compact = b.arms && nc >= compactFrom
+	b.jac = resizeF(b.jac, b.jacStride()*nc)
 	b.coh = resizeF(b.coh, nc)
 	b.listRolling()
 	if n := b.rows(); len(b.r) != n {
@@ -79,7 +83,6 @@ func (b *Backend) build(_, lo, hi int) {
 		pa, pb := (*[3]float64)(c.PA[3*k:]), (*[3]float64)(c.PB[3*k:])
 		sa0, sa1, sa2 := geom.Rotate3(qa[0], qa[1], qa[2], qa[3], pa[0], pa[1], pa[2])
 		sb0, sb1, sb2 := geom.Rotate3(qb[0], qb[1], qb[2], qb[3], pb[0], pb[1], pb[2])
-		j := (*[12]float64)(b.jac[12*k:])
 		if b.arms {
 			if b.mixed { // as the device stores them
 				n0, n1, n2, u0, u1, u2 = f32(n0), f32(n1), f32(n2), f32(u0), f32(u1), f32(u2)
@@ -92,12 +95,19 @@ func (b *Backend) build(_, lo, hi int) {
 				// ρ as stored; ρ n of two float32 is exact in float64.
 				ra, rb = f32(ra), f32(rb)
 			}
-			sa0, sa1, sa2 = n0*ra, n1*ra, n2*ra
-			sb0, sb1, sb2 = n0*rb, n1*rb, n2*rb
+			if b.compact {
+				*(*[8]float64)(b.jac[8*k:]) = [8]float64{n0, n1, n2, u0, u1, u2, ra, rb}
+			} else {
+				sa0, sa1, sa2 = n0*ra, n1*ra, n2*ra
+				sb0, sb1, sb2 = n0*rb, n1*rb, n2*rb
+			}
 		}
-		*j = [12]float64{n0, n1, n2, u0, u1, u2, sa0, sa1, sa2, sb0, sb1, sb2}
-		if b.mixed && !b.arms {
-			roundF32(j[:]) // as the device stores it; r below reads it so
+		if !b.compact {
+			j := (*[12]float64)(b.jac[12*k:])
+			*j = [12]float64{n0, n1, n2, u0, u1, u2, sa0, sa1, sa2, sb0, sb1, sb2}
+			if b.mixed && !b.arms {
+				roundF32(j[:]) // as the device stores it; r below reads it so
+			}
 		}
 		b.coh[k] = h * c.Cohesion[k]
 		b.velocities(k, k+1, b.dv, b.r[3*k:3*k+3])
@@ -178,9 +188,46 @@ func (b *Backend) worldVelocities(_, lo, hi int) {
 }
 
 // velocities sets out[3(k−lo):3(k−lo)+3] = D_kᵀ v for the contacts k in
-// [lo, hi) and the 6-per-body velocity vector v (contactRows).
+// [lo, hi) and the 6-per-body velocity vector v (contactRows, or
+// contactRowsArms for the 8-value layout).
 func (b *Backend) velocities(lo, hi int, v []float64, out []float64) {
+	if b.compact {
+		contactRowsArms(b.jac, b.con.A, b.con.B, v, out, lo, hi)
+		return
+	}
 	contactRows(b.jac, b.con.A, b.con.B, v, out, lo, hi)
+}
+
+// compactFrom is the contact count from which a model whose arms lie on
+// the normals (b.arms) holds its Jacobian as 8 values per contact
+// (b.compact). Measured on the settled piles of BenchmarkStep and
+// BenchmarkLatticeStep, one worker (docs/bench.md, "The compact Jacobian
+// on the CPU path"): the 8 values cost 2–4 % of a step at 3 000 contacts,
+// where the arrays fit the core's cache, were even at 25 000 and saved
+// 7–9 % at 189 000. A variable so that tests can choose either layout.
+var compactFrom = 1 << 14
+
+// jacStride is the Jacobian's values per contact: 8 (n, u, ρ_A, ρ_B) where
+// b.compact, else 12 (n, u, s_A, s_B).
+func (b *Backend) jacStride() int {
+	if b.compact {
+		return 8
+	}
+	return 12
+}
+
+// jacBlock returns contact k's Jacobian block as its 12 values n, u, s_A,
+// s_B: jac's own in the 12-value layout, else formed in blk from the 8
+// values n, u, ρ_A, ρ_B with s = ρ n, each component one product (Build's
+// products, so the same values in either layout).
+func (b *Backend) jacBlock(k int, blk *[12]float64) *[12]float64 {
+	if !b.compact {
+		return (*[12]float64)(b.jac[12*k : 12*k+12])
+	}
+	j := (*[8]float64)(b.jac[8*k : 8*k+8])
+	ra, rb := j[6], j[7]
+	*blk = [12]float64{j[0], j[1], j[2], j[3], j[4], j[5], j[0] * ra, j[1] * ra, j[2] * ra, j[0] * rb, j[1] * rb, j[2] * rb}
+	return blk
 }
 
 // bodyImpulse sets dv = M⁻¹ D x for every movable body: the sum over the
@@ -231,10 +278,11 @@ func (b *Backend) bodyImpulses(_, lo, hi int) {
 			b.addJointImpulses(i, x, &f, &t)
 			f0, f1, f2, t0, t1, t2 = f[0], f[1], f[2], t[0], t[1], t[2]
 		}
+		var blk [12]float64
 		for _, e := range adj {
 			k := int(e >> 1)
 			g := (*[3]float64)(x[3*k : 3*k+3])
-			j := (*[12]float64)(b.jac[12*k : 12*k+12])
+			j := b.jacBlock(k, &blk)
 			F0, F1, F2 := contactForce(j, g[0], g[1], g[2])
 			if e&1 == 0 {
 				F0, F1, F2 = -F0, -F1, -F2
@@ -259,7 +307,8 @@ func (b *Backend) bodyImpulses(_, lo, hi int) {
 // addContactImpulse adds M⁻¹D_k x to the 6-per-body velocities dv of the
 // two bodies of contact k (fixed bodies have zero inverse mass).
 func (b *Backend) addContactImpulse(k int, x [3]float64, dv []float64) {
-	j := (*[12]float64)(b.jac[12*k : 12*k+12])
+	var blk [12]float64
+	j := b.jacBlock(k, &blk)
 	F0, F1, F2 := contactForce(j, x[0], x[1], x[2])
 	for side, body := range [2]int32{b.con.A[k], b.con.B[k]} {
 		i := int(body)

@@ -102,7 +102,8 @@ func (b *Backend) blockDiag(_, lo, hi int) {
 	d := b.args.d
 	for k := lo; k < hi; k++ {
 		ia, ib := int(b.con.A[k]), int(b.con.B[k])
-		j := (*[12]float64)(b.jac[12*k : 12*k+12])
+		var blk [12]float64
+		j := b.jacBlock(k, &blk)
 		sa, sb := mgl64.Vec3{j[6], j[7], j[8]}, mgl64.Vec3{j[9], j[10], j[11]}
 		wx, wy, wz := contactW(j)
 		tr := 3 * (b.invMass[ia] + b.invMass[ib]) // |d|² = 1 for n, u, w

@@ -72,8 +72,9 @@ func (b *Backend) listRolling() {
 func (b *Backend) buildRolling() {
 	rl := &b.rl
 	rl.rotA, rl.rotB = resizeF(rl.rotA, 9*rl.n), resizeF(rl.rotB, 9*rl.n)
+	var blk [12]float64
 	for k := range rl.n {
-		j := (*[12]float64)(b.jac[12*rl.con[k] : 12*rl.con[k]+12])
+		j := b.jacBlock(int(rl.con[k]), &blk)
 		wx, wy, wz := contactW(j)
 		for d, dir := range [3]mgl64.Vec3{{j[3], j[4], j[5]}, {wx, wy, wz}, {j[0], j[1], j[2]}} { // u, w, n
 			ra := dir.Mul(-1)

@@ -247,7 +247,11 @@ var (
 	yzx = [4]uint64{1, 2, 0, 3}
 	sB  = [4]uint64{1, 2, 3, 0}
 	sBr = [4]uint64{2, 3, 1, 0}
-	six = [8]uint64{0, 1, 2, 4, 5, 6, 7, 7}
+	// lane2 and lane3 broadcast lane 2 (ρ_A) or 3 (ρ_B) of (u_y, u_z,
+	// ρ_A, ρ_B), the last four of a contact's 8 values (b.compact).
+	lane2 = [4]uint64{2, 2, 2, 2}
+	lane3 = [4]uint64{3, 3, 3, 3}
+	six   = [8]uint64{0, 1, 2, 4, 5, 6, 7, 7}
 )
 
 // bodyImpulses4 is bodyImpulses for the bodies [lo, hi) of a problem
@@ -294,8 +298,9 @@ func (b *Backend) bodyImpulses4(dv, x []float64, lo, hi int) {
 // for the bodies i in [lo, hi) (bodyImpulses4).
 func (b *Backend) gather4(acc, x []float64, lo, hi, k0 int) {
 	pYZX, pSB, pSBr := archsimd.LoadUint64x4(&yzx), archsimd.LoadUint64x4(&sB), archsimd.LoadUint64x4(&sBr)
+	pRA, pRB := archsimd.LoadUint64x4(&lane2), archsimd.LoadUint64x4(&lane3)
 	minus := archsimd.BroadcastFloat64x4(-1)
-	jac := b.jac
+	jac, compact := b.jac, b.compact
 	for i := lo; i < hi; i++ {
 		var vf, vtc archsimd.Float64x4
 		for _, e := range b.adj[b.adjOff[i]:b.adjOff[i+1]] {
@@ -303,16 +308,31 @@ func (b *Backend) gather4(acc, x []float64, lo, hi, k0 int) {
 			if k >= k0 {
 				break
 			}
-			j := (*[12]float64)(jac[12*k : 12*k+12])
-			F := force4(j, (*[3]float64)(x[3*k:3*k+3]), pYZX)
-			var s, sr archsimd.Float64x4
-			if e&1 == 0 {
-				F = minus.Mul(F)
-				s = archsimd.LoadFloat64x4((*[4]float64)(j[6:10]))
+			var F, s, sr archsimd.Float64x4
+			g := (*[3]float64)(x[3*k : 3*k+3])
+			if compact { // s = ρ n (jacBlock's products)
+				j := (*[8]float64)(jac[8*k : 8*k+8])
+				n := archsimd.LoadFloat64x4((*[4]float64)(j[0:4]))
+				rho := archsimd.LoadFloat64x4((*[4]float64)(j[4:8]))
+				F = force4(n, archsimd.LoadFloat64x4((*[4]float64)(j[3:7])), g, pYZX)
+				if e&1 == 0 {
+					F = minus.Mul(F)
+					s = n.Mul(rho.Permute(pRA))
+				} else {
+					s = n.Mul(rho.Permute(pRB))
+				}
 				sr = s.Permute(pYZX)
 			} else {
-				t := archsimd.LoadFloat64x4((*[4]float64)(j[8:12]))
-				s, sr = t.Permute(pSB), t.Permute(pSBr)
+				j := (*[12]float64)(jac[12*k : 12*k+12])
+				F = force4(archsimd.LoadFloat64x4((*[4]float64)(j[0:4])), archsimd.LoadFloat64x4((*[4]float64)(j[3:7])), g, pYZX)
+				if e&1 == 0 {
+					F = minus.Mul(F)
+					s = archsimd.LoadFloat64x4((*[4]float64)(j[6:10]))
+					sr = s.Permute(pYZX)
+				} else {
+					t := archsimd.LoadFloat64x4((*[4]float64)(j[8:12]))
+					s, sr = t.Permute(pSB), t.Permute(pSBr)
+				}
 			}
 			// s × F as (z, x, y)
 			vtc = vtc.Add(s.Mul(F.Permute(pYZX)).Sub(sr.Mul(F)))
@@ -326,12 +346,10 @@ func (b *Backend) gather4(acc, x []float64, lo, hi, k0 int) {
 }
 
 // force4 returns the world force F = g_n n + g_u u + g_w w of a contact
-// with Jacobian j and impulse g in lanes 0–2, w = n × u (contactW's and
-// contactForce's operations lane by lane; inlined, so that its vectors
-// stay in registers).
-func force4(j *[12]float64, g *[3]float64, pYZX archsimd.Uint64x4) archsimd.Float64x4 {
-	n := archsimd.LoadFloat64x4((*[4]float64)(j[0:4]))
-	u := archsimd.LoadFloat64x4((*[4]float64)(j[3:7]))
+// with normal n and tangent u (lanes 0–2) and impulse g, w = n × u
+// (contactW's and contactForce's operations lane by lane; inlined, so that
+// its vectors stay in registers).
+func force4(n, u archsimd.Float64x4, g *[3]float64, pYZX archsimd.Uint64x4) archsimd.Float64x4 {
 	w := n.Mul(u.Permute(pYZX)).Sub(n.Permute(pYZX).Mul(u)).Permute(pYZX)
 	return archsimd.BroadcastFloat64x4(g[0]).Mul(n).Add(archsimd.BroadcastFloat64x4(g[1]).Mul(u)).Add(archsimd.BroadcastFloat64x4(g[2]).Mul(w))
 }
@@ -341,8 +359,9 @@ func force4(j *[12]float64, g *[3]float64, pYZX archsimd.Uint64x4) archsimd.Floa
 // (bodyImpulses4).
 func (b *Backend) scatter4(acc, x []float64, lo, hi, k0, k1 int) {
 	pYZX, pSB, pSBr := archsimd.LoadUint64x4(&yzx), archsimd.LoadUint64x4(&sB), archsimd.LoadUint64x4(&sBr)
+	pRA, pRB := archsimd.LoadUint64x4(&lane2), archsimd.LoadUint64x4(&lane3)
 	minus := archsimd.BroadcastFloat64x4(-1)
-	jac, ca, cb := b.jac, b.con.A, b.con.B
+	jac, ca, cb, compact := b.jac, b.con.A, b.con.B, b.compact
 	if k0 == k1 {
 		return
 	}
@@ -352,10 +371,22 @@ func (b *Backend) scatter4(acc, x []float64, lo, hi, k0, k1 int) {
 	a := (*[8]float64)(acc[8*cur : 8*cur+8])
 	af, at := archsimd.LoadFloat64x4((*[4]float64)(a[0:4])), archsimd.LoadFloat64x4((*[4]float64)(a[4:8]))
 	for k := k0; k < k1; k++ {
-		j := (*[12]float64)(jac[12*k : 12*k+12])
-		F := force4(j, (*[3]float64)(x[3*k:3*k+3]), pYZX)
+		// F, the arm s_A and, in t, s_B: lanes 1–3 of the 12 values'
+		// t = j[8:12], or ρ_B n (lanes 0–2) in the 8-value layout.
+		var F, s, t archsimd.Float64x4
+		g := (*[3]float64)(x[3*k : 3*k+3])
+		if compact { // s = ρ n (jacBlock's products)
+			j := (*[8]float64)(jac[8*k : 8*k+8])
+			n := archsimd.LoadFloat64x4((*[4]float64)(j[0:4]))
+			rho := archsimd.LoadFloat64x4((*[4]float64)(j[4:8]))
+			F = force4(n, archsimd.LoadFloat64x4((*[4]float64)(j[3:7])), g, pYZX)
+			s, t = n.Mul(rho.Permute(pRA)), n.Mul(rho.Permute(pRB))
+		} else {
+			j := (*[12]float64)(jac[12*k : 12*k+12])
+			F = force4(archsimd.LoadFloat64x4((*[4]float64)(j[0:4])), archsimd.LoadFloat64x4((*[4]float64)(j[3:7])), g, pYZX)
+			s, t = archsimd.LoadFloat64x4((*[4]float64)(j[6:10])), archsimd.LoadFloat64x4((*[4]float64)(j[8:12]))
+		}
 		fa := minus.Mul(F)
-		s := archsimd.LoadFloat64x4((*[4]float64)(j[6:10]))
 		if ia := int(ca[k]) - lo; ia != cur {
 			a := (*[8]float64)(acc[8*cur : 8*cur+8])
 			af.Store((*[4]float64)(a[0:4]))
@@ -368,12 +399,17 @@ func (b *Backend) scatter4(acc, x []float64, lo, hi, k0, k1 int) {
 		af = af.Add(fa)
 		at = at.Add(s.Mul(fa.Permute(pYZX)).Sub(s.Permute(pYZX).Mul(fa)))
 		if ib := int(cb[k]) - lo; ib < hi-lo {
-			t := archsimd.LoadFloat64x4((*[4]float64)(j[8:12]))
+			var sb, sbr archsimd.Float64x4
+			if compact {
+				sb, sbr = t, t.Permute(pYZX)
+			} else {
+				sb, sbr = t.Permute(pSB), t.Permute(pSBr)
+			}
 			a := (*[8]float64)(acc[8*ib : 8*ib+8])
 			bf := archsimd.LoadFloat64x4((*[4]float64)(a[0:4]))
 			bt := archsimd.LoadFloat64x4((*[4]float64)(a[4:8]))
 			bf.Add(F).Store((*[4]float64)(a[0:4]))
-			bt.Add(t.Permute(pSB).Mul(F.Permute(pYZX)).Sub(t.Permute(pSBr).Mul(F))).Store((*[4]float64)(a[4:8]))
+			bt.Add(sb.Mul(F.Permute(pYZX)).Sub(sbr.Mul(F))).Store((*[4]float64)(a[4:8]))
 		}
 	}
 	a = (*[8]float64)(acc[8*cur : 8*cur+8])

@@ -1,6 +1,9 @@
 package cpuref
 
-import "github.com/gpusim/gpusim/traffic"
+import (
+	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/traffic"
+)
 
 // APGDIterationTraffic returns the memory traffic of one iteration of the
 // CPU path's APGD (apgd.go) without anti-relaxation, pass by pass in the
@@ -20,10 +23,17 @@ import "github.com/gpusim/gpusim/traffic"
 // (bodyImpulses4), which reads each contact once, for contacts in the
 // collider's order; the scalar loops' gather, and the vector loops for
 // contacts in another order, read n, u and γ' at both of a contact's
-// ends and its adjacency entries: 72 + 8 bytes per contact more.
-func APGDIterationTraffic() []traffic.Pass {
+// ends and its adjacency entries: 72 + 8 bytes per contact more. compact
+// is the Jacobian's layout: 8 values per contact (n, u, ρ_A, ρ_B; Build
+// chooses it from compactFrom contacts on where the arms lie on the
+// normals: CompactJacobian) instead of 12.
+func APGDIterationTraffic(compact bool) []traffic.Pass {
 	r, w := traffic.Read, traffic.Write
 	const vec3, f64, u32 = traffic.Vec3, traffic.F64, traffic.U32
+	jacobianPerContact := float64(jacobianPerContact)
+	if compact {
+		jacobianPerContact = compactPerContact
+	}
 	return []traffic.Pass{
 		{Name: "apgdTrialY", Role: "y, N y, g = N y + r; γ' = Π(y − t g)", Accesses: []traffic.Access{
 			r(0, "γ_k, γ_{k−1}, Nγ_k, Nγ_{k−1}, r", 5*vec3, 0), r(0, "mu, coh", 2*f64, 0), w(0, "y, N y, γ'", 3*vec3, 0)}},
@@ -42,10 +52,24 @@ func APGDIterationTraffic() []traffic.Pass {
 // The bytes per contact of the Jacobian (jac: n, u, s_A, s_B, 12
 // float64); TestTrafficModelLayout checks it against the arrays a step
 // builds. Each side of a body-impulse pass reads n, u and its own s.
-const jacobianPerContact = 12 * traffic.F64
+// The 8-value layout (b.compact) holds n, u, ρ_A and ρ_B.
+const (
+	jacobianPerContact = 12 * traffic.F64
+	compactPerContact  = 8 * traffic.F64
+)
 
 // APGDBytesPerContactIteration is the model's bytes per contact and
-// iteration at bodiesPerContact movable bodies per contact.
-func APGDBytesPerContactIteration(bodiesPerContact float64) float64 {
-	return traffic.PerContactIteration(APGDIterationTraffic(), bodiesPerContact)
+// iteration at bodiesPerContact movable bodies per contact, with the
+// Jacobian in the compact layout or not (APGDIterationTraffic).
+func APGDBytesPerContactIteration(bodiesPerContact float64, compact bool) float64 {
+	return traffic.PerContactIteration(APGDIterationTraffic(compact), bodiesPerContact)
+}
+
+// CompactJacobian reports whether this backend holds the Jacobian of a
+// model's contacts in the 8-value layout when it has the given number of
+// contacts: where the model's contact points lie on the normals through
+// the bodies' centres (engine.Model.ArmsAlongNormal), from compactFrom
+// contacts on.
+func CompactJacobian(m *engine.Model, contacts float64) bool {
+	return m.ArmsAlongNormal() && contacts >= float64(compactFrom)
 }

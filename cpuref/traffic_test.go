@@ -12,8 +12,19 @@ import (
 // an APGD step of a settling pile builds: the Jacobian's bytes per
 // contact and the solver vectors the iteration streams (three float64 per
 // contact each), so that a change of layout shows here until the model
-// follows it; and the model's sum at 1/3 body per contact.
+// follows it; and the model's sum at 1/3 body per contact; for both
+// layouts of the Jacobian.
 func TestTrafficModelLayout(t *testing.T) {
+	for _, compact := range []bool{false, true} {
+		from := math.MaxInt
+		if compact {
+			from = 0
+		}
+		withCompactFrom(from, func() { trafficModelLayout(t, compact) })
+	}
+}
+
+func trafficModelLayout(t *testing.T, compact bool) {
 	sc, err := scene.LoadBuiltin("settle", []string{"n=200"})
 	if err != nil {
 		t.Fatal(err)
@@ -31,10 +42,17 @@ func TestTrafficModelLayout(t *testing.T) {
 	if _, err := sim.Step(); err != nil {
 		t.Fatal(err)
 	}
+	if b.compact != compact || CompactJacobian(&sc.Model, float64(b.con.Len())) != compact {
+		t.Fatalf("compact layout %v (CompactJacobian %v), want %v", b.compact, CompactJacobian(&sc.Model, float64(b.con.Len())), compact)
+	}
 	nc := float64(b.con.Len())
 	per := func(n int) float64 { return 8 * float64(n) / nc }
-	if got := per(len(b.jac)); got != jacobianPerContact {
-		t.Errorf("the Jacobian holds %g bytes per contact, the model counts %d", got, jacobianPerContact)
+	jacBytes := jacobianPerContact
+	if compact {
+		jacBytes = compactPerContact
+	}
+	if got := per(len(b.jac)); got != float64(jacBytes) {
+		t.Errorf("compact %v: the Jacobian holds %g bytes per contact, the model counts %d", compact, got, jacBytes)
 	}
 	w := &b.apgd
 	for _, v := range [][]float64{w.x, w.xNew, w.y, w.best, w.ny, w.nx, w.nxNew} {
@@ -45,10 +63,15 @@ func TestTrafficModelLayout(t *testing.T) {
 	// The terms: 120 + 16 + 72 (trial) + 8 + 24 + 96 + 93/3 (body
 	// impulses: each contact's A, B, γ' and Jacobian once; per body its
 	// list's bounds and first entry, flags, masses, dv) + 8 + 96 + 96 +
-	// 24 (velocities) + 144 + 16 (dot products and the residual vector).
+	// 24 (velocities) + 144 + 16 (dot products and the residual vector);
+	// the 8-value layout reads 64 bytes of Jacobian in each of the two
+	// passes instead of 96.
 	want := 208 + 128 + 93.0/3 + 224 + 160
+	if compact {
+		want -= 2 * 32
+	}
 	// 1e-12 relative: the model sums its terms in another order.
-	if got := APGDBytesPerContactIteration(1.0 / 3); math.Abs(got-want) > 1e-12*want {
-		t.Errorf("bytes per contact-iteration %g, want %g", got, want)
+	if got := APGDBytesPerContactIteration(1.0/3, compact); math.Abs(got-want) > 1e-12*want {
+		t.Errorf("compact %v: bytes per contact-iteration %g, want %g", compact, got, want)
 	}
 }
