@@ -287,7 +287,13 @@ func (b *Backend) bodyImpulses4(dv, x []float64, lo, hi int) {
 		k0, k1 = b.firstA(lo), b.firstA(hi)
 	}
 	acc := b.pool.scratch(8 * (hi - lo))
-	b.gather4(acc, x, lo, hi, k0)
+	if k0 == 0 {
+		// No contact comes before the scatter's (one worker, or the
+		// first part): every sum starts from zero.
+		clear(acc)
+	} else {
+		b.gather4(acc, x, lo, hi, k0)
+	}
 	b.scatter4(acc, x, lo, hi, k0, k1)
 	b.scale4(dv, acc, lo, hi)
 	b.pool.release(acc)
