@@ -34,9 +34,9 @@ func TangentBasis(n mgl64.Vec3) (u, w mgl64.Vec3) { return engine.TangentBasis(n
 // and forms s where it reads it. This path holds those 8 values too
 // (b.compact) from compactFrom contacts on, where the loops stream the
 // Jacobian from memory, and the 12 values below that: with every operand
-// in cache the loops are arithmetic-bound, and forming s in them cost 4 %
-// of a step at N = 1000 and 8000 (BenchmarkStep, BenchmarkSchur), while at
-// 64 000 the 8 values saved 10 % (docs/bench.md). Both layouts hold the
+// in cache the loops are arithmetic-bound, and forming s in them cost 2–4 %
+// of a step at 3 000 contacts (BenchmarkStep, BenchmarkSchur), while at
+// 189 000 the 8 values saved 7–9 % (docs/bench.md). Both layouts hold the
 // same values, so a step's bits do not depend on the layout. f
 // holds gravity, the external loads and the gyroscopic torque −ω̄×(Jω̄)
 // (the latter integrated implicitly: see freeVelocity). r takes vfree in
@@ -221,13 +221,18 @@ func (b *Backend) jacStride() int {
 // values n, u, ρ_A, ρ_B with s = ρ n, each component one product (Build's
 // products, so the same values in either layout).
 func (b *Backend) jacBlock(k int, blk *[12]float64) *[12]float64 {
-	if !b.compact {
-		return (*[12]float64)(b.jac[12*k : 12*k+12])
+	if b.compact {
+		b.armsBlock(k, blk)
+		return blk
 	}
+	return (*[12]float64)(b.jac[12*k : 12*k+12]) // inlined: the 12 values' loops as before
+}
+
+// armsBlock sets blk to contact k's 12 values from its 8 (jacBlock).
+func (b *Backend) armsBlock(k int, blk *[12]float64) {
 	j := (*[8]float64)(b.jac[8*k : 8*k+8])
 	ra, rb := j[6], j[7]
 	*blk = [12]float64{j[0], j[1], j[2], j[3], j[4], j[5], j[0] * ra, j[1] * ra, j[2] * ra, j[0] * rb, j[1] * rb, j[2] * rb}
-	return blk
 }
 
 // bodyImpulse sets dv = M⁻¹ D x for every movable body: the sum over the
