@@ -108,21 +108,7 @@ func TestCompactJacobianBits(t *testing.T) {
 			if len(imps[0]) == 0 {
 				t.Fatalf("no contacts after %d steps", c.steps)
 			}
-			cmp := func(what string, a, b []float64) {
-				if len(a) != len(b) {
-					t.Fatalf("%s: %d values with 12 per contact, %d with 8", what, len(a), len(b))
-				}
-				for i := range a {
-					if !sameBits(a[i], b[i]) {
-						t.Fatalf("%s[%d]: %v with 12 values per contact, %v with 8", what, i, a[i], b[i])
-					}
-				}
-			}
-			cmp("pos", states[0].Pos, states[1].Pos)
-			cmp("rot", states[0].Rot, states[1].Rot)
-			cmp("vel", states[0].Vel, states[1].Vel)
-			cmp("omega", states[0].Omega, states[1].Omega)
-			cmp("impulses", imps[0], imps[1])
+			sameRuns(t, [2]string{"with 12 values per contact", "with 8"}, &states, &imps)
 		})
 	}
 }
@@ -144,11 +130,7 @@ func TestCompactJacobianOnlyAlongNormals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for b.con.Len() == 0 {
-			if _, err := sim.Step(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		stepUntilContacts(t, sim, b)
 		if b.compact || len(b.jac) != 12*b.con.Len() {
 			t.Fatalf("compact %v, %d values for %d contacts", b.compact, len(b.jac), b.con.Len())
 		}

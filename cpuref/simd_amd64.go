@@ -317,10 +317,8 @@ func (b *Backend) gather4(acc, x []float64, lo, hi, k0 int) {
 			var F, s, sr archsimd.Float64x4
 			g := (*[3]float64)(x[3*k : 3*k+3])
 			if compact { // s = ρ n (jacBlock's products)
-				j := (*[8]float64)(jac[8*k : 8*k+8])
-				n := archsimd.LoadFloat64x4((*[4]float64)(j[0:4]))
-				rho := archsimd.LoadFloat64x4((*[4]float64)(j[4:8]))
-				F = force4(n, archsimd.LoadFloat64x4((*[4]float64)(j[3:7])), g, pYZX)
+				var n, rho archsimd.Float64x4
+				F, n, rho = arms8(jac, k, g, pYZX)
 				if e&1 == 0 {
 					F = minus.Mul(F)
 					s = n.Mul(rho.Permute(pRA))
@@ -360,6 +358,16 @@ func force4(n, u archsimd.Float64x4, g *[3]float64, pYZX archsimd.Uint64x4) arch
 	return archsimd.BroadcastFloat64x4(g[0]).Mul(n).Add(archsimd.BroadcastFloat64x4(g[1]).Mul(u)).Add(archsimd.BroadcastFloat64x4(g[2]).Mul(w))
 }
 
+// arms8 returns the force F (force4) of contact k of the 8-value layout
+// (b.compact) with impulse g, its normal n and its last four values
+// (u_y, u_z, ρ_A, ρ_B) in rho (inlined, as force4).
+func arms8(jac []float64, k int, g *[3]float64, pYZX archsimd.Uint64x4) (F, n, rho archsimd.Float64x4) {
+	j := (*[8]float64)(jac[8*k : 8*k+8])
+	n = archsimd.LoadFloat64x4((*[4]float64)(j[0:4]))
+	rho = archsimd.LoadFloat64x4((*[4]float64)(j[4:8]))
+	return force4(n, archsimd.LoadFloat64x4((*[4]float64)(j[3:7])), g, pYZX), n, rho
+}
+
 // scatter4 adds to acc the contacts [k0, k1), whose bodies A lie in
 // [lo, hi): each contact's terms to A's sums, and to B's when B < hi
 // (bodyImpulses4).
@@ -382,10 +390,8 @@ func (b *Backend) scatter4(acc, x []float64, lo, hi, k0, k1 int) {
 		var F, s, t archsimd.Float64x4
 		g := (*[3]float64)(x[3*k : 3*k+3])
 		if compact { // s = ρ n (jacBlock's products)
-			j := (*[8]float64)(jac[8*k : 8*k+8])
-			n := archsimd.LoadFloat64x4((*[4]float64)(j[0:4]))
-			rho := archsimd.LoadFloat64x4((*[4]float64)(j[4:8]))
-			F = force4(n, archsimd.LoadFloat64x4((*[4]float64)(j[3:7])), g, pYZX)
+			var n, rho archsimd.Float64x4
+			F, n, rho = arms8(jac, k, g, pYZX)
 			s, t = n.Mul(rho.Permute(pRA)), n.Mul(rho.Permute(pRB))
 		} else {
 			j := (*[12]float64)(jac[12*k : 12*k+12])

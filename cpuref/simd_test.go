@@ -34,6 +34,42 @@ func sameBits(a, b float64) bool {
 	return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
 }
 
+// sameRuns fails t unless two runs (named by runs, as in "without the
+// vector loops" and "with") ended with the same bits of the body state
+// and of the impulses.
+func sameRuns(t *testing.T, runs [2]string, states *[2]engine.State, imps *[2][]float64) {
+	t.Helper()
+	cmp := func(what string, a, b []float64) {
+		if len(a) != len(b) {
+			t.Fatalf("%s: %d values %s, %d %s", what, len(a), runs[0], len(b), runs[1])
+		}
+		for i := range a {
+			if !sameBits(a[i], b[i]) {
+				t.Fatalf("%s[%d]: %v %s, %v %s", what, i, a[i], runs[0], b[i], runs[1])
+			}
+		}
+	}
+	cmp("pos", states[0].Pos, states[1].Pos)
+	cmp("rot", states[0].Rot, states[1].Rot)
+	cmp("vel", states[0].Vel, states[1].Vel)
+	cmp("omega", states[0].Omega, states[1].Omega)
+	cmp("impulses", imps[0], imps[1])
+}
+
+// stepUntilContacts steps sim until its backend b holds contacts, then
+// once more.
+func stepUntilContacts(t *testing.T, sim *engine.Sim, b *Backend) {
+	t.Helper()
+	for b.con.Len() == 0 {
+		if _, err := sim.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := sim.Step(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // coneInput draws an impulse and its cone with every case of the
 // projection often: inside, on the boundary, outside, in the polar cone,
 // zero tangent, signed zeros, μ = 0, cohesion, tiny and huge scales and
@@ -146,21 +182,7 @@ func TestStepSIMDBits(t *testing.T) {
 			if len(imps[0]) == 0 {
 				t.Fatal("no contacts after 60 steps")
 			}
-			cmp := func(what string, a, b []float64) {
-				if len(a) != len(b) {
-					t.Fatalf("%s: %d values without the vector loops, %d with", what, len(a), len(b))
-				}
-				for i := range a {
-					if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-						t.Fatalf("%s[%d]: %v without the vector loops, %v with", what, i, a[i], b[i])
-					}
-				}
-			}
-			cmp("pos", states[0].Pos, states[1].Pos)
-			cmp("rot", states[0].Rot, states[1].Rot)
-			cmp("vel", states[0].Vel, states[1].Vel)
-			cmp("omega", states[0].Omega, states[1].Omega)
-			cmp("impulses", imps[0], imps[1])
+			sameRuns(t, [2]string{"without the vector loops", "with"}, &states, &imps)
 		})
 	}
 }

@@ -34,14 +34,7 @@ func trafficModelLayout(t *testing.T, compact bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for b.con.Len() == 0 {
-		if _, err := sim.Step(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := sim.Step(); err != nil {
-		t.Fatal(err)
-	}
+	stepUntilContacts(t, sim, b)
 	if b.compact != compact || CompactJacobian(&sc.Model, float64(b.con.Len())) != compact {
 		t.Fatalf("compact layout %v (CompactJacobian %v), want %v", b.compact, CompactJacobian(&sc.Model, float64(b.con.Len())), compact)
 	}
