@@ -265,10 +265,7 @@ func Measure(req Request) (*Result, error) {
 	res.MallocsPerStep = float64(m1.Mallocs-m0.Mallocs) / n
 	summarise(res, stats)
 	if s.Solver == "apgd" && res.ContactsMean > 0 && res.Solve.Median > 0 {
-		compact := cpuref.CompactJacobian(&sc.Model, res.ContactsMean)
-		model := func(bodiesPerContact float64) float64 {
-			return cpuref.APGDBytesPerContactIteration(bodiesPerContact, compact)
-		}
+		model := cpuref.TrafficFor(&sc.Model, res.ContactsMean).BytesPerContactIteration
 		if req.Backend == "vulkan" {
 			model = gpu.APGDTraffic{F32: s.MixedFor(&sc.Model), Materials: !engine.OneMaterial(sc.Model.Materials), Arms: sc.Model.ArmsAlongNormal()}.BytesPerContactIteration
 		}

@@ -250,7 +250,7 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 	copy(gamma, best)
 	if w.mixed {
 		// Π(best): as stored it may lie an ulp off its cone.
-		projectCones(gamma, gamma, b.con.Mu, b.coh, 0, nc)
+		projectCones(gamma, gamma, b.mu, b.coh, 0, nc)
 	}
 	st.Residual = rmin
 	st.ProjGrad = rmin * float64(n)
@@ -298,7 +298,7 @@ func (b *Backend) apgdTrialY(c, lo, hi int) {
 	w := &b.apgd
 	if useSIMD && !w.mixed && w.yMode == 2 {
 		// y, N y and the trial in one pass for whole groups of 8.
-		lo = trial8(w, b.con.Mu, b.coh, true, lo, hi)
+		lo = trial8(w, b.mu, b.coh, true, lo, hi)
 	}
 	y, ny := w.y[3*lo:3*hi], w.ny[3*lo:3*hi]
 	x, xo, nx, nxo, a, e := w.x[3*lo:3*hi], w.xNew[3*lo:3*hi], w.nx[3*lo:3*hi], w.nxNew[3*lo:3*hi], w.ya, w.yb
@@ -324,7 +324,7 @@ func (b *Backend) apgdTrialY(c, lo, hi int) {
 func (b *Backend) apgdTrial(_, lo, hi int) {
 	w := &b.apgd
 	if useSIMD && !w.mixed {
-		lo = trial8(w, b.con.Mu, b.coh, false, lo, hi)
+		lo = trial8(w, b.mu, b.coh, false, lo, hi)
 	}
 	y, ny, r, xn, nt := w.y, w.ny, w.r, w.xNew, w.negT
 	if w.mixed {
@@ -338,7 +338,7 @@ func (b *Backend) apgdTrial(_, lo, hi int) {
 			xn[i] = 1*y[i] + nt*g
 		}
 	}
-	projectCones(xn, xn, b.con.Mu, b.coh, lo, hi)
+	projectCones(xn, xn, b.mu, b.coh, lo, hi)
 	w.round(xn[3*lo : 3*hi])
 }
 
@@ -363,7 +363,8 @@ func (b *Backend) apgdVelRes(_, lo, hi int) {
 			u1 := 1*nx[3*k+1] + 1*r0[3*k+1]
 			u2 := 1*nx[3*k+2] + 1*r0[3*k+2]
 			r[3*k], r[3*k+1], r[3*k+2] = r0[3*k], r0[3*k+1], r0[3*k+2]
-			r[3*k] += b.con.Mu[k] * math.Hypot(u1, u2)
+			mu, _ := b.coneAt(k)
+			r[3*k] += mu * math.Hypot(u1, u2)
 		}
 	}
 }
@@ -387,7 +388,8 @@ func (b *Backend) residualVector(buf, pbuf *[chunk + 6]float64, lo, hi int) []fl
 		// The residual is taken at Π(γ'): γ' as stored may lie an ulp
 		// off its cone (precision.go).
 		p := pbuf[:len(xn)]
-		projectCones(p, xn, b.con.Mu[k0:k1], b.coh[k0:k1], 0, k1-k0)
+		mu, coh := b.cones(k0, k1)
+		projectCones(p, xn, mu, coh, 0, k1-k0)
 		xn = p
 	}
 	// buf holds the contacts' residuals from contact k0 on (whole groups
@@ -395,7 +397,7 @@ func (b *Backend) residualVector(buf, pbuf *[chunk + 6]float64, lo, hi int) []fl
 	// and the elements [lo, hi) start at off.
 	kk := k0
 	if useSIMD && !w.mixed {
-		kk = residual8(w, buf[:], b.con.Mu, b.coh, k0, k1)
+		kk = residual8(w, buf[:], b.mu, b.coh, k0, k1)
 	}
 	b.residualContacts(buf[3*(kk-k0):3*(k1-k0)], xn[3*(kk-k0):], kk, k1)
 	off := lo - 3*k0
@@ -414,7 +416,8 @@ func (b *Backend) residualContacts(t, xn []float64, k0, k1 int) {
 	for i := range t {
 		t[i] = 1*xn[i] + ngd*(1*nx[i]+1*r[i])
 	}
-	projectCones(t, t, b.con.Mu[k0:k1], b.coh[k0:k1], 0, k1-k0)
+	mu, coh := b.cones(k0, k1)
+	projectCones(t, t, mu, coh, 0, k1-k0)
 	for i := range t {
 		t[i] = 1*xn[i] + (-1)*t[i]
 	}

@@ -48,11 +48,19 @@ type Backend struct {
 	// (contactRowsArms, jacobian.go's compactFrom).
 	jac     []float64
 	compact bool
-	coh     []float64  // cohesion impulse h·ĉ per contact (N·s)
-	r       Vec        // r = b + Dᵀ M⁻¹ k
-	rv      engine.Vec // r as R returns it (nil: not boxed yet)
-	h       float64
-	prob    problem
+	// The contacts' μ and cohesion impulses h·ĉ (N·s) as the solver
+	// reads them: per contact (mu is the collider's Contacts.Mu), or, in
+	// a model of one friction and one cohesion (oneMaterial) with the
+	// collider's contacts, one value each that every contact takes (mu
+	// and coh of length 1: projectCones' convention, coneAt), as the
+	// device holds them (Build).
+	mu, coh     []float64
+	mu1         [1]float64
+	oneMaterial bool
+	r           Vec        // r = b + Dᵀ M⁻¹ k
+	rv          engine.Vec // r as R returns it (nil: not boxed yet)
+	h           float64
+	prob        problem
 
 	// arms: the model's contact points lie on the normals through the
 	// bodies' centres (engine.Model.ArmsAlongNormal, as layout follows it
@@ -130,6 +138,7 @@ func (b *Backend) Load(m *engine.Model, s *engine.Settings) error {
 	n := b.n
 	b.settings = *s
 	b.mixed = s.MixedFor(m)
+	b.oneMaterial = engine.OneMaterial(b.MaterialTable())
 	b.layout, b.external = engine.NewArmsLayout(m), false
 	b.arms = b.layout.Along
 	a := b.Collider.BodyArrays(m)

@@ -50,7 +50,17 @@ func (b *Backend) Build(h float64) (engine.Problem, error) {
 	nc := b.con.Len()
 	b.compact = b.arms && nc >= compactFrom
 	b.jac = resizeF(b.jac, b.jacStride()*nc)
-	b.coh = resizeF(b.coh, nc)
+	if b.oneMaterial && !b.external && nc > 0 {
+		// Every contact combines the one friction and cohesion with
+		// themselves: the same values, held once.
+		b.mu1[0] = b.con.Mu[0]
+		b.mu = b.mu1[:]
+		b.coh = resizeF(b.coh, 1)
+		b.coh[0] = h * b.con.Cohesion[0]
+	} else {
+		b.mu = b.con.Mu
+		b.coh = resizeF(b.coh, nc)
+	}
 	b.listRolling()
 	if n := b.rows(); len(b.r) != n {
 		b.r = resizeF(b.r, n)
@@ -75,6 +85,7 @@ func (b *Backend) Build(h float64) (engine.Problem, error) {
 func (b *Backend) build(_, lo, hi int) {
 	h, capSpeed := b.h, b.settings.MaxRecoverySpeed
 	c, rot := b.con, b.rot
+	perContact := len(b.coh) == c.Len() // else one value (Build)
 	for k := lo; k < hi; k++ {
 		n0, n1, n2 := c.Normal[3*k], c.Normal[3*k+1], c.Normal[3*k+2]
 		u0, u1, u2 := engine.TangentU(n0, n1, n2)
@@ -109,7 +120,9 @@ func (b *Backend) build(_, lo, hi int) {
 				roundF32(j[:]) // as the device stores it; r below reads it so
 			}
 		}
-		b.coh[k] = h * c.Cohesion[k]
+		if perContact {
+			b.coh[k] = h * c.Cohesion[k]
+		}
 		b.velocities(k, k+1, b.dv, b.r[3*k:3*k+3])
 		bn := c.Phi[k] / h
 		if capSpeed > 0 {
@@ -206,6 +219,24 @@ func (b *Backend) velocities(lo, hi int, v []float64, out []float64) {
 // where the arrays fit the core's cache, were even at 25 000 and saved
 // 7–9 % at 189 000. A variable so that tests can choose either layout.
 var compactFrom = 1 << 14
+
+// coneAt returns contact k's μ and cohesion impulse as the solver reads
+// them (b.mu, b.coh: per contact, or one value for all).
+func (b *Backend) coneAt(k int) (mu, coh float64) {
+	if len(b.mu) == 1 {
+		k = 0
+	}
+	return b.mu[k], b.coh[k]
+}
+
+// cones returns b.mu and b.coh for the contacts [k0, k1), indexed from 0:
+// the slices of those contacts, or the one value of each.
+func (b *Backend) cones(k0, k1 int) (mu, coh []float64) {
+	if len(b.mu) == 1 {
+		return b.mu, b.coh
+	}
+	return b.mu[k0:k1], b.coh[k0:k1]
+}
 
 // jacStride is the Jacobian's values per contact: 8 (n, u, ρ_A, ρ_B) where
 // b.compact, else 12 (n, u, s_A, s_B).

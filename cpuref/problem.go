@@ -58,7 +58,7 @@ func (p *problem) Project(dst, x engine.Vec) {
 
 // project sets args.d_k = Π(args.x_k) for the contacts k in [lo, hi).
 func (b *Backend) project(_, lo, hi int) {
-	projectCones(b.args.d, b.args.x, b.con.Mu, b.coh, lo, hi)
+	projectCones(b.args.d, b.args.x, b.mu, b.coh, lo, hi)
 }
 
 // AntiRelax sets dst = r, then dst_i,n += μ_i‖(u_i,u, u_i,w)‖.
@@ -66,8 +66,9 @@ func (p *problem) AntiRelax(dst, u engine.Vec) {
 	b := p.b
 	d, uv := vec(dst), vec(u)
 	copy(d, b.r)
-	for k := range b.con.Mu {
-		d[3*k] += b.con.Mu[k] * math.Hypot(uv[3*k+1], uv[3*k+2])
+	for k := range b.con.Len() {
+		mu, _ := b.coneAt(k)
+		d[3*k] += mu * math.Hypot(uv[3*k+1], uv[3*k+2])
 	}
 }
 
@@ -144,7 +145,8 @@ func (p *problem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
 		k := int(k32)
 		b.velocities(k, k+1, b.dv, u[:])
 		x := g[3*k : 3*k+3]
-		y := RelaxContact(x, [3]float64{u[0] + b.r[3*k], u[1] + b.r[3*k+1], u[2] + b.r[3*k+2]}, omega/dg[3*k], lambda, b.con.Mu[k], b.coh[k])
+		mu, coh := b.coneAt(k)
+		y := RelaxContact(x, [3]float64{u[0] + b.r[3*k], u[1] + b.r[3*k+1], u[2] + b.r[3*k+2]}, omega/dg[3*k], lambda, mu, coh)
 		var delta [3]float64
 		for d := range 3 {
 			delta[d] = y[d] - x[d]
@@ -183,8 +185,9 @@ func (p *problem) SweepOrder() []int32 { return p.b.colour().perm }
 
 var _ engine.SweepOrder = (*problem)(nil)
 
-// Cones copies μ and the cohesion impulses.
+// Cones copies μ and the cohesion impulses, one per contact.
 func (p *problem) Cones(mu, cohesion []float64) {
-	copy(mu, p.b.con.Mu)
-	copy(cohesion, p.b.coh)
+	for k := range p.b.con.Len() {
+		mu[k], cohesion[k] = p.b.coneAt(k)
+	}
 }

@@ -42,6 +42,15 @@ func RelaxContact(x []float64, u [3]float64, s, lambda, mu, c float64) [3]float6
 	return [3]float64{lambda*n + (1-lambda)*x[0], lambda*tu + (1-lambda)*x[1], lambda*tw + (1-lambda)*x[2]}
 }
 
+// stride1 is the step of a contact's index into a per-contact slice s: 0
+// where s holds one value that every contact takes, else 1.
+func stride1(s []float64) int {
+	if len(s) == 1 {
+		return 0
+	}
+	return 1
+}
+
 // clearlyInside reports, without a square root, that t = RN(√q) ≤ a, the
 // cone test of ProjectCone, where q is clearly below a²: q < RN(RN(a·a)·(1 −
 // 2⁻⁵⁰)) implies q < a² (each rounding moves a normal value by at most
@@ -61,13 +70,15 @@ func clearlyInside(q, a float64) bool {
 // [lo, hi) (3 per contact, d may alias x): ProjectCone's arithmetic
 // written out in the loop, which the compiler does not inline
 // (TestProjectConesBits); eight contacts at a time where useSIMD
-// (projectCones8, the same bits).
+// (projectCones8, the same bits). A mu or coh of one value gives every
+// contact that value (a model of one material: Backend.mu).
 func projectCones(d, x, mu, coh []float64, lo, hi int) {
 	if useSIMD {
 		lo = projectCones8(d, x, mu, coh, lo, hi)
 	}
+	ms, cs := stride1(mu), stride1(coh)
 	for k := lo; k < hi; k++ {
-		xn, xu, xw, m, c := x[3*k], x[3*k+1], x[3*k+2], mu[k], coh[k]
+		xn, xu, xw, m, c := x[3*k], x[3*k+1], x[3*k+2], mu[k*ms], coh[k*cs]
 		n := xn + c
 		q := xu*xu + xw*xw
 		if m != 0 && clearlyInside(q, m*n) {

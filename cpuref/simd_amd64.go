@@ -86,6 +86,16 @@ func cones8(s *coneSource, lo, hi int) int {
 	minus := archsimd.BroadcastFloat64x8(-1) // (−1)·v is −v exactly, −0 for +0
 	va, ve, vt := archsimd.BroadcastFloat64x8(s.a), archsimd.BroadcastFloat64x8(s.e), archsimd.BroadcastFloat64x8(s.negT)
 	d, mu, coh := s.d, s.mu, s.coh
+	// One μ and one cohesion for every contact (projectCones' convention):
+	// broadcast once instead of loaded per group.
+	oneMu, oneCoh := len(mu) == 1, len(coh) == 1
+	var bMu, bCoh archsimd.Float64x8
+	if oneMu {
+		bMu = archsimd.BroadcastFloat64x8(mu[0])
+	}
+	if oneCoh {
+		bCoh = archsimd.BroadcastFloat64x8(coh[0])
+	}
 	k := lo
 	for ; k+8 <= hi; k += 8 {
 		i := 3 * k
@@ -128,7 +138,13 @@ func cones8(s *coneSource, lo, hi int) int {
 		xn := a.ConcatPermute(b, dN1).ConcatPermute(c, dN2)
 		xu := a.ConcatPermute(b, dU1).ConcatPermute(c, dU2)
 		xw := a.ConcatPermute(b, dW1).ConcatPermute(c, dW2)
-		m, ch := load8(mu, k), load8(coh, k)
+		m, ch := bMu, bCoh
+		if !oneMu {
+			m = load8(mu, k)
+		}
+		if !oneCoh {
+			ch = load8(coh, k)
+		}
 
 		n := xn.Add(ch)
 		q := xu.Mul(xu).Add(xw.Mul(xw))

@@ -35,8 +35,12 @@ func trafficModelLayout(t *testing.T, compact bool) {
 		t.Fatal(err)
 	}
 	stepUntilContacts(t, sim, b)
-	if b.compact != compact || CompactJacobian(&sc.Model, float64(b.con.Len())) != compact {
-		t.Fatalf("compact layout %v (CompactJacobian %v), want %v", b.compact, CompactJacobian(&sc.Model, float64(b.con.Len())), compact)
+	model := TrafficFor(&sc.Model, float64(b.con.Len()))
+	if b.compact != compact || model.Compact != compact {
+		t.Fatalf("compact layout %v (TrafficFor %v), want %v", b.compact, model.Compact, compact)
+	}
+	if model.Materials || len(b.mu) != 1 || len(b.coh) != 1 {
+		t.Fatalf("settle's one material: μ of %d values and cohesion of %d, model %+v", len(b.mu), len(b.coh), model)
 	}
 	nc := float64(b.con.Len())
 	per := func(n int) float64 { return 8 * float64(n) / nc }
@@ -58,13 +62,18 @@ func trafficModelLayout(t *testing.T, compact bool) {
 	// list's bounds and first entry, flags, masses, dv) + 8 + 96 + 96 +
 	// 24 (velocities) + 144 + 16 (dot products and the residual vector);
 	// the 8-value layout reads 64 bytes of Jacobian in each of the two
-	// passes instead of 96.
+	// passes instead of 96, and a model of one material no μ and
+	// cohesion (16 bytes in the trial and in the dot products).
 	want := 208 + 128 + 93.0/3 + 224 + 160
 	if compact {
 		want -= 2 * 32
 	}
 	// 1e-12 relative: the model sums its terms in another order.
-	if got := APGDBytesPerContactIteration(1.0/3, compact); math.Abs(got-want) > 1e-12*want {
+	if got := (APGDTraffic{Compact: compact, Materials: true}).BytesPerContactIteration(1.0 / 3); math.Abs(got-want) > 1e-12*want {
 		t.Errorf("compact %v: bytes per contact-iteration %g, want %g", compact, got, want)
+	}
+	want -= 2 * 16
+	if got := model.BytesPerContactIteration(1.0 / 3); math.Abs(got-want) > 1e-12*want {
+		t.Errorf("compact %v, one material: bytes per contact-iteration %g, want %g", compact, got, want)
 	}
 }

@@ -66,8 +66,8 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		if err := gpu.WriteTrafficModel(stdout, float64(bodies)/contacts, contacts, gpu.DatasheetBandwidths, gpu.APGDTraffic{F32: true, Arms: true}); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "\nCPU path's APGD iteration, bodies per contact %d/%d (the Jacobian's 8-value layout of a model of spheres with this many contacts):\n\n", bodies, contacts)
-		_, err := traffic.WriteTable(stdout, "loop", cpuref.APGDIterationTraffic(true), float64(bodies)/contacts)
+		fmt.Fprintf(stdout, "\nCPU path's APGD iteration, bodies per contact %d/%d (a model of spheres of one material with this many contacts: the Jacobian's 8 values, μ and cohesion held once):\n\n", bodies, contacts)
+		_, err := traffic.WriteTable(stdout, "loop", cpuref.APGDTraffic{Compact: true}.Passes(), float64(bodies)/contacts)
 		return err
 	}
 	if *steps < 0 {
