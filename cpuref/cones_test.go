@@ -36,41 +36,24 @@ func TestOneMaterialBits(t *testing.T) {
 			var states [2]engine.State
 			var imps [2][]float64
 			for i, one := range []bool{false, true} {
-				withSIMD(c.simd, func() {
-					sc, err := scene.LoadBuiltin("settle", []string{"n=400"})
-					if err != nil {
-						t.Fatal(err)
-					}
+				r := settleRun{solver: c.solver, precision: c.precision, workers: 1, steps: c.steps}
+				r.edit = func(sc *scene.Scene) {
 					for k := range sc.Model.Materials {
 						sc.Model.Materials[k].Cohesion = 3
 					}
-					set := sc.Settings
-					set.Solver, set.Precision, set.Tol, set.MaxIter = c.solver, c.precision, 0, 40
-					b := New(1)
-					sim, err := engine.NewSim(&sc.Model, set, b)
-					if err != nil {
-						t.Fatal(err)
-					}
+				}
+				r.prep = func(b *Backend) {
 					if !b.oneMaterial {
 						t.Fatal("the settle scene's materials are not one friction and one cohesion")
 					}
 					b.oneMaterial = one
-					for range c.steps {
-						if _, err := sim.Step(); err != nil {
-							t.Fatal(err)
-						}
-						if nc := b.con.Len(); nc > 1 && (len(b.mu) == 1) != one {
-							t.Fatalf("one material %v: μ of %d values for %d contacts", one, len(b.mu), nc)
-						}
+				}
+				r.each = func(b *Backend) {
+					if nc := b.con.Len(); nc > 1 && (len(b.mu) == 1) != one {
+						t.Fatalf("one material %v: μ of %d values for %d contacts", one, len(b.mu), nc)
 					}
-					if err := sim.Backend().ReadState(&states[i]); err != nil {
-						t.Fatal(err)
-					}
-					imps[i] = sim.Impulses(nil)
-				})
-			}
-			if len(imps[0]) == 0 {
-				t.Fatalf("no contacts after %d steps", c.steps)
+				}
+				withSIMD(c.simd, func() { states[i], imps[i] = r.run(t) })
 			}
 			sameRuns(t, [2]string{"per contact", "held once"}, &states, &imps)
 		})
