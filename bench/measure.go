@@ -118,8 +118,8 @@ type Result struct {
 	DeviceEstimate int64 `json:"device_memory_estimate_bytes"`
 
 	// TrafficPerContactIteration is the backend's traffic model of an
-	// APGD iteration (gpu.APGDBytesPerContactIteration on Vulkan,
-	// cpuref.APGDBytesPerContactIteration on the CPU) at the case's mean
+	// APGD iteration (gpu.APGDTraffic on Vulkan, cpuref.TrafficFor's
+	// cpuref.APGDTraffic on the CPU, for the case's model) at the case's mean
 	// bodies per contact, and TrafficRate the rate it implies over the
 	// solve's median time: bytes per contact-iteration × contacts ×
 	// iterations / solve time (bytes/s). Rows with apgd only.

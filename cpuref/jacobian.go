@@ -49,7 +49,11 @@ func (b *Backend) Build(h float64) (engine.Problem, error) {
 	b.worldVelocity(b.vfree, b.dv)
 	nc := b.con.Len()
 	b.compact = b.arms && nc >= compactFrom
-	b.jac = resizeF(b.jac, b.jacStride()*nc)
+	stride := 12 // n, u, s_A, s_B
+	if b.compact {
+		stride = 8 // n, u, ρ_A, ρ_B
+	}
+	b.jac = resizeF(b.jac, stride*nc)
 	if b.oneMaterial && !b.external && nc > 0 {
 		// Every contact combines the one friction and cohesion with
 		// themselves: the same values, held once.
@@ -223,28 +227,17 @@ var compactFrom = 1 << 14
 // coneAt returns contact k's μ and cohesion impulse as the solver reads
 // them (b.mu, b.coh: per contact, or one value for all).
 func (b *Backend) coneAt(k int) (mu, coh float64) {
-	if len(b.mu) == 1 {
-		k = 0
-	}
+	k *= stride1(b.mu)
 	return b.mu[k], b.coh[k]
 }
 
 // cones returns b.mu and b.coh for the contacts [k0, k1), indexed from 0:
 // the slices of those contacts, or the one value of each.
 func (b *Backend) cones(k0, k1 int) (mu, coh []float64) {
-	if len(b.mu) == 1 {
+	if stride1(b.mu) == 0 {
 		return b.mu, b.coh
 	}
 	return b.mu[k0:k1], b.coh[k0:k1]
-}
-
-// jacStride is the Jacobian's values per contact: 8 (n, u, ρ_A, ρ_B) where
-// b.compact, else 12 (n, u, s_A, s_B).
-func (b *Backend) jacStride() int {
-	if b.compact {
-		return 8
-	}
-	return 12
 }
 
 // jacBlock returns contact k's Jacobian block as its 12 values n, u, s_A,

@@ -2,9 +2,8 @@
 // iterations: for each pass over the contacts or the bodies (a device
 // kernel, a CPU loop), the bytes it reads and writes per contact and per
 // body. The models are counts from the code, not measurements; the
-// backends define them (gpu.APGDIterationTraffic,
-// cpuref.APGDIterationTraffic) and gpusim bench prints them beside the
-// times, with the rate they imply.
+// backends define them (gpu.APGDTraffic, cpuref.APGDTraffic) and gpusim
+// bench prints them beside the times, with the rate they imply.
 package traffic
 
 import (
