@@ -46,41 +46,40 @@ func ColourPriority(k uint32) uint32 {
 	return k
 }
 
-// colourRound is Jones–Plassmann round of the contacts in [0, nc), from
-// the colours src to dst (both of length nc; colourNone: uncoloured). For
-// each uncoloured contact k, with mask the colours of its coloured
+// colourRound is a Jones–Plassmann round of the uncoloured contacts todo
+// (each k < len(col)) over the colours col (colourNone: uncoloured). For
+// each contact k of todo, with mask the colours of its coloured
 // neighbours: when mask holds every colour, k goes to the tail; else when
 // no uncoloured neighbour beats k, k takes the lowest colour not in mask;
-// else k stays uncoloured. It reports whether any contact stays
-// uncoloured. Neighbours are read from the body → contact lists adjOff,
-// adj (entries 2j + side, movable bodies only) of k's bodies a[k], b[k].
-// Two neighbours are never both coloured in one round (one beats the
-// other), so reading src alone gives a valid colouring.
-func colourRound(dst, src []uint32, a, b []int32, adjOff, adj []int32) bool {
-	left := false
-	for k := range src {
-		c := src[k]
-		if c != colourNone {
-			dst[k] = c
-			continue
-		}
+// else k stays uncoloured. Every decision reads the colours as they were
+// before the round (dec holds them, len(todo) of room, until all are
+// made), so two neighbours are never both coloured in one round (one
+// beats the other) and the colouring is valid. It returns the contacts
+// left uncoloured, in todo's order, in todo's array. Neighbours are read
+// from the body → contact lists adjOff, adj (entries 2j + side, movable
+// bodies only) of k's bodies a[k], b[k]. (A round over the uncoloured
+// contacts only, not over all of them as the device's round is: the same
+// colours, and a settled pile of 3 000 contacts took 24 rounds.)
+func colourRound(col []uint32, todo []int32, dec []uint32, a, b []int32, adjOff, adj []int32) []int32 {
+	for i, k32 := range todo {
+		k := uint32(k32)
 		var mask uint32
 		blocked := false
 		// With at most MaxColours list entries (k's own among them), the
 		// neighbours cannot hold every colour: the scan may stop at the
 		// first neighbour that blocks k.
 		mayFill := adjOff[a[k]+1]-adjOff[a[k]]+adjOff[b[k]+1]-adjOff[b[k]] > MaxColours
-		pk := ColourPriority(uint32(k))
+		pk := ColourPriority(k)
 	scan:
 		for _, i := range [2]int32{a[k], b[k]} {
 			for _, e := range adj[adjOff[i]:adjOff[i+1]] {
 				j := uint32(e) >> 1
-				if j == uint32(k) {
+				if j == k {
 					continue
 				}
-				switch cj := src[j]; {
+				switch cj := col[j]; {
 				case cj == colourNone:
-					if pj := ColourPriority(j); pj > pk || (pj == pk && j > uint32(k)) {
+					if pj := ColourPriority(j); pj > pk || (pj == pk && j > k) {
 						blocked = true
 						if !mayFill {
 							break scan
@@ -93,15 +92,121 @@ func colourRound(dst, src []uint32, a, b []int32, adjOff, adj []int32) bool {
 		}
 		switch {
 		case mask == ^uint32(0):
-			dst[k] = ColourTail
+			dec[i] = ColourTail
 		case !blocked:
-			dst[k] = uint32(bits.TrailingZeros32(^mask))
+			dec[i] = uint32(bits.TrailingZeros32(^mask))
 		default:
-			dst[k] = colourNone
-			left = true
+			dec[i] = colourNone
+		}
+	}
+	left := todo[:0]
+	for i, k := range todo {
+		col[k] = dec[i]
+		if dec[i] == colourNone {
+			left = append(left, k)
 		}
 	}
 	return left
+}
+
+// colourRounds runs Jones–Plassmann rounds (colourRound) from every
+// contact uncoloured until none is left or maxRounds have run, with todo
+// (len(col) of room) and dec as the rounds' scratch; it returns the rounds
+// run and leaves colourNone on the contacts still uncoloured.
+func colourRounds(col []uint32, todo []int32, dec []uint32, a, b []int32, adjOff, adj []int32, maxRounds int) int {
+	for k := range col {
+		col[k] = colourNone
+		todo[k] = int32(k)
+	}
+	rounds := 0
+	for len(todo) > 0 && rounds < maxRounds {
+		todo = colourRound(col, todo, dec, a, b, adjOff, adj)
+		rounds++
+	}
+	return rounds
+}
+
+// mayFill reports whether some contact has more than MaxColours entries
+// in its bodies' lists, so that its neighbours might hold every colour.
+func mayFill(a, b []int32, adjOff []int32) bool {
+	for k := range a {
+		if adjOff[a[k]+1]-adjOff[a[k]]+adjOff[b[k]+1]-adjOff[b[k]] > MaxColours {
+			return true
+		}
+	}
+	return false
+}
+
+// colourByPriority computes what colourRounds computes, colours, rounds
+// and the contacts left uncoloured, where no neighbourhood may fill every
+// colour (mayFill false), in one pass over the contacts in decreasing
+// priority instead of rounds over all that are left (which took 0.7 ms
+// for the 2 800 contacts of a settled pile of 1 000 spheres, in 22
+// rounds). There, a contact k is coloured in the first round in which no
+// uncoloured neighbour beats it, and none that k beats is coloured before
+// k (k blocks it while uncoloured, and no contact goes to the tail with a
+// full mask): so when k is coloured its coloured neighbours are exactly
+// those that beat it, all coloured, and k takes the lowest colour none of
+// them has, in round 1 + the latest of their rounds (1 if none beats k).
+// A contact whose round would pass maxRounds stays uncoloured, as does
+// every contact it beats (their rounds are later). rnd, keys and tmp are
+// scratch of len(col). It returns the rounds colourRounds would run.
+func colourByPriority(col, rnd []uint32, keys, tmp []uint64, a, b []int32, adjOff, adj []int32, maxRounds int) int {
+	for k := range keys {
+		keys[k] = uint64(ColourPriority(uint32(k)))<<32 | uint64(k)
+	}
+	sortHigh32(keys, tmp)
+	rounds := 0
+	// Descending: a contact that beats k (higher priority, or as high
+	// and a larger index) comes before it.
+	for i := len(keys) - 1; i >= 0; i-- {
+		k, pk := uint32(keys[i]), uint32(keys[i]>>32)
+		var mask uint32
+		r := uint32(1)
+		for _, body := range [2]int32{a[k], b[k]} {
+			for _, e := range adj[adjOff[body]:adjOff[body+1]] {
+				j := uint32(e) >> 1
+				if pj := ColourPriority(j); j != k && (pj > pk || pj == pk && j > k) {
+					r = max(r, rnd[j]+1)
+					if c := col[j]; c < MaxColours {
+						mask |= 1 << c
+					}
+				}
+			}
+		}
+		rnd[k] = r
+		if int(r) > maxRounds {
+			col[k] = colourNone
+			rounds = maxRounds
+			continue
+		}
+		col[k] = uint32(bits.TrailingZeros32(^mask))
+		rounds = max(rounds, int(r))
+	}
+	return rounds
+}
+
+// sortHigh32 sorts keys by their high 32 bits, ascending, keys of equal
+// high bits in their order: four passes of a radix sort, 8 bits each,
+// through tmp (len(keys)), ending in keys (a comparison sort took a third
+// of colourByPriority's time).
+func sortHigh32(keys, tmp []uint64) {
+	src, dst := keys, tmp
+	for shift := 32; shift < 64; shift += 8 {
+		var start [257]int
+		for _, x := range src {
+			start[x>>shift&0xff+1]++
+		}
+		for d := 1; d < len(start); d++ {
+			start[d] += start[d-1]
+		}
+		for _, x := range src {
+			d := x >> shift & 0xff
+			dst[start[d]] = x
+			start[d]++
+		}
+		src, dst = dst, src
+	}
 }
 
 // colouring is the colouring of the current contacts and the sweep's
@@ -110,7 +215,8 @@ type colouring struct {
 	valid   bool     // computed for the current contacts (Build clears it)
 	rounds  int      // the rounds the last colouring took
 	colour  []uint32 // per contact: its colour, or ColourTail
-	scratch []uint32 // the rounds' second buffer
+	scratch []uint32 // a round's decisions, or each contact's round (colourByPriority)
+	keys    []uint64 // colourByPriority's order and its sort's second buffer
 	perm    []int32  // the contacts by colour, each colour in index order, the tail last
 	start   [MaxColours + 2]int32
 }
@@ -128,19 +234,19 @@ func (b *Backend) colour() *colouring {
 	nc := b.con.Len()
 	cl.colour = resizeU(cl.colour, nc)
 	cl.scratch = resizeU(cl.scratch, nc)
-	for k := range cl.colour {
-		cl.colour[k] = colourNone
+	if cap(cl.perm) < nc {
+		cl.perm = make([]int32, nc, nc+nc/4)
 	}
-	src, dst := cl.colour, cl.scratch
-	cl.rounds = 0
-	left := nc > 0
-	for left && cl.rounds < ColourRounds {
-		left = colourRound(dst, src, b.con.A, b.con.B, b.adjOff, b.adj)
-		src, dst = dst, src
-		cl.rounds++
-	}
-	if cl.rounds%2 == 1 {
-		copy(cl.colour, src)
+	a, bb, adjOff, adj := b.con.A, b.con.B, b.adjOff, b.adj
+	if mayFill(a, bb, adjOff) {
+		// The rounds' list of uncoloured contacts lives in perm until the
+		// order is made.
+		cl.rounds = colourRounds(cl.colour, cl.perm[:nc], cl.scratch, a, bb, adjOff, adj, ColourRounds)
+	} else {
+		if cap(cl.keys) < 2*nc {
+			cl.keys = make([]uint64, 2*nc, roomy(2*nc))
+		}
+		cl.rounds = colourByPriority(cl.colour, cl.scratch, cl.keys[:nc], cl.keys[nc:2*nc], a, bb, adjOff, adj, ColourRounds)
 	}
 	for k, c := range cl.colour {
 		if c == colourNone {
@@ -153,9 +259,6 @@ func (b *Backend) colour() *colouring {
 	}
 	for c := 0; c <= MaxColours; c++ {
 		cl.start[c+1] += cl.start[c]
-	}
-	if cap(cl.perm) < nc {
-		cl.perm = make([]int32, nc, nc+nc/4)
 	}
 	cl.perm = cl.perm[:nc]
 	next := cl.start

@@ -1,6 +1,8 @@
 package cpuref
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -129,4 +131,85 @@ func TestGSConvergesColoured(t *testing.T) {
 			t.Errorf("step %d: r = %g after %d sweeps, want below %g", st.Step, st.Solve.Residual, st.Solve.Iterations, set.Tol)
 		}
 	}
+}
+
+// TestColourByPriority: colourByPriority gives colourRounds's colours and
+// rounds where no neighbourhood may fill every colour: on random contact
+// graphs (repeated body pairs, fixed bodies, bodies of up to 15 contacts)
+// with round caps of 1, 2, 3 and ColourRounds (the small caps leave
+// contacts uncoloured), and on a settled pile of 1 000 spheres
+// (latticeBackend's, 2 800 contacts, 22 rounds).
+func TestColourByPriority(t *testing.T) {
+	same := func(t *testing.T, name string, a, b []int32, adjOff, adj []int32, maxRounds int) {
+		t.Helper()
+		if mayFill(a, b, adjOff) {
+			t.Fatalf("%s: a neighbourhood may fill every colour", name)
+		}
+		nc := len(a)
+		want, todo, dec := make([]uint32, nc), make([]int32, nc), make([]uint32, nc)
+		wantRounds := colourRounds(want, todo, dec, a, b, adjOff, adj, maxRounds)
+		got, rnd, keys := make([]uint32, nc), make([]uint32, nc), make([]uint64, 2*nc)
+		gotRounds := colourByPriority(got, rnd, keys[:nc], keys[nc:], a, b, adjOff, adj, maxRounds)
+		left := 0
+		for k := range want {
+			if got[k] != want[k] {
+				t.Fatalf("%s, cap %d: contact %d has colour %d, the rounds' %d", name, maxRounds, k, got[k], want[k])
+			}
+			if want[k] == colourNone {
+				left++
+			}
+		}
+		if gotRounds != wantRounds {
+			t.Fatalf("%s, cap %d: %d rounds, the rounds' %d", name, maxRounds, gotRounds, wantRounds)
+		}
+		t.Logf("%s, cap %d: %d contacts, %d rounds, %d left uncoloured", name, maxRounds, nc, wantRounds, left)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 20 {
+		nb := 20 + rng.IntN(200)
+		fixed := make([]bool, nb)
+		for i := range fixed {
+			fixed[i] = rng.IntN(10) == 0
+		}
+		var a, b []int32
+		deg := make([]int, nb)
+		for range 3 * nb {
+			i, j := rng.IntN(nb), rng.IntN(nb)
+			if i == j || fixed[i] && fixed[j] || deg[i] >= 15 || deg[j] >= 15 {
+				continue
+			}
+			i, j = min(i, j), max(i, j)
+			for range 1 + rng.IntN(2) { // some pairs touch twice
+				a, b = append(a, int32(i)), append(b, int32(j))
+				deg[i]++
+				deg[j]++
+			}
+		}
+		// Body → contact lists of the movable bodies, in contact order.
+		adjOff := make([]int32, nb+1)
+		for k := range a {
+			for _, i := range [2]int32{a[k], b[k]} {
+				if !fixed[i] {
+					adjOff[i+1]++
+				}
+			}
+		}
+		for i := range nb {
+			adjOff[i+1] += adjOff[i]
+		}
+		adj, next := make([]int32, adjOff[nb]), append([]int32(nil), adjOff[:nb]...)
+		for k := range a {
+			for s, i := range [2]int32{a[k], b[k]} {
+				if !fixed[i] {
+					adj[next[i]] = int32(2*k + s)
+					next[i]++
+				}
+			}
+		}
+		for _, c := range []int{1, 2, 3, ColourRounds} {
+			same(t, fmt.Sprintf("random graph %d", trial), a, b, adjOff, adj, c)
+		}
+	}
+	be, _ := latticeBackend(&testing.B{}, 1000)
+	same(t, "lattice of 1000", be.con.A, be.con.B, be.adjOff, be.adj, ColourRounds)
 }

@@ -333,34 +333,6 @@ func (b *Backend) bodyImpulses(_, lo, hi int) {
 	}
 }
 
-// addContactImpulse adds M⁻¹D_k x to the 6-per-body velocities dv of the
-// two bodies of contact k (fixed bodies have zero inverse mass).
-func (b *Backend) addContactImpulse(k int, x [3]float64, dv []float64) {
-	var blk [12]float64
-	j := b.jacBlock(k, &blk)
-	F0, F1, F2 := contactForce(j, x[0], x[1], x[2])
-	for side, body := range [2]int32{b.con.A[k], b.con.B[k]} {
-		i := int(body)
-		if b.fixed[i] {
-			continue
-		}
-		f0, f1, f2 := F0, F1, F2
-		if side == 0 {
-			f0, f1, f2 = -F0, -F1, -F2
-		}
-		t0, t1, t2 := contactTorque(j, int32(side), f0, f1, f2)
-		im := b.invMass[i]
-		w := b.invInertiaWorld(i, [3]float64{t0, t1, t2})
-		d := (*[6]float64)(dv[6*i : 6*i+6])
-		d[0] += im * f0
-		d[1] += im * f1
-		d[2] += im * f2
-		d[3] += w[0]
-		d[4] += w[1]
-		d[5] += w[2]
-	}
-}
-
 // resizeF returns s resliced to length n when it has room, else a new
 // slice of length n with headroom (roomy).
 func resizeF(s []float64, n int) []float64 {
