@@ -218,7 +218,13 @@ type colouring struct {
 	scratch []uint32 // a round's decisions, or each contact's round (colourByPriority)
 	keys    []uint64 // colourByPriority's order and its sort's second buffer
 	perm    []int32  // the contacts by colour, each colour in index order, the tail last
-	start   [MaxColours + 2]int32
+	// The sweep's copies, in perm's order (sweepCopies; copied: made for
+	// this colouring): the contacts' Jacobian values (b.jac's layout), r
+	// (3 each) and bodies (A, B).
+	copied bool
+	jac, r []float64
+	ab     []int32
+	start  [MaxColours + 2]int32
 }
 
 // colour computes the colouring of the current contacts when Build has
@@ -266,7 +272,34 @@ func (b *Backend) colour() *colouring {
 		cl.perm[next[c]] = int32(k)
 		next[c]++
 	}
+	cl.copied = false
 	cl.valid = true
+	return cl
+}
+
+// sweepCopies returns the colouring with the sweep's copies of the
+// contacts' Jacobians, r and bodies in its order, made once per colouring:
+// read in order by the sweep, where by contact index they came from all
+// over the arrays (the Jacobian's load was a quarter of a gs step at
+// N = 8000, 30 000 contacts). Call it after Build.
+func (b *Backend) sweepCopies() *colouring {
+	cl := b.colour()
+	if cl.copied {
+		return cl
+	}
+	nc := len(cl.perm)
+	st := 12
+	if b.compact {
+		st = 8
+	}
+	cl.jac, cl.r, cl.ab = resizeF(cl.jac, st*nc), resizeF(cl.r, 3*nc), resizeI32(cl.ab, 2*nc)
+	for i, k32 := range cl.perm {
+		k := int(k32)
+		copy(cl.jac[st*i:st*i+st], b.jac[st*k:st*k+st])
+		copy(cl.r[3*i:3*i+3], b.r[3*k:3*k+3])
+		cl.ab[2*i], cl.ab[2*i+1] = b.con.A[k], b.con.B[k]
+	}
+	cl.copied = true
 	return cl
 }
 

@@ -254,7 +254,11 @@ func (b *Backend) jacBlock(k int, blk *[12]float64) *[12]float64 {
 
 // armsBlock sets blk to contact k's 12 values from its 8 (jacBlock).
 func (b *Backend) armsBlock(k int, blk *[12]float64) {
-	j := (*[8]float64)(b.jac[8*k : 8*k+8])
+	arms12((*[8]float64)(b.jac[8*k:8*k+8]), blk)
+}
+
+// arms12 sets blk to the 12 values of a contact's 8 j (armsBlock).
+func arms12(j *[8]float64, blk *[12]float64) {
 	ra, rb := j[6], j[7]
 	*blk = [12]float64{j[0], j[1], j[2], j[3], j[4], j[5], j[0] * ra, j[1] * ra, j[2] * ra, j[0] * rb, j[1] * rb, j[2] * rb}
 }

@@ -186,16 +186,25 @@ var _ engine.SweepOrder = (*problem)(nil)
 // invInertiaWorld's (BenchmarkSweep at n = 1000 took 70 ns per contact
 // through those functions).
 func (b *Backend) sweepContacts(g, dg []float64, omega, lambda float64) {
-	ca, cb, dv, r, fixed := b.con.A, b.con.B, b.dv, b.r, b.fixed
+	cl := b.sweepCopies()
+	jac, r, ab, dv, fixed := cl.jac, cl.r, cl.ab, b.dv, b.fixed
 	mu, coh, ms := b.mu, b.coh, stride1(b.mu)
 	// Every body isotropic (no step matrices): invInertiaWorld's
 	// isotropic case, j·t, written in place.
 	iso, invI := b.invInertiaW == nil, b.invInertia
 	var blk [12]float64
-	for _, k32 := range b.colour().perm {
+	for i, k32 := range cl.perm {
+		// Contact k's Jacobian, r and bodies are the i-th in the sweep's
+		// copies (colour.go), read in order.
 		k := int(k32)
-		j := b.jacBlock(k, &blk)
-		ia, ib := int(ca[k]), int(cb[k])
+		var j *[12]float64
+		if b.compact {
+			arms12((*[8]float64)(jac[8*i:8*i+8]), &blk)
+			j = &blk
+		} else {
+			j = (*[12]float64)(jac[12*i : 12*i+12])
+		}
+		ia, ib := int(ab[2*i]), int(ab[2*i+1])
 		va, vb := (*[6]float64)(dv[6*ia:6*ia+6]), (*[6]float64)(dv[6*ib:6*ib+6])
 		// u = D_kᵀ dv (contactRows).
 		ax := va[4]*j[8] - va[5]*j[7]
@@ -214,7 +223,7 @@ func (b *Backend) sweepContacts(g, dg []float64, omega, lambda float64) {
 		// RelaxContact.
 		x := (*[3]float64)(g[3*k : 3*k+3])
 		s := omega / dg[3*k]
-		n, tu, tw := ProjectCone(x[0]-s*(u0+r[3*k]), x[1]-s*(u1+r[3*k+1]), x[2]-s*(u2+r[3*k+2]), mu[ms*k], coh[ms*k])
+		n, tu, tw := ProjectCone(x[0]-s*(u0+r[3*i]), x[1]-s*(u1+r[3*i+1]), x[2]-s*(u2+r[3*i+2]), mu[ms*k], coh[ms*k])
 		y0, y1, y2 := lambda*n+(1-lambda)*x[0], lambda*tu+(1-lambda)*x[1], lambda*tw+(1-lambda)*x[2]
 		d0, d1, d2 := y0-x[0], y1-x[1], y2-x[2]
 		x[0] += d0
