@@ -176,7 +176,7 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 			}
 			b.args.x = xNew
 			b.pool.forChunks(b.n, bodyGrain, taskFunc(b.loops.bodyImpulse))
-			b.pool.forChunks(nc, contactGrain, w.loops.velRes)
+			b.pool.forChunksBack(nc, contactGrain, w.loops.velRes)
 			st.Products++
 			d = b.dots6(n)
 			fx = 0.5*d[0] + d[1]
@@ -280,7 +280,7 @@ func (b *Backend) dot(x, y []float64) float64 {
 func (b *Backend) schur(dst, x []float64) {
 	b.bodyImpulse(x, b.dv)
 	b.args.d, b.args.dv = dst, b.dv
-	b.pool.forChunks(b.con.Len(), contactGrain, taskFunc(b.loops.contactVelocities))
+	b.pool.forChunksBack(b.con.Len(), contactGrain, taskFunc(b.loops.contactVelocities))
 	b.args = loopArgs{}
 	if b.jt.Rows > 0 {
 		b.jointVelocities(b.dv, dst[3*b.con.Len():], false)

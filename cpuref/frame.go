@@ -103,9 +103,12 @@ func contactW(j *[12]float64) (wx, wy, wz float64) {
 // This is the general row d·Δv + (d × s_A)·ω_A + (s_B × d)·ω_B written
 // with the triple products turned around. The loop holds the arithmetic:
 // a function per contact is too large to inline, and its calls cost about
-// 3 % of a step (BenchmarkStep at n = 1000 and 8000, alternated).
+// 3 % of a step (BenchmarkStep at n = 1000 and 8000, alternated). It runs
+// from the last contact down: it follows the body impulses' scatter, which
+// went up the same Jacobians (pool.runBack); every contact's rows are
+// their own, so the order changes no value.
 func contactRows(jac []float64, a, b []int32, v, out []float64, lo, hi int) {
-	for k := lo; k < hi; k++ {
+	for k := hi - 1; k >= lo; k-- {
 		j := (*[12]float64)(jac[12*k : 12*k+12])
 		ia, ib := int(a[k]), int(b[k])
 		va, vb := (*[6]float64)(v[6*ia:6*ia+6]), (*[6]float64)(v[6*ib:6*ib+6])
@@ -133,7 +136,7 @@ func contactRows(jac []float64, a, b []int32, v, out []float64, lo, hi int) {
 // own: a layout chosen per contact inside contactRows's loop cost a
 // quarter of the Schur product (BenchmarkSchur), for either layout.
 func contactRowsArms(jac []float64, a, b []int32, v, out []float64, lo, hi int) {
-	for k := lo; k < hi; k++ {
+	for k := hi - 1; k >= lo; k-- {
 		j := (*[8]float64)(jac[8*k : 8*k+8])
 		ra, rb := j[6], j[7]
 		sa0, sa1, sa2 := j[0]*ra, j[1]*ra, j[2]*ra

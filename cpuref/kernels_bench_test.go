@@ -52,6 +52,17 @@ func BenchmarkSweep(b *testing.B) {
 	benchProblem(b, func(_ *Backend, p engine.Problem, _, y, d Vec) error { p.Sweep(y, d, 1, 1); return nil })
 }
 
+// BenchmarkColour measures the gs sweep's colouring of the contacts (made
+// once per step, by the first sweep after Build) with the sweep's copies
+// of the contacts' data in its order.
+func BenchmarkColour(b *testing.B) {
+	benchProblem(b, func(be *Backend, _ engine.Problem, _, _, _ Vec) error {
+		be.col.valid = false
+		be.sweepCopies()
+		return nil
+	})
+}
+
 // BenchmarkIntegrate measures Integrate with γ = 0 (the bodies fall freely
 // for b.N steps; the work does not depend on where they are).
 func BenchmarkIntegrate(b *testing.B) {
