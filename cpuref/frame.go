@@ -105,7 +105,7 @@ func contactW(j *[12]float64) (wx, wy, wz float64) {
 // a function per contact is too large to inline, and its calls cost about
 // 3 % of a step (BenchmarkStep at n = 1000 and 8000, alternated). It runs
 // from the last contact down: it follows the body impulses' scatter, which
-// went up the same Jacobians (pool.runBack); every contact's rows are
+// went up the same Jacobians (pool.forChunksBack); every contact's rows are
 // their own, so the order changes no value.
 func contactRows(jac []float64, a, b []int32, v, out []float64, lo, hi int) {
 	for k := hi - 1; k >= lo; k-- {

@@ -60,7 +60,7 @@ type pool struct {
 type job struct {
 	t            task
 	n, grain, np int
-	back         bool         // parts are claimed from the last one down (runBack)
+	back         bool         // parts are claimed from the last one down (forChunksBack)
 	next         atomic.Int64 // the next part to claim
 	wg           sync.WaitGroup
 }
@@ -123,14 +123,7 @@ func helper(jobs <-chan *job) {
 // and returns when all are done.
 func (p *pool) run(n, grain int, t task) { p.runOrdered(n, grain, t, false) }
 
-// runBack is run with the parts taken from the last one down: for a loop
-// whose parts are independent, run after one that went up the same
-// arrays, so that it starts on what the last one left in the cache (a
-// pass over the contacts after the body impulses' scatter, which reads
-// their Jacobians in order: 8 % of a step at N = 8000 and 12 % at 64 000,
-// one worker, BenchmarkStep and BenchmarkLatticeStep).
-func (p *pool) runBack(n, grain int, t task) { p.runOrdered(n, grain, t, true) }
-
+// runOrdered is run, with the parts from the last one down when back.
 func (p *pool) runOrdered(n, grain int, t task, back bool) {
 	np := (n + grain - 1) / grain
 	if np <= 1 || p.workers == 1 {
@@ -166,27 +159,27 @@ func (p *pool) runOrdered(n, grain int, t task, back bool) {
 
 // forChunks runs t over the parts of grain elements of [0, n) when there
 // are at least two, else on the calling goroutine in one call.
-func (p *pool) forChunks(n, grain int, t task) {
-	if n < 2*grain {
-		if n > 0 {
-			t.run(0, 0, n)
-		}
-		return
-	}
-	p.run(n, grain, t)
-}
+func (p *pool) forChunks(n, grain int, t task) { p.forChunksOrdered(n, grain, t, false) }
 
-// forChunksBack is forChunks with the parts in runBack's order; a loop
-// of one call runs its elements from the last one down where it can
-// (contactRows).
-func (p *pool) forChunksBack(n, grain int, t task) {
+// forChunksBack is forChunks with the parts taken from the last one down
+// (and a loop of one call running its elements from the last one down
+// where it can: contactRows): for a loop whose parts are independent, run
+// after one that went up the same arrays, so that it starts on what that
+// one left in the cache (the contact velocities after the body impulses'
+// scatter, which reads their Jacobians in order: 8 % of a step at
+// N = 8000 and 12 % at 64 000, one worker, BenchmarkStep and
+// BenchmarkLatticeStep).
+func (p *pool) forChunksBack(n, grain int, t task) { p.forChunksOrdered(n, grain, t, true) }
+
+// forChunksOrdered is forChunks in runOrdered's order.
+func (p *pool) forChunksOrdered(n, grain int, t task, back bool) {
 	if n < 2*grain {
 		if n > 0 {
 			t.run(0, 0, n)
 		}
 		return
 	}
-	p.runBack(n, grain, t)
+	p.runOrdered(n, grain, t, back)
 }
 
 // sum returns Σ t over the fixed chunks of [0, n), adding the chunk sums

@@ -206,7 +206,8 @@ func (b *Backend) sweepContacts(g, dg []float64, omega, lambda float64) {
 		}
 		ia, ib := int(ab[2*i]), int(ab[2*i+1])
 		va, vb := (*[6]float64)(dv[6*ia:6*ia+6]), (*[6]float64)(dv[6*ib:6*ib+6])
-		// u = D_kᵀ dv (contactRows).
+		// u = D_kᵀ dv: contactRows's operations, written out (a function
+		// of them is not inlined: cost 312 against Go's budget of 80).
 		ax := va[4]*j[8] - va[5]*j[7]
 		ay := va[5]*j[6] - va[3]*j[8]
 		az := va[3]*j[7] - va[4]*j[6]
@@ -229,7 +230,9 @@ func (b *Backend) sweepContacts(g, dg []float64, omega, lambda float64) {
 		x[0] += d0
 		x[1] += d1
 		x[2] += d2
-		// M⁻¹D_k δ (contactForce, contactTorque, invInertiaWorld).
+		// M⁻¹D_k δ (contactForce, contactTorque, invInertiaWorld), A's side
+		// and B's written out (a function for a side is not inlined: cost
+		// 156, and two calls per contact).
 		F0, F1, F2 := d0*j[0]+d1*j[3]+d2*wx, d0*j[1]+d1*j[4]+d2*wy, d0*j[2]+d1*j[5]+d2*wz
 		if !fixed[ia] {
 			f0, f1, f2 := -F0, -F1, -F2
