@@ -68,7 +68,7 @@ type apgdWork struct {
 	negT    float64 // −t
 	gd      float64
 	ar      bool
-	loops   struct{ trialY, trial, velRes, dot6 taskFunc }
+	loops   struct{ trialY, trial, velRes taskFunc }
 	started bool
 }
 
@@ -83,7 +83,7 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 	w := &b.apgd
 	if !w.started {
 		l := &w.loops
-		l.trialY, l.trial, l.velRes, l.dot6 = b.apgdTrialY, b.apgdTrial, b.apgdVelRes, b.apgdDot6
+		l.trialY, l.trial, l.velRes = b.apgdTrialY, b.apgdTrial, b.apgdVelRes
 		w.started = true
 	}
 	for _, v := range []*[]float64{&w.x, &w.xNew, &w.y, &w.best, &w.ny, &w.nx, &w.nxNew} {
@@ -176,9 +176,10 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 			}
 			b.args.x = xNew
 			b.pool.forChunks(b.n, bodyGrain, taskFunc(b.loops.bodyImpulse))
+			w.sizeParts(n)
 			b.pool.forChunksBack(nc, contactGrain, w.loops.velRes)
 			st.Products++
-			d = b.dots6(n)
+			d = w.sumDots6()
 			fx = 0.5*d[0] + d[1]
 			// Line 9, in the form engine.APGD takes it.
 			dNd, dd := d[2], d[3]
@@ -351,7 +352,13 @@ func (w *apgdWork) round(v []float64) {
 
 // apgdVelRes sets, for the contacts in [lo, hi), Nγ'_k = D_kᵀ dv; when
 // anti-relaxed, r'_k = r₀_k plus μ_k‖(u_u, u_w)‖ on the normal row,
-// u = Nγ' + r₀ (else r' is r).
+// u = Nγ' + r₀ (else r' is r). Then it takes the six dot products of the
+// chunks of elements [3lo, 3hi) (apgdDot6) while the part's vectors are
+// still in the cache: a part starts at a chunk's first element
+// (partsOnChunks), so its chunks are whole, and each chunk's sums are
+// the same whichever part and worker take them. (A pass of its own over
+// all the contacts had read seven vectors again from memory: with 2
+// workers at N = 64 000 that pass took 1.5× the CPU time of one worker's.)
 func (b *Backend) apgdVelRes(_, lo, hi int) {
 	w := &b.apgd
 	b.velocities(lo, hi, b.dv, w.nxNew[3*lo:3*hi])
@@ -367,7 +374,15 @@ func (b *Backend) apgdVelRes(_, lo, hi int) {
 			r[3*k] += mu * math.Hypot(u1, u2)
 		}
 	}
+	n := len(w.xNew)
+	for c := 3 * lo / chunk; c*chunk < 3*hi; c++ {
+		b.apgdDot6(c, c*chunk, min(c*chunk+chunk, n))
+	}
 }
+
+// partsOnChunks: a part of contactGrain contacts holds whole chunks, so
+// that apgdVelRes's parts start on a chunk's first element.
+const _ = -uint((3 * contactGrain) % chunk)
 
 // residualVector returns, in buf, the elements i in [lo, hi) (at most
 // chunk of them) of
@@ -431,25 +446,22 @@ func (b *Backend) residualVectorMixed(buf *[chunk + 6]float64, lo, hi int) []flo
 	return b.residualVector(buf, &pbuf, lo, hi)
 }
 
-// dots6 returns γ'·Nγ', r·γ', (γ'−y)·(Nγ'−Ny), ‖γ'−y‖², ‖tmp‖² and
-// g·(γ' − γ_k), each summed as LinAlg.Dot sums (order.go): apgdDot6
-// stores the six sums of each chunk of [0, n) in part[c] (the chunks in
-// parallel above vecGrain elements), and each total adds the chunks' sums.
-func (b *Backend) dots6(n int) [6]float64 {
-	w := &b.apgd
+// sizeParts makes room for the per-chunk sums of apgdDot6, one per chunk
+// of n elements.
+func (w *apgdWork) sizeParts(n int) {
 	np := (n + chunk - 1) / chunk
 	if cap(w.part) < np {
 		w.part = make([][6]float64, np, np+np/4)
 	}
 	w.part = w.part[:np]
-	if n >= vecGrain {
-		b.pool.run(n, chunk, w.loops.dot6)
-	} else {
-		for c := 0; c < np; c++ {
-			lo := c * chunk
-			w.loops.dot6(c, lo, min(lo+chunk, n))
-		}
-	}
+}
+
+// sumDots6 returns γ'·Nγ', r·γ', (γ'−y)·(Nγ'−Ny), ‖γ'−y‖², ‖tmp‖² and
+// g·(γ' − γ_k), each summed as LinAlg.Dot sums (order.go): apgdDot6 has
+// stored the six sums of each chunk c in part[c] (from apgdVelRes, the
+// chunks in parallel with its parts), and each total adds the chunks'
+// sums.
+func (w *apgdWork) sumDots6() [6]float64 {
 	var s [6]float64
 	col := resizeF(w.col, len(w.part))
 	w.col = col

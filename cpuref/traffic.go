@@ -55,11 +55,10 @@ func (a APGDTraffic) Passes() []traffic.Pass {
 			r(0, "A, B", 2*u32, 0), r(0, "γ'", vec3, 0), r(0, "jac", jacobianPerContact, 0),
 			r(0, "adjOff", 0, 2*u32), r(0, "adj: the first entry", 0, u32),
 			r(0, "fixed", 0, 1), r(0, "invMass", 0, f64), r(0, "invInertia", 0, 3*f64), w(0, "dv", 0, 6*f64)}},
-		{Name: "apgdVelRes", Role: "Nγ' = Dᵀ dv", Accesses: []traffic.Access{
+		{Name: "apgdVelRes", Role: "Nγ' = Dᵀ dv, then the six dot products of its chunks (g = N y + r and the residual vector on the fly)", Accesses: []traffic.Access{
 			r(0, "A, B", 2*u32, 0), r(0, "dv of A and B", 2*6*f64, 0),
-			r(0, "jac", jacobianPerContact, 0), w(0, "Nγ'", vec3, 0)}},
-		{Name: "apgdDot6", Role: "the six dot products, g = N y + r and the residual vector on the fly", Accesses: []traffic.Access{
-			r(0, "γ', Nγ', r, y, N y, γ_k", 6*vec3, 0), r(0, "mu, coh", mat, 0)}},
+			r(0, "jac", jacobianPerContact, 0), w(0, "Nγ'", vec3, 0),
+			r(0, "γ', r, y, N y, γ_k (Nγ' is in cache)", 5*vec3, 0), r(0, "mu, coh", mat, 0)}},
 	}
 }
 
