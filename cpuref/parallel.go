@@ -260,6 +260,12 @@ func (p *pool) runOrdered(n, grain int, t task, back bool) {
 	for int(c.done.Load()) != np {
 		runtime.Gosched()
 	}
+	// Every part is claimed: a helper that joins late reads no task. The
+	// crew, which the helpers keep alive, must not keep the task either:
+	// tasks point into the pool's owner, and through it to the pool, which
+	// would then never be collected nor its helpers stopped
+	// (TestBackendStopsHelpers).
+	j.t = nil
 }
 
 // forChunks runs t over the parts of grain elements of [0, n) when there

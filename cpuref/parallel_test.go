@@ -6,6 +6,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/engine/enginetest"
 )
 
 // visitTask counts, per element, how often a loop's parts visited it.
@@ -78,6 +81,44 @@ func TestPoolCrew(t *testing.T) {
 		}
 		if time.Now().After(end) {
 			t.Fatalf("%d goroutines after the pools were dropped, %d before", runtime.NumGoroutine(), before)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestBackendStopsHelpers: a backend whose pool ran parallel loops (tasks
+// that point back into the backend) stops its helpers once dropped.
+func TestBackendStopsHelpers(t *testing.T) {
+	before := runtime.NumGoroutine()
+	func() {
+		b := New(2)
+		m := enginetest.LatticeModel(8000)
+		s := engine.DefaultSettings()
+		if err := b.Load(m, &s); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Collide(); err != nil {
+			t.Fatal(err)
+		}
+		p, err := b.Build(s.Dt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := p.NewVec(3 * b.con.Len())
+		y := p.NewVec(3 * b.con.Len())
+		p.Fill(x, 1)
+		p.Schur(y, x) // parallel loops: 25 000 contacts, 8000 bodies
+		if b.pool.crew == nil {
+			t.Fatal("the Schur product ran no parallel loop")
+		}
+	}()
+	for end := time.Now().Add(10 * time.Second); ; {
+		runtime.GC()
+		if runtime.NumGoroutine() <= before {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("%d goroutines after the backend was dropped, %d before", runtime.NumGoroutine(), before)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
