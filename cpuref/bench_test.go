@@ -9,21 +9,29 @@ import (
 )
 
 // latticeBackend loads enginetest.LatticeModel(n), a settled-like pile
-// of about 3 contacts per sphere, collides and builds it.
+// of about 3 contacts per sphere, collides and builds it, with GOMAXPROCS
+// workers.
 func latticeBackend(b *testing.B, n int) (*Backend, engine.Problem) {
 	b.Helper()
+	return latticeBackendOn(b, n, 0)
+}
+
+// latticeBackendOn is latticeBackend on the given number of workers (0:
+// GOMAXPROCS).
+func latticeBackendOn(tb testing.TB, n, workers int) (*Backend, engine.Problem) {
+	tb.Helper()
 	m := enginetest.LatticeModel(n)
 	s := engine.DefaultSettings()
-	be := New(0)
+	be := New(workers)
 	if err := be.Load(m, &s); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	if _, err := be.Collide(); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	p, err := be.Build(s.Dt)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return be, p
 }

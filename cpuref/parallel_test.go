@@ -6,9 +6,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/gpusim/gpusim/engine"
-	"github.com/gpusim/gpusim/engine/enginetest"
 )
 
 // visitTask counts, per element, how often a loop's parts visited it.
@@ -74,16 +71,7 @@ func TestPoolCrew(t *testing.T) {
 		}
 	}
 	// The pools are garbage now: their cleanups stop the helpers.
-	for end := time.Now().Add(10 * time.Second); ; {
-		runtime.GC()
-		if runtime.NumGoroutine() <= before {
-			break
-		}
-		if time.Now().After(end) {
-			t.Fatalf("%d goroutines after the pools were dropped, %d before", runtime.NumGoroutine(), before)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	helpersStop(t, before, "pools were")
 }
 
 // TestBackendStopsHelpers: a backend whose pool ran parallel loops (tasks
@@ -91,19 +79,7 @@ func TestPoolCrew(t *testing.T) {
 func TestBackendStopsHelpers(t *testing.T) {
 	before := runtime.NumGoroutine()
 	func() {
-		b := New(2)
-		m := enginetest.LatticeModel(8000)
-		s := engine.DefaultSettings()
-		if err := b.Load(m, &s); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := b.Collide(); err != nil {
-			t.Fatal(err)
-		}
-		p, err := b.Build(s.Dt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b, p := latticeBackendOn(t, 8000, 2)
 		x := p.NewVec(3 * b.con.Len())
 		y := p.NewVec(3 * b.con.Len())
 		p.Fill(x, 1)
@@ -112,13 +88,21 @@ func TestBackendStopsHelpers(t *testing.T) {
 			t.Fatal("the Schur product ran no parallel loop")
 		}
 	}()
+	helpersStop(t, before, "backend was")
+}
+
+// helpersStop waits (up to 10 s, collecting garbage) until no more
+// goroutines run than before, and fails if they do not: what was dropped
+// (a pool, a backend) has stopped its helpers.
+func helpersStop(t *testing.T, before int, what string) {
+	t.Helper()
 	for end := time.Now().Add(10 * time.Second); ; {
 		runtime.GC()
 		if runtime.NumGoroutine() <= before {
 			break
 		}
 		if time.Now().After(end) {
-			t.Fatalf("%d goroutines after the backend was dropped, %d before", runtime.NumGoroutine(), before)
+			t.Fatalf("%d goroutines after the %s dropped, %d before", runtime.NumGoroutine(), what, before)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
