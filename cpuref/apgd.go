@@ -16,16 +16,16 @@ import (
 // velocities), so γ, the iterations, the residual, the objective and
 // the history are bit for bit those of engine.APGD on the same problem
 // without this method (TestSolveAPGDBits). One iteration without step-size
-// halving makes four passes instead of engine.APGD's twenty, with one
+// halving makes three passes instead of engine.APGD's twenty, with one
 // product with N:
 //
 //	contacts: y = (1+β)γ_k − βγ_{k−1}, Ny likewise from Nγ_k and Nγ_{k−1}
 //	          (or γ_k and Nγ_k after a restart), g = Ny + r,
 //	          γ' = Π(y − t g)
 //	bodies:   M⁻¹Dγ' (gathered from each contact's γ' and Jacobian)
-//	contacts: Nγ', [r' = r₀ + a(Nγ' + r₀)]
-//	elements: γ'·Nγ', r·γ', (γ'−y)·(Nγ'−Ny), ‖γ'−y‖², the squared norm
-//	          of the residual vector of γ', g·(γ'−γ_k)
+//	contacts: Nγ', [r' = r₀ + a(Nγ' + r₀)], then over the same part's
+//	          elements γ'·Nγ', r·γ', (γ'−y)·(Nγ'−Ny), ‖γ'−y‖², the
+//	          squared norm of the residual vector of γ', g·(γ'−γ_k)
 //
 // Neither g nor the residual vector is stored: g = 1·Ny + 1·r is taken
 // again where it is read (the trial, the last dot product), and the
@@ -89,6 +89,7 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 	for _, v := range []*[]float64{&w.x, &w.xNew, &w.y, &w.best, &w.ny, &w.nx, &w.nxNew} {
 		*v = resizeF(*v, n)
 	}
+	w.sizeParts(n)
 	w.r0, w.r, w.rNext, w.gd, w.ar, w.mixed = b.r, b.r, b.r, opt.Gd, ar, b.mixed
 	if ar {
 		w.rAR, w.rAR2 = resizeF(w.rAR, n), resizeF(w.rAR2, n)
@@ -176,7 +177,6 @@ func (b *Backend) solveAPGD(gamma Vec, opt engine.SolveOptions, ar bool) (engine
 			}
 			b.args.x = xNew
 			b.pool.forChunks(b.n, bodyGrain, taskFunc(b.loops.bodyImpulse))
-			w.sizeParts(n)
 			b.pool.forChunksBack(nc, contactGrain, w.loops.velRes)
 			st.Products++
 			d = w.sumDots6()
