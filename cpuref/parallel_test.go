@@ -44,6 +44,9 @@ func (m *meetTask) run(_, _, _ int) {
 // each other ends (every helper woke and joined); and a pool no longer
 // referenced stops its helpers.
 func TestPoolCrew(t *testing.T) {
+	// At least two processors: with one the pool runs every loop on the
+	// caller, and the parts that wait for each other would never meet.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
 	before := runtime.NumGoroutine()
 	rng := rand.New(rand.NewPCG(7, 11))
 	for _, workers := range []int{2, 3, 5} {
@@ -77,6 +80,7 @@ func TestPoolCrew(t *testing.T) {
 // TestBackendStopsHelpers: a backend whose pool ran parallel loops (tasks
 // that point back into the backend) stops its helpers once dropped.
 func TestBackendStopsHelpers(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))) // as TestPoolCrew
 	before := runtime.NumGoroutine()
 	func() {
 		b, p := latticeBackendOn(t, 8000, 2)
