@@ -43,6 +43,11 @@ type narrowPart struct {
 	sub []int32
 	cps []ContactPoint
 	err error
+	// Parts are claimed in order, so two workers fill neighbouring parts
+	// at once, writing their slices' headers contact by contact: without
+	// the pad the end of one part and the start of the next shared a
+	// cache line, which moved between the cores on every contact.
+	_ [64]byte
 }
 
 // narrowArgs are the operands of a wave (no closure is made per step).
@@ -91,16 +96,20 @@ func (c *Collider) narrowPart(p, lo, hi int) {
 	if cap(part.sub) < hi-lo {
 		part.sub = make([]int32, 0, hi-lo)
 	}
-	part.sub, part.err = part.sub[:0], nil
+	// sub and cps as locals, stored once (not per pair: the same cache
+	// line reason as the pad above).
+	sub, cps := part.sub[:0], part.cps
+	var err error
 	for _, pr := range c.pairs[a.first+lo : a.first+hi] {
 		i, j := int(pr[0]), int(pr[1])
 		var n int
-		n, part.cps, part.err = c.PairContacts(i, j, a.pos, a.rot, a.env+c.margin[i]+c.margin[j], &part.con, part.cps)
-		if part.err != nil {
-			return
+		n, cps, err = c.PairContacts(i, j, a.pos, a.rot, a.env+c.margin[i]+c.margin[j], &part.con, cps)
+		if err != nil {
+			break
 		}
 		for k := range n {
-			part.sub = append(part.sub, int32(k))
+			sub = append(sub, int32(k))
 		}
 	}
+	part.sub, part.cps, part.err = sub, cps, err
 }
