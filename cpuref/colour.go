@@ -68,7 +68,7 @@ func colourRound(col []uint32, todo []int32, dec []uint32, a, b []int32, adjOff,
 		// With at most MaxColours list entries (k's own among them), the
 		// neighbours cannot hold every colour: the scan may stop at the
 		// first neighbour that blocks k.
-		mayFill := adjOff[a[k]+1]-adjOff[a[k]]+adjOff[b[k]+1]-adjOff[b[k]] > MaxColours
+		full := adjOff[a[k]+1]-adjOff[a[k]]+adjOff[b[k]+1]-adjOff[b[k]] > MaxColours
 		pk := ColourPriority(k)
 	scan:
 		for _, i := range [2]int32{a[k], b[k]} {
@@ -81,7 +81,7 @@ func colourRound(col []uint32, todo []int32, dec []uint32, a, b []int32, adjOff,
 				case cj == colourNone:
 					if pj := ColourPriority(j); pj > pk || (pj == pk && j > k) {
 						blocked = true
-						if !mayFill {
+						if !full {
 							break scan
 						}
 					}
@@ -288,10 +288,7 @@ func (b *Backend) sweepCopies() *colouring {
 		return cl
 	}
 	nc := len(cl.perm)
-	st := 12
-	if b.compact {
-		st = 8
-	}
+	st := b.jacStride()
 	cl.jac, cl.r, cl.ab = resizeF(cl.jac, st*nc), resizeF(cl.r, 3*nc), resizeI32(cl.ab, 2*nc)
 	for i, k32 := range cl.perm {
 		k := int(k32)

@@ -49,11 +49,7 @@ func (b *Backend) Build(h float64) (engine.Problem, error) {
 	b.worldVelocity(b.vfree, b.dv)
 	nc := b.con.Len()
 	b.compact = b.arms && nc >= compactFrom
-	stride := 12 // n, u, s_A, s_B
-	if b.compact {
-		stride = 8 // n, u, ρ_A, ρ_B
-	}
-	b.jac = resizeF(b.jac, stride*nc)
+	b.jac = resizeF(b.jac, b.jacStride()*nc)
 	if b.oneMaterial && !b.external && nc > 0 {
 		// Every contact combines the one friction and cohesion with
 		// themselves: the same values, held once.
@@ -213,6 +209,15 @@ func (b *Backend) velocities(lo, hi int, v []float64, out []float64) {
 		return
 	}
 	contactRows(b.jac, b.con.A, b.con.B, v, out, lo, hi)
+}
+
+// jacStride is the Jacobian's values per contact in b.jac: 12 (n, u, s_A,
+// s_B), or 8 (n, u, ρ_A, ρ_B) in the compact layout.
+func (b *Backend) jacStride() int {
+	if b.compact {
+		return 8
+	}
+	return 12
 }
 
 // compactFrom is the contact count from which a model whose arms lie on
