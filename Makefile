@@ -10,7 +10,7 @@ BIN     := bin/gpusim
 GOEXPERIMENT ?= $(if $(filter go1.26%,$(shell $(GO) env GOVERSION)),simd,)
 export GOEXPERIMENT
 
-.PHONY: all build test test-short docs-check run bench gpu-bench gpu-ab bench-peers lint fmt clean shaders check-shaders fuzz soak test-slurm test-k8s
+.PHONY: all build test test-short docs-check run bench gpu-bench gpu-ab gpu-lease-prep bench-peers lint fmt clean shaders check-shaders fuzz soak test-slurm test-k8s
 
 all: build
 
@@ -51,6 +51,13 @@ gpu-bench:
 # [CASES=settle-1000,bed-1000000] [REPS=3]. Not part of make test.
 gpu-ab:
 	bench/gpu-ab.sh "$(A)" "$(B)" "$(CASES)" "$(REPS)"
+
+# For a session lent a GPU (15 minutes of device time): packs .lease/ with
+# prebuilt binaries (BASE=<commit> adds a baseline gpusim) and the Vulkan
+# loader's packages, for one call of bench/gpu-lease.sh on that machine
+# (docs/bench-gpu.md, "Measuring on a lent GPU").
+gpu-lease-prep:
+	bench/gpu-lease-prep.sh $(BASE)
 
 # gpusim's CPU path beside Bullet 3.24 on the settle scene, one thread each,
 # interleaved (bench/peers.sh; docs/bench.md). Builds the Bullet driver of
