@@ -137,9 +137,26 @@ func (b *Backend) blockDiag(_, lo, hi int) {
 // (BlockDiag's value), each projected with its contact's γ_n of this
 // sweep (ProjectRolling).
 func (p *problem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
+	p.Sweeps(gamma, diag, omega, lambda, 1)
+}
+
+// Sweeps runs k sweeps (engine.CarriedSweeps): dv = M⁻¹Dγ formed once,
+// then k times Sweep's pass over the contacts, joint rows and rolling
+// blocks, each from the dv the last one left.
+func (p *problem) Sweeps(gamma, diag engine.Vec, omega, lambda float64, k int) {
 	b := p.b
 	g, dg := vec(gamma), vec(diag)
 	b.bodyImpulse(g, b.dv)
+	for range k {
+		b.sweepOnce(g, dg, omega, lambda)
+	}
+}
+
+var _ engine.CarriedSweeps = (*problem)(nil)
+
+// sweepOnce is one sweep of the contacts, joint rows and rolling blocks
+// from the velocities in b.dv, which it updates (Sweep).
+func (b *Backend) sweepOnce(g, dg []float64, omega, lambda float64) {
 	b.sweepContacts(g, dg, omega, lambda)
 	o := 3 * b.con.Len()
 	for r := 0; r < b.jt.Rows; r++ {

@@ -114,6 +114,22 @@ type SweepOrder interface {
 	SweepOrder() []int32
 }
 
+// CarriedSweeps is a Problem that runs several Gauss–Seidel sweeps in one
+// call, carrying the bodies' velocities from one sweep to the next: Sweep
+// forms M⁻¹Dγ from gamma and adds to it, contact by contact, M⁻¹D_i Δγ_i
+// of each update; Sweeps(…, k) forms it once and runs k such sweeps, each
+// from the velocities the last one left, as sequential-impulse solvers
+// do. Each sweep makes Sweep's updates in Sweep's order; the velocities
+// they read differ from M⁻¹Dγ formed anew only by the rounding of the
+// updates added to them, so k = 1 is Sweep bit for bit, and backends that
+// agree on Sweep agree on Sweeps. GaussSeidel.Solve calls it when it reads
+// no residual between sweeps (no stopping test, no history), and saves the
+// pass that forms M⁻¹Dγ in every sweep but the first.
+type CarriedSweeps interface {
+	Problem
+	Sweeps(gamma, diag Vec, omega, lambda float64, k int)
+}
+
 // Backend computes the parts of a time step that touch bodies and contacts.
 // A backend holds one simulation's state between calls.
 type Backend interface {

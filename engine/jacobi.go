@@ -138,7 +138,7 @@ func (j *Jacobi) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, erro
 		p.Project(step, step)
 		// Line 5: γ_{k+1} = λ γ̂ + (1 − λ) γ_k.
 		p.Axpby(gamma, lambda, step, 1-lambda, gamma)
-	})
+	}, nil)
 }
 
 // iterate is the loop of Jacobi and Gauss–Seidel from the guess in gamma:
@@ -148,8 +148,10 @@ func (j *Jacobi) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, erro
 // (the next update's too) and the residual and objective of γ_{k+1},
 // recorded in the history with step omega. tmp is scratch. needNx says
 // that update reads nx (Jacobi's does; Gauss–Seidel's sweep works from the
-// bodies' velocities).
-func iterate(name string, p Problem, gamma, nx, tmp Vec, opt SolveOptions, omega float64, needNx bool, update func()) (SolveStats, error) {
+// bodies' velocities). updates, where not nil, runs k updates at once;
+// iterate calls it instead of update k times when no residual is read
+// between them.
+func iterate(name string, p Problem, gamma, nx, tmp Vec, opt SolveOptions, omega float64, needNx bool, update func(), updates func(k int)) (SolveStats, error) {
 	var st SolveStats
 	p.Project(gamma, gamma)
 	p.Schur(nx, gamma)
@@ -165,7 +167,11 @@ func iterate(name string, p Problem, gamma, nx, tmp Vec, opt SolveOptions, omega
 		// non-finite one shows at the end. (Jacobi needs Nγ for its update
 		// anyway, and its device iterations, DeviceJacobi, stop at the
 		// first non-finite residual as the loop below does.)
-		for k := 0; k < opt.MaxIter; k++ {
+		if updates != nil && opt.MaxIter > 0 {
+			updates(opt.MaxIter)
+			st.Iterations = opt.MaxIter
+		}
+		for k := st.Iterations; k < opt.MaxIter; k++ {
 			update()
 			st.Iterations = k + 1
 		}
@@ -237,7 +243,13 @@ func (*GaussSeidel) Name() string { return "gs" }
 // Solve sweeps from the guess in gamma (projected onto the cones first) and
 // leaves the last iterate there. A Problem that implements DeviceGS runs
 // the sweeps on its device when a residual is read after every sweep
-// (opt.Tol > 0 or opt.History).
+// (opt.Tol > 0 or opt.History). Otherwise no residual is read until the
+// last sweep, and a Problem that implements CarriedSweeps runs all the
+// sweeps in one call, each starting from the velocities the last one
+// left instead of from M⁻¹Dγ formed anew, as sequential-impulse solvers
+// do: the same updates, whose velocities differ from a fresh M⁻¹Dγ by the
+// rounding of the updates added to them; each sweep saves a pass that
+// forms M⁻¹Dγ over all the contacts.
 func (g *GaussSeidel) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats, error) {
 	var st SolveStats
 	omega, lambda, err := relaxation(g.Name(), g.Omega, g.Lambda, gsOmega, gsLambda)
@@ -261,8 +273,15 @@ func (g *GaussSeidel) Solve(p Problem, gamma Vec, opt SolveOptions) (SolveStats,
 	}
 	nx := p.NewVec(n)  // N γ
 	tmp := p.NewVec(n) // scratch
+	// Without a residual between sweeps, a problem that carries the
+	// bodies' velocities from sweep to sweep (CarriedSweeps) runs them all
+	// in one call.
+	var sweeps func(k int)
+	if cs, ok := p.(CarriedSweeps); ok {
+		sweeps = func(k int) { cs.Sweeps(gamma, diag, omega, lambda, k) }
+	}
 	// Lines 2–7 of each iteration.
-	return iterate(g.Name(), p, gamma, nx, tmp, opt, omega, false, func() { p.Sweep(gamma, diag, omega, lambda) })
+	return iterate(g.Name(), p, gamma, nx, tmp, opt, omega, false, func() { p.Sweep(gamma, diag, omega, lambda) }, sweeps)
 }
 
 // spectralRadius returns max(1, ρ̂), ρ̂ the Rayleigh quotient vᵀNv / vᵀGv

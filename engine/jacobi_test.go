@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpusim/gpusim/cpuref"
 	"github.com/gpusim/gpusim/engine"
+	"github.com/gpusim/gpusim/engine/enginetest"
 )
 
 // isotropic returns the block-diagonal N = diag(g_1 I₃, g_2 I₃, …).
@@ -326,5 +327,70 @@ func TestNoStoppingTest(t *testing.T) {
 		if _, err := s.Solve(&nanSchur{Problem: p, after: 1}, p.NewVec(6), engine.SolveOptions{MaxIter: iters, Gd: confGd}); err == nil {
 			t.Errorf("%s: NaN from the second product, no stopping test: no error", name)
 		}
+	}
+}
+
+// carriedProblem is a hostProblem with engine.CarriedSweeps, whose Sweeps
+// runs Sweep k times (a dense problem has no velocities to carry) and
+// records each call's k; single counts the Sweep calls from outside it.
+type carriedProblem struct {
+	*hostProblem
+	sweeps []int
+	single int
+}
+
+func (p *carriedProblem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
+	p.single++
+	p.hostProblem.Sweep(gamma, diag, omega, lambda)
+}
+
+func (p *carriedProblem) Sweeps(gamma, diag engine.Vec, omega, lambda float64, k int) {
+	p.sweeps = append(p.sweeps, k)
+	for range k {
+		p.hostProblem.Sweep(gamma, diag, omega, lambda)
+	}
+}
+
+// TestGaussSeidelCarriedSweeps: without a stopping test or history,
+// GaussSeidel.Solve hands all of its sweeps to a problem's Sweeps in one
+// call (and none to Sweep); with either, it sweeps one at a time and reads
+// the residual between. The iterates are those of the problem's sweeps
+// either way: the same γ as on the problem without CarriedSweeps.
+func TestGaussSeidelCarriedSweeps(t *testing.T) {
+	host := randomHostProblem(t, 5, 6)
+	n := 3 * host.Contacts()
+	solve := func(p engine.Problem, opt engine.SolveOptions) []float64 {
+		t.Helper()
+		g := p.NewVec(n)
+		if _, err := (&engine.GaussSeidel{}).Solve(p, g, opt); err != nil {
+			t.Fatal(err)
+		}
+		out := make([]float64, n)
+		p.Read(out, g)
+		return out
+	}
+	for _, c := range []struct {
+		name    string
+		opt     engine.SolveOptions
+		carried bool
+	}{
+		{"no stopping test", engine.SolveOptions{MaxIter: 7, Gd: confGd}, true},
+		{"no iterations", engine.SolveOptions{MaxIter: 0, Gd: confGd}, false},
+		{"tolerance", engine.SolveOptions{MaxIter: 7, Gd: confGd, Tol: 1e-300}, false},
+		{"history", engine.SolveOptions{MaxIter: 7, Gd: confGd, History: true}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cp := &carriedProblem{hostProblem: host}
+			got, want := solve(cp, c.opt), solve(host, c.opt)
+			if i := enginetest.FirstDiff(got, want); i >= 0 {
+				t.Errorf("γ[%d] = %v, %v without CarriedSweeps", i, got[i], want[i])
+			}
+			switch {
+			case c.carried && (len(cp.sweeps) != 1 || cp.sweeps[0] != c.opt.MaxIter || cp.single != 0):
+				t.Errorf("Sweeps calls %v and %d Sweep calls, want one Sweeps of %d and no Sweep", cp.sweeps, cp.single, c.opt.MaxIter)
+			case !c.carried && (len(cp.sweeps) != 0 || cp.single != c.opt.MaxIter):
+				t.Errorf("Sweeps calls %v and %d Sweep calls, want no Sweeps and %d Sweep", cp.sweeps, cp.single, c.opt.MaxIter)
+			}
+		})
 	}
 }

@@ -447,6 +447,28 @@ type hostProblem struct {
 	mu, coh []float64
 }
 
+// randomHostProblem is randomProblem's 8-contact problem of the seeds
+// s1, s2 copied into a hostProblem.
+func randomHostProblem(t *testing.T, s1, s2 uint64) *hostProblem {
+	t.Helper()
+	mp := randomProblem(t, rand.New(rand.NewPCG(s1, s2)), 8, 12, 0.01)
+	n := 3 * mp.Contacts()
+	m := make([][]float64, n)
+	for i := range m {
+		m[i] = make([]float64, n)
+		e := mp.NewVec(n)
+		mp.Write(e, append(make([]float64, i), 1))
+		col := mp.NewVec(n)
+		mp.Schur(col, e) // column i of N = row i (N symmetric)
+		mp.Read(m[i], col)
+	}
+	r := make([]float64, n)
+	mp.Read(r, mp.R())
+	mu, coh := make([]float64, mp.Contacts()), make([]float64, mp.Contacts())
+	mp.Cones(mu, coh)
+	return newHostProblem(m, r, mu, coh)
+}
+
 func newHostProblem(m [][]float64, r, mu, coh []float64) *hostProblem {
 	p := &hostProblem{r: hostVec(append([]float64(nil), r...)), mu: mu, coh: coh}
 	for _, row := range m {
@@ -547,23 +569,8 @@ func (p *hostProblem) Cones(mu, coh []float64) {
 // the iterations allocate nothing (without History), so 10 and 100
 // iterations allocate the same, for every solver.
 func TestSolversNoAllocPerIteration(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	mp := randomProblem(t, rng, 8, 12, 0.01)
-	n := 3 * mp.Contacts()
-	m := make([][]float64, n)
-	for i := range m {
-		m[i] = make([]float64, n)
-		e := mp.NewVec(n)
-		mp.Write(e, append(make([]float64, i), 1))
-		col := mp.NewVec(n)
-		mp.Schur(col, e) // column i of N = row i (N symmetric)
-		mp.Read(m[i], col)
-	}
-	r := make([]float64, n)
-	mp.Read(r, mp.R())
-	mu, coh := make([]float64, mp.Contacts()), make([]float64, mp.Contacts())
-	mp.Cones(mu, coh)
-	p := newHostProblem(m, r, mu, coh)
+	p := randomHostProblem(t, 3, 4)
+	n := 3 * p.Contacts()
 	for _, name := range []string{"apgd", "apgd-ar", "gs", "jacobi", "spg", "pdip"} {
 		s, err := engine.NewSolver(name)
 		if err != nil {

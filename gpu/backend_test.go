@@ -41,6 +41,12 @@ func (p gpuOrder) Joints() int {
 	return engine.Rows(p.Problem) - 3*p.Contacts() - 3*engine.RollingBlocks(p.Problem)
 }
 
+// Sweeps passes on the wrapped problem's carried sweeps (cpuref's
+// engine.CarriedSweeps), which the device's Sweeps matches.
+func (p gpuOrder) Sweeps(gamma, diag engine.Vec, omega, lambda float64, k int) {
+	p.Problem.(engine.CarriedSweeps).Sweeps(gamma, diag, omega, lambda, k)
+}
+
 // Rolling and RollingContact pass on the wrapped problem's rolling blocks
 // (engine.RollingRows; none without).
 func (p gpuOrder) Rolling() int { return engine.RollingBlocks(p.Problem) }

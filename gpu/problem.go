@@ -150,6 +150,13 @@ func (p *problem) BlockDiag(dst engine.Vec) {
 // colours the contacts (gs_colour; one submit, which reads back the
 // colours' sizes).
 func (p *problem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
+	p.Sweeps(gamma, diag, omega, lambda, 1)
+}
+
+// Sweeps runs k sweeps (engine.CarriedSweeps), cpuref's bit for bit:
+// body_impulse once, then k times Sweep's dispatches, each from the dv
+// the last one left.
+func (p *problem) Sweeps(gamma, diag engine.Vec, omega, lambda float64, k int) {
 	g, dg := p.contactVec("Sweep", gamma), p.contactVec("Sweep", diag)
 	if p.empty() || p.refusesMixed("Sweep") {
 		return
@@ -160,8 +167,12 @@ func (p *problem) Sweep(gamma, diag engine.Vec, omega, lambda float64) {
 		return
 	}
 	p.b.recordBodyImpulse(g.buf)
-	p.recordSweep(g, dg, omega, lambda, s, gateAlways)
+	for range k {
+		p.recordSweep(g, dg, omega, lambda, s, gateAlways)
+	}
 }
+
+var _ engine.CarriedSweeps = (*problem)(nil)
 
 // sweepReady makes the colouring's kernels and buffers, colours the
 // contacts unless the colouring is still valid (once after Collide), and

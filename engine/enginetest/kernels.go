@@ -25,7 +25,8 @@ var kernelScenes = []struct {
 // Kernels checks the Problem's kernels on random scenes built by the
 // backend itself, against a dense reference assembled from the model, the
 // contacts and the state (assemble), and bit for bit against impl.Twin
-// where it is set: Cones, R, Schur, BlockDiag, Project, AntiRelax, Sweep.
+// where it is set: Cones, R, Schur, BlockDiag, Project, AntiRelax, Sweep,
+// and Sweeps where the problem carries sweeps (engine.CarriedSweeps).
 // Every Problem method is also checked to give the same bits when called
 // twice on the same input (backends are deterministic run to run).
 func Kernels(t *testing.T, impl Impl) {
@@ -57,6 +58,7 @@ func Kernels(t *testing.T, impl Impl) {
 			t.Run("Project", k.project)
 			t.Run("AntiRelax", k.antiRelax)
 			t.Run("Sweep", k.sweep)
+			t.Run("Sweeps", k.sweeps)
 		})
 	}
 }
@@ -347,63 +349,145 @@ func sweepOrder(p engine.Problem, nc int) []int {
 // sweep: three projected Gauss–Seidel sweeps (ω = 0.3; λ = 1, then 0.7)
 // from a random γ, each from the backend's previous result, against the
 // same sweep on the dense reference, in the backend's order (SweepOrder),
-// with the backend's block diagonal.
-// The bound is carried along the sweep: an update of contact i rounds
-// within 2γ_k of (|N||γ| + |r|)_i (k as for Schur) times ω/g_i, plus 32
-// roundings of |γ_i|, the step and c_i (the projection and the λ-mix); an
-// error e_j of an earlier contact reaches it through ω/g_i Σ_j |N_ij| e_j,
-// and the projection and the λ-mix do not amplify it (Π is nonexpansive
-// and λ ≤ 1).
+// with the backend's block diagonal (refSweep has the bounds).
 func (k *kernelCase) sweep(t *testing.T) {
-	nc := k.l.nc
-	diag := k.run(t, "BlockDiag", nil, func(p engine.Problem, _ engine.Vec) engine.Vec {
-		v := p.NewVec(3 * nc)
-		p.BlockDiag(v)
-		return v
-	})
+	diag := k.diag(t)
 	const omega = 0.3
 	in := k.randVec(1e-3)
-	kr := k.d.schurRoundings()
 	for s, lambda := range []float64{1, 0.7, 0.7} {
 		got := k.run(t, fmt.Sprintf("Sweep %d", s+1), in, func(p engine.Problem, v engine.Vec) engine.Vec {
 			p.Sweep(v, VecOf(p, diag), omega, lambda)
 			return v
 		})
 		want := append([]float64(nil), in...)
-		errs := make([]float64, 3*nc) // the bound on |γ − γ_ref| so far
-		for _, i := range sweepOrder(k.p, nc) {
-			var u, ua [3]float64
-			prop := 0.0
-			for d := range 3 {
-				row, arow := k.d.n[3*i+d], k.d.abs[3*i+d]
-				u[d], ua[d] = k.d.r[3*i+d], k.d.rAbs[3*i+d]
-				for j, v := range row {
-					u[d] += v * want[j]
-					ua[d] += arow[j] * math.Abs(want[j])
-					prop += math.Abs(v) * errs[j]
-				}
-			}
-			s := omega / diag[3*i]
-			pn, pu, pw := project(want[3*i]-s*u[0], want[3*i+1]-s*u[1], want[3*i+2]-s*u[2], k.d.mu[i], k.d.coh[i])
-			p := [3]float64{pn, pu, pw}
-			local := 0.0
-			for d := range 3 {
-				local = math.Max(local, 2*gammaK(kr)*s*(ua[0]+ua[1]+ua[2])+gammaK(32)*(math.Abs(want[3*i+d])+s*math.Abs(u[d])+k.d.coh[i]))
-			}
-			for d := range 3 {
-				want[3*i+d] = lambda*p[d] + (1-lambda)*want[3*i+d]
-				errs[3*i+d] = local + s*prop
-			}
-		}
-		worst := 0.0
-		for i := range want {
-			if d := math.Abs(got[i] - want[i]); d > errs[i] {
-				t.Fatalf("sweep %d: γ[%d] (contact %d) = %v, reference %v: |Δ| = %g > %g", s+1, i, i/3, got[i], want[i], d, errs[i])
-			} else if errs[i] > 0 {
-				worst = math.Max(worst, d/errs[i])
-			}
-		}
-		t.Logf("sweep %d: largest |Δ| is %.2g of its bound", s+1, worst)
+		errs := make([]float64, 3*k.l.nc) // the bound on |γ − γ_ref| so far
+		k.refSweep(want, errs, nil, 0, diag, omega, lambda)
+		k.within(t, fmt.Sprintf("sweep %d", s+1), got, want, errs)
 		in = got
 	}
+}
+
+// sweeps: engine.CarriedSweeps, where the backend has it: Sweeps of one
+// sweep is Sweep bit for bit, and Sweeps of s = 2 and 3 sweeps (ω = 0.3,
+// λ = 0.7) from a random γ against the dense reference's sweep from the
+// backend's Sweeps of s − 1 (whose sweeps are the first s − 1 of these),
+// with the carried velocities' roundings added to the bound (refSweep).
+func (k *kernelCase) sweeps(t *testing.T) {
+	if _, ok := k.p.(engine.CarriedSweeps); !ok {
+		t.Skip("the problem has no CarriedSweeps")
+	}
+	diag := k.diag(t)
+	const omega, lambda = 0.3, 0.7
+	in := k.randVec(1e-3)
+	sweeps := func(n int) func(p engine.Problem, v engine.Vec) engine.Vec {
+		return func(p engine.Problem, v engine.Vec) engine.Vec {
+			p.(engine.CarriedSweeps).Sweeps(v, VecOf(p, diag), omega, lambda, n)
+			return v
+		}
+	}
+	prev := k.run(t, "Sweeps(1)", in, sweeps(1))
+	sweep := k.run(t, "Sweep", in, func(p engine.Problem, v engine.Vec) engine.Vec {
+		p.Sweep(v, VecOf(p, diag), omega, lambda)
+		return v
+	})
+	if i := FirstDiff(prev, sweep); i >= 0 {
+		t.Fatalf("Sweeps of one sweep: element %d is %v, Sweep's %v", i, prev[i], sweep[i])
+	}
+	// What the velocities were formed from (|γ₀|) and the sizes of the
+	// updates added to them since (|Δγ| of each sweep).
+	built := make([]float64, len(in))
+	for i := range in {
+		built[i] = math.Abs(in[i]) + math.Abs(prev[i]-in[i])
+	}
+	for s := 2; s <= 3; s++ {
+		got := k.run(t, fmt.Sprintf("Sweeps(%d)", s), in, sweeps(s))
+		want := append([]float64(nil), prev...)
+		errs := make([]float64, len(in))
+		k.refSweep(want, errs, append([]float64(nil), built...), s, diag, omega, lambda)
+		k.within(t, fmt.Sprintf("sweep %d of Sweeps(%d)", s, s), got, want, errs)
+		for i := range built {
+			built[i] += math.Abs(got[i] - prev[i])
+		}
+		prev = got
+	}
+}
+
+// diag returns the backend's block diagonal (BlockDiag).
+func (k *kernelCase) diag(t *testing.T) []float64 {
+	return k.run(t, "BlockDiag", nil, func(p engine.Problem, _ engine.Vec) engine.Vec {
+		v := p.NewVec(3 * k.l.nc)
+		p.BlockDiag(v)
+		return v
+	})
+}
+
+// refSweep runs one sweep of the dense reference on want in the backend's
+// order, and carries errs, the bound on |γ − γ_ref|: an update of contact
+// i rounds within 2γ_k of (|N||γ| + |r|)_i (k as for Schur) times ω/g_i,
+// plus 32 roundings of |γ_i|, the step and c_i (the projection and the
+// λ-mix); an error e_j of an earlier contact reaches it through
+// ω/g_i Σ_j |N_ij| e_j, and the projection and the λ-mix do not amplify
+// it (Π is nonexpansive and λ ≤ 1). With moved (carried velocities,
+// sweep the sweep's number from 1; moved the |γ₀| the velocities were
+// formed from plus the |Δγ| of every update added to them since), the
+// velocities are off from M⁻¹D γ formed anew by the roundings of their
+// sums: at most 3 deg terms when formed (within k) and deg more per body
+// and sweep, each within γ_k of |M⁻¹D_j||γ_j| or |M⁻¹D_j||Δγ_j|; so u_i
+// is off by at most γ_{k + 4 deg·sweep} of (|D|ᵀM⁻¹|D| moved)_i, counted
+// twice for room (the reference's own |Δγ| stand in for the backend's
+// within this sweep); moved accumulates this sweep's |Δγ|.
+func (k *kernelCase) refSweep(want, errs, moved []float64, sweep int, diag []float64, omega, lambda float64) {
+	kr := k.d.schurRoundings()
+	carried := 0.0
+	if moved != nil {
+		carried = 2 * gammaK(kr+4*k.d.deg*sweep)
+	}
+	for _, i := range sweepOrder(k.p, k.l.nc) {
+		var u, ua [3]float64
+		prop, drift := 0.0, 0.0
+		for d := range 3 {
+			row, arow := k.d.n[3*i+d], k.d.abs[3*i+d]
+			u[d], ua[d] = k.d.r[3*i+d], k.d.rAbs[3*i+d]
+			for j, v := range row {
+				u[d] += v * want[j]
+				ua[d] += arow[j] * math.Abs(want[j])
+				prop += math.Abs(v) * errs[j]
+				if moved != nil {
+					drift += arow[j] * moved[j]
+				}
+			}
+		}
+		s := omega / diag[3*i]
+		pn, pu, pw := project(want[3*i]-s*u[0], want[3*i+1]-s*u[1], want[3*i+2]-s*u[2], k.d.mu[i], k.d.coh[i])
+		p := [3]float64{pn, pu, pw}
+		local := 0.0
+		for d := range 3 {
+			local = math.Max(local, 2*gammaK(kr)*s*(ua[0]+ua[1]+ua[2])+gammaK(32)*(math.Abs(want[3*i+d])+s*math.Abs(u[d])+k.d.coh[i]))
+		}
+		local += carried * s * drift
+		for d := range 3 {
+			next := lambda*p[d] + (1-lambda)*want[3*i+d]
+			if moved != nil {
+				moved[3*i+d] += math.Abs(next - want[3*i+d])
+			}
+			want[3*i+d] = next
+			errs[3*i+d] = local + s*prop
+		}
+	}
+}
+
+// within fails unless every |got − want| is within errs, and logs the
+// largest fraction of its bound.
+func (k *kernelCase) within(t *testing.T, what string, got, want, errs []float64) {
+	t.Helper()
+	worst := 0.0
+	for i := range want {
+		if d := math.Abs(got[i] - want[i]); d > errs[i] {
+			t.Fatalf("%s: γ[%d] (contact %d) = %v, reference %v: |Δ| = %g > %g", what, i, i/3, got[i], want[i], d, errs[i])
+		} else if errs[i] > 0 {
+			worst = math.Max(worst, d/errs[i])
+		}
+	}
+	t.Logf("%s: largest |Δ| is %.2g of its bound", what, worst)
+
 }
