@@ -379,13 +379,13 @@ func (k *kernelCase) sweeps(t *testing.T) {
 	diag := k.diag(t)
 	const omega, lambda = 0.3, 0.7
 	in := k.randVec(1e-3)
-	sweeps := func(n int) func(p engine.Problem, v engine.Vec) engine.Vec {
+	carried := func(n int) func(p engine.Problem, v engine.Vec) engine.Vec {
 		return func(p engine.Problem, v engine.Vec) engine.Vec {
 			p.(engine.CarriedSweeps).Sweeps(v, VecOf(p, diag), omega, lambda, n)
 			return v
 		}
 	}
-	prev := k.run(t, "Sweeps(1)", in, sweeps(1))
+	prev := k.run(t, "Sweeps(1)", in, carried(1))
 	sweep := k.run(t, "Sweep", in, func(p engine.Problem, v engine.Vec) engine.Vec {
 		p.Sweep(v, VecOf(p, diag), omega, lambda)
 		return v
@@ -400,7 +400,7 @@ func (k *kernelCase) sweeps(t *testing.T) {
 		built[i] = math.Abs(in[i]) + math.Abs(prev[i]-in[i])
 	}
 	for s := 2; s <= 3; s++ {
-		got := k.run(t, fmt.Sprintf("Sweeps(%d)", s), in, sweeps(s))
+		got := k.run(t, fmt.Sprintf("Sweeps(%d)", s), in, carried(s))
 		want := append([]float64(nil), prev...)
 		errs := make([]float64, len(in))
 		k.refSweep(want, errs, append([]float64(nil), built...), s, diag, omega, lambda)
@@ -489,5 +489,4 @@ func (k *kernelCase) within(t *testing.T, what string, got, want, errs []float64
 		}
 	}
 	t.Logf("%s: largest |Δ| is %.2g of its bound", what, worst)
-
 }
