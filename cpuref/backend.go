@@ -84,7 +84,7 @@ type Backend struct {
 	loops struct { // the parallel loops' bodies, made once by New
 		contactVelocities, project, blockDiag, build taskFunc
 		freeVelocity, worldVelocity, bodyImpulse     taskFunc
-		integrate                                    taskFunc
+		integrate, sweep                             taskFunc
 	}
 }
 
@@ -95,6 +95,10 @@ type loopArgs struct {
 	x, d Vec
 	dv   []float64
 	h    float64
+	// The sweep's (sweepContacts): ω, λ, and the first contact in the
+	// colouring's order of the colour that runs.
+	omega, lambda float64
+	base          int
 }
 
 // New returns a CPU backend running loops on up to workers goroutines (0:
@@ -104,7 +108,7 @@ func New(workers int) *Backend {
 	l := &b.loops
 	l.contactVelocities, l.project, l.blockDiag, l.build = b.contactVelocities, b.project, b.blockDiag, b.build
 	l.freeVelocity, l.worldVelocity, l.bodyImpulse = b.freeVelocities, b.worldVelocities, b.bodyImpulses
-	l.integrate = b.integrate
+	l.integrate, l.sweep = b.integrate, b.sweepPart
 	return b
 }
 

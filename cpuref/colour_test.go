@@ -3,6 +3,7 @@ package cpuref
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -212,4 +213,47 @@ func TestColourByPriority(t *testing.T) {
 	}
 	be, _ := latticeBackend(&testing.B{}, 1000)
 	same(t, "lattice of 1000", be.con.A, be.con.B, be.adjOff, be.adj, ColourRounds)
+}
+
+// TestSweepWorkersBits: Gauss–Seidel's colours swept on three workers, in
+// parts of 8 contacts (so that every colour of a 400-sphere pile runs in
+// parts on the helpers), give the bits of the sweep on one worker: the
+// state and the impulses after 40 steps, with and without rolling
+// friction (whose blocks follow the contacts on the caller).
+func TestSweepWorkersBits(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))) // as TestPoolCrew
+	old := sweepGrain
+	sweepGrain = 8
+	defer func() { sweepGrain = old }()
+	for _, rolling := range []bool{false, true} {
+		t.Run(fmt.Sprintf("rolling=%v", rolling), func(t *testing.T) {
+			var states [2]engine.State
+			var imps [2][]float64
+			parted := 0 // steps with a colour of at least two parts
+			for i, workers := range []int{1, 3} {
+				r := settleRun{solver: "gs", workers: workers, steps: 40}
+				if rolling {
+					r.edit = func(sc *scene.Scene) {
+						for k := range sc.Model.Materials {
+							sc.Model.Materials[k].RollingFriction = 1e-3
+							sc.Model.Materials[k].SpinningFriction = 1e-4
+						}
+					}
+				}
+				r.each = func(b *Backend) {
+					for c := range MaxColours {
+						if b.col.valid && b.col.start[c+1]-b.col.start[c] >= int32(2*sweepGrain) {
+							parted++
+							return
+						}
+					}
+				}
+				states[i], imps[i] = r.run(t)
+			}
+			if parted == 0 {
+				t.Fatal("no colour of any step had two parts")
+			}
+			sameRuns(t, [2]string{"on one worker", "on three"}, &states, &imps)
+		})
+	}
 }

@@ -27,6 +27,11 @@ const (
 	bodyGrain    = 2048
 )
 
+// sweepGrain is a Gauss–Seidel colour's part (sweepContacts): a colour is
+// a few hundred to a few thousand contacts, each about 30 ns of work. (A
+// variable for TestSweepWorkersBits.)
+var sweepGrain = 1024
+
 // task is the body of a parallel loop: run handles the part [lo, hi) of
 // the loop, part c of the partition. Tasks are pointers to structs that
 // live as long as their owner, so that handing one to the pool does not

@@ -214,18 +214,47 @@ var _ engine.SweepOrder = (*problem)(nil)
 // contact but the projection's and, for bodies that are not isotropic,
 // invInertiaWorld's (BenchmarkSweep at n = 1000 took 70 ns per contact
 // through those functions).
+//
+// A colour's contacts share no movable body, so each updates γ and
+// velocities that no other contact of its colour reads or writes: the
+// colour runs on the pool's workers in parts of sweepGrain contacts, in
+// any order, with the values of the sequential sweep (the device's
+// gs_colour_sweep runs a colour's contacts in parallel likewise). The
+// tail, whose contacts may share bodies, runs on the caller, in order.
 func (b *Backend) sweepContacts(g, dg []float64, omega, lambda float64) {
 	cl := b.sweepCopies()
+	b.args = loopArgs{x: g, d: dg, omega: omega, lambda: lambda}
+	for c := range MaxColours {
+		if lo, hi := int(cl.start[c]), int(cl.start[c+1]); hi > lo {
+			b.args.base = lo
+			b.pool.forChunks(hi-lo, sweepGrain, b.loops.sweep)
+		}
+	}
+	b.sweepRange(int(cl.start[ColourTail]), int(cl.start[ColourTail+1]))
+	b.args = loopArgs{}
+}
+
+// sweepPart is the parallel loop of a colour's part [lo, hi)
+// (sweepContacts).
+func (b *Backend) sweepPart(_, lo, hi int) {
+	b.sweepRange(b.args.base+lo, b.args.base+hi)
+}
+
+// sweepRange updates the contacts [lo, hi) of the colouring's order in
+// turn, with the sweep's operands in b.args (sweepContacts).
+func (b *Backend) sweepRange(lo, hi int) {
+	cl := &b.col
+	g, dg, omega, lambda := b.args.x, b.args.d, b.args.omega, b.args.lambda
 	jac, r, ab, dv, fixed := cl.jac, cl.r, cl.ab, b.dv, b.fixed
 	mu, coh, ms := b.mu, b.coh, stride1(b.mu)
 	// Every body isotropic (no step matrices): invInertiaWorld's
 	// isotropic case, j·t, written in place.
 	iso, invI := b.invInertiaW == nil, b.invInertia
 	var blk [12]float64
-	for i, k32 := range cl.perm {
+	for i := lo; i < hi; i++ {
 		// Contact k's Jacobian, r and bodies are the i-th in the sweep's
 		// copies (colour.go), read in order.
-		k := int(k32)
+		k := int(cl.perm[i])
 		var j *[12]float64
 		if b.compact {
 			arms12((*[8]float64)(jac[8*i:8*i+8]), &blk)
