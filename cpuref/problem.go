@@ -135,12 +135,12 @@ func (b *Backend) blockDiag(_, lo, hi int) {
 // Sweep runs one projected Gauss–Seidel sweep, matrix-free: it keeps
 // dv = M⁻¹Dγ per body, takes (Nγ + r)_i = D_iᵀdv + r_i for contact i, and
 // after updating γ_i adds M⁻¹D_i Δγ_i to the velocities of its two bodies.
-// It runs on one goroutine over the contacts in the colouring's order
-// (colour.go): colour 0's contacts in index order, colour 1's, …, then the
-// tail's in index order; each contact sees all earlier updates, and
-// within a colour, whose contacts share no movable body, the updates are
-// independent, so the device's parallel sweep of a colour gives the same
-// bits. The first Sweep after Build colours the contacts. Joint rows
+// It takes the contacts in the colouring's order (colour.go): colour 0's
+// contacts in index order, colour 1's, …, then the tail's in index order;
+// each contact sees all earlier updates, and within a colour, whose
+// contacts share no movable body, the updates are independent, so a
+// colour's contacts run on the pool's workers (sweepContacts) and the
+// device's parallel sweep of a colour gives the same bits. The first Sweep after Build colours the contacts. Joint rows
 // follow the contacts, one row at a time with B_r = 1/N_rr (diag's
 // value): a projected SOR step on a scalar row, which never increases the
 // objective for ω < 2 (N_rr is that row's exact curvature), where a block
