@@ -219,7 +219,9 @@ func TestColourByPriority(t *testing.T) {
 // parts of 8 contacts (so that every colour of a 400-sphere pile runs in
 // parts on the helpers), give the bits of the sweep on one worker: the
 // state and the impulses after 40 steps, with and without rolling
-// friction (whose blocks follow the contacts on the caller).
+// friction (whose blocks follow the contacts on the caller), and after 30
+// steps of the shaker (its plate a kinematic body that contacts of one
+// colour share, as they share the fixed floor of the pile).
 func TestSweepWorkersBits(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))) // as TestPoolCrew
 	old := sweepGrain
@@ -256,4 +258,36 @@ func TestSweepWorkersBits(t *testing.T) {
 			sameRuns(t, [2]string{"on one worker", "on three"}, &states, &imps)
 		})
 	}
+	t.Run("shaker", func(t *testing.T) {
+		var states [2]engine.State
+		var imps [2][]float64
+		for i, workers := range []int{1, 3} {
+			sc, err := scene.LoadBuiltin("shaker", []string{"n=300"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			set := sc.Settings
+			set.Solver, set.Tol, set.MaxIter = "gs", 0, 40
+			b := New(workers)
+			sim, err := engine.NewSim(&sc.Model, set, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 30 {
+				if _, err := sim.Step(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := b.ReadState(&states[i]); err != nil {
+				t.Fatal(err)
+			}
+			if imps[i] = sim.Impulses(nil); len(imps[i]) == 0 {
+				t.Fatal("no contacts after 30 steps")
+			}
+			if c := b.col.start; c[1]-c[0] < int32(2*sweepGrain) {
+				t.Fatalf("the first colour of the last step has %d contacts: no parts", c[1]-c[0])
+			}
+		}
+		sameRuns(t, [2]string{"on one worker", "on three"}, &states, &imps)
+	})
 }
