@@ -23,7 +23,7 @@ ROOT=$(pwd)
 grep -qxF '/.lease/' .git/info/exclude 2>/dev/null || echo '/.lease/' >>.git/info/exclude
 rm -rf .lease
 mkdir -p .lease/gl
-build() { # build DIR OUT: gpusim (and gpu.test with a third argument)
+build() { # build DIR OUT: DIR's gpusim, stripped and gzipped, into OUT
 	(cd "$1" && go build -buildvcs=true -trimpath -ldflags='-s -w' -o "$2/gpusim" ./cmd/gpusim)
 	gzip -9f "$2/gpusim"
 }

@@ -262,28 +262,10 @@ func TestSweepWorkersBits(t *testing.T) {
 		var states [2]engine.State
 		var imps [2][]float64
 		for i, workers := range []int{1, 3} {
-			sc, err := scene.LoadBuiltin("shaker", []string{"n=300"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			set := sc.Settings
-			set.Solver, set.Tol, set.MaxIter = "gs", 0, 40
-			b := New(workers)
-			sim, err := engine.NewSim(&sc.Model, set, b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for range 30 {
-				if _, err := sim.Step(); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := b.ReadState(&states[i]); err != nil {
-				t.Fatal(err)
-			}
-			if imps[i] = sim.Impulses(nil); len(imps[i]) == 0 {
-				t.Fatal("no contacts after 30 steps")
-			}
+			r := settleRun{scene: "shaker", params: []string{"n=300"}, solver: "gs", workers: workers, steps: 30}
+			var b *Backend
+			r.prep = func(be *Backend) { b = be }
+			states[i], imps[i] = r.run(t)
 			if c := b.col.start; c[1]-c[0] < int32(2*sweepGrain) {
 				t.Fatalf("the first colour of the last step has %d contacts: no parts", c[1]-c[0])
 			}

@@ -56,11 +56,14 @@ func sameRuns(t *testing.T, runs [2]string, states *[2]engine.State, imps *[2][]
 	cmp("impulses", imps[0], imps[1])
 }
 
-// settleRun is a run of the settle scene of 400 spheres on this backend
+// settleRun is a run of the settle scene of 400 spheres (or of the
+// built-in scene with its parameters, where scene is set) on this backend
 // with APGD's and the other solvers' iterations fixed at 40 (tol 0):
 // edit changes the scene before the Sim is made, prep the backend after,
 // and each is called after every step (each may be nil).
 type settleRun struct {
+	scene             string
+	params            []string
 	solver, precision string
 	workers, steps    int
 	edit              func(*scene.Scene)
@@ -70,7 +73,11 @@ type settleRun struct {
 // run runs r and returns the end state and impulses.
 func (r settleRun) run(t *testing.T) (engine.State, []float64) {
 	t.Helper()
-	sc, err := scene.LoadBuiltin("settle", []string{"n=400"})
+	name, params := "settle", []string{"n=400"}
+	if r.scene != "" {
+		name, params = r.scene, r.params
+	}
+	sc, err := scene.LoadBuiltin(name, params)
 	if err != nil {
 		t.Fatal(err)
 	}
